@@ -1,0 +1,123 @@
+//! The Cloudflare adapter: the Worker's fetch entry. It translates `worker` types to the
+//! core's plain HTTP values, performs the I/O an [`Action`] asks for, and nothing else.
+
+mod listen;
+mod task_object;
+
+use crate::http::{Headers, HttpRequest, HttpResponse};
+use crate::server::{self, Action, Config, Context, Server};
+use crate::tasks::id;
+use crate::tasks::protocol::{OBJECT_URL, ObjectReply, ObjectRequest, PRINCIPAL_HEADER};
+use std::cell::OnceCell;
+use std::time::Duration;
+use worker::{Date, Delay, Env, Method, Request, RequestInit, Response, event};
+
+
+/// The Durable Object binding name (wrangler.toml).
+pub const TASKS_BINDING: &str = "TASKS";
+
+thread_local! {
+    /// One server per isolate: configuration is fixed for the isolate's life.
+    static SERVER: OnceCell<Result<Server, String>> = const { OnceCell::new() };
+}
+
+/// Runs `f` with the isolate's server, built from the environment on first use.
+pub(crate) fn with_server<T>(env: &Env, f: impl FnOnce(&Server) -> T) -> worker::Result<T> {
+    SERVER.with(|cell| {
+        let server = cell.get_or_init(|| {
+            Config::from_vars(|name| env.var(name).ok().map(|v| v.to_string())).map(Server::new)
+        });
+        match server {
+            Ok(server) => Ok(f(server)),
+            Err(e) => Err(worker::Error::RustError(format!("invalid configuration: {e}"))),
+        }
+    })
+}
+
+pub(crate) fn now_ms() -> u64 {
+    Date::now().as_millis()
+}
+
+fn new_task_id() -> worker::Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| worker::Error::RustError(format!("no randomness: {e}")))?;
+    Ok(id::format(bytes))
+}
+
+#[event(fetch)]
+async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Result<Response> {
+    let mut headers = Headers::new();
+    for (name, value) in req.headers().entries() {
+        headers.push(&name, &value);
+    }
+    let declared_too_large = with_server(&env, |s| {
+        headers
+            .get("content-length")
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .is_some_and(|n| n > s.config.max_body_bytes)
+    })?;
+    // A body declared too large is not read; the core answers 413 from the header.
+    let body = if declared_too_large || req.method() != Method::Post { Vec::new() } else { req.bytes().await? };
+    let request = HttpRequest { method: req.method().to_string(), path: req.path(), headers, body };
+    let mut ctx = Context { principal: server::principal(&request), now_ms: now_ms() };
+    let mut action = with_server(&env, |s| s.handle(&request, &ctx))?;
+    loop {
+        action = match action {
+            Action::Respond(response) => return to_response(response),
+            Action::CreateTask { request_id, mut record, cors } => {
+                record.task_id = new_task_id()?;
+                let request = ObjectRequest::Create { record };
+                let reply = call_object(&env, &request, &ctx.principal).await;
+                return respond_object(&env, &request_id, reply, &cors);
+            }
+            Action::Forward { request_id, request, cors } => {
+                let reply = call_object(&env, &request, &ctx.principal).await;
+                return respond_object(&env, &request_id, reply, &cors);
+            }
+            Action::Sleep { ms, run } => {
+                Delay::from(Duration::from_millis(ms)).await;
+                ctx.now_ms = now_ms();
+                with_server(&env, |s| s.resume_inline(*run, &ctx))?
+            }
+            Action::Listen(listen) => return listen::stream(env, *listen, ctx.principal).await,
+        };
+    }
+}
+
+fn respond_object(
+    env: &Env,
+    request_id: &crate::jsonrpc::RequestId,
+    reply: Result<ObjectReply, String>,
+    cors: &server::Cors,
+) -> worker::Result<Response> {
+    let response = with_server(env, |s| match reply {
+        Ok(reply) => s.object_response(request_id, reply, cors),
+        Err(why) => s.object_unreachable(request_id, &why, cors),
+    })?;
+    to_response(response)
+}
+
+/// Sends one request to the TaskObject named by its task id.
+pub(crate) async fn call_object(env: &Env, request: &ObjectRequest, principal: &str) -> Result<ObjectReply, String> {
+    let namespace = env.durable_object(TASKS_BINDING).map_err(|e| e.to_string())?;
+    let stub = namespace.get_by_name(request.task_id()).map_err(|e| e.to_string())?;
+    let headers = worker::Headers::new();
+    headers.set(PRINCIPAL_HEADER, principal).map_err(|e| e.to_string())?;
+    headers.set("content-type", "application/json").map_err(|e| e.to_string())?;
+    let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post).with_headers(headers).with_body(Some(body.into()));
+    let object_request = Request::new_with_init(OBJECT_URL, &init).map_err(|e| e.to_string())?;
+    let mut response = stub.fetch_with_request(object_request).await.map_err(|e| e.to_string())?;
+    let text = response.text().await.map_err(|e| e.to_string())?;
+    serde_json::from_str(&text).map_err(|e| format!("unreadable reply from the task object: {e}"))
+}
+
+fn to_response(response: HttpResponse) -> worker::Result<Response> {
+    let headers = worker::Headers::new();
+    for (name, value) in &response.headers {
+        headers.append(name, value)?;
+    }
+    let built = if response.body.is_empty() { Response::empty()? } else { Response::from_bytes(response.body)? };
+    Ok(built.with_status(response.status).with_headers(headers))
+}

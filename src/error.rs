@@ -1,0 +1,141 @@
+//! Domain errors and their single mapping to the wire (architecture invariant 5).
+//!
+//! Every failure the server can report is a variant here; [`McpError::to_wire`] is the
+//! one place that picks the JSON-RPC error object, and [`McpError::http_status`] the one
+//! place that picks the HTTP status.
+
+use crate::jsonrpc::{ErrorCode, ErrorObject};
+use serde_json::{Value, json};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpError {
+    /// The body is not JSON (-32700).
+    Parse(String),
+    /// The body is JSON but not a JSON-RPC request (-32600).
+    InvalidRequest(String),
+    /// Unknown or removed method (-32601, HTTP 404 per streamable-http "Protocol Version Header").
+    MethodNotFound(String),
+    /// Params that do not fit the method (-32602).
+    InvalidParams(String),
+    /// A task id the caller may not see: unknown, expired, deleted, or owned by another
+    /// principal. One variant so the answers are indistinguishable (ext-tasks "Security").
+    TaskNotFound,
+    /// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` missing, malformed or
+    /// disagreeing with the body (-32020).
+    HeaderMismatch(String),
+    /// The request needs a capability its `_meta` did not declare (-32021).
+    MissingCapability { message: String, required: Value },
+    /// A protocol version this server does not speak (-32022).
+    UnsupportedVersion { requested: String, supported: Vec<&'static str> },
+    /// A JSON-RPC error raised by a tool (`Step::Fail`), passed through unchanged.
+    Tool(ErrorObject),
+    /// A fault of ours (-32603, HTTP 500).
+    Internal(String),
+    // HTTP-level refusals, answered before any JSON-RPC processing.
+    /// `Origin` not allowed (DNS-rebinding protection): 403.
+    ForbiddenOrigin(String),
+    /// Body over the configured limit: 413.
+    PayloadTooLarge { limit: usize },
+    /// Not `application/json`: 415.
+    UnsupportedMediaType(String),
+    /// GET/DELETE/PUT… on the MCP endpoint: 405.
+    MethodNotAllowed(String),
+}
+
+impl McpError {
+    /// The JSON-RPC error object for this failure.
+    pub fn to_wire(&self) -> ErrorObject {
+        let (code, message, data) = match self {
+            McpError::Parse(m) => (ErrorCode::PARSE_ERROR, m.clone(), None),
+            McpError::InvalidRequest(m) => (ErrorCode::INVALID_REQUEST, m.clone(), None),
+            McpError::MethodNotFound(method) => (
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("Method not found: {method}"),
+                Some(json!({ "method": method })),
+            ),
+            McpError::InvalidParams(m) => (ErrorCode::INVALID_PARAMS, m.clone(), None),
+            McpError::TaskNotFound => (
+                ErrorCode::INVALID_PARAMS,
+                "Failed to retrieve task: Task not found (unknown, expired, or not accessible to this caller)"
+                    .to_owned(),
+                None,
+            ),
+            McpError::HeaderMismatch(m) => {
+                (ErrorCode::HEADER_MISMATCH, format!("Header mismatch: {m}"), None)
+            }
+            McpError::MissingCapability { message, required } => (
+                ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                message.clone(),
+                Some(json!({ "requiredCapabilities": required })),
+            ),
+            McpError::UnsupportedVersion { requested, supported } => (
+                ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+                format!("Unsupported protocol version: {requested}"),
+                Some(json!({ "supported": supported, "requested": requested })),
+            ),
+            McpError::Tool(error) => return error.clone(),
+            McpError::Internal(m) => (ErrorCode::INTERNAL_ERROR, format!("Internal error: {m}"), None),
+            McpError::ForbiddenOrigin(origin) => (
+                ErrorCode::INVALID_REQUEST,
+                format!("Forbidden: Origin {origin:?} is not allowed to use this server"),
+                None,
+            ),
+            McpError::PayloadTooLarge { limit } => (
+                ErrorCode::INVALID_REQUEST,
+                format!("Request body too large: the limit is {limit} bytes"),
+                Some(json!({ "limitBytes": limit })),
+            ),
+            McpError::UnsupportedMediaType(got) => (
+                ErrorCode::INVALID_REQUEST,
+                format!("Unsupported media type {got:?}: POST a JSON-RPC message as application/json"),
+                None,
+            ),
+            McpError::MethodNotAllowed(method) => (
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "HTTP method {method} is not allowed: this 2026-07-28 endpoint accepts POST only \
+                     (there is no GET stream and there are no sessions)"
+                ),
+                None,
+            ),
+        };
+        ErrorObject { code, message, data }
+    }
+
+    /// The HTTP status that carries this error.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            McpError::MethodNotFound(_) => 404,
+            McpError::Internal(_) => 500,
+            McpError::ForbiddenOrigin(_) => 403,
+            McpError::PayloadTooLarge { .. } => 413,
+            McpError::UnsupportedMediaType(_) => 415,
+            McpError::MethodNotAllowed(_) => 405,
+            // A tool's own JSON-RPC error is an application answer, not an HTTP failure;
+            // its status follows the code like any other error.
+            McpError::Tool(error) => status_for_code(error.code),
+            _ => 400,
+        }
+    }
+
+    /// Rebuilds a domain error from a wire error (the Durable Object replies with wire
+    /// errors; the Worker needs the status again).
+    pub fn from_wire(error: ErrorObject) -> Self {
+        McpError::Tool(error)
+    }
+}
+
+/// HTTP status for an arbitrary JSON-RPC error code.
+pub fn status_for_code(code: ErrorCode) -> u16 {
+    match code {
+        ErrorCode::METHOD_NOT_FOUND => 404,
+        ErrorCode::INTERNAL_ERROR => 500,
+        ErrorCode::PARSE_ERROR
+        | ErrorCode::INVALID_REQUEST
+        | ErrorCode::INVALID_PARAMS
+        | ErrorCode::HEADER_MISMATCH
+        | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => 400,
+        _ => 200,
+    }
+}

@@ -1,0 +1,105 @@
+//! Plain HTTP values the pure core reads and produces. The adapters translate their
+//! platform's request/response types into these and back; nothing here does I/O.
+
+/// Request headers with lower-cased names (RFC 9110: names are case-insensitive).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Headers(Vec<(String, String)>);
+
+impl Headers {
+    pub fn new() -> Self {
+        Headers(Vec::new())
+    }
+
+    /// Adds a header; the name is lower-cased here so lookups never have to.
+    pub fn push(&mut self, name: &str, value: &str) {
+        self.0.push((name.to_ascii_lowercase(), value.to_owned()));
+    }
+
+    /// The value of `name` (any case), or `None`. Repeated headers are joined with ", "
+    /// as the Fetch API does, so both adapters see the same thing.
+    pub fn get(&self, name: &str) -> Option<String> {
+        let mut values = self
+            .0
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str());
+        let first = values.next()?;
+        let mut joined = first.to_owned();
+        for v in values {
+            joined.push_str(", ");
+            joined.push_str(v);
+        }
+        Some(joined)
+    }
+
+    /// All headers whose name starts with `prefix` (lower-case), as (name, value).
+    pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> {
+        self.0
+            .iter()
+            .filter(move |(n, _)| n.starts_with(prefix))
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+}
+
+impl<const N: usize> From<[(&str, &str); N]> for Headers {
+    fn from(pairs: [(&str, &str); N]) -> Self {
+        let mut headers = Headers::new();
+        for (n, v) in pairs {
+            headers.push(n, v);
+        }
+        headers
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpRequest {
+    pub method: String,
+    /// The URL path, e.g. `/mcp`.
+    pub path: String,
+    pub headers: Headers,
+    pub body: Vec<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    pub fn json(status: u16, body: Vec<u8>) -> Self {
+        HttpResponse {
+            status,
+            headers: vec![("content-type", "application/json".to_owned())],
+            body,
+        }
+    }
+
+    pub fn empty(status: u16) -> Self {
+        HttpResponse {
+            status,
+            headers: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// OWS around a field value is not part of it (RFC 9110 §5.5).
+pub fn trim_ows(value: &str) -> &str {
+    value.trim_matches(|c| c == ' ' || c == '\t')
+}
+
+/// RFC 9110 §5.5 field-value characters: VCHAR, SP, HTAB (obs-text is refused).
+pub fn is_valid_field_value(value: &str) -> bool {
+    value
+        .bytes()
+        .all(|b| b == b'\t' || b == b' ' || (0x21..=0x7e).contains(&b))
+}

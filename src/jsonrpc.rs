@@ -1,0 +1,229 @@
+//! JSON-RPC 2.0 envelope: ids, requests, notifications, responses and error objects.
+//!
+//! Parsing follows the lsp-server order: bytes → `Value` (-32700), `Value` → envelope
+//! (-32600), and only later typed params (-32602) and the method (-32601). The body is
+//! parsed exactly once; the envelope keeps `params` as a `Value` that dispatch
+//! deserializes into the method's own type.
+//!
+//! # Format
+//!
+//! ```text
+//! {"jsonrpc":"2.0","id":1,"method":"tools/list","params":{...}}     request
+//! {"jsonrpc":"2.0","method":"notifications/x","params":{...}}        notification
+//! {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",...}}   result response
+//! {"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"..."}}  error response
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// A request id: a string or an integer. MCP forbids `null` (basic/index "Requests").
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    Number(i64),
+    String(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// Error codes. An open set, so a newtype with constants (lsp-types style).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ErrorCode(pub i64);
+
+impl ErrorCode {
+    pub const PARSE_ERROR: Self = Self(-32700);
+    pub const INVALID_REQUEST: Self = Self(-32600);
+    pub const METHOD_NOT_FOUND: Self = Self(-32601);
+    pub const INVALID_PARAMS: Self = Self(-32602);
+    pub const INTERNAL_ERROR: Self = Self(-32603);
+    /// `HeaderMismatch` (renumbered from -32001 before 2026-07-28 shipped).
+    pub const HEADER_MISMATCH: Self = Self(-32020);
+    /// `MissingRequiredClientCapability` (was -32003).
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: Self = Self(-32021);
+    /// `UnsupportedProtocolVersion` (was -32004).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: Self = Self(-32022);
+}
+
+/// The JSON-RPC error object, as it appears on the wire and inside a failed task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    pub code: ErrorCode,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// A parsed message body: what the client POSTed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    Request(Request),
+    Notification(Notification),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub id: RequestId,
+    pub method: String,
+    /// `params` as sent; absent params are an empty object.
+    pub params: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    pub method: String,
+    pub params: Map<String, Value>,
+}
+
+/// Why a body is not a usable message. `id` is whatever id could be salvaged, so the
+/// error response can still echo it (basic/index "Error Responses").
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvelopeError {
+    pub id: Option<RequestId>,
+    pub error: ErrorObject,
+}
+
+impl EnvelopeError {
+    fn invalid(id: Option<RequestId>, message: impl Into<String>) -> Self {
+        EnvelopeError {
+            id,
+            error: ErrorObject {
+                code: ErrorCode::INVALID_REQUEST,
+                message: message.into(),
+                data: None,
+            },
+        }
+    }
+}
+
+/// Parses a POST body into a message: -32700 for bytes that are not JSON, -32600 for
+/// JSON that is not a single JSON-RPC request or notification.
+pub fn parse_message(body: &[u8]) -> Result<Message, EnvelopeError> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| EnvelopeError {
+        id: None,
+        error: ErrorObject {
+            code: ErrorCode::PARSE_ERROR,
+            message: format!("Parse error: body is not valid JSON ({e})"),
+            data: None,
+        },
+    })?;
+    let mut object = match value {
+        Value::Object(object) => object,
+        Value::Array(_) => {
+            return Err(EnvelopeError::invalid(
+                None,
+                "Invalid request: JSON-RPC batches are not supported; send one message per POST",
+            ));
+        }
+        _ => {
+            return Err(EnvelopeError::invalid(
+                None,
+                "Invalid request: the body must be a JSON-RPC object",
+            ));
+        }
+    };
+    let id = match object.remove("id") {
+        None => None,
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(n) => Some(RequestId::Number(n)),
+            None => {
+                return Err(EnvelopeError::invalid(
+                    None,
+                    "Invalid request: a numeric id must be an integer",
+                ));
+            }
+        },
+        Some(Value::String(s)) => Some(RequestId::String(s)),
+        Some(Value::Null) => {
+            return Err(EnvelopeError::invalid(
+                None,
+                "Invalid request: the id must not be null",
+            ));
+        }
+        Some(_) => {
+            return Err(EnvelopeError::invalid(
+                None,
+                "Invalid request: the id must be a string or an integer",
+            ));
+        }
+    };
+    match object.get("jsonrpc") {
+        Some(Value::String(v)) if v == "2.0" => {}
+        _ => {
+            return Err(EnvelopeError::invalid(
+                id,
+                "Invalid request: \"jsonrpc\" must be exactly \"2.0\"",
+            ));
+        }
+    }
+    if object.contains_key("result") || object.contains_key("error") {
+        return Err(EnvelopeError::invalid(
+            id,
+            "Invalid request: clients must not POST JSON-RPC responses to a 2026-07-28 server",
+        ));
+    }
+    let method = match object.remove("method") {
+        Some(Value::String(m)) if !m.is_empty() => m,
+        Some(Value::String(_)) => {
+            return Err(EnvelopeError::invalid(
+                id,
+                "Invalid request: \"method\" must not be empty",
+            ));
+        }
+        Some(_) => {
+            return Err(EnvelopeError::invalid(
+                id,
+                "Invalid request: \"method\" must be a string",
+            ));
+        }
+        None => {
+            return Err(EnvelopeError::invalid(
+                id,
+                "Invalid request: \"method\" is missing",
+            ));
+        }
+    };
+    let params = match object.remove("params") {
+        None => Map::new(),
+        Some(Value::Object(p)) => p,
+        Some(_) => {
+            return Err(EnvelopeError::invalid(
+                id,
+                "Invalid request: \"params\" must be an object in MCP",
+            ));
+        }
+    };
+    Ok(match id {
+        Some(id) => Message::Request(Request { id, method, params }),
+        None => Message::Notification(Notification { method, params }),
+    })
+}
+
+/// Serializes a result response. `result` must already carry its `resultType`.
+pub fn result_response(id: &RequestId, result: &Value) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}))
+        .expect("a Value always serializes")
+}
+
+/// Serializes an error response; `id` is omitted when it could not be read.
+pub fn error_response(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
+    let mut object = Map::new();
+    object.insert("jsonrpc".into(), "2.0".into());
+    if let Some(id) = id {
+        object.insert("id".into(), serde_json::to_value(id).expect("ids serialize"));
+    }
+    object.insert(
+        "error".into(),
+        serde_json::to_value(error).expect("errors serialize"),
+    );
+    serde_json::to_vec(&object).expect("a Value always serializes")
+}

@@ -1,0 +1,157 @@
+//! Input requests and responses (basic/patterns/mrtr "Core Types"), shared by MRTR
+//! rounds and task `inputRequests`.
+//!
+//! # Format
+//!
+//! ```text
+//! inputRequests:  { "user_name": {"method":"elicitation/create","params":{"message":..,"requestedSchema":..}},
+//!                   "greeting":  {"method":"sampling/createMessage","params":{"messages":[..],"maxTokens":50}},
+//!                   "roots":     {"method":"roots/list","params":{}} }
+//! inputResponses: { "user_name": {"action":"accept","content":{"name":"Ada"}},
+//!                   "greeting":  {"role":"assistant","content":{"type":"text","text":"Hi"},"model":"m"},
+//!                   "roots":     {"roots":[{"uri":"file:///a"}]} }
+//! ```
+
+use super::meta::{Capability, ClientCapabilities};
+use crate::error::McpError;
+use serde_json::{Map, Value, json};
+
+pub const ELICIT: &str = "elicitation/create";
+pub const SAMPLE: &str = "sampling/createMessage";
+pub const LIST_ROOTS: &str = "roots/list";
+
+/// A form-mode elicitation asking the user to fill `requested_schema`.
+pub fn elicit_form(message: &str, requested_schema: Value) -> Value {
+    json!({ "method": ELICIT, "params": {
+        "mode": "form", "message": message, "requestedSchema": requested_schema } })
+}
+
+/// A URL-mode elicitation sending the user to `url` (client/elicitation "URL mode").
+pub fn elicit_url(message: &str, url: &str, elicitation_id: &str) -> Value {
+    json!({ "method": ELICIT, "params": {
+        "mode": "url", "message": message, "url": url, "elicitationId": elicitation_id } })
+}
+
+/// A sampling request with one user text message.
+pub fn sample_text(prompt: &str, max_tokens: u32) -> Value {
+    json!({ "method": SAMPLE, "params": {
+        "messages": [{ "role": "user", "content": { "type": "text", "text": prompt } }],
+        "maxTokens": max_tokens } })
+}
+
+/// A `roots/list` request.
+pub fn list_roots() -> Value {
+    json!({ "method": LIST_ROOTS, "params": {} })
+}
+
+/// The capability a client must declare before a server may send `request`
+/// (mrtr "Server Requirements" 7). `None` for a method that is not an input request.
+pub fn required_capability(request: &Value) -> Option<Capability> {
+    match request.get("method").and_then(Value::as_str)? {
+        ELICIT => {
+            let url = request.pointer("/params/mode").and_then(Value::as_str) == Some("url");
+            Some(if url { Capability::ElicitationUrl } else { Capability::ElicitationForm })
+        }
+        SAMPLE => Some(Capability::Sampling),
+        LIST_ROOTS => Some(Capability::Roots),
+        _ => None,
+    }
+}
+
+/// -32021 if any request needs a capability the client did not declare on this request.
+pub fn check_capabilities(
+    requests: &Map<String, Value>,
+    capabilities: &ClientCapabilities,
+) -> Result<(), McpError> {
+    for (key, request) in requests {
+        let needed = required_capability(request).ok_or_else(|| {
+            McpError::Internal(format!("input request {key:?} is not an input request method"))
+        })?;
+        if !capabilities.has(needed) {
+            return Err(needed.missing(&format!("the server needs to send input request {key:?}")));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the shape of `params.inputResponses` (mrtr "Error Handling"): an object whose
+/// values are objects. Per-method validation happens where an answer is read.
+pub fn parse_input_responses(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError> {
+    match params.get("inputResponses") {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(responses)) => {
+            for (key, response) in responses {
+                if !response.is_object() {
+                    return Err(McpError::InvalidParams(format!(
+                        "inputResponses[{key:?}] must be an object (an ElicitResult, CreateMessageResult or ListRootsResult)"
+                    )));
+                }
+            }
+            Ok(responses.clone())
+        }
+        Some(_) => Err(McpError::InvalidParams(
+            "inputResponses must be an object keyed by input request key".into(),
+        )),
+    }
+}
+
+/// An answered elicitation (schema `ElicitResult`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Elicited {
+    Accept(Map<String, Value>),
+    Decline,
+    Cancel,
+}
+
+/// Reads an answer as an `ElicitResult`; -32602 if it is not one.
+pub fn as_elicit_result(key: &str, answer: &Value) -> Result<Elicited, McpError> {
+    let bad = |why: &str| McpError::InvalidParams(format!("inputResponses[{key:?}] is not a valid ElicitResult: {why}"));
+    match answer.get("action").and_then(Value::as_str) {
+        Some("accept") => match answer.get("content") {
+            None => Ok(Elicited::Accept(Map::new())),
+            Some(Value::Object(content)) => Ok(Elicited::Accept(content.clone())),
+            Some(_) => Err(bad("\"content\" must be an object")),
+        },
+        Some("decline") => Ok(Elicited::Decline),
+        Some("cancel") => Ok(Elicited::Cancel),
+        Some(other) => Err(bad(&format!("unknown action {other:?}"))),
+        None => Err(bad("\"action\" is missing")),
+    }
+}
+
+/// Reads an answer as a `CreateMessageResult` and returns its text; -32602 if malformed.
+pub fn as_sampled_text(key: &str, answer: &Value) -> Result<String, McpError> {
+    let bad = |why: &str| McpError::InvalidParams(format!("inputResponses[{key:?}] is not a valid CreateMessageResult: {why}"));
+    if answer.get("role").and_then(Value::as_str).is_none() {
+        return Err(bad("\"role\" is missing"));
+    }
+    let content = answer.get("content").ok_or_else(|| bad("\"content\" is missing"))?;
+    let blocks: Vec<&Value> = match content {
+        Value::Array(items) => items.iter().collect(),
+        Value::Object(_) => vec![content],
+        _ => return Err(bad("\"content\" must be a content block or an array of them")),
+    };
+    Ok(blocks
+        .iter()
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join(""))
+}
+
+/// Reads an answer as a `ListRootsResult` and returns the root URIs; -32602 if malformed.
+pub fn as_root_uris(key: &str, answer: &Value) -> Result<Vec<String>, McpError> {
+    let bad = |why: &str| McpError::InvalidParams(format!("inputResponses[{key:?}] is not a valid ListRootsResult: {why}"));
+    let roots = answer
+        .get("roots")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("\"roots\" must be an array"))?;
+    roots
+        .iter()
+        .map(|r| {
+            r.get("uri")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| bad("every root needs a string \"uri\""))
+        })
+        .collect()
+}

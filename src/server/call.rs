@@ -1,0 +1,227 @@
+//! `tools/call` and `prompts/get`: run the first step(s) in the Worker and decide how the
+//! call continues (DESIGN.md §3):
+//!
+//! ```text
+//! Complete          → the result, inline
+//! Fail              → the JSON-RPC error
+//! NeedInput         → InputRequiredResult (MRTR) with a signed requestState
+//! Continue + tasks  → create a task (CreateTaskResult once the object has stored it)
+//! Continue, no tasks→ optional/forbidden tools run on inline within a time budget;
+//!                     required tools never get here (-32021 before the first step)
+//! ```
+
+use super::dispatch::string_param;
+use super::{Action, Context, Cors, Server, result_response};
+use crate::error::McpError;
+use crate::http::Headers;
+use crate::jsonrpc::{Request, RequestId};
+use crate::mcp::catalog::FIXTURE_PROMPT;
+use crate::mcp::headers;
+use crate::mcp::input;
+use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
+use crate::mcp::request_state::{self, Binding, Carried};
+use crate::mcp::schema;
+use crate::tasks::record::TaskRecord;
+use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED, TaskStatus};
+use crate::tools::{Step, TaskSupport, ToolCall, fixtures};
+use serde_json::{Map, Value, json};
+
+/// Steps run back to back (no wait between them) before the server gives up on a tool
+/// that never finishes; protects the Worker from a looping step function.
+const MAX_INLINE_STEPS: u32 = 1000;
+
+/// What is being called: a tool, or the fixture prompt (prompts use the same steps).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    Tool(String),
+    Prompt(String),
+}
+
+impl Target {
+    fn name(&self) -> &str {
+        match self {
+            Target::Tool(n) | Target::Prompt(n) => n,
+        }
+    }
+}
+
+/// A call in progress in the Worker; survives a sleep between inline steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InlineRun {
+    pub request_id: RequestId,
+    pub cors: Cors,
+    pub target: Target,
+    pub arguments: Map<String, Value>,
+    pub capabilities: ClientCapabilities,
+    pub carried: Carried,
+    pub tasks_allowed: bool,
+    pub started_at_ms: u64,
+}
+
+fn arguments(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError> {
+    match params.get("arguments") {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(a)) => Ok(a.clone()),
+        Some(_) => Err(McpError::InvalidParams("params.arguments must be an object".into())),
+    }
+}
+
+/// Opens the `requestState` (if any) and merges this round's answers over the carried ones.
+fn carried(server: &Server, params: &Map<String, Value>, binding: Binding, now_ms: u64) -> Result<Carried, McpError> {
+    let responses = input::parse_input_responses(params)?;
+    let mut carried = match params.get("requestState") {
+        None | Some(Value::Null) => Carried { rounds: 0, answers: Map::new(), checkpoint: Value::Null },
+        Some(Value::String(state)) => request_state::open(secret(server)?, binding, state, now_ms)?,
+        Some(_) => return Err(McpError::InvalidParams("params.requestState must be a string".into())),
+    };
+    carried.answers.extend(responses);
+    Ok(carried)
+}
+
+fn secret(server: &Server) -> Result<&[u8], McpError> {
+    server.config.request_state_secret.as_deref().ok_or_else(|| {
+        McpError::Internal("REQUEST_STATE_SECRET is not configured, so this server cannot run multi round-trip requests".into())
+    })
+}
+
+pub fn tools_call(server: &Server, rpc: &Request, http_headers: &Headers, meta: &RequestMeta, ctx: &Context, cors: &Cors) -> Result<Action, McpError> {
+    let name = string_param(&rpc.params, "name")?;
+    let spec = server.registry.lookup(name)?;
+    let arguments = arguments(&rpc.params)?;
+    headers::check_params(http_headers, &headers::param_headers(spec.input_schema()), &arguments)?;
+    schema::validate(spec.input_schema(), &Value::Object(arguments.clone()))
+        .map_err(|why| McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}")))?;
+    let tasks_declared = meta.capabilities.has(Capability::TasksExtension);
+    if spec.task_support == TaskSupport::Required && !tasks_declared {
+        return Err(Capability::TasksExtension.missing(&format!("the tool {name} only runs as a task")));
+    }
+    // The legacy `task` param (2025-11-25) is ignored: the server alone decides (SEP-2663).
+    let binding = Binding { principal: &ctx.principal, tool: name, arguments: &arguments };
+    let carried = carried(server, &rpc.params, binding, ctx.now_ms)?;
+    let run = InlineRun {
+        request_id: rpc.id.clone(),
+        cors: cors.clone(),
+        target: Target::Tool(name.to_owned()),
+        arguments,
+        capabilities: meta.capabilities.clone(),
+        carried,
+        tasks_allowed: tasks_declared && spec.task_support != TaskSupport::Forbidden,
+        started_at_ms: ctx.now_ms,
+    };
+    drive(server, run, ctx)
+}
+
+pub fn prompts_get(server: &Server, rpc: &Request, meta: &RequestMeta, ctx: &Context, cors: &Cors) -> Result<Action, McpError> {
+    let name = string_param(&rpc.params, "name")?;
+    if !(server.config.fixtures && name == FIXTURE_PROMPT) {
+        return Err(McpError::InvalidParams(format!("Unknown prompt: {name}")));
+    }
+    let arguments = arguments(&rpc.params)?;
+    let binding = Binding { principal: &ctx.principal, tool: name, arguments: &arguments };
+    let carried = carried(server, &rpc.params, binding, ctx.now_ms)?;
+    let run = InlineRun {
+        request_id: rpc.id.clone(),
+        cors: cors.clone(),
+        target: Target::Prompt(name.to_owned()),
+        arguments,
+        capabilities: meta.capabilities.clone(),
+        carried,
+        tasks_allowed: false,
+        started_at_ms: ctx.now_ms,
+    };
+    drive(server, run, ctx)
+}
+
+fn step(server: &Server, run: &InlineRun, now_ms: u64) -> Step {
+    let call = ToolCall {
+        arguments: &run.arguments,
+        answers: &run.carried.answers,
+        checkpoint: &run.carried.checkpoint,
+        capabilities: &run.capabilities,
+        round: run.carried.rounds,
+        now_ms,
+    };
+    match &run.target {
+        Target::Tool(name) => match server.registry.get(name) {
+            Some(spec) => (spec.step)(&call),
+            None => Step::Fail(McpError::InvalidParams(format!("Unknown tool: {name}")).to_wire()),
+        },
+        Target::Prompt(_) => fixtures::prompt_step(&call),
+    }
+}
+
+/// Runs steps until the call completes, needs input, becomes a task, or must wait.
+pub fn drive(server: &Server, mut run: InlineRun, ctx: &Context) -> Result<Action, McpError> {
+    for _ in 0..MAX_INLINE_STEPS {
+        match step(server, &run, ctx.now_ms) {
+            Step::Complete(mut result) => {
+                if !result.is_object() {
+                    return Err(McpError::Internal(format!("{} returned a result that is not an object", run.target.name())));
+                }
+                result["resultType"] = RESULT_COMPLETE.into();
+                return Ok(Action::Respond(result_response(&run.request_id, &result, &run.cors)));
+            }
+            Step::Fail(error) => return Err(McpError::Tool(error)),
+            Step::NeedInput(requests) => return input_required(server, run, requests, ctx),
+            Step::Continue { checkpoint, status_message, resume_after_ms } => {
+                run.carried.checkpoint = checkpoint;
+                if run.tasks_allowed {
+                    return Ok(create_task(server, run, status_message, resume_after_ms, ctx));
+                }
+                if resume_after_ms > 0 {
+                    let used = ctx.now_ms.saturating_sub(run.started_at_ms);
+                    if used.saturating_add(resume_after_ms) > server.config.inline_budget_ms {
+                        return Err(Capability::TasksExtension.missing(&format!(
+                            "{} needs more time than this server runs a call inline ({} ms); declare the extension to run it as a task",
+                            run.target.name(),
+                            server.config.inline_budget_ms
+                        )));
+                    }
+                    return Ok(Action::Sleep { ms: resume_after_ms, run: Box::new(run) });
+                }
+            }
+        }
+    }
+    Err(McpError::Internal(format!("{} did not finish within {MAX_INLINE_STEPS} steps", run.target.name())))
+}
+
+/// An MRTR `InputRequiredResult` (mrtr "Server Requirements"): only for capabilities the
+/// client declared, with the answers so far and the checkpoint sealed in `requestState`.
+fn input_required(server: &Server, run: InlineRun, requests: Map<String, Value>, ctx: &Context) -> Result<Action, McpError> {
+    if requests.is_empty() {
+        return Err(McpError::Internal(format!("{} asked for input without any input request", run.target.name())));
+    }
+    input::check_capabilities(&requests, &run.capabilities)?;
+    let carried = Carried { rounds: run.carried.rounds + 1, ..run.carried };
+    let binding = Binding { principal: &ctx.principal, tool: run.target.name(), arguments: &run.arguments };
+    let expires = ctx.now_ms.saturating_add(server.config.request_state_ttl_ms);
+    let state = request_state::seal(secret(server)?, binding, &carried, expires);
+    let result = json!({ "resultType": RESULT_INPUT_REQUIRED, "inputRequests": requests, "requestState": state });
+    Ok(Action::Respond(result_response(&run.request_id, &result, &run.cors)))
+}
+
+fn create_task(server: &Server, run: InlineRun, status_message: Option<String>, resume_after_ms: u64, ctx: &Context) -> Action {
+    let Target::Tool(tool) = &run.target else {
+        unreachable!("only tools may become tasks: tasks_allowed is false for prompts")
+    };
+    let ttl = server.config.task_ttl(server.registry.get(tool).and_then(|t| t.ttl_ms));
+    let record = TaskRecord {
+        task_id: String::new(),
+        owner: ctx.principal.clone(),
+        tool: tool.clone(),
+        arguments: run.arguments,
+        capabilities: run.capabilities.0,
+        status: TaskStatus::Working,
+        status_message,
+        created_at_ms: ctx.now_ms,
+        last_updated_at_ms: ctx.now_ms,
+        ttl_ms: ttl,
+        poll_interval_ms: server.config.poll_interval_ms,
+        checkpoint: run.carried.checkpoint,
+        answers: run.carried.answers,
+        round: 0,
+        next_step_at_ms: Some(ctx.now_ms.saturating_add(resume_after_ms)),
+        step_running: false,
+    };
+    Action::CreateTask { request_id: run.request_id, record: Box::new(record), cors: run.cors }
+}

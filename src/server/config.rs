@@ -1,0 +1,140 @@
+//! Server configuration, read from the Worker's environment (`[vars]` in wrangler.toml,
+//! `--var` on `wrangler dev`, secrets in production). Every variable is optional and has
+//! a documented default; a malformed value is an error at start-up, not a silent default.
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub server_name: String,
+    pub server_version: String,
+    /// Origins allowed to call `/mcp` from a browser (exact origins, or
+    /// `scheme://host:*` for any port). Requests without `Origin` are not browsers and pass.
+    pub allowed_origins: Vec<String>,
+    pub max_body_bytes: usize,
+    /// Default task TTL; `None` is unlimited.
+    pub task_ttl_ms: Option<u64>,
+    /// Upper bound for any task TTL; `None` is unlimited.
+    pub task_max_ttl_ms: Option<u64>,
+    pub poll_interval_ms: u64,
+    /// HMAC key for MRTR `requestState`. Without it, tools that ask for input fail with a
+    /// clear internal error rather than trusting unsigned state.
+    pub request_state_secret: Option<Vec<u8>>,
+    pub request_state_ttl_ms: u64,
+    /// How long an `optional` tool may run inline for a client without the Tasks extension.
+    pub inline_budget_ms: u64,
+    /// Whether the conformance fixture tools are offered.
+    pub fixtures: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            server_name: "mcp-tasks-edge".into(),
+            server_version: env!("CARGO_PKG_VERSION").into(),
+            allowed_origins: vec![
+                "http://localhost:*".into(),
+                "http://127.0.0.1:*".into(),
+                "http://[::1]:*".into(),
+            ],
+            max_body_bytes: 1024 * 1024,
+            task_ttl_ms: Some(3_600_000),
+            task_max_ttl_ms: Some(86_400_000),
+            poll_interval_ms: 1000,
+            request_state_secret: None,
+            request_state_ttl_ms: 600_000,
+            inline_budget_ms: 30_000,
+            fixtures: false,
+        }
+    }
+}
+
+/// Variable names (documented in README "Configuration").
+pub const VARS: &[&str] = &[
+    "SERVER_NAME", "ALLOWED_ORIGINS", "MAX_BODY_BYTES", "TASK_TTL_MS", "TASK_MAX_TTL_MS",
+    "TASK_POLL_INTERVAL_MS", "REQUEST_STATE_SECRET", "REQUEST_STATE_TTL_MS", "INLINE_BUDGET_MS",
+    "CONFORMANCE_FIXTURES",
+];
+
+fn number(name: &str, value: &str) -> Result<u64, String> {
+    value
+        .trim()
+        .parse::<u64>()
+        .map_err(|_| format!("{name} must be a non-negative integer, got {value:?}"))
+}
+
+/// A duration that may be `unlimited`.
+fn limit(name: &str, value: &str) -> Result<Option<u64>, String> {
+    if value.trim().eq_ignore_ascii_case("unlimited") {
+        Ok(None)
+    } else {
+        number(name, value).map(Some)
+    }
+}
+
+impl Config {
+    /// Builds the configuration from a variable lookup.
+    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+        let mut c = Config::default();
+        if let Some(v) = get("SERVER_NAME") {
+            c.server_name = v;
+        }
+        if let Some(v) = get("ALLOWED_ORIGINS") {
+            c.allowed_origins = v.split(',').map(|o| o.trim().to_owned()).filter(|o| !o.is_empty()).collect();
+        }
+        if let Some(v) = get("MAX_BODY_BYTES") {
+            c.max_body_bytes = number("MAX_BODY_BYTES", &v)? as usize;
+        }
+        if let Some(v) = get("TASK_TTL_MS") {
+            c.task_ttl_ms = limit("TASK_TTL_MS", &v)?;
+        }
+        if let Some(v) = get("TASK_MAX_TTL_MS") {
+            c.task_max_ttl_ms = limit("TASK_MAX_TTL_MS", &v)?;
+        }
+        if let Some(v) = get("TASK_POLL_INTERVAL_MS") {
+            c.poll_interval_ms = number("TASK_POLL_INTERVAL_MS", &v)?.max(1);
+        }
+        if let Some(v) = get("REQUEST_STATE_SECRET") {
+            if v.len() < 16 {
+                return Err("REQUEST_STATE_SECRET must be at least 16 characters".into());
+            }
+            c.request_state_secret = Some(v.into_bytes());
+        }
+        if let Some(v) = get("REQUEST_STATE_TTL_MS") {
+            c.request_state_ttl_ms = number("REQUEST_STATE_TTL_MS", &v)?;
+        }
+        if let Some(v) = get("INLINE_BUDGET_MS") {
+            c.inline_budget_ms = number("INLINE_BUDGET_MS", &v)?;
+        }
+        if let Some(v) = get("CONFORMANCE_FIXTURES") {
+            c.fixtures = match v.trim() {
+                "true" | "1" => true,
+                "false" | "0" | "" => false,
+                other => return Err(format!("CONFORMANCE_FIXTURES must be true or false, got {other:?}")),
+            };
+        }
+        Ok(c)
+    }
+
+    /// The TTL for a new task: the tool's wish or the default, capped by the maximum.
+    pub fn task_ttl(&self, tool_ttl_ms: Option<u64>) -> Option<u64> {
+        let wanted = tool_ttl_ms.or(self.task_ttl_ms);
+        match (wanted, self.task_max_ttl_ms) {
+            (Some(w), Some(max)) => Some(w.min(max)),
+            (None, max) => max,
+            (w, None) => w,
+        }
+    }
+
+    /// Whether a browser at `origin` may call the server.
+    pub fn origin_allowed(&self, origin: &str) -> bool {
+        self.allowed_origins.iter().any(|allowed| {
+            if allowed == "*" {
+                return true;
+            }
+            match allowed.strip_suffix(":*") {
+                // `http://localhost:*`: the origin without a port, or with any numeric port.
+                Some(base) => origin == base || origin.strip_prefix(base).and_then(|rest| rest.strip_prefix(':')).is_some_and(|port| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())),
+                None => origin == allowed,
+            }
+        })
+    }
+}

@@ -1,0 +1,128 @@
+//! Method dispatch for one JSON-RPC request (after the HTTP checks in `server`).
+
+use super::{Action, Context, Cors, Server, call, listen, result_response};
+use crate::error::McpError;
+use crate::http::Headers;
+use crate::jsonrpc::Request;
+use crate::mcp::meta::{self, Capability, RequestMeta, TASKS_EXTENSION};
+use crate::mcp::{catalog, headers};
+use crate::tasks::id;
+use crate::tasks::protocol::ObjectRequest;
+use serde_json::{Map, Value, json};
+
+/// List results are the same for every caller and change only on deploy.
+const LIST_TTL_MS: u64 = 60_000;
+
+pub fn dispatch(server: &Server, rpc: &Request, http_headers: &Headers, ctx: &Context, cors: &Cors) -> Result<Action, McpError> {
+    let meta = meta::parse_request_meta(&rpc.params)?;
+    let header_version = headers::protocol_version(http_headers)?;
+    if header_version != meta.protocol_version {
+        return Err(McpError::HeaderMismatch(format!(
+            "MCP-Protocol-Version header value '{header_version}' does not match _meta protocolVersion '{}'",
+            meta.protocol_version
+        )));
+    }
+    meta::check_supported(&meta.protocol_version)?;
+    headers::check_standard(http_headers, &rpc.method, &rpc.params)?;
+    let params = &rpc.params;
+    let respond = |result: Value| Ok(Action::Respond(result_response(&rpc.id, &result, cors)));
+    match rpc.method.as_str() {
+        "server/discover" => respond(discover(server)),
+        "tools/list" => {
+            no_cursor(params)?;
+            respond(cacheable(json!({ "tools": server.registry.definitions() })))
+        }
+        "tools/call" => call::tools_call(server, rpc, http_headers, &meta, ctx, cors),
+        "prompts/list" => {
+            no_cursor(params)?;
+            respond(cacheable(json!({ "prompts": catalog::prompts(server.config.fixtures) })))
+        }
+        "prompts/get" => call::prompts_get(server, rpc, &meta, ctx, cors),
+        "resources/list" => {
+            no_cursor(params)?;
+            respond(cacheable(json!({ "resources": catalog::resources() })))
+        }
+        "resources/templates/list" => {
+            no_cursor(params)?;
+            respond(cacheable(json!({ "resourceTemplates": [] })))
+        }
+        "resources/read" => {
+            let uri = string_param(params, "uri")?;
+            let contents = catalog::read(&server.registry, uri)
+                .ok_or_else(|| McpError::InvalidParams(format!("Resource not found: {uri}")))?;
+            respond(cacheable(json!({ "contents": [contents] })))
+        }
+        "tasks/get" | "tasks/update" | "tasks/cancel" => {
+            let request = task_request(&rpc.method, params, &meta)?;
+            Ok(Action::Forward { request_id: rpc.id.clone(), request, cors: cors.clone() })
+        }
+        "subscriptions/listen" => listen::open(server, rpc, &meta, ctx, cors),
+        // tasks/result and tasks/list were removed by SEP-2663; initialize, ping,
+        // logging/setLevel, resources/subscribe… by 2026-07-28. All are unknown here.
+        other => Err(McpError::MethodNotFound(other.to_owned())),
+    }
+}
+
+/// `server/discover` (server/discover "Response").
+fn discover(server: &Server) -> Value {
+    cacheable(json!({
+        "supportedVersions": meta::SUPPORTED_VERSIONS,
+        "capabilities": {
+            "tools": {},
+            "prompts": {},
+            "resources": {},
+            "extensions": { TASKS_EXTENSION: {} }
+        },
+        "instructions": "Tools that take a while run as tasks (io.modelcontextprotocol/tasks): poll tasks/get, answer input_required tasks with tasks/update, stop them with tasks/cancel.",
+        "_meta": { meta::KEY_SERVER_INFO: { "name": server.config.server_name, "version": server.config.server_version } }
+    }))
+}
+
+/// Adds `resultType` and the caching hints (SEP-2549) to a list-like result.
+fn cacheable(mut result: Value) -> Value {
+    let object = result.as_object_mut().expect("results are objects");
+    object.insert("resultType".into(), "complete".into());
+    object.insert("ttlMs".into(), LIST_TTL_MS.into());
+    object.insert("cacheScope".into(), "public".into());
+    result
+}
+
+/// Everything fits one page, so any cursor is one this server never issued.
+fn no_cursor(params: &Map<String, Value>) -> Result<(), McpError> {
+    match params.get("cursor") {
+        None | Some(Value::Null) => Ok(()),
+        Some(_) => Err(McpError::InvalidParams("Invalid cursor: this server returns every item in one page".into())),
+    }
+}
+
+pub fn string_param<'a>(params: &'a Map<String, Value>, name: &str) -> Result<&'a str, McpError> {
+    match params.get(name) {
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(McpError::InvalidParams(format!("params.{name} must be a string"))),
+        None => Err(McpError::InvalidParams(format!("params.{name} is required"))),
+    }
+}
+
+/// Validates a `tasks/*` request before any routing: the extension must be declared
+/// (-32021, checked first: ext-tasks "Protocol Errors"), the id must be one this server
+/// could have minted (else "not found" without touching an object).
+fn task_request(method: &str, params: &Map<String, Value>, meta: &RequestMeta) -> Result<ObjectRequest, McpError> {
+    if !meta.capabilities.has(Capability::TasksExtension) {
+        return Err(Capability::TasksExtension.missing(&format!("{method} is part of the Tasks extension")));
+    }
+    let task_id = string_param(params, "taskId")?.to_owned();
+    if !id::is_valid(&task_id) {
+        return Err(McpError::TaskNotFound);
+    }
+    Ok(match method {
+        "tasks/get" => ObjectRequest::Get { task_id },
+        "tasks/cancel" => ObjectRequest::Cancel { task_id },
+        _ => ObjectRequest::Update {
+            task_id,
+            input_responses: match params.get("inputResponses") {
+                Some(Value::Object(_)) => crate::mcp::input::parse_input_responses(params)?,
+                _ => return Err(McpError::InvalidParams("params.inputResponses must be an object".into())),
+            },
+        },
+    })
+}

@@ -1,0 +1,121 @@
+//! `subscriptions/listen` for task status (ext-tasks "Task Status Notifications";
+//! basic/patterns/subscriptions). The response is an SSE stream:
+//!
+//! # Format
+//!
+//! ```text
+//! data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged",
+//!        "params":{"notifications":{"taskIds":["…"]},"_meta":{"io.modelcontextprotocol/subscriptionId":7}}}
+//! data: {"jsonrpc":"2.0","method":"notifications/tasks","params":{…DetailedTask…,"_meta":{…subscriptionId…}}}
+//! :                                                     keep-alive comment
+//! data: {"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","_meta":{…subscriptionId…}}}
+//! ```
+//!
+//! The acknowledgement comes first and lists the task ids the server agreed to watch
+//! (those that exist and belong to the caller). Each notification carries the full
+//! `DetailedTask`, exactly what `tasks/get` returns. The stream ends with a
+//! `SubscriptionsListenResult` once every watched task is terminal. Today the Worker
+//! watches by reading each task's object on a timer; the contract here does not change
+//! when the objects push instead.
+
+use super::{Action, Context, Cors, Server};
+use crate::error::McpError;
+use crate::jsonrpc::{Request, RequestId};
+use crate::mcp::meta::{Capability, KEY_SUBSCRIPTION_ID, RequestMeta};
+use crate::tasks::id;
+use serde_json::{Value, json};
+
+/// At most this many tasks per stream.
+pub const MAX_TASKS: usize = 100;
+/// Send a keep-alive comment after this long without a message.
+pub const KEEPALIVE_MS: u64 = 15_000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listen {
+    pub request_id: RequestId,
+    pub cors: Cors,
+    /// Requested task ids that have the server's id format (others cannot exist).
+    pub task_ids: Vec<String>,
+    /// How often the Worker reads the watched tasks.
+    pub poll_ms: u64,
+}
+
+pub fn open(server: &Server, rpc: &Request, meta: &RequestMeta, _ctx: &Context, cors: &Cors) -> Result<Action, McpError> {
+    let filter = match rpc.params.get("notifications") {
+        Some(Value::Object(f)) => f,
+        Some(_) => return Err(McpError::InvalidParams("params.notifications must be an object".into())),
+        None => return Err(McpError::InvalidParams("params.notifications is required (the notification filter)".into())),
+    };
+    let mut task_ids = Vec::new();
+    match filter.get("taskIds") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(ids)) => {
+            if !meta.capabilities.has(Capability::TasksExtension) {
+                return Err(Capability::TasksExtension.missing("task status notifications are part of the Tasks extension"));
+            }
+            for id in ids {
+                let id = id.as_str().ok_or_else(|| McpError::InvalidParams("notifications.taskIds must be strings".into()))?;
+                if id::is_valid(id) && !task_ids.iter().any(|t| t == id) {
+                    task_ids.push(id.to_owned());
+                }
+            }
+            if task_ids.len() > MAX_TASKS {
+                return Err(McpError::InvalidParams(format!("at most {MAX_TASKS} taskIds per subscription")));
+            }
+        }
+        Some(_) => return Err(McpError::InvalidParams("notifications.taskIds must be an array".into())),
+    }
+    Ok(Action::Listen(Box::new(Listen {
+        request_id: rpc.id.clone(),
+        cors: cors.clone(),
+        task_ids,
+        poll_ms: server.config.poll_interval_ms.clamp(250, 5000),
+    })))
+}
+
+fn frame(message: &Value) -> Vec<u8> {
+    format!("data: {message}\n\n").into_bytes()
+}
+
+impl Listen {
+    fn meta(&self) -> Value {
+        json!({ KEY_SUBSCRIPTION_ID: self.request_id })
+    }
+
+    /// The first message: which of the requested notifications the server will send.
+    /// List-changed and resource notifications are not offered (the lists are static).
+    pub fn ack(&self, accepted: &[String]) -> Vec<u8> {
+        frame(&json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/subscriptions/acknowledged",
+            "params": { "notifications": { "taskIds": accepted }, "_meta": self.meta() }
+        }))
+    }
+
+    /// A `notifications/tasks` message for a `tasks/get` result.
+    pub fn task(&self, get_result: &Value) -> Vec<u8> {
+        let mut params = get_result.clone();
+        if let Some(object) = params.as_object_mut() {
+            object.remove("resultType");
+            object.insert("_meta".into(), self.meta());
+        }
+        frame(&json!({ "jsonrpc": "2.0", "method": "notifications/tasks", "params": params }))
+    }
+
+    /// The graceful end of the stream (`SubscriptionsListenResult`).
+    pub fn closed(&self) -> Vec<u8> {
+        frame(&json!({
+            "jsonrpc": "2.0", "id": self.request_id,
+            "result": { "resultType": "complete", "_meta": self.meta() }
+        }))
+    }
+
+    pub fn keepalive() -> &'static [u8] {
+        b":\n\n"
+    }
+}
+
+/// Whether a `tasks/get` result is terminal.
+pub fn is_terminal(get_result: &Value) -> bool {
+    matches!(get_result.get("status").and_then(Value::as_str), Some("completed" | "failed" | "cancelled"))
+}

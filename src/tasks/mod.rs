@@ -1,0 +1,10 @@
+//! The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): wire types, the state
+//! machine, the stored record, the TaskObject's pure behaviour and the Worker ↔ object
+//! contract.
+
+pub mod id;
+pub mod machine;
+pub mod object;
+pub mod protocol;
+pub mod record;
+pub mod task;
