@@ -1,0 +1,81 @@
+//! Shared helpers for the native tests: build HTTP requests for the pure server and read
+//! its answers.
+#![allow(dead_code)]
+
+use mcp_tasks_edge::http::{Headers, HttpRequest, HttpResponse};
+use mcp_tasks_edge::server::{Action, Config, Context, Server};
+use serde_json::{Value, json};
+
+pub const NOW: u64 = 1_764_066_600_000; // 2025-11-25T10:30:00Z
+pub const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+pub fn server() -> Server {
+    Server::new(Config {
+        fixtures: true,
+        request_state_secret: Some(b"native-test-secret-0123456789".to_vec()),
+        ..Config::default()
+    })
+}
+
+pub fn ctx() -> Context {
+    Context { principal: "anonymous".into(), now_ms: NOW }
+}
+
+/// `_meta` with the given client capabilities.
+pub fn meta(capabilities: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { "name": "native-tests", "version": "1" },
+        "io.modelcontextprotocol/clientCapabilities": capabilities
+    })
+}
+
+/// A well-formed POST for `method` with `params` (`_meta` added if absent) and the
+/// standard headers derived from the body.
+pub fn post(method: &str, mut params: Value) -> HttpRequest {
+    if params.get("_meta").is_none() {
+        params["_meta"] = meta(json!({ "extensions": { TASKS: {} }, "elicitation": {}, "sampling": {}, "roots": {} }));
+    }
+    let mut headers = Headers::from([
+        ("content-type", "application/json"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+    ]);
+    let name = match method {
+        "tools/call" | "prompts/get" => params["name"].as_str(),
+        "resources/read" => params["uri"].as_str(),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params["taskId"].as_str(),
+        _ => None,
+    };
+    if let Some(name) = name {
+        headers.push("mcp-name", &mcp_tasks_edge::mcp::headers::encode_value(name));
+    }
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+    HttpRequest { method: "POST".into(), path: "/mcp".into(), headers, body: serde_json::to_vec(&body).unwrap() }
+}
+
+pub fn raw(body: &str) -> HttpRequest {
+    HttpRequest {
+        method: "POST".into(),
+        path: "/mcp".into(),
+        headers: Headers::from([("content-type", "application/json"), ("mcp-protocol-version", "2026-07-28")]),
+        body: body.as_bytes().to_vec(),
+    }
+}
+
+pub fn respond(server: &Server, request: &HttpRequest) -> HttpResponse {
+    match server.handle(request, &ctx()) {
+        Action::Respond(response) => response,
+        other => panic!("expected a direct response, got {other:?}"),
+    }
+}
+
+pub fn body(response: &HttpResponse) -> Value {
+    serde_json::from_slice(&response.body).unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", String::from_utf8_lossy(&response.body)))
+}
+
+/// (HTTP status, JSON-RPC error code) of an error response.
+pub fn error_of(response: &HttpResponse) -> (u16, i64) {
+    let b = body(response);
+    (response.status, b["error"]["code"].as_i64().unwrap_or_else(|| panic!("no error in {b}")))
+}
