@@ -29,7 +29,7 @@ test-native:
 	cargo test --all-targets
 
 test-e2e: build
-	node --test --test-concurrency=1 tests/e2e/
+	node --test --test-concurrency=1 'tests/e2e/*.test.mjs'
 
 conformance: build
 	node tests/conformance/run.mjs
@@ -42,7 +42,7 @@ test-browser: client build
 	node tests/browser/run.mjs
 
 test-console: client build
-	node --test --test-concurrency=1 tests/console/
+	node --test --test-concurrency=1 'tests/console/*.test.mjs'
 
 bench: build
 	node tests/bench/run.mjs
