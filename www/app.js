@@ -168,7 +168,7 @@ async function drive(card, start, controller) {
     handle = await start(hooksFor(card));
     if (handle.taskId) {
       card.setTaskId(handle.taskId);
-      if (handle.status && handle.status !== 'complete') card.update({ taskId: handle.taskId, status: handle.status });
+      if (['starting', 'resuming'].includes(card.status) && handle.status && handle.status !== 'complete') card.update({ taskId: handle.taskId, status: handle.status });
       persist(card);
       follow(card);
     }

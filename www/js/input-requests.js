@@ -92,7 +92,7 @@ export function askSampling(container, params = {}, key = '') {
       el('p', { class: 'hint', id: `${id}-hint` }, `Up to ${params.maxTokens ?? '?'} tokens requested.`),
       el('div', { class: 'actions' }, el('button', { type: 'submit', class: 'primary' }, 'Send reply')));
     box.append(el('h4', { id: `${id}-title` }, 'The server asks for a model reply'),
-      params.systemPrompt ? el('p', { class: 'hint' }, 'System prompt: ', params.systemPrompt) : null,
+      ...(params.systemPrompt ? [el('p', { class: 'hint' }, 'System prompt: ', params.systemPrompt)] : []),
       el('ol', { class: 'messages' }, messages), form);
   });
 }

@@ -46,7 +46,7 @@ export class TaskCard {
     this.progress = el('progress', { class: 'progress', hidden: true, 'aria-label': `Progress of ${tool}` });
     this.inputs = el('div', { class: 'inputs' });
     this.outcome = el('div', { class: 'outcome' });
-    this.cancelButton = el('button', { type: 'button', class: 'danger small', onclick: () => this.requestCancel() }, 'Cancel');
+    this.cancelButton = el('button', { type: 'button', class: 'danger small', onclick: () => this.requestCancel() }, 'Cancel task');
     this.dismissButton = el('button', { type: 'button', class: 'ghost small', hidden: true,
       onclick: () => this.dismiss() }, 'Dismiss');
     this.root = el('li', { class: 'task-card', 'data-tool': tool },
@@ -147,7 +147,7 @@ export class TaskCard {
       this.outcome.replaceChildren(renderError(error));
     } finally {
       this.cancelButton.disabled = false;
-      this.cancelButton.textContent = 'Cancel';
+      this.cancelButton.textContent = 'Cancel task';
     }
   }
 

@@ -1,0 +1,201 @@
+// The web console (www/) end to end: Debian's Chromium (driven by playwright-core) against
+// `wrangler dev`, clicking through what a newcomer does. Screenshots land in
+// target/console/ for review (docs/console.png is one of them).
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { startServer, ROOT } from '../support/server.mjs';
+
+const SHOTS = join(ROOT, 'target', 'console');
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run',
+  '--disable-component-update', '--disable-sync'];
+
+let server;
+let browser;
+let page;
+const pageErrors = [];
+
+/** Polls `probe` until it returns a truthy value; fails with `what` after `timeout` ms. */
+async function until(what, probe, timeout = 20_000) {
+  const deadline = Date.now() + timeout;
+  let last;
+  while (Date.now() < deadline) {
+    try { last = await probe(); if (last) return last; } catch (e) { last = e; }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`Timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+}
+
+const shot = (name) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+const newestCard = (tool) => page.locator(`.task-card[data-tool="${tool}"]`).first();
+const badge = (card) => card.locator('.status-badge').textContent();
+const statusOf = (card) => card.getAttribute('data-status');
+
+async function waitStatus(card, status, timeout) {
+  await until(`status ${status}`, async () => (await statusOf(card)) === status, timeout);
+}
+
+async function selectTool(name) {
+  await page.locator(`.tool-item[data-tool="${name}"]`).click();
+  await page.locator(`#tool-form[data-tool="${name}"]`).waitFor();
+}
+
+/** Selects `name`, fills fields by label, presses Run; returns the new card. */
+async function run(name, fields = {}) {
+  const before = await page.locator(`.task-card[data-tool="${name}"]`).count();
+  await selectTool(name);
+  for (const [label, value] of Object.entries(fields)) {
+    await page.locator('#tool-form').getByLabel(label).fill(String(value));
+  }
+  await page.locator('#run-button').click();
+  await until(`a new ${name} card`, async () => (await page.locator(`.task-card[data-tool="${name}"]`).count()) > before);
+  return newestCard(name);
+}
+
+describe('web console', () => {
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    server = await startServer();
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(server.url);
+    await until('a connection', async () => (await page.locator('#connection-status').getAttribute('data-state')) === 'ok', 60_000)
+      .catch(async (e) => { throw new Error(`${e.message}: ${await page.locator('#connection-status').textContent()}`); });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  test('shows the server, its capabilities and its tools', async () => {
+    assert.match(await page.locator('#server-versions').textContent(), /2026-07-28/);
+    assert.match(await page.locator('#server-capabilities').textContent(), /io\.modelcontextprotocol\/tasks/);
+    assert.equal(await page.locator('#server-url').inputValue(), `${server.url}/mcp`);
+    for (const tool of ['greet', 'process_batch', 'hello_world', 'confirm_delete', 'slow_compute']) {
+      assert.equal(await page.locator(`.tool-item[data-tool="${tool}"]`).count(), 1, tool);
+    }
+    await page.locator('#tool-filter').fill('batch');
+    assert.equal(await page.locator('.tool-item').count(), 1);
+    await page.locator('#tool-filter').fill('');
+  });
+
+  test('runs greet and shows its result', async () => {
+    await selectTool('greet');
+    await page.locator('#run-button').click();
+    assert.equal(await page.locator('#tool-form [aria-invalid="true"]').count(), 1, 'the required name is flagged');
+    const card = await run('greet', { name: 'Ada' });
+    await waitStatus(card, 'complete');
+    assert.equal(await badge(card), 'Done');
+    assert.equal((await card.locator('.result-text').textContent()).trim(), 'Hello, Ada!');
+  });
+
+  test('runs a long task and watches its progress to the end', async () => {
+    const card = await run('process_batch', { items: 3, delayMs: 500, label: 'demo' });
+    const taskId = await until('a task id', () => card.getAttribute('data-task-id'));
+    assert.ok(taskId.length > 8);
+    await until('a progress bar', () => card.locator('progress.progress:not([hidden])').count());
+    assert.match(await card.locator('.status-message').textContent(), /Processed \d\/3 items/);
+    assert.equal(await card.locator('progress').getAttribute('max'), '3');
+    await shot('long-task-running');
+    await waitStatus(card, 'completed', 30_000);
+    assert.equal(await badge(card), 'Completed');
+    assert.match(await card.locator('.result-text').textContent(), /Processed 3 items of demo in \d+ ms\./);
+    assert.match(await card.locator('.structured pre').textContent(), /"items": 3/);
+  });
+
+  test('answers an elicitation inside a task', async () => {
+    const card = await run('hello_world');
+    const form = card.locator('.input-request.kind-elicitation');
+    await form.waitFor({ timeout: 20_000 });
+    await waitStatus(card, 'input_required');
+    assert.equal(await badge(card), 'Needs input');
+    assert.match(await form.locator('.request-message').textContent(), /Please enter your name/);
+    await shot('elicitation');
+    await form.getByLabel('Your name').fill('Grace');
+    await form.getByRole('button', { name: 'Accept' }).click();
+    await waitStatus(card, 'completed', 30_000);
+    assert.equal((await card.locator('.result-text').textContent()).trim(), 'Hello, Grace!');
+  });
+
+  test('confirms a deletion with a boolean field, using only the keyboard', async () => {
+    await selectTool('confirm_delete');
+    await page.locator('#tool-form').getByLabel('filename').focus();
+    await page.keyboard.type('notes.txt');
+    await page.keyboard.press('Enter');
+    const card = newestCard('confirm_delete');
+    const form = card.locator('.input-request');
+    await form.waitFor({ timeout: 20_000 });
+    assert.match(await form.textContent(), /Delete notes\.txt\?/);
+    await form.getByLabel('confirm').focus();
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter'); // Accept
+    await waitStatus(card, 'completed', 30_000);
+    assert.equal((await card.locator('.result-text').textContent()).trim(), 'Deleted notes.txt.');
+  });
+
+  test('answers a sampling request with a written reply', async () => {
+    const card = await run('test_input_required_result_sampling');
+    const form = card.locator('.input-request.kind-sampling');
+    await form.waitFor({ timeout: 20_000 });
+    assert.match(await form.textContent(), /What is the capital of France\?/);
+    await form.getByLabel('Your reply').fill('Paris');
+    await form.getByRole('button', { name: 'Send reply' }).click();
+    await waitStatus(card, 'complete');
+    assert.equal((await card.locator('.result-text').textContent()).trim(), 'The model said: Paris');
+  });
+
+  test('shows a failed task plainly', async () => {
+    const card = await run('protocol_error_job');
+    await waitStatus(card, 'failed', 30_000);
+    assert.match(await card.locator('.outcome .error-text').textContent(), /internal error on purpose/);
+  });
+
+  test('cancels a running task', async () => {
+    const card = await run('slow_compute', { seconds: 30, label: 'to cancel' });
+    await until('a task id', () => card.getAttribute('data-task-id'));
+    await waitStatus(card, 'working');
+    await card.getByRole('button', { name: 'Cancel task' }).click();
+    await waitStatus(card, 'cancelled', 20_000);
+    assert.equal(await badge(card), 'Cancelled');
+    assert.equal(await card.getByRole('button', { name: 'Cancel task' }).isVisible(), false);
+  });
+
+  test('resumes an unfinished task after a reload', async () => {
+    const card = await run('process_batch', { items: 6, delayMs: 700, label: 'survivor' });
+    const taskId = await until('a task id', () => card.getAttribute('data-task-id'));
+    await waitStatus(card, 'working');
+    const saved = await page.evaluate(() => localStorage.getItem('mcp-tasks-console/v1'));
+    assert.ok(saved.includes(taskId), 'the task is in localStorage');
+    await page.reload();
+    const resumed = page.locator(`.task-card[data-task-id="${taskId}"]`);
+    await resumed.waitFor({ timeout: 30_000 });
+    assert.equal(await resumed.getAttribute('data-tool'), 'process_batch');
+    await until('progress after the reload', () => resumed.locator('progress.progress:not([hidden])').count(), 30_000);
+    await shot('resumed');
+    await waitStatus(resumed, 'completed', 30_000);
+    assert.match(await resumed.locator('.result-text').textContent(), /Processed 6 items of survivor/);
+    // Finished tasks from before the reload are shown again with their final status.
+    assert.equal(await page.locator('.task-card[data-tool="slow_compute"][data-status="cancelled"]').count(), 1);
+    assert.equal(await page.locator('.task-card[data-tool="greet"]').count(), 0, 'inline results are not persisted');
+    await shot('console');
+  });
+
+  test('fits a 360 px wide screen', async () => {
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.locator('.tool-item[data-tool="process_batch"]').click();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 360, `no horizontal scrolling (scrollWidth ${width})`);
+    await shot('mobile');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  test('raised no page errors', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});
