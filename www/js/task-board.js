@@ -102,7 +102,10 @@ export class TaskCard {
       this.resumedCreatedAt = true;
     }
     this.setMessage(task.statusMessage);
-    if (task.status && task.status !== this.status) this.setStatus(task.status);
+    // A notification may carry the end before the call's own driver sees it.
+    if (task.status === 'completed' && task.result) this.showResult(task.result, { task: true });
+    else if (task.status === 'failed' && task.error) this.showError(task.error, 'failed');
+    else if (task.status && task.status !== this.status) this.setStatus(task.status);
   }
 
   setMessage(text) {
@@ -121,6 +124,7 @@ export class TaskCard {
 
   /** The final CallToolResult (a task's or an inline one). */
   showResult(result, { task = Boolean(this.taskId) } = {}) {
+    if (this.status === 'completed' && this.outcome.hasChildNodes()) return; // already shown
     if (this.progress.max && !this.progress.hidden) this.progress.value = this.progress.max;
     this.progress.hidden = true;
     this.outcome.replaceChildren(renderResult(result));
@@ -128,6 +132,7 @@ export class TaskCard {
   }
 
   showError(error, status) {
+    if (this.status === status && this.outcome.hasChildNodes()) return; // already shown
     this.progress.hidden = true;
     if (status === 'cancelled') {
       this.outcome.replaceChildren(el('p', { class: 'muted' }, 'The task was cancelled.'));
