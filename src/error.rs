@@ -26,7 +26,10 @@ pub enum McpError {
     /// The request needs a capability its `_meta` did not declare (-32021).
     MissingCapability { message: String, required: Value },
     /// A protocol version this server does not speak (-32022).
-    UnsupportedVersion { requested: String, supported: Vec<&'static str> },
+    UnsupportedVersion {
+        requested: String,
+        supported: Vec<&'static str>,
+    },
     /// A JSON-RPC error raised by a tool (`Step::Fail`), passed through unchanged.
     Tool(ErrorObject),
     /// A fault of ours (-32603, HTTP 500).
@@ -99,7 +102,11 @@ impl McpError {
                 None,
             ),
         };
-        ErrorObject { code, message, data }
+        ErrorObject {
+            code,
+            message,
+            data,
+        }
     }
 
     /// The HTTP status that carries this error.

@@ -219,7 +219,10 @@ pub fn error_response(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
     let mut object = Map::new();
     object.insert("jsonrpc".into(), "2.0".into());
     if let Some(id) = id {
-        object.insert("id".into(), serde_json::to_value(id).expect("ids serialize"));
+        object.insert(
+            "id".into(),
+            serde_json::to_value(id).expect("ids serialize"),
+        );
     }
     object.insert(
         "error".into(),

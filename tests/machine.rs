@@ -8,18 +8,33 @@ use mcp_tasks_edge::tasks::task::TaskStatus;
 use serde_json::{Map, Value, json};
 
 fn requests(keys: &[&str]) -> Map<String, Value> {
-    keys.iter().map(|k| (k.to_string(), json!({ "method": "roots/list", "params": {} }))).collect()
+    keys.iter()
+        .map(|k| {
+            (
+                k.to_string(),
+                json!({ "method": "roots/list", "params": {} }),
+            )
+        })
+        .collect()
 }
 
 fn error() -> ErrorObject {
-    ErrorObject { code: ErrorCode::INTERNAL_ERROR, message: "boom".into(), data: None }
+    ErrorObject {
+        code: ErrorCode::INTERNAL_ERROR,
+        message: "boom".into(),
+        data: None,
+    }
 }
 
 fn statuses() -> Vec<TaskStatus> {
     vec![
         TaskStatus::Working,
-        TaskStatus::InputRequired { input_requests: requests(&["a#1", "b#1"]) },
-        TaskStatus::Completed { result: json!({ "content": [] }) },
+        TaskStatus::InputRequired {
+            input_requests: requests(&["a#1", "b#1"]),
+        },
+        TaskStatus::Completed {
+            result: json!({ "content": [] }),
+        },
         TaskStatus::Failed { error: error() },
         TaskStatus::Cancelled,
     ]
@@ -30,8 +45,12 @@ fn events() -> Vec<Event> {
         Event::Progressed,
         Event::InputNeeded(requests(&["q#2"])),
         Event::InputNeeded(Map::new()),
-        Event::InputAnswered { remaining: requests(&["b#1"]) },
-        Event::InputAnswered { remaining: Map::new() },
+        Event::InputAnswered {
+            remaining: requests(&["b#1"]),
+        },
+        Event::InputAnswered {
+            remaining: Map::new(),
+        },
         Event::Completed(json!({ "content": [] })),
         Event::Failed(error()),
         Event::Cancelled,
@@ -50,9 +69,14 @@ fn expected(status: &TaskStatus, event: &Event) -> Result<&'static str, &'static
         (S::Working, Event::Completed(_)) => Ok("completed"),
         (S::Working | S::InputRequired { .. }, Event::Failed(_)) => Ok("failed"),
         (S::Working | S::InputRequired { .. }, Event::Cancelled) => Ok("cancelled"),
-        (S::InputRequired { .. }, Event::InputAnswered { remaining }) if remaining.is_empty() => Ok("working"),
+        (S::InputRequired { .. }, Event::InputAnswered { remaining }) if remaining.is_empty() => {
+            Ok("working")
+        }
         (S::InputRequired { .. }, Event::InputAnswered { .. }) => Ok("input_required"),
-        (S::InputRequired { .. }, Event::Progressed | Event::InputNeeded(_) | Event::Completed(_)) => Err("unexpected"),
+        (
+            S::InputRequired { .. },
+            Event::Progressed | Event::InputNeeded(_) | Event::Completed(_),
+        ) => Err("unexpected"),
     }
 }
 
@@ -64,12 +88,26 @@ fn every_event_in_every_status() {
             let want = expected(&status, &event);
             let got = apply(&status, event.clone());
             match (want, &got) {
-                (Ok(name), Ok(next)) => assert_eq!(next.name(), name, "{} + {:?}", status.name(), event),
-                (Err("terminal"), Err(Illegal::Terminal { status: s })) => assert_eq!(*s, status.name()),
-                (Err("unexpected"), Err(Illegal::Unexpected { status: s, event: e })) => {
+                (Ok(name), Ok(next)) => {
+                    assert_eq!(next.name(), name, "{} + {:?}", status.name(), event)
+                }
+                (Err("terminal"), Err(Illegal::Terminal { status: s })) => {
+                    assert_eq!(*s, status.name())
+                }
+                (
+                    Err("unexpected"),
+                    Err(Illegal::Unexpected {
+                        status: s,
+                        event: e,
+                    }),
+                ) => {
                     assert_eq!((*s, *e), (status.name(), event.name()))
                 }
-                (want, got) => panic!("{} + {:?}: expected {want:?}, got {got:?}", status.name(), event),
+                (want, got) => panic!(
+                    "{} + {:?}: expected {want:?}, got {got:?}",
+                    status.name(),
+                    event
+                ),
             }
             checked += 1;
         }
@@ -79,11 +117,33 @@ fn every_event_in_every_status() {
 
 #[test]
 fn payloads_travel_with_the_status() {
-    let next = apply(&TaskStatus::Working, Event::Completed(json!({ "content": [{ "type": "text", "text": "ok" }] }))).unwrap();
-    assert_eq!(next, TaskStatus::Completed { result: json!({ "content": [{ "type": "text", "text": "ok" }] }) });
-    let waiting = TaskStatus::InputRequired { input_requests: requests(&["a#1", "b#1"]) };
-    let next = apply(&waiting, Event::InputAnswered { remaining: requests(&["b#1"]) }).unwrap();
-    assert_eq!(next, TaskStatus::InputRequired { input_requests: requests(&["b#1"]) });
+    let next = apply(
+        &TaskStatus::Working,
+        Event::Completed(json!({ "content": [{ "type": "text", "text": "ok" }] })),
+    )
+    .unwrap();
+    assert_eq!(
+        next,
+        TaskStatus::Completed {
+            result: json!({ "content": [{ "type": "text", "text": "ok" }] })
+        }
+    );
+    let waiting = TaskStatus::InputRequired {
+        input_requests: requests(&["a#1", "b#1"]),
+    };
+    let next = apply(
+        &waiting,
+        Event::InputAnswered {
+            remaining: requests(&["b#1"]),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        next,
+        TaskStatus::InputRequired {
+            input_requests: requests(&["b#1"])
+        }
+    );
     let next = apply(&TaskStatus::Working, Event::Failed(error())).unwrap();
     assert_eq!(next, TaskStatus::Failed { error: error() });
 }

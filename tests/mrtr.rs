@@ -22,20 +22,42 @@ fn args() -> Map<String, Value> {
 }
 
 fn carried() -> Carried {
-    Carried { rounds: 1, answers: json!({ "k": { "action": "decline" } }).as_object().unwrap().clone(), checkpoint: json!({ "step": 2 }) }
+    Carried {
+        rounds: 1,
+        answers: json!({ "k": { "action": "decline" } })
+            .as_object()
+            .unwrap()
+            .clone(),
+        checkpoint: json!({ "step": 2 }),
+    }
 }
 
 #[test]
 fn seal_open_round_trip() {
-    let binding = Binding { principal: "anonymous", tool: "t", arguments: &args() };
+    let binding = Binding {
+        principal: "anonymous",
+        tool: "t",
+        arguments: &args(),
+    };
     let state = request_state::seal(SECRET, binding, &carried(), NOW + 1000);
-    assert_eq!(request_state::open(SECRET, binding, &state, NOW).unwrap(), carried());
-    assert!(state.len() < 300, "state should stay small: {} bytes", state.len());
+    assert_eq!(
+        request_state::open(SECRET, binding, &state, NOW).unwrap(),
+        carried()
+    );
+    assert!(
+        state.len() < 300,
+        "state should stay small: {} bytes",
+        state.len()
+    );
 }
 
 #[test]
 fn tampering_is_rejected() {
-    let binding = Binding { principal: "anonymous", tool: "t", arguments: &args() };
+    let binding = Binding {
+        principal: "anonymous",
+        tool: "t",
+        arguments: &args(),
+    };
     let state = request_state::seal(SECRET, binding, &carried(), NOW + 1000);
     let (body_part, sig) = state.split_once('.').unwrap();
     let mut flipped = body_part.to_owned().into_bytes();
@@ -57,90 +79,209 @@ fn tampering_is_rejected() {
 
 #[test]
 fn expiry_principal_and_request_binding() {
-    let binding = Binding { principal: "anonymous", tool: "t", arguments: &args() };
+    let binding = Binding {
+        principal: "anonymous",
+        tool: "t",
+        arguments: &args(),
+    };
     let state = request_state::seal(SECRET, binding, &carried(), NOW + 1000);
-    let message = |b: Binding, now| request_state::open(SECRET, b, &state, now).unwrap_err().to_wire().message;
+    let message = |b: Binding, now| {
+        request_state::open(SECRET, b, &state, now)
+            .unwrap_err()
+            .to_wire()
+            .message
+    };
     assert!(message(binding, NOW + 1001).contains("expired"));
-    assert!(message(Binding { principal: "bearer:mallory", ..binding }, NOW).contains("different principal"));
-    assert!(message(Binding { tool: "other", ..binding }, NOW).contains("different request"));
+    assert!(
+        message(
+            Binding {
+                principal: "bearer:mallory",
+                ..binding
+            },
+            NOW
+        )
+        .contains("different principal")
+    );
+    assert!(
+        message(
+            Binding {
+                tool: "other",
+                ..binding
+            },
+            NOW
+        )
+        .contains("different request")
+    );
     let other_args = json!({ "a": 2 }).as_object().unwrap().clone();
-    assert!(message(Binding { arguments: &other_args, ..binding }, NOW).contains("different request"));
+    assert!(
+        message(
+            Binding {
+                arguments: &other_args,
+                ..binding
+            },
+            NOW
+        )
+        .contains("different request")
+    );
 }
 
 #[test]
 fn multi_round_through_the_server() {
     let ctx = ctx();
-    let (_, r1) = call(json!({ "name": "test_input_required_result_multi_round" }), &ctx);
+    let (_, r1) = call(
+        json!({ "name": "test_input_required_result_multi_round" }),
+        &ctx,
+    );
     assert_eq!(r1["result"]["resultType"], "input_required");
     assert!(r1["result"]["inputRequests"]["step1"].is_object());
     let s1 = r1["result"]["requestState"].clone();
-    let (_, r2) = call(json!({ "name": "test_input_required_result_multi_round", "requestState": s1,
-        "inputResponses": { "step1": { "action": "accept", "content": { "name": "Alice" } } } }), &ctx);
+    let (_, r2) = call(
+        json!({ "name": "test_input_required_result_multi_round", "requestState": s1,
+        "inputResponses": { "step1": { "action": "accept", "content": { "name": "Alice" } } } }),
+        &ctx,
+    );
     assert!(r2["result"]["inputRequests"]["step2"].is_object());
     let s2 = r2["result"]["requestState"].clone();
     assert_ne!(s1, s2);
     // Round 3 only sends step2; step1's answer comes back from the signed state.
-    let (_, r3) = call(json!({ "name": "test_input_required_result_multi_round", "requestState": s2,
-        "inputResponses": { "step2": { "action": "accept", "content": { "color": "blue" } } } }), &ctx);
+    let (_, r3) = call(
+        json!({ "name": "test_input_required_result_multi_round", "requestState": s2,
+        "inputResponses": { "step2": { "action": "accept", "content": { "color": "blue" } } } }),
+        &ctx,
+    );
     assert_eq!(r3["result"]["content"][0]["text"], "Alice likes blue.");
     assert_eq!(r3["result"]["resultType"], "complete");
 }
 
 #[test]
 fn replay_under_another_principal_is_rejected_by_the_server() {
-    let (_, r1) = call(json!({ "name": "test_input_required_result_request_state" }), &ctx());
+    let (_, r1) = call(
+        json!({ "name": "test_input_required_result_request_state" }),
+        &ctx(),
+    );
     let state = r1["result"]["requestState"].clone();
-    let mallory = Context { principal: "bearer:mallory".into(), now_ms: NOW };
-    let (status, replay) = call(json!({ "name": "test_input_required_result_request_state", "requestState": state,
-        "inputResponses": { "confirm": { "action": "accept", "content": { "ok": true } } } }), &mallory);
-    assert_eq!((status, replay["error"]["code"].as_i64()), (400, Some(-32602)));
-    let late = Context { principal: "anonymous".into(), now_ms: NOW + 600_001 };
-    let (_, expired) = call(json!({ "name": "test_input_required_result_request_state", "requestState": r1["result"]["requestState"],
-        "inputResponses": { "confirm": { "action": "accept", "content": { "ok": true } } } }), &late);
-    assert!(expired["error"]["message"].as_str().unwrap().contains("expired"));
+    let mallory = Context {
+        principal: "bearer:mallory".into(),
+        now_ms: NOW,
+    };
+    let (status, replay) = call(
+        json!({ "name": "test_input_required_result_request_state", "requestState": state,
+        "inputResponses": { "confirm": { "action": "accept", "content": { "ok": true } } } }),
+        &mallory,
+    );
+    assert_eq!(
+        (status, replay["error"]["code"].as_i64()),
+        (400, Some(-32602))
+    );
+    let late = Context {
+        principal: "anonymous".into(),
+        now_ms: NOW + 600_001,
+    };
+    let (_, expired) = call(
+        json!({ "name": "test_input_required_result_request_state", "requestState": r1["result"]["requestState"],
+        "inputResponses": { "confirm": { "action": "accept", "content": { "ok": true } } } }),
+        &late,
+    );
+    assert!(
+        expired["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expired")
+    );
 }
 
 #[test]
 fn missing_partial_and_extra_answers() {
     let ctx = ctx();
     // A wrong key: ask again, not an error.
-    let (_, again) = call(json!({ "name": "test_input_required_result_elicitation",
-        "inputResponses": { "wrong_key": { "action": "accept", "content": {} } } }), &ctx);
+    let (_, again) = call(
+        json!({ "name": "test_input_required_result_elicitation",
+        "inputResponses": { "wrong_key": { "action": "accept", "content": {} } } }),
+        &ctx,
+    );
     assert_eq!(again["result"]["resultType"], "input_required");
     // Extra keys are ignored.
-    let (_, done) = call(json!({ "name": "test_input_required_result_elicitation", "inputResponses": {
-        "user_name": { "action": "accept", "content": { "name": "Alice" } }, "extra": { "x": 1 } } }), &ctx);
+    let (_, done) = call(
+        json!({ "name": "test_input_required_result_elicitation", "inputResponses": {
+        "user_name": { "action": "accept", "content": { "name": "Alice" } }, "extra": { "x": 1 } } }),
+        &ctx,
+    );
     assert_eq!(done["result"]["content"][0]["text"], "Hello, Alice!");
     // Malformed answers are protocol errors.
-    for bad in [json!({ "user_name": 12345 }), json!({ "user_name": { "action": "maybe" } }), json!([1])] {
-        let (status, e) = call(json!({ "name": "test_input_required_result_elicitation", "inputResponses": bad }), &ctx);
-        assert_eq!((status, e["error"]["code"].as_i64()), (400, Some(-32602)), "{bad}");
+    for bad in [
+        json!({ "user_name": 12345 }),
+        json!({ "user_name": { "action": "maybe" } }),
+        json!([1]),
+    ] {
+        let (status, e) = call(
+            json!({ "name": "test_input_required_result_elicitation", "inputResponses": bad }),
+            &ctx,
+        );
+        assert_eq!(
+            (status, e["error"]["code"].as_i64()),
+            (400, Some(-32602)),
+            "{bad}"
+        );
     }
     // Partial: of three requests, answering one asks for the other two.
-    let (_, r1) = call(json!({ "name": "test_input_required_result_multiple_inputs" }), &ctx);
-    let (_, r2) = call(json!({ "name": "test_input_required_result_multiple_inputs", "requestState": r1["result"]["requestState"],
-        "inputResponses": { "client_roots": { "roots": [{ "uri": "file:///a" }] } } }), &ctx);
-    let keys: Vec<&String> = r2["result"]["inputRequests"].as_object().unwrap().keys().collect();
+    let (_, r1) = call(
+        json!({ "name": "test_input_required_result_multiple_inputs" }),
+        &ctx,
+    );
+    let (_, r2) = call(
+        json!({ "name": "test_input_required_result_multiple_inputs", "requestState": r1["result"]["requestState"],
+        "inputResponses": { "client_roots": { "roots": [{ "uri": "file:///a" }] } } }),
+        &ctx,
+    );
+    let keys: Vec<&String> = r2["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
     assert_eq!(keys, ["greeting", "user_name"]);
 }
 
 #[test]
 fn input_requests_respect_declared_capabilities() {
     let ctx = ctx();
-    let (_, sampling_only) = call(json!({ "name": "test_input_required_result_capabilities", "_meta": meta(json!({ "sampling": {} })) }), &ctx);
-    let requests = sampling_only["result"]["inputRequests"].as_object().unwrap();
-    assert!(requests.values().all(|r| r["method"] == "sampling/createMessage"));
+    let (_, sampling_only) = call(
+        json!({ "name": "test_input_required_result_capabilities", "_meta": meta(json!({ "sampling": {} })) }),
+        &ctx,
+    );
+    let requests = sampling_only["result"]["inputRequests"]
+        .as_object()
+        .unwrap();
+    assert!(
+        requests
+            .values()
+            .all(|r| r["method"] == "sampling/createMessage")
+    );
     // A request the client cannot answer is -32021, never sent.
-    let (status, e) = call(json!({ "name": "test_input_required_result_elicitation", "_meta": meta(json!({ "sampling": {} })) }), &ctx);
+    let (status, e) = call(
+        json!({ "name": "test_input_required_result_elicitation", "_meta": meta(json!({ "sampling": {} })) }),
+        &ctx,
+    );
     assert_eq!((status, e["error"]["code"].as_i64()), (400, Some(-32021)));
-    assert_eq!(e["error"]["data"]["requiredCapabilities"], json!({ "elicitation": {} }));
+    assert_eq!(
+        e["error"]["data"]["requiredCapabilities"],
+        json!({ "elicitation": {} })
+    );
 }
 
 #[test]
 fn only_tools_prompts_and_resources_may_need_input() {
-    for method in ["tools/list", "prompts/list", "resources/list", "server/discover"] {
+    for method in [
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "server/discover",
+    ] {
         let response = respond(&server(), &post(method, json!({})));
-        assert_eq!(body(&response)["result"]["resultType"], "complete", "{method}");
+        assert_eq!(
+            body(&response)["result"]["resultType"],
+            "complete",
+            "{method}"
+        );
     }
 }
 
@@ -149,21 +290,46 @@ fn optional_tools_run_inline_without_the_extension() {
     // hello_world: Continue, then an MRTR question, because the client has no tasks.
     let no_tasks = json!({ "elicitation": {} });
     let ctx = ctx();
-    let action = server().handle(&post("tools/call", json!({ "name": "hello_world", "_meta": meta(no_tasks.clone()) })), &ctx);
-    let Action::Respond(r) = action else { panic!("expected an answer") };
+    let action = server().handle(
+        &post(
+            "tools/call",
+            json!({ "name": "hello_world", "_meta": meta(no_tasks.clone()) }),
+        ),
+        &ctx,
+    );
+    let Action::Respond(r) = action else {
+        panic!("expected an answer")
+    };
     let r1 = body(&r);
-    assert_eq!(r1["result"]["inputRequests"]["name"]["method"], "elicitation/create");
-    let (_, done) = call(json!({ "name": "hello_world", "_meta": meta(no_tasks), "requestState": r1["result"]["requestState"],
-        "inputResponses": { "name": { "action": "accept", "content": { "name": "Ada" } } } }), &ctx);
+    assert_eq!(
+        r1["result"]["inputRequests"]["name"]["method"],
+        "elicitation/create"
+    );
+    let (_, done) = call(
+        json!({ "name": "hello_world", "_meta": meta(no_tasks), "requestState": r1["result"]["requestState"],
+        "inputResponses": { "name": { "action": "accept", "content": { "name": "Ada" } } } }),
+        &ctx,
+    );
     assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!");
     // slow_compute without tasks: the adapter is asked to sleep, then it completes.
     let Action::Sleep { ms, run } = server().handle(&post("tools/call", json!({ "name": "slow_compute", "arguments": { "seconds": 1 }, "_meta": meta(json!({})) })), &ctx) else {
         panic!("expected a sleep")
     };
     assert_eq!(ms, 1000);
-    let Action::Respond(r) = server().resume_inline(*run, &Context { now_ms: NOW + 1000, ..ctx.clone() }) else { panic!() };
+    let Action::Respond(r) = server().resume_inline(
+        *run,
+        &Context {
+            now_ms: NOW + 1000,
+            ..ctx.clone()
+        },
+    ) else {
+        panic!()
+    };
     assert_eq!(body(&r)["result"]["resultType"], "complete");
     // Beyond the inline budget: -32021 naming the extension.
-    let (status, e) = call(json!({ "name": "slow_compute", "arguments": { "seconds": 60 }, "_meta": meta(json!({})) }), &ctx);
+    let (status, e) = call(
+        json!({ "name": "slow_compute", "arguments": { "seconds": 60 }, "_meta": meta(json!({})) }),
+        &ctx,
+    );
     assert_eq!((status, e["error"]["code"].as_i64()), (400, Some(-32021)));
 }

@@ -15,7 +15,13 @@ const ID: &str = "0123456789abcdef0123456789abcdef";
 
 /// Runs tools/call through the server and returns the record it asks the adapter to create.
 fn created(tool: &str, arguments: Value) -> TaskRecord {
-    match server().handle(&post("tools/call", json!({ "name": tool, "arguments": arguments })), &ctx()) {
+    match server().handle(
+        &post(
+            "tools/call",
+            json!({ "name": tool, "arguments": arguments }),
+        ),
+        &ctx(),
+    ) {
         Action::CreateTask { mut record, .. } => {
             record.task_id = ID.into();
             *record
@@ -69,9 +75,20 @@ impl Object {
 }
 
 fn start(tool: &str, arguments: Value) -> (Object, Value) {
-    let mut o = Object { stored: None, alarm: None };
-    let reply = o.request(ObjectRequest::Create { record: Box::new(created(tool, arguments)) }, "anonymous", NOW);
-    let ObjectReply::Result(created) = reply else { panic!("create failed: {reply:?}") };
+    let mut o = Object {
+        stored: None,
+        alarm: None,
+    };
+    let reply = o.request(
+        ObjectRequest::Create {
+            record: Box::new(created(tool, arguments)),
+        },
+        "anonymous",
+        NOW,
+    );
+    let ObjectReply::Result(created) = reply else {
+        panic!("create failed: {reply:?}")
+    };
     (o, created)
 }
 
@@ -96,14 +113,31 @@ fn create_poll_complete() {
 #[test]
 fn other_principals_and_unknown_ids_see_nothing() {
     let (mut o, _) = start("slow_compute", json!({ "seconds": 60 }));
-    let foreign = o.request(ObjectRequest::Get { task_id: ID.into() }, "bearer:someone-else", NOW);
-    let unknown = Object { stored: None, alarm: None }.request(ObjectRequest::Get { task_id: ID.into() }, "anonymous", NOW);
+    let foreign = o.request(
+        ObjectRequest::Get { task_id: ID.into() },
+        "bearer:someone-else",
+        NOW,
+    );
+    let unknown = Object {
+        stored: None,
+        alarm: None,
+    }
+    .request(ObjectRequest::Get { task_id: ID.into() }, "anonymous", NOW);
     assert_eq!(foreign, unknown);
-    let ObjectReply::Error(e) = foreign else { panic!() };
+    let ObjectReply::Error(e) = foreign else {
+        panic!()
+    };
     assert_eq!(e.code.0, -32602);
     // Another principal cannot cancel either, and nothing is written.
     let before = o.stored.clone();
-    assert!(matches!(o.request(ObjectRequest::Cancel { task_id: ID.into() }, "bearer:x", NOW), ObjectReply::Error(_)));
+    assert!(matches!(
+        o.request(
+            ObjectRequest::Cancel { task_id: ID.into() },
+            "bearer:x",
+            NOW
+        ),
+        ObjectReply::Error(_)
+    ));
     assert_eq!(o.stored, before);
 }
 
@@ -113,19 +147,58 @@ fn input_required_partial_update_then_complete() {
     o.tick(NOW);
     let waiting = o.get(NOW + 1);
     assert_eq!(waiting["status"], "input_required");
-    let keys: Vec<String> = waiting["inputRequests"].as_object().unwrap().keys().cloned().collect();
+    let keys: Vec<String> = waiting["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
     assert_eq!(keys, ["first#1", "second#1"]);
     let answer = json!({ "action": "accept", "content": { "name": "x", "confirm": true } });
     // An unknown key is ignored; a partial answer keeps the task waiting.
-    let ack = o.request(ObjectRequest::Update { task_id: ID.into(), input_responses: json!({ "nope": {}, "first#1": answer }).as_object().unwrap().clone() }, "anonymous", NOW + 2);
-    assert_eq!(ack, ObjectReply::Result(json!({ "resultType": "complete" })));
+    let ack = o.request(
+        ObjectRequest::Update {
+            task_id: ID.into(),
+            input_responses: json!({ "nope": {}, "first#1": answer })
+                .as_object()
+                .unwrap()
+                .clone(),
+        },
+        "anonymous",
+        NOW + 2,
+    );
+    assert_eq!(
+        ack,
+        ObjectReply::Result(json!({ "resultType": "complete" }))
+    );
     let still = o.get(NOW + 3);
     assert_eq!(still["status"], "input_required");
-    assert_eq!(still["inputRequests"].as_object().unwrap().keys().collect::<Vec<_>>(), ["second#1"]);
+    assert_eq!(
+        still["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["second#1"]
+    );
     // Answering an already answered key changes nothing.
-    o.request(ObjectRequest::Update { task_id: ID.into(), input_responses: json!({ "first#1": answer }).as_object().unwrap().clone() }, "anonymous", NOW + 4);
+    o.request(
+        ObjectRequest::Update {
+            task_id: ID.into(),
+            input_responses: json!({ "first#1": answer }).as_object().unwrap().clone(),
+        },
+        "anonymous",
+        NOW + 4,
+    );
     assert_eq!(o.get(NOW + 5)["status"], "input_required");
-    o.request(ObjectRequest::Update { task_id: ID.into(), input_responses: json!({ "second#1": answer }).as_object().unwrap().clone() }, "anonymous", NOW + 6);
+    o.request(
+        ObjectRequest::Update {
+            task_id: ID.into(),
+            input_responses: json!({ "second#1": answer }).as_object().unwrap().clone(),
+        },
+        "anonymous",
+        NOW + 6,
+    );
     assert_eq!(o.get(NOW + 7)["status"], "working");
     o.tick(NOW + 8);
     let done = o.get(NOW + 9);
@@ -136,7 +209,14 @@ fn input_required_partial_update_then_complete() {
 #[test]
 fn cancel_while_working_waiting_and_after_the_end() {
     let (mut o, _) = start("slow_compute", json!({ "seconds": 60 }));
-    assert_eq!(o.request(ObjectRequest::Cancel { task_id: ID.into() }, "anonymous", NOW + 1), ObjectReply::Result(json!({ "resultType": "complete" })));
+    assert_eq!(
+        o.request(
+            ObjectRequest::Cancel { task_id: ID.into() },
+            "anonymous",
+            NOW + 1
+        ),
+        ObjectReply::Result(json!({ "resultType": "complete" }))
+    );
     assert_eq!(o.get(NOW + 2)["status"], "cancelled");
     // The pending step never runs: the alarm now only expires the task.
     assert_eq!(o.alarm, Some(NOW + 3_600_000));
@@ -144,13 +224,24 @@ fn cancel_while_working_waiting_and_after_the_end() {
     assert_eq!(o.get(NOW + 60_001)["status"], "cancelled");
     // Cancelling a terminal task: the same ack, no change.
     let before = o.stored.clone();
-    assert_eq!(o.request(ObjectRequest::Cancel { task_id: ID.into() }, "anonymous", NOW + 3), ObjectReply::Result(json!({ "resultType": "complete" })));
+    assert_eq!(
+        o.request(
+            ObjectRequest::Cancel { task_id: ID.into() },
+            "anonymous",
+            NOW + 3
+        ),
+        ObjectReply::Result(json!({ "resultType": "complete" }))
+    );
     assert_eq!(o.stored, before);
 
     let (mut o, _) = start("confirm_delete", json!({ "filename": "a.txt" }));
     o.tick(NOW);
     assert_eq!(o.get(NOW + 1)["status"], "input_required");
-    o.request(ObjectRequest::Cancel { task_id: ID.into() }, "anonymous", NOW + 2);
+    o.request(
+        ObjectRequest::Cancel { task_id: ID.into() },
+        "anonymous",
+        NOW + 2,
+    );
     let cancelled = o.get(NOW + 3);
     assert_eq!(cancelled["status"], "cancelled");
     assert!(cancelled.get("inputRequests").is_none());
@@ -161,7 +252,10 @@ fn tool_errors_complete_and_protocol_errors_fail() {
     let (mut o, _) = start("failing_job", json!({}));
     o.tick(NOW + 1000);
     let done = o.get(NOW + 1001);
-    assert_eq!((done["status"].as_str(), done["result"]["isError"].as_bool()), (Some("completed"), Some(true)));
+    assert_eq!(
+        (done["status"].as_str(), done["result"]["isError"].as_bool()),
+        (Some("completed"), Some(true))
+    );
 
     let (mut o, _) = start("protocol_error_job", json!({}));
     o.tick(NOW + 200);
@@ -174,7 +268,11 @@ fn tool_errors_complete_and_protocol_errors_fail() {
 #[test]
 fn expiry_deletes_the_task() {
     let (mut o, _) = start("slow_compute", json!({ "seconds": 60 }));
-    o.request(ObjectRequest::Cancel { task_id: ID.into() }, "anonymous", NOW);
+    o.request(
+        ObjectRequest::Cancel { task_id: ID.into() },
+        "anonymous",
+        NOW,
+    );
     // Past the TTL the task reads as not found even before the alarm runs…
     assert_eq!(o.get(NOW + 3_600_000)["error"], -32602);
     // …and the alarm erases it.
@@ -186,33 +284,60 @@ fn expiry_deletes_the_task() {
 #[test]
 fn a_crashed_step_fails_the_task() {
     let (mut o, _) = start("slow_compute", json!({ "seconds": 1 }));
-    let AlarmPlan::RunStep(running) = object::alarm(o.stored.clone(), NOW + 1000) else { panic!("a step is due") };
+    let AlarmPlan::RunStep(running) = object::alarm(o.stored.clone(), NOW + 1000) else {
+        panic!("a step is due")
+    };
     // The adapter stores the mark, then the step "panics": the instance is gone.
     o.stored = Some(running);
     // The retried alarm finds the mark.
-    let AlarmPlan::Done(effects) = object::alarm(o.stored.clone(), NOW + 3000) else { panic!("must not rerun") };
+    let AlarmPlan::Done(effects) = object::alarm(o.stored.clone(), NOW + 3000) else {
+        panic!("must not rerun")
+    };
     o.apply(effects);
     let failed = o.get(NOW + 3001);
     assert_eq!(failed["status"], "failed");
     assert_eq!(failed["error"]["code"], -32603);
-    assert!(failed["statusMessage"].as_str().unwrap().contains("crashed"));
+    assert!(
+        failed["statusMessage"]
+            .as_str()
+            .unwrap()
+            .contains("crashed")
+    );
 }
 
 #[test]
 fn mrtr_answers_carry_into_the_task() {
     // test_tool_with_task: MRTR round first, then a task that sees the answer.
     let s = server();
-    let round1 = respond(&s, &post("tools/call", json!({ "name": "test_tool_with_task" })));
+    let round1 = respond(
+        &s,
+        &post("tools/call", json!({ "name": "test_tool_with_task" })),
+    );
     let r1 = body(&round1)["result"].clone();
     assert_eq!(r1["resultType"], "input_required");
     assert!(r1.get("taskId").is_none());
-    let retry = post("tools/call", json!({ "name": "test_tool_with_task", "requestState": r1["requestState"],
-        "inputResponses": { "user_name": { "action": "accept", "content": { "name": "Alice" } } } }));
-    let Action::CreateTask { mut record, .. } = s.handle(&retry, &ctx()) else { panic!("expected a task") };
+    let retry = post(
+        "tools/call",
+        json!({ "name": "test_tool_with_task", "requestState": r1["requestState"],
+        "inputResponses": { "user_name": { "action": "accept", "content": { "name": "Alice" } } } }),
+    );
+    let Action::CreateTask { mut record, .. } = s.handle(&retry, &ctx()) else {
+        panic!("expected a task")
+    };
     record.task_id = ID.into();
-    let mut o = Object { stored: None, alarm: None };
-    let ObjectReply::Result(created) = o.request(ObjectRequest::Create { record }, "anonymous", NOW) else { panic!() };
+    let mut o = Object {
+        stored: None,
+        alarm: None,
+    };
+    let ObjectReply::Result(created) =
+        o.request(ObjectRequest::Create { record }, "anonymous", NOW)
+    else {
+        panic!()
+    };
     assert!(created.get("requestState").is_none() && created.get("inputRequests").is_none());
     o.tick(NOW + 300);
-    assert_eq!(o.get(NOW + 301)["result"]["content"][0]["text"], "Task finished for Alice.");
+    assert_eq!(
+        o.get(NOW + 301)["result"]["content"][0]["text"],
+        "Task finished for Alice."
+    );
 }

@@ -18,13 +18,21 @@ fn assert_valid(schema: &str, def: &str, instance: &Value) {
     let mut root: Value = serde_json::from_str(schema).unwrap();
     root["$ref"] = json!(format!("#/$defs/{def}"));
     let validator = jsonschema::validator_for(&root).unwrap();
-    let errors: Vec<String> = validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
     assert!(errors.is_empty(), "{def} invalid: {errors:?}\n{instance}");
 }
 
 fn result(method: &str, params: Value) -> Value {
     let response = respond(&server(), &post(method, params));
-    assert_eq!(response.status, 200, "{}", String::from_utf8_lossy(&response.body));
+    assert_eq!(
+        response.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&response.body)
+    );
     body(&response)["result"].clone()
 }
 
@@ -32,22 +40,60 @@ fn result(method: &str, params: Value) -> Value {
 fn discover_and_lists_match_the_core_schema() {
     let discover = result("server/discover", json!({}));
     assert_valid(CORE, "DiscoverResult", &discover);
-    assert_eq!(discover["capabilities"]["extensions"], json!({ "io.modelcontextprotocol/tasks": {} }));
+    assert_eq!(
+        discover["capabilities"]["extensions"],
+        json!({ "io.modelcontextprotocol/tasks": {} })
+    );
     assert!(discover["capabilities"].get("tasks").is_none());
     assert_valid(CORE, "ListToolsResult", &result("tools/list", json!({})));
-    assert_valid(CORE, "ListPromptsResult", &result("prompts/list", json!({})));
-    assert_valid(CORE, "ListResourcesResult", &result("resources/list", json!({})));
-    assert_valid(CORE, "ReadResourceResult", &result("resources/read", json!({ "uri": "mcp-tasks://server/about" })));
+    assert_valid(
+        CORE,
+        "ListPromptsResult",
+        &result("prompts/list", json!({})),
+    );
+    assert_valid(
+        CORE,
+        "ListResourcesResult",
+        &result("resources/list", json!({})),
+    );
+    assert_valid(
+        CORE,
+        "ReadResourceResult",
+        &result(
+            "resources/read",
+            json!({ "uri": "mcp-tasks://server/about" }),
+        ),
+    );
 }
 
 #[test]
 fn tool_results_and_input_required_match_the_core_schema() {
-    assert_valid(CORE, "CallToolResult", &result("tools/call", json!({ "name": "greet", "arguments": { "name": "Ada" } })));
-    assert_valid(CORE, "CallToolResult", &result("tools/call", json!({ "name": "test_error_handling", "arguments": {} })));
-    let multiple = result("tools/call", json!({ "name": "test_input_required_result_multiple_inputs" }));
+    assert_valid(
+        CORE,
+        "CallToolResult",
+        &result(
+            "tools/call",
+            json!({ "name": "greet", "arguments": { "name": "Ada" } }),
+        ),
+    );
+    assert_valid(
+        CORE,
+        "CallToolResult",
+        &result(
+            "tools/call",
+            json!({ "name": "test_error_handling", "arguments": {} }),
+        ),
+    );
+    let multiple = result(
+        "tools/call",
+        json!({ "name": "test_input_required_result_multiple_inputs" }),
+    );
     assert_valid(CORE, "InputRequiredResult", &multiple);
     assert_eq!(multiple["inputRequests"].as_object().unwrap().len(), 3);
-    let prompt = result("prompts/get", json!({ "name": "test_input_required_result_prompt" }));
+    let prompt = result(
+        "prompts/get",
+        json!({ "name": "test_input_required_result_prompt" }),
+    );
     assert_valid(CORE, "InputRequiredResult", &prompt);
 }
 
@@ -55,7 +101,10 @@ fn tool_results_and_input_required_match_the_core_schema() {
 fn errors_match_the_core_schema() {
     let s = server();
     let error = |request| body(&respond(&s, &request));
-    let missing = error(post("tools/call", json!({ "name": "test_missing_capability", "_meta": meta(json!({})) })));
+    let missing = error(post(
+        "tools/call",
+        json!({ "name": "test_missing_capability", "_meta": meta(json!({})) }),
+    ));
     assert_valid(CORE, "MissingRequiredClientCapabilityError", &missing);
     let mut request = post("tools/list", json!({}));
     request.headers.push("mcp-method", "x");
@@ -69,17 +118,25 @@ fn tasks_of_every_status() -> Vec<Value> {
         "lastUpdatedAt": "2025-11-25T10:50:00Z", "ttlMs": 60000, "pollIntervalMs": 5000 });
     let with = |extra: Value| {
         let mut v = base.clone();
-        v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        v.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         v
     };
     vec![
         with(json!({ "status": "working", "statusMessage": "The operation is now in progress." })),
-        with(json!({ "status": "input_required", "inputRequests": { "name": { "method": "elicitation/create", "params": {
+        with(
+            json!({ "status": "input_required", "inputRequests": { "name": { "method": "elicitation/create", "params": {
             "mode": "form", "message": "Please enter your name.", "requestedSchema": { "type": "object",
-            "properties": { "name": { "type": "string" } }, "required": ["name"] } } } } })),
-        with(json!({ "status": "completed", "result": { "content": [{ "type": "text", "text": "Hello, Luca!" }], "isError": false } })),
-        with(json!({ "status": "failed", "statusMessage": "Tool execution failed: API rate limit exceeded",
-            "error": { "code": -32603, "message": "API rate limit exceeded" } })),
+            "properties": { "name": { "type": "string" } }, "required": ["name"] } } } } }),
+        ),
+        with(
+            json!({ "status": "completed", "result": { "content": [{ "type": "text", "text": "Hello, Luca!" }], "isError": false } }),
+        ),
+        with(
+            json!({ "status": "failed", "statusMessage": "Tool execution failed: API rate limit exceeded",
+            "error": { "code": -32603, "message": "API rate limit exceeded" } }),
+        ),
         with(json!({ "status": "cancelled", "ttlMs": null })),
     ]
 }
@@ -101,7 +158,11 @@ fn ttl_null_is_serialized_not_omitted() {
     let task: Task = serde_json::from_value(example).unwrap();
     let wire = serde_json::to_string(&task).unwrap();
     assert!(wire.contains(r#""ttlMs":null"#), "{wire}");
-    assert!(!wire.contains("requestState") && !wire.contains("\"ttl\"") && !wire.contains("pollInterval\""));
+    assert!(
+        !wire.contains("requestState")
+            && !wire.contains("\"ttl\"")
+            && !wire.contains("pollInterval\"")
+    );
 }
 
 #[test]
@@ -112,7 +173,10 @@ fn illegal_task_shapes_do_not_parse() {
         json!({ "taskId": "t", "status": "input_required", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1 }),
         json!({ "taskId": "t", "status": "paused", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1 }),
     ] {
-        assert!(serde_json::from_value::<Task>(bad.clone()).is_err(), "{bad}");
+        assert!(
+            serde_json::from_value::<Task>(bad.clone()).is_err(),
+            "{bad}"
+        );
     }
 }
 
@@ -120,33 +184,69 @@ fn illegal_task_shapes_do_not_parse() {
 fn server_task_results_match_the_tasks_schema() {
     use mcp_tasks_edge::server::Action;
     let s = server();
-    let Action::CreateTask { mut record, .. } = s.handle(&post("tools/call", json!({ "name": "slow_compute", "arguments": { "seconds": 5 } })), &ctx()) else {
+    let Action::CreateTask { mut record, .. } = s.handle(
+        &post(
+            "tools/call",
+            json!({ "name": "slow_compute", "arguments": { "seconds": 5 } }),
+        ),
+        &ctx(),
+    ) else {
         panic!("expected a task")
     };
     record.task_id = "0123456789abcdef0123456789abcdef".into();
     let created = record.to_task().to_result("task");
     assert_valid(TASKS_SCHEMA, "CreateTaskResult", &created);
-    for key in ["task", "result", "error", "inputRequests", "requestState", "ttl", "pollInterval"] {
-        assert!(created.get(key).is_none(), "CreateTaskResult must not carry {key}");
+    for key in [
+        "task",
+        "result",
+        "error",
+        "inputRequests",
+        "requestState",
+        "ttl",
+        "pollInterval",
+    ] {
+        assert!(
+            created.get(key).is_none(),
+            "CreateTaskResult must not carry {key}"
+        );
     }
 }
 
 /// The schema's examples, parsed by the functions that read them.
 #[test]
 fn spec_examples_parse() {
-    let accept: Value = serde_json::from_str(include_str!("fixtures/examples/ElicitResult_input-single-field.json")).unwrap();
-    assert!(matches!(input::as_elicit_result("k", &accept).unwrap(), Elicited::Accept(_)));
-    let text: Value = serde_json::from_str(include_str!("fixtures/examples/CreateMessageResult_text-response.json")).unwrap();
+    let accept: Value = serde_json::from_str(include_str!(
+        "fixtures/examples/ElicitResult_input-single-field.json"
+    ))
+    .unwrap();
+    assert!(matches!(
+        input::as_elicit_result("k", &accept).unwrap(),
+        Elicited::Accept(_)
+    ));
+    let text: Value = serde_json::from_str(include_str!(
+        "fixtures/examples/CreateMessageResult_text-response.json"
+    ))
+    .unwrap();
     assert!(!input::as_sampled_text("k", &text).unwrap().is_empty());
-    let roots: Value = serde_json::from_str(include_str!("fixtures/examples/ListRootsResult_multiple-root-directories.json")).unwrap();
+    let roots: Value = serde_json::from_str(include_str!(
+        "fixtures/examples/ListRootsResult_multiple-root-directories.json"
+    ))
+    .unwrap();
     assert!(input::as_root_uris("k", &roots).unwrap().len() > 1);
-    let unsupported: Value = serde_json::from_str(include_str!("fixtures/examples/UnsupportedProtocolVersionError_unsupported-version.json")).unwrap();
+    let unsupported: Value = serde_json::from_str(include_str!(
+        "fixtures/examples/UnsupportedProtocolVersionError_unsupported-version.json"
+    ))
+    .unwrap();
     let error: ErrorObject = serde_json::from_value(unsupported["error"].clone()).unwrap();
     assert_eq!(serde_json::to_value(&error).unwrap(), unsupported["error"]);
     for example in [
         include_str!("fixtures/examples/CallToolResult_result-with-structured-content.json"),
         include_str!("fixtures/examples/CallToolResult_invalid-tool-input-error.json"),
     ] {
-        assert_valid(CORE, "CallToolResult", &serde_json::from_str(example).unwrap());
+        assert_valid(
+            CORE,
+            "CallToolResult",
+            &serde_json::from_str(example).unwrap(),
+        );
     }
 }

@@ -31,7 +31,9 @@ struct Stream {
 
 impl Stream {
     async fn get(&self, task_id: &str) -> Option<Value> {
-        let request = ObjectRequest::Get { task_id: task_id.to_owned() };
+        let request = ObjectRequest::Get {
+            task_id: task_id.to_owned(),
+        };
         match call_object(&self.env, &request, &self.principal).await {
             Ok(ObjectReply::Result(task)) => Some(task),
             _ => None,
@@ -78,7 +80,11 @@ impl Stream {
                 None => self.watched.retain(|(id, _)| *id != task_id),
             }
         }
-        self.quiet_ms = if self.queue.is_empty() { self.quiet_ms + self.listen.poll_ms } else { 0 };
+        self.quiet_ms = if self.queue.is_empty() {
+            self.quiet_ms + self.listen.poll_ms
+        } else {
+            0
+        };
         if self.quiet_ms >= KEEPALIVE_MS {
             self.quiet_ms = 0;
             self.queue.push_back(Listen::keepalive().to_vec());
@@ -99,11 +105,20 @@ impl Stream {
 
 pub async fn stream(env: Env, listen: Listen, principal: String) -> worker::Result<Response> {
     let mut head = HttpResponse::empty(200);
-    head.headers.push(("content-type", "text/event-stream".into()));
+    head.headers
+        .push(("content-type", "text/event-stream".into()));
     head.headers.push(("cache-control", "no-cache".into()));
     head.headers.push(("x-accel-buffering", "no".into()));
     let head = listen.cors.apply(head);
-    let state = Stream { env, listen, principal, watched: Vec::new(), queue: VecDeque::new(), phase: Phase::Start, quiet_ms: 0 };
+    let state = Stream {
+        env,
+        listen,
+        principal,
+        watched: Vec::new(),
+        queue: VecDeque::new(),
+        phase: Phase::Start,
+        quiet_ms: 0,
+    };
     let body = stream::unfold(state, |mut s| async move {
         loop {
             if let Some(chunk) = s.queue.pop_front() {

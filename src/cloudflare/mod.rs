@@ -12,7 +12,6 @@ use std::cell::OnceCell;
 use std::time::Duration;
 use worker::{Date, Delay, Env, Method, Request, RequestInit, Response, event};
 
-
 /// The Durable Object binding name (wrangler.toml).
 pub const TASKS_BINDING: &str = "TASKS";
 
@@ -29,7 +28,9 @@ pub(crate) fn with_server<T>(env: &Env, f: impl FnOnce(&Server) -> T) -> worker:
         });
         match server {
             Ok(server) => Ok(f(server)),
-            Err(e) => Err(worker::Error::RustError(format!("invalid configuration: {e}"))),
+            Err(e) => Err(worker::Error::RustError(format!(
+                "invalid configuration: {e}"
+            ))),
         }
     })
 }
@@ -40,7 +41,8 @@ pub(crate) fn now_ms() -> u64 {
 
 fn new_task_id() -> worker::Result<String> {
     let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| worker::Error::RustError(format!("no randomness: {e}")))?;
+    getrandom::fill(&mut bytes)
+        .map_err(|e| worker::Error::RustError(format!("no randomness: {e}")))?;
     Ok(id::format(bytes))
 }
 
@@ -57,20 +59,40 @@ async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Res
             .is_some_and(|n| n > s.config.max_body_bytes)
     })?;
     // A body declared too large is not read; the core answers 413 from the header.
-    let body = if declared_too_large || req.method() != Method::Post { Vec::new() } else { req.bytes().await? };
-    let request = HttpRequest { method: req.method().to_string(), path: req.path(), headers, body };
-    let mut ctx = Context { principal: server::principal(&request), now_ms: now_ms() };
+    let body = if declared_too_large || req.method() != Method::Post {
+        Vec::new()
+    } else {
+        req.bytes().await?
+    };
+    let request = HttpRequest {
+        method: req.method().to_string(),
+        path: req.path(),
+        headers,
+        body,
+    };
+    let mut ctx = Context {
+        principal: server::principal(&request),
+        now_ms: now_ms(),
+    };
     let mut action = with_server(&env, |s| s.handle(&request, &ctx))?;
     loop {
         action = match action {
             Action::Respond(response) => return to_response(response),
-            Action::CreateTask { request_id, mut record, cors } => {
+            Action::CreateTask {
+                request_id,
+                mut record,
+                cors,
+            } => {
                 record.task_id = new_task_id()?;
                 let request = ObjectRequest::Create { record };
                 let reply = call_object(&env, &request, &ctx.principal).await;
                 return respond_object(&env, &request_id, reply, &cors);
             }
-            Action::Forward { request_id, request, cors } => {
+            Action::Forward {
+                request_id,
+                request,
+                cors,
+            } => {
                 let reply = call_object(&env, &request, &ctx.principal).await;
                 return respond_object(&env, &request_id, reply, &cors);
             }
@@ -98,17 +120,34 @@ fn respond_object(
 }
 
 /// Sends one request to the TaskObject named by its task id.
-pub(crate) async fn call_object(env: &Env, request: &ObjectRequest, principal: &str) -> Result<ObjectReply, String> {
-    let namespace = env.durable_object(TASKS_BINDING).map_err(|e| e.to_string())?;
-    let stub = namespace.get_by_name(request.task_id()).map_err(|e| e.to_string())?;
+pub(crate) async fn call_object(
+    env: &Env,
+    request: &ObjectRequest,
+    principal: &str,
+) -> Result<ObjectReply, String> {
+    let namespace = env
+        .durable_object(TASKS_BINDING)
+        .map_err(|e| e.to_string())?;
+    let stub = namespace
+        .get_by_name(request.task_id())
+        .map_err(|e| e.to_string())?;
     let headers = worker::Headers::new();
-    headers.set(PRINCIPAL_HEADER, principal).map_err(|e| e.to_string())?;
-    headers.set("content-type", "application/json").map_err(|e| e.to_string())?;
+    headers
+        .set(PRINCIPAL_HEADER, principal)
+        .map_err(|e| e.to_string())?;
+    headers
+        .set("content-type", "application/json")
+        .map_err(|e| e.to_string())?;
     let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
     let mut init = RequestInit::new();
-    init.with_method(Method::Post).with_headers(headers).with_body(Some(body.into()));
+    init.with_method(Method::Post)
+        .with_headers(headers)
+        .with_body(Some(body.into()));
     let object_request = Request::new_with_init(OBJECT_URL, &init).map_err(|e| e.to_string())?;
-    let mut response = stub.fetch_with_request(object_request).await.map_err(|e| e.to_string())?;
+    let mut response = stub
+        .fetch_with_request(object_request)
+        .await
+        .map_err(|e| e.to_string())?;
     let text = response.text().await.map_err(|e| e.to_string())?;
     serde_json::from_str(&text).map_err(|e| format!("unreadable reply from the task object: {e}"))
 }
@@ -118,6 +157,10 @@ fn to_response(response: HttpResponse) -> worker::Result<Response> {
     for (name, value) in &response.headers {
         headers.append(name, value)?;
     }
-    let built = if response.body.is_empty() { Response::empty()? } else { Response::from_bytes(response.body)? };
+    let built = if response.body.is_empty() {
+        Response::empty()?
+    } else {
+        Response::from_bytes(response.body)?
+    };
     Ok(built.with_status(response.status).with_headers(headers))
 }

@@ -36,7 +36,8 @@ impl TaskObject {
             return Ok(());
         }
         if let Some(record) = &effects.store {
-            let json = serde_json::to_string(record).map_err(|e| worker::Error::RustError(e.to_string()))?;
+            let json = serde_json::to_string(record)
+                .map_err(|e| worker::Error::RustError(e.to_string()))?;
             storage.put(RECORD_KEY, json).await?;
         }
         match effects.alarm {
@@ -64,7 +65,8 @@ impl DurableObject for TaskObject {
             Err(e) => return Response::error(format!("bad object request: {e}"), 400),
         };
         let stored = self.load().await?;
-        let (reply, effects): (ObjectReply, Effects) = object::handle(stored, request, &principal, now_ms());
+        let (reply, effects): (ObjectReply, Effects) =
+            object::handle(stored, request, &principal, now_ms());
         self.apply(effects).await?;
         Response::from_json(&reply)
     }
@@ -76,8 +78,15 @@ impl DurableObject for TaskObject {
             AlarmPlan::RunStep(running) => {
                 // Store the "step running" mark first: if the step panics, the instance
                 // dies, the alarm is retried, and the retry fails the task instead.
-                self.apply(Effects { store: Some(running.clone()), delete_all: false, alarm: None }).await?;
-                let effects = with_server(&self.env, |s| object::run_step(running, &s.registry, now_ms()))?;
+                self.apply(Effects {
+                    store: Some(running.clone()),
+                    delete_all: false,
+                    alarm: None,
+                })
+                .await?;
+                let effects = with_server(&self.env, |s| {
+                    object::run_step(running, &s.registry, now_ms())
+                })?;
                 self.apply(effects).await?;
             }
         }

@@ -50,7 +50,11 @@ pub fn required_capability(request: &Value) -> Option<Capability> {
     match request.get("method").and_then(Value::as_str)? {
         ELICIT => {
             let url = request.pointer("/params/mode").and_then(Value::as_str) == Some("url");
-            Some(if url { Capability::ElicitationUrl } else { Capability::ElicitationForm })
+            Some(if url {
+                Capability::ElicitationUrl
+            } else {
+                Capability::ElicitationForm
+            })
         }
         SAMPLE => Some(Capability::Sampling),
         LIST_ROOTS => Some(Capability::Roots),
@@ -65,7 +69,9 @@ pub fn check_capabilities(
 ) -> Result<(), McpError> {
     for (key, request) in requests {
         let needed = required_capability(request).ok_or_else(|| {
-            McpError::Internal(format!("input request {key:?} is not an input request method"))
+            McpError::Internal(format!(
+                "input request {key:?} is not an input request method"
+            ))
         })?;
         if !capabilities.has(needed) {
             return Err(needed.missing(&format!("the server needs to send input request {key:?}")));
@@ -105,7 +111,11 @@ pub enum Elicited {
 
 /// Reads an answer as an `ElicitResult`; -32602 if it is not one.
 pub fn as_elicit_result(key: &str, answer: &Value) -> Result<Elicited, McpError> {
-    let bad = |why: &str| McpError::InvalidParams(format!("inputResponses[{key:?}] is not a valid ElicitResult: {why}"));
+    let bad = |why: &str| {
+        McpError::InvalidParams(format!(
+            "inputResponses[{key:?}] is not a valid ElicitResult: {why}"
+        ))
+    };
     match answer.get("action").and_then(Value::as_str) {
         Some("accept") => match answer.get("content") {
             None => Ok(Elicited::Accept(Map::new())),
@@ -121,15 +131,25 @@ pub fn as_elicit_result(key: &str, answer: &Value) -> Result<Elicited, McpError>
 
 /// Reads an answer as a `CreateMessageResult` and returns its text; -32602 if malformed.
 pub fn as_sampled_text(key: &str, answer: &Value) -> Result<String, McpError> {
-    let bad = |why: &str| McpError::InvalidParams(format!("inputResponses[{key:?}] is not a valid CreateMessageResult: {why}"));
+    let bad = |why: &str| {
+        McpError::InvalidParams(format!(
+            "inputResponses[{key:?}] is not a valid CreateMessageResult: {why}"
+        ))
+    };
     if answer.get("role").and_then(Value::as_str).is_none() {
         return Err(bad("\"role\" is missing"));
     }
-    let content = answer.get("content").ok_or_else(|| bad("\"content\" is missing"))?;
+    let content = answer
+        .get("content")
+        .ok_or_else(|| bad("\"content\" is missing"))?;
     let blocks: Vec<&Value> = match content {
         Value::Array(items) => items.iter().collect(),
         Value::Object(_) => vec![content],
-        _ => return Err(bad("\"content\" must be a content block or an array of them")),
+        _ => {
+            return Err(bad(
+                "\"content\" must be a content block or an array of them",
+            ));
+        }
     };
     Ok(blocks
         .iter()
@@ -140,7 +160,11 @@ pub fn as_sampled_text(key: &str, answer: &Value) -> Result<String, McpError> {
 
 /// Reads an answer as a `ListRootsResult` and returns the root URIs; -32602 if malformed.
 pub fn as_root_uris(key: &str, answer: &Value) -> Result<Vec<String>, McpError> {
-    let bad = |why: &str| McpError::InvalidParams(format!("inputResponses[{key:?}] is not a valid ListRootsResult: {why}"));
+    let bad = |why: &str| {
+        McpError::InvalidParams(format!(
+            "inputResponses[{key:?}] is not a valid ListRootsResult: {why}"
+        ))
+    };
     let roots = answer
         .get("roots")
         .and_then(Value::as_array)

@@ -94,8 +94,9 @@ impl ClientCapabilities {
     pub fn has(&self, capability: Capability) -> bool {
         let object = |key: &str| self.0.get(key).and_then(Value::as_object);
         match capability {
-            Capability::ElicitationForm => object("elicitation")
-                .is_some_and(|e| e.is_empty() || e.contains_key("form")),
+            Capability::ElicitationForm => {
+                object("elicitation").is_some_and(|e| e.is_empty() || e.contains_key("form"))
+            }
             Capability::ElicitationUrl => {
                 object("elicitation").is_some_and(|e| e.contains_key("url"))
             }
@@ -113,7 +114,11 @@ impl ClientCapabilities {
 pub fn parse_request_meta(params: &Map<String, Value>) -> Result<RequestMeta, McpError> {
     let meta = match params.get("_meta") {
         Some(Value::Object(meta)) => meta,
-        Some(_) => return Err(McpError::InvalidParams("params._meta must be an object".into())),
+        Some(_) => {
+            return Err(McpError::InvalidParams(
+                "params._meta must be an object".into(),
+            ));
+        }
         None => {
             return Err(McpError::InvalidParams(format!(
                 "params._meta is required in {PROTOCOL_2026_07_28} and must carry \

@@ -92,12 +92,21 @@ fn rejected(why: &str) -> McpError {
 
 /// Verifies and opens a state produced by [`seal`]. Every failure is -32602 with the
 /// reason: tampered or foreign signature, expiry, another principal, another request.
-pub fn open(secret: &[u8], binding: Binding, state: &str, now_ms: u64) -> Result<Carried, McpError> {
+pub fn open(
+    secret: &[u8],
+    binding: Binding,
+    state: &str,
+    now_ms: u64,
+) -> Result<Carried, McpError> {
     let (body, sig) = state
         .split_once('.')
         .ok_or_else(|| rejected("malformed (not issued by this server)"))?;
-    let json = B64.decode(body).map_err(|_| rejected("malformed (not issued by this server)"))?;
-    let sig = B64.decode(sig).map_err(|_| rejected("malformed signature"))?;
+    let json = B64
+        .decode(body)
+        .map_err(|_| rejected("malformed (not issued by this server)"))?;
+    let sig = B64
+        .decode(sig)
+        .map_err(|_| rejected("malformed signature"))?;
     let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
     mac.update(&json);
     // Constant-time comparison of the truncated tag.
@@ -112,7 +121,9 @@ pub fn open(secret: &[u8], binding: Binding, state: &str, now_ms: u64) -> Result
         return Err(rejected("unsupported state version"));
     }
     if now_ms > payload.e {
-        return Err(rejected("expired; call the tool again without requestState"));
+        return Err(rejected(
+            "expired; call the tool again without requestState",
+        ));
     }
     if payload.p != digest(binding.principal.as_bytes()) {
         return Err(rejected("it was issued to a different principal"));
@@ -120,7 +131,9 @@ pub fn open(secret: &[u8], binding: Binding, state: &str, now_ms: u64) -> Result
     if payload.t != binding.tool
         || payload.a != digest(&serde_json::to_vec(binding.arguments).expect("arguments serialize"))
     {
-        return Err(rejected("it belongs to a different request (tool or arguments changed)"));
+        return Err(rejected(
+            "it belongs to a different request (tool or arguments changed)",
+        ));
     }
     Ok(Carried {
         rounds: payload.r,

@@ -36,12 +36,19 @@ fn has_type(instance: &Value, wanted: &str) -> bool {
 }
 
 fn at(path: &str) -> String {
-    if path.is_empty() { "arguments".into() } else { format!("arguments{path}") }
+    if path.is_empty() {
+        "arguments".into()
+    } else {
+        format!("arguments{path}")
+    }
 }
 
 fn check(schema: &Value, instance: &Value, path: &str, depth: usize) -> Result<(), String> {
     if depth > MAX_DEPTH {
-        return Err(format!("{}: schema nesting is too deep to validate", at(path)));
+        return Err(format!(
+            "{}: schema nesting is too deep to validate",
+            at(path)
+        ));
     }
     let schema = match schema {
         Value::Bool(true) => return Ok(()),
@@ -51,58 +58,78 @@ fn check(schema: &Value, instance: &Value, path: &str, depth: usize) -> Result<(
     };
     match schema.get("type") {
         Some(Value::String(t)) if !has_type(instance, t) => {
-            return Err(format!("{}: expected {t}, got {}", at(path), type_name(instance)));
+            return Err(format!(
+                "{}: expected {t}, got {}",
+                at(path),
+                type_name(instance)
+            ));
         }
-        Some(Value::Array(ts)) if !ts.iter().filter_map(Value::as_str).any(|t| has_type(instance, t)) => {
-            return Err(format!("{}: {} is not one of the allowed types", at(path), type_name(instance)));
+        Some(Value::Array(ts))
+            if !ts
+                .iter()
+                .filter_map(Value::as_str)
+                .any(|t| has_type(instance, t)) =>
+        {
+            return Err(format!(
+                "{}: {} is not one of the allowed types",
+                at(path),
+                type_name(instance)
+            ));
         }
         _ => {}
     }
-    if let Some(Value::Array(options)) = schema.get("enum") {
-        if !options.contains(instance) {
-            return Err(format!("{}: {instance} is not one of {}", at(path), Value::Array(options.clone())));
-        }
+    if let Some(Value::Array(options)) = schema.get("enum")
+        && !options.contains(instance)
+    {
+        return Err(format!(
+            "{}: {instance} is not one of {}",
+            at(path),
+            Value::Array(options.clone())
+        ));
     }
-    if let Some(expected) = schema.get("const") {
-        if expected != instance {
-            return Err(format!("{}: must equal {expected}", at(path)));
-        }
+    if let Some(expected) = schema.get("const")
+        && expected != instance
+    {
+        return Err(format!("{}: must equal {expected}", at(path)));
     }
     if let Some(n) = instance.as_f64() {
-        if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
-            if n < min {
-                return Err(format!("{}: {n} is less than the minimum {min}", at(path)));
-            }
+        if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
+            && n < min
+        {
+            return Err(format!("{}: {n} is less than the minimum {min}", at(path)));
         }
-        if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
-            if n > max {
-                return Err(format!("{}: {n} is greater than the maximum {max}", at(path)));
-            }
+        if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
+            && n > max
+        {
+            return Err(format!(
+                "{}: {n} is greater than the maximum {max}",
+                at(path)
+            ));
         }
     }
     if let Some(s) = instance.as_str() {
         let len = s.chars().count() as u64;
-        if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
-            if len < min {
-                return Err(format!("{}: must be at least {min} characters", at(path)));
-            }
+        if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
+            && len < min
+        {
+            return Err(format!("{}: must be at least {min} characters", at(path)));
         }
-        if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
-            if len > max {
-                return Err(format!("{}: must be at most {max} characters", at(path)));
-            }
+        if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
+            && len > max
+        {
+            return Err(format!("{}: must be at most {max} characters", at(path)));
         }
     }
     if let Some(items) = instance.as_array() {
-        if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
-            if (items.len() as u64) < min {
-                return Err(format!("{}: must have at least {min} items", at(path)));
-            }
+        if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
+            && (items.len() as u64) < min
+        {
+            return Err(format!("{}: must have at least {min} items", at(path)));
         }
-        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
-            if items.len() as u64 > max {
-                return Err(format!("{}: must have at most {max} items", at(path)));
-            }
+        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
+            && items.len() as u64 > max
+        {
+            return Err(format!("{}: must have at most {max} items", at(path)));
         }
         if let Some(item_schema) = schema.get("items") {
             for (i, item) in items.iter().enumerate() {

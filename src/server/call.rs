@@ -62,17 +62,32 @@ fn arguments(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError
     match params.get("arguments") {
         None | Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(a)) => Ok(a.clone()),
-        Some(_) => Err(McpError::InvalidParams("params.arguments must be an object".into())),
+        Some(_) => Err(McpError::InvalidParams(
+            "params.arguments must be an object".into(),
+        )),
     }
 }
 
 /// Opens the `requestState` (if any) and merges this round's answers over the carried ones.
-fn carried(server: &Server, params: &Map<String, Value>, binding: Binding, now_ms: u64) -> Result<Carried, McpError> {
+fn carried(
+    server: &Server,
+    params: &Map<String, Value>,
+    binding: Binding,
+    now_ms: u64,
+) -> Result<Carried, McpError> {
     let responses = input::parse_input_responses(params)?;
     let mut carried = match params.get("requestState") {
-        None | Some(Value::Null) => Carried { rounds: 0, answers: Map::new(), checkpoint: Value::Null },
+        None | Some(Value::Null) => Carried {
+            rounds: 0,
+            answers: Map::new(),
+            checkpoint: Value::Null,
+        },
         Some(Value::String(state)) => request_state::open(secret(server)?, binding, state, now_ms)?,
-        Some(_) => return Err(McpError::InvalidParams("params.requestState must be a string".into())),
+        Some(_) => {
+            return Err(McpError::InvalidParams(
+                "params.requestState must be a string".into(),
+            ));
+        }
     };
     carried.answers.extend(responses);
     Ok(carried)
@@ -84,19 +99,37 @@ fn secret(server: &Server) -> Result<&[u8], McpError> {
     })
 }
 
-pub fn tools_call(server: &Server, rpc: &Request, http_headers: &Headers, meta: &RequestMeta, ctx: &Context, cors: &Cors) -> Result<Action, McpError> {
+pub fn tools_call(
+    server: &Server,
+    rpc: &Request,
+    http_headers: &Headers,
+    meta: &RequestMeta,
+    ctx: &Context,
+    cors: &Cors,
+) -> Result<Action, McpError> {
     let name = string_param(&rpc.params, "name")?;
     let spec = server.registry.lookup(name)?;
     let arguments = arguments(&rpc.params)?;
-    headers::check_params(http_headers, &headers::param_headers(spec.input_schema()), &arguments)?;
-    schema::validate(spec.input_schema(), &Value::Object(arguments.clone()))
-        .map_err(|why| McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}")))?;
+    headers::check_params(
+        http_headers,
+        &headers::param_headers(spec.input_schema()),
+        &arguments,
+    )?;
+    schema::validate(spec.input_schema(), &Value::Object(arguments.clone())).map_err(|why| {
+        McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
+    })?;
     let tasks_declared = meta.capabilities.has(Capability::TasksExtension);
     if spec.task_support == TaskSupport::Required && !tasks_declared {
-        return Err(Capability::TasksExtension.missing(&format!("the tool {name} only runs as a task")));
+        return Err(
+            Capability::TasksExtension.missing(&format!("the tool {name} only runs as a task"))
+        );
     }
     // The legacy `task` param (2025-11-25) is ignored: the server alone decides (SEP-2663).
-    let binding = Binding { principal: &ctx.principal, tool: name, arguments: &arguments };
+    let binding = Binding {
+        principal: &ctx.principal,
+        tool: name,
+        arguments: &arguments,
+    };
     let carried = carried(server, &rpc.params, binding, ctx.now_ms)?;
     let run = InlineRun {
         request_id: rpc.id.clone(),
@@ -111,13 +144,23 @@ pub fn tools_call(server: &Server, rpc: &Request, http_headers: &Headers, meta: 
     drive(server, run, ctx)
 }
 
-pub fn prompts_get(server: &Server, rpc: &Request, meta: &RequestMeta, ctx: &Context, cors: &Cors) -> Result<Action, McpError> {
+pub fn prompts_get(
+    server: &Server,
+    rpc: &Request,
+    meta: &RequestMeta,
+    ctx: &Context,
+    cors: &Cors,
+) -> Result<Action, McpError> {
     let name = string_param(&rpc.params, "name")?;
     if !(server.config.fixtures && name == FIXTURE_PROMPT) {
         return Err(McpError::InvalidParams(format!("Unknown prompt: {name}")));
     }
     let arguments = arguments(&rpc.params)?;
-    let binding = Binding { principal: &ctx.principal, tool: name, arguments: &arguments };
+    let binding = Binding {
+        principal: &ctx.principal,
+        tool: name,
+        arguments: &arguments,
+    };
     let carried = carried(server, &rpc.params, binding, ctx.now_ms)?;
     let run = InlineRun {
         request_id: rpc.id.clone(),
@@ -156,17 +199,34 @@ pub fn drive(server: &Server, mut run: InlineRun, ctx: &Context) -> Result<Actio
         match step(server, &run, ctx.now_ms) {
             Step::Complete(mut result) => {
                 if !result.is_object() {
-                    return Err(McpError::Internal(format!("{} returned a result that is not an object", run.target.name())));
+                    return Err(McpError::Internal(format!(
+                        "{} returned a result that is not an object",
+                        run.target.name()
+                    )));
                 }
                 result["resultType"] = RESULT_COMPLETE.into();
-                return Ok(Action::Respond(result_response(&run.request_id, &result, &run.cors)));
+                return Ok(Action::Respond(result_response(
+                    &run.request_id,
+                    &result,
+                    &run.cors,
+                )));
             }
             Step::Fail(error) => return Err(McpError::Tool(error)),
             Step::NeedInput(requests) => return input_required(server, run, requests, ctx),
-            Step::Continue { checkpoint, status_message, resume_after_ms } => {
+            Step::Continue {
+                checkpoint,
+                status_message,
+                resume_after_ms,
+            } => {
                 run.carried.checkpoint = checkpoint;
                 if run.tasks_allowed {
-                    return Ok(create_task(server, run, status_message, resume_after_ms, ctx));
+                    return Ok(create_task(
+                        server,
+                        run,
+                        status_message,
+                        resume_after_ms,
+                        ctx,
+                    ));
                 }
                 if resume_after_ms > 0 {
                     let used = ctx.now_ms.saturating_sub(run.started_at_ms);
@@ -177,34 +237,69 @@ pub fn drive(server: &Server, mut run: InlineRun, ctx: &Context) -> Result<Actio
                             server.config.inline_budget_ms
                         )));
                     }
-                    return Ok(Action::Sleep { ms: resume_after_ms, run: Box::new(run) });
+                    return Ok(Action::Sleep {
+                        ms: resume_after_ms,
+                        run: Box::new(run),
+                    });
                 }
             }
         }
     }
-    Err(McpError::Internal(format!("{} did not finish within {MAX_INLINE_STEPS} steps", run.target.name())))
+    Err(McpError::Internal(format!(
+        "{} did not finish within {MAX_INLINE_STEPS} steps",
+        run.target.name()
+    )))
 }
 
 /// An MRTR `InputRequiredResult` (mrtr "Server Requirements"): only for capabilities the
 /// client declared, with the answers so far and the checkpoint sealed in `requestState`.
-fn input_required(server: &Server, run: InlineRun, requests: Map<String, Value>, ctx: &Context) -> Result<Action, McpError> {
+fn input_required(
+    server: &Server,
+    run: InlineRun,
+    requests: Map<String, Value>,
+    ctx: &Context,
+) -> Result<Action, McpError> {
     if requests.is_empty() {
-        return Err(McpError::Internal(format!("{} asked for input without any input request", run.target.name())));
+        return Err(McpError::Internal(format!(
+            "{} asked for input without any input request",
+            run.target.name()
+        )));
     }
     input::check_capabilities(&requests, &run.capabilities)?;
-    let carried = Carried { rounds: run.carried.rounds + 1, ..run.carried };
-    let binding = Binding { principal: &ctx.principal, tool: run.target.name(), arguments: &run.arguments };
-    let expires = ctx.now_ms.saturating_add(server.config.request_state_ttl_ms);
+    let carried = Carried {
+        rounds: run.carried.rounds + 1,
+        ..run.carried
+    };
+    let binding = Binding {
+        principal: &ctx.principal,
+        tool: run.target.name(),
+        arguments: &run.arguments,
+    };
+    let expires = ctx
+        .now_ms
+        .saturating_add(server.config.request_state_ttl_ms);
     let state = request_state::seal(secret(server)?, binding, &carried, expires);
     let result = json!({ "resultType": RESULT_INPUT_REQUIRED, "inputRequests": requests, "requestState": state });
-    Ok(Action::Respond(result_response(&run.request_id, &result, &run.cors)))
+    Ok(Action::Respond(result_response(
+        &run.request_id,
+        &result,
+        &run.cors,
+    )))
 }
 
-fn create_task(server: &Server, run: InlineRun, status_message: Option<String>, resume_after_ms: u64, ctx: &Context) -> Action {
+fn create_task(
+    server: &Server,
+    run: InlineRun,
+    status_message: Option<String>,
+    resume_after_ms: u64,
+    ctx: &Context,
+) -> Action {
     let Target::Tool(tool) = &run.target else {
         unreachable!("only tools may become tasks: tasks_allowed is false for prompts")
     };
-    let ttl = server.config.task_ttl(server.registry.get(tool).and_then(|t| t.ttl_ms));
+    let ttl = server
+        .config
+        .task_ttl(server.registry.get(tool).and_then(|t| t.ttl_ms));
     let record = TaskRecord {
         task_id: String::new(),
         owner: ctx.principal.clone(),
@@ -223,5 +318,9 @@ fn create_task(server: &Server, run: InlineRun, status_message: Option<String>, 
         next_step_at_ms: Some(ctx.now_ms.saturating_add(resume_after_ms)),
         step_running: false,
     };
-    Action::CreateTask { request_id: run.request_id, record: Box::new(record), cors: run.cors }
+    Action::CreateTask {
+        request_id: run.request_id,
+        record: Box::new(record),
+        cors: run.cors,
+    }
 }

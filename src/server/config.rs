@@ -49,8 +49,15 @@ impl Default for Config {
 
 /// Variable names (documented in README "Configuration").
 pub const VARS: &[&str] = &[
-    "SERVER_NAME", "ALLOWED_ORIGINS", "MAX_BODY_BYTES", "TASK_TTL_MS", "TASK_MAX_TTL_MS",
-    "TASK_POLL_INTERVAL_MS", "REQUEST_STATE_SECRET", "REQUEST_STATE_TTL_MS", "INLINE_BUDGET_MS",
+    "SERVER_NAME",
+    "ALLOWED_ORIGINS",
+    "MAX_BODY_BYTES",
+    "TASK_TTL_MS",
+    "TASK_MAX_TTL_MS",
+    "TASK_POLL_INTERVAL_MS",
+    "REQUEST_STATE_SECRET",
+    "REQUEST_STATE_TTL_MS",
+    "INLINE_BUDGET_MS",
     "CONFORMANCE_FIXTURES",
 ];
 
@@ -78,7 +85,11 @@ impl Config {
             c.server_name = v;
         }
         if let Some(v) = get("ALLOWED_ORIGINS") {
-            c.allowed_origins = v.split(',').map(|o| o.trim().to_owned()).filter(|o| !o.is_empty()).collect();
+            c.allowed_origins = v
+                .split(',')
+                .map(|o| o.trim().to_owned())
+                .filter(|o| !o.is_empty())
+                .collect();
         }
         if let Some(v) = get("MAX_BODY_BYTES") {
             c.max_body_bytes = number("MAX_BODY_BYTES", &v)? as usize;
@@ -108,7 +119,11 @@ impl Config {
             c.fixtures = match v.trim() {
                 "true" | "1" => true,
                 "false" | "0" | "" => false,
-                other => return Err(format!("CONFORMANCE_FIXTURES must be true or false, got {other:?}")),
+                other => {
+                    return Err(format!(
+                        "CONFORMANCE_FIXTURES must be true or false, got {other:?}"
+                    ));
+                }
             };
         }
         Ok(c)
@@ -132,7 +147,15 @@ impl Config {
             }
             match allowed.strip_suffix(":*") {
                 // `http://localhost:*`: the origin without a port, or with any numeric port.
-                Some(base) => origin == base || origin.strip_prefix(base).and_then(|rest| rest.strip_prefix(':')).is_some_and(|port| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())),
+                Some(base) => {
+                    origin == base
+                        || origin
+                            .strip_prefix(base)
+                            .and_then(|rest| rest.strip_prefix(':'))
+                            .is_some_and(|port| {
+                                !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
+                            })
+                }
                 None => origin == allowed,
             }
         })

@@ -13,7 +13,13 @@ use serde_json::{Map, Value, json};
 /// List results are the same for every caller and change only on deploy.
 const LIST_TTL_MS: u64 = 60_000;
 
-pub fn dispatch(server: &Server, rpc: &Request, http_headers: &Headers, ctx: &Context, cors: &Cors) -> Result<Action, McpError> {
+pub fn dispatch(
+    server: &Server,
+    rpc: &Request,
+    http_headers: &Headers,
+    ctx: &Context,
+    cors: &Cors,
+) -> Result<Action, McpError> {
     let meta = meta::parse_request_meta(&rpc.params)?;
     let header_version = headers::protocol_version(http_headers)?;
     if header_version != meta.protocol_version {
@@ -35,7 +41,9 @@ pub fn dispatch(server: &Server, rpc: &Request, http_headers: &Headers, ctx: &Co
         "tools/call" => call::tools_call(server, rpc, http_headers, &meta, ctx, cors),
         "prompts/list" => {
             no_cursor(params)?;
-            respond(cacheable(json!({ "prompts": catalog::prompts(server.config.fixtures) })))
+            respond(cacheable(
+                json!({ "prompts": catalog::prompts(server.config.fixtures) }),
+            ))
         }
         "prompts/get" => call::prompts_get(server, rpc, &meta, ctx, cors),
         "resources/list" => {
@@ -54,7 +62,11 @@ pub fn dispatch(server: &Server, rpc: &Request, http_headers: &Headers, ctx: &Co
         }
         "tasks/get" | "tasks/update" | "tasks/cancel" => {
             let request = task_request(&rpc.method, params, &meta)?;
-            Ok(Action::Forward { request_id: rpc.id.clone(), request, cors: cors.clone() })
+            Ok(Action::Forward {
+                request_id: rpc.id.clone(),
+                request,
+                cors: cors.clone(),
+            })
         }
         "subscriptions/listen" => listen::open(server, rpc, &meta, ctx, cors),
         // tasks/result and tasks/list were removed by SEP-2663; initialize, ping,
@@ -91,24 +103,36 @@ fn cacheable(mut result: Value) -> Value {
 fn no_cursor(params: &Map<String, Value>) -> Result<(), McpError> {
     match params.get("cursor") {
         None | Some(Value::Null) => Ok(()),
-        Some(_) => Err(McpError::InvalidParams("Invalid cursor: this server returns every item in one page".into())),
+        Some(_) => Err(McpError::InvalidParams(
+            "Invalid cursor: this server returns every item in one page".into(),
+        )),
     }
 }
 
 pub fn string_param<'a>(params: &'a Map<String, Value>, name: &str) -> Result<&'a str, McpError> {
     match params.get(name) {
         Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(McpError::InvalidParams(format!("params.{name} must be a string"))),
-        None => Err(McpError::InvalidParams(format!("params.{name} is required"))),
+        Some(_) => Err(McpError::InvalidParams(format!(
+            "params.{name} must be a string"
+        ))),
+        None => Err(McpError::InvalidParams(format!(
+            "params.{name} is required"
+        ))),
     }
 }
 
 /// Validates a `tasks/*` request before any routing: the extension must be declared
 /// (-32021, checked first: ext-tasks "Protocol Errors"), the id must be one this server
 /// could have minted (else "not found" without touching an object).
-fn task_request(method: &str, params: &Map<String, Value>, meta: &RequestMeta) -> Result<ObjectRequest, McpError> {
+fn task_request(
+    method: &str,
+    params: &Map<String, Value>,
+    meta: &RequestMeta,
+) -> Result<ObjectRequest, McpError> {
     if !meta.capabilities.has(Capability::TasksExtension) {
-        return Err(Capability::TasksExtension.missing(&format!("{method} is part of the Tasks extension")));
+        return Err(
+            Capability::TasksExtension.missing(&format!("{method} is part of the Tasks extension"))
+        );
     }
     let task_id = string_param(params, "taskId")?.to_owned();
     if !id::is_valid(&task_id) {
@@ -121,7 +145,11 @@ fn task_request(method: &str, params: &Map<String, Value>, meta: &RequestMeta) -
             task_id,
             input_responses: match params.get("inputResponses") {
                 Some(Value::Object(_)) => crate::mcp::input::parse_input_responses(params)?,
-                _ => return Err(McpError::InvalidParams("params.inputResponses must be an object".into())),
+                _ => {
+                    return Err(McpError::InvalidParams(
+                        "params.inputResponses must be an object".into(),
+                    ));
+                }
             },
         },
     })

@@ -40,30 +40,53 @@ pub struct Listen {
     pub poll_ms: u64,
 }
 
-pub fn open(server: &Server, rpc: &Request, meta: &RequestMeta, _ctx: &Context, cors: &Cors) -> Result<Action, McpError> {
+pub fn open(
+    server: &Server,
+    rpc: &Request,
+    meta: &RequestMeta,
+    _ctx: &Context,
+    cors: &Cors,
+) -> Result<Action, McpError> {
     let filter = match rpc.params.get("notifications") {
         Some(Value::Object(f)) => f,
-        Some(_) => return Err(McpError::InvalidParams("params.notifications must be an object".into())),
-        None => return Err(McpError::InvalidParams("params.notifications is required (the notification filter)".into())),
+        Some(_) => {
+            return Err(McpError::InvalidParams(
+                "params.notifications must be an object".into(),
+            ));
+        }
+        None => {
+            return Err(McpError::InvalidParams(
+                "params.notifications is required (the notification filter)".into(),
+            ));
+        }
     };
     let mut task_ids = Vec::new();
     match filter.get("taskIds") {
         None | Some(Value::Null) => {}
         Some(Value::Array(ids)) => {
             if !meta.capabilities.has(Capability::TasksExtension) {
-                return Err(Capability::TasksExtension.missing("task status notifications are part of the Tasks extension"));
+                return Err(Capability::TasksExtension
+                    .missing("task status notifications are part of the Tasks extension"));
             }
             for id in ids {
-                let id = id.as_str().ok_or_else(|| McpError::InvalidParams("notifications.taskIds must be strings".into()))?;
+                let id = id.as_str().ok_or_else(|| {
+                    McpError::InvalidParams("notifications.taskIds must be strings".into())
+                })?;
                 if id::is_valid(id) && !task_ids.iter().any(|t| t == id) {
                     task_ids.push(id.to_owned());
                 }
             }
             if task_ids.len() > MAX_TASKS {
-                return Err(McpError::InvalidParams(format!("at most {MAX_TASKS} taskIds per subscription")));
+                return Err(McpError::InvalidParams(format!(
+                    "at most {MAX_TASKS} taskIds per subscription"
+                )));
             }
         }
-        Some(_) => return Err(McpError::InvalidParams("notifications.taskIds must be an array".into())),
+        Some(_) => {
+            return Err(McpError::InvalidParams(
+                "notifications.taskIds must be an array".into(),
+            ));
+        }
     }
     Ok(Action::Listen(Box::new(Listen {
         request_id: rpc.id.clone(),
@@ -117,5 +140,8 @@ impl Listen {
 
 /// Whether a `tasks/get` result is terminal.
 pub fn is_terminal(get_result: &Value) -> bool {
-    matches!(get_result.get("status").and_then(Value::as_str), Some("completed" | "failed" | "cancelled"))
+    matches!(
+        get_result.get("status").and_then(Value::as_str),
+        Some("completed" | "failed" | "cancelled")
+    )
 }

@@ -33,7 +33,9 @@ pub fn principal(request: &HttpRequest) -> String {
         .get("authorization")
         .and_then(|v| {
             let v = v.trim();
-            v.get(..7).filter(|p| p.eq_ignore_ascii_case("bearer ")).map(|_| v[7..].trim().to_owned())
+            v.get(..7)
+                .filter(|p| p.eq_ignore_ascii_case("bearer "))
+                .map(|_| v[7..].trim().to_owned())
         })
         .filter(|t| !t.is_empty());
     match token {
@@ -60,10 +62,18 @@ pub enum Action {
     Respond(HttpResponse),
     /// Draw a task id, send `ObjectRequest::Create` to the object named by it with
     /// `record.task_id` set, and answer with [`Server::object_response`].
-    CreateTask { request_id: RequestId, record: Box<TaskRecord>, cors: Cors },
+    CreateTask {
+        request_id: RequestId,
+        record: Box<TaskRecord>,
+        cors: Cors,
+    },
     /// Send `request` to the object named `request.task_id()` and answer with
     /// [`Server::object_response`].
-    Forward { request_id: RequestId, request: ObjectRequest, cors: Cors },
+    Forward {
+        request_id: RequestId,
+        request: ObjectRequest,
+        cors: Cors,
+    },
     /// Wait `ms`, then call [`Server::resume_inline`] with `run`.
     Sleep { ms: u64, run: Box<call::InlineRun> },
     /// Open a `subscriptions/listen` stream (see [`listen`]).
@@ -77,9 +87,13 @@ pub struct Cors(Option<String>);
 impl Cors {
     pub fn apply(&self, mut response: HttpResponse) -> HttpResponse {
         if let Some(origin) = &self.0 {
-            response.headers.push(("access-control-allow-origin", origin.clone()));
+            response
+                .headers
+                .push(("access-control-allow-origin", origin.clone()));
             response.headers.push(("vary", "Origin".into()));
-            response.headers.push(("access-control-expose-headers", "content-type".into()));
+            response
+                .headers
+                .push(("access-control-expose-headers", "content-type".into()));
         }
         response
     }
@@ -93,12 +107,18 @@ pub struct Server {
 }
 
 fn error_response(id: Option<&RequestId>, error: &McpError, cors: &Cors) -> HttpResponse {
-    cors.apply(HttpResponse::json(error.http_status(), jsonrpc::error_response(id, &error.to_wire())))
+    cors.apply(HttpResponse::json(
+        error.http_status(),
+        jsonrpc::error_response(id, &error.to_wire()),
+    ))
 }
 
 /// A JSON-RPC result response (status 200).
 pub fn result_response(id: &RequestId, result: &Value, cors: &Cors) -> HttpResponse {
-    cors.apply(HttpResponse::json(200, jsonrpc::result_response(id, result)))
+    cors.apply(HttpResponse::json(
+        200,
+        jsonrpc::result_response(id, result),
+    ))
 }
 
 impl Server {
@@ -113,20 +133,28 @@ impl Server {
         let cors = match &origin {
             Some(o) if !self.config.origin_allowed(o) => {
                 // streamable-http "Security": invalid Origin → 403 (DNS-rebinding protection).
-                return Action::Respond(error_response(None, &McpError::ForbiddenOrigin(o.clone()), &Cors::default()));
+                return Action::Respond(error_response(
+                    None,
+                    &McpError::ForbiddenOrigin(o.clone()),
+                    &Cors::default(),
+                ));
             }
             Some(o) => Cors(Some(o.clone())),
             None => Cors::default(),
         };
         if request.path != MCP_PATH {
-            let e = McpError::MethodNotFound(format!("HTTP path {} (the MCP endpoint is {MCP_PATH})", request.path));
+            let e = McpError::MethodNotFound(format!(
+                "HTTP path {} (the MCP endpoint is {MCP_PATH})",
+                request.path
+            ));
             return Action::Respond(error_response(None, &e, &cors));
         }
         match request.method.as_str() {
             "POST" => {}
             "OPTIONS" => return Action::Respond(preflight(&cors, request)),
             other => {
-                let mut response = error_response(None, &McpError::MethodNotAllowed(other.to_owned()), &cors);
+                let mut response =
+                    error_response(None, &McpError::MethodNotAllowed(other.to_owned()), &cors);
                 response.headers.push(("allow", "POST, OPTIONS".into()));
                 return Action::Respond(response);
             }
@@ -134,12 +162,21 @@ impl Server {
         let content_type = request.headers.get("content-type").unwrap_or_default();
         let media_type = content_type.split(';').next().unwrap_or_default().trim();
         if !media_type.eq_ignore_ascii_case("application/json") {
-            return Action::Respond(error_response(None, &McpError::UnsupportedMediaType(content_type), &cors));
+            return Action::Respond(error_response(
+                None,
+                &McpError::UnsupportedMediaType(content_type),
+                &cors,
+            ));
         }
         // The adapter may skip reading a body whose Content-Length is already too large.
-        let declared = request.headers.get("content-length").and_then(|v| v.trim().parse::<usize>().ok());
+        let declared = request
+            .headers
+            .get("content-length")
+            .and_then(|v| v.trim().parse::<usize>().ok());
         if request.body.len().max(declared.unwrap_or(0)) > self.config.max_body_bytes {
-            let e = McpError::PayloadTooLarge { limit: self.config.max_body_bytes };
+            let e = McpError::PayloadTooLarge {
+                limit: self.config.max_body_bytes,
+            };
             return Action::Respond(error_response(None, &e, &cors));
         }
         let message = match jsonrpc::parse_message(&request.body) {
@@ -156,24 +193,42 @@ impl Server {
             // No client notifications are defined over Streamable HTTP in 2026-07-28; a
             // well-formed one is accepted and has no effect (streamable-http "Sending Messages" 5).
             Message::Notification(_) => Action::Respond(cors.apply(HttpResponse::empty(202))),
-            Message::Request(rpc) => match dispatch::dispatch(self, &rpc, &request.headers, ctx, &cors) {
-                Ok(action) => action,
-                Err(e) => Action::Respond(error_response(Some(&rpc.id), &e, &cors)),
-            },
+            Message::Request(rpc) => {
+                match dispatch::dispatch(self, &rpc, &request.headers, ctx, &cors) {
+                    Ok(action) => action,
+                    Err(e) => Action::Respond(error_response(Some(&rpc.id), &e, &cors)),
+                }
+            }
         }
     }
 
     /// Turns a TaskObject reply into the JSON-RPC response for the original request.
-    pub fn object_response(&self, request_id: &RequestId, reply: ObjectReply, cors: &Cors) -> HttpResponse {
+    pub fn object_response(
+        &self,
+        request_id: &RequestId,
+        reply: ObjectReply,
+        cors: &Cors,
+    ) -> HttpResponse {
         match reply {
             ObjectReply::Result(result) => result_response(request_id, &result, cors),
-            ObjectReply::Error(error) => error_response(Some(request_id), &McpError::from_wire(error), cors),
+            ObjectReply::Error(error) => {
+                error_response(Some(request_id), &McpError::from_wire(error), cors)
+            }
         }
     }
 
     /// The response when the adapter could not reach a TaskObject at all.
-    pub fn object_unreachable(&self, request_id: &RequestId, why: &str, cors: &Cors) -> HttpResponse {
-        error_response(Some(request_id), &McpError::Internal(format!("task storage unavailable: {why}")), cors)
+    pub fn object_unreachable(
+        &self,
+        request_id: &RequestId,
+        why: &str,
+        cors: &Cors,
+    ) -> HttpResponse {
+        error_response(
+            Some(request_id),
+            &McpError::Internal(format!("task storage unavailable: {why}")),
+            cors,
+        )
     }
 
     /// Continues an inline run after the adapter slept.
@@ -190,15 +245,24 @@ impl Server {
 fn preflight(cors: &Cors, request: &HttpRequest) -> HttpResponse {
     let mut response = cors.apply(HttpResponse::empty(204));
     if cors.0.is_some() {
-        let requested = request.headers.get("access-control-request-headers").unwrap_or_default();
+        let requested = request
+            .headers
+            .get("access-control-request-headers")
+            .unwrap_or_default();
         let allowed = if requested.is_empty() {
             "content-type, authorization, mcp-protocol-version, mcp-method, mcp-name".to_owned()
         } else {
             requested
         };
-        response.headers.push(("access-control-allow-methods", "POST, OPTIONS".into()));
-        response.headers.push(("access-control-allow-headers", allowed));
-        response.headers.push(("access-control-max-age", "600".into()));
+        response
+            .headers
+            .push(("access-control-allow-methods", "POST, OPTIONS".into()));
+        response
+            .headers
+            .push(("access-control-allow-headers", allowed));
+        response
+            .headers
+            .push(("access-control-max-age", "600".into()));
     }
     response
 }

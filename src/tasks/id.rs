@@ -13,7 +13,10 @@ pub fn format(bytes: [u8; 16]) -> String {
 /// Whether `id` has the one format this server mints. Anything else cannot name a task
 /// here, so it is "not found" without touching a Durable Object.
 pub fn is_valid(id: &str) -> bool {
-    id.len() == LEN && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    id.len() == LEN
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 #[cfg(test)]

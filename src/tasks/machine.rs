@@ -49,7 +49,10 @@ pub enum Illegal {
     /// The task already ended; nothing changes a terminal task.
     Terminal { status: &'static str },
     /// The event makes no sense in this status (e.g. answers while working).
-    Unexpected { status: &'static str, event: &'static str },
+    Unexpected {
+        status: &'static str,
+        event: &'static str,
+    },
 }
 
 /// Applies `event` to `status`. Pure: the caller stamps times and persists.

@@ -42,16 +42,29 @@ fn error(e: McpError) -> ObjectReply {
 
 /// The record `principal` may see, or "not found" (unknown, expired, or someone else's:
 /// one answer for all three so ids leak nothing; ext-tasks "Security Considerations").
-fn visible<'a>(stored: Option<&'a TaskRecord>, task_id: &str, principal: &str, now_ms: u64) -> Option<&'a TaskRecord> {
+fn visible<'a>(
+    stored: Option<&'a TaskRecord>,
+    task_id: &str,
+    principal: &str,
+    now_ms: u64,
+) -> Option<&'a TaskRecord> {
     stored.filter(|r| r.task_id == task_id && r.owner == principal && !r.is_expired(now_ms))
 }
 
 /// Handles one Worker request.
-pub fn handle(stored: Option<TaskRecord>, request: ObjectRequest, principal: &str, now_ms: u64) -> (ObjectReply, Effects) {
+pub fn handle(
+    stored: Option<TaskRecord>,
+    request: ObjectRequest,
+    principal: &str,
+    now_ms: u64,
+) -> (ObjectReply, Effects) {
     if let ObjectRequest::Create { record } = request {
         if stored.is_some() {
             // 128 random bits make this unreachable in practice; never overwrite a task.
-            return (error(McpError::Internal("task id collision".into())), Effects::default());
+            return (
+                error(McpError::Internal("task id collision".into())),
+                Effects::default(),
+            );
         }
         let reply = ObjectReply::Result(record.to_task().to_result(RESULT_TASK));
         return (reply, Effects::store(*record));
@@ -77,13 +90,19 @@ pub fn handle(stored: Option<TaskRecord>, request: ObjectRequest, principal: &st
                 Err(_) => (empty_ack(), Effects::default()),
             }
         }
-        ObjectRequest::Update { input_responses, .. } => update(record.clone(), input_responses, now_ms),
+        ObjectRequest::Update {
+            input_responses, ..
+        } => update(record.clone(), input_responses, now_ms),
     }
 }
 
 /// `tasks/update`: answers for outstanding keys are taken; anything else is ignored
 /// (ext-tasks "Task Update Requests": unknown, answered or superseded keys).
-fn update(mut record: TaskRecord, responses: Map<String, Value>, now_ms: u64) -> (ObjectReply, Effects) {
+fn update(
+    mut record: TaskRecord,
+    responses: Map<String, Value>,
+    now_ms: u64,
+) -> (ObjectReply, Effects) {
     let TaskStatus::InputRequired { input_requests } = &record.status else {
         return (empty_ack(), Effects::default());
     };
@@ -124,18 +143,29 @@ pub fn alarm(stored: Option<TaskRecord>, now_ms: u64) -> AlarmPlan {
         return AlarmPlan::Done(Effects::default());
     };
     if record.is_expired(now_ms) {
-        return AlarmPlan::Done(Effects { store: None, delete_all: true, alarm: Some(None) });
+        return AlarmPlan::Done(Effects {
+            store: None,
+            delete_all: true,
+            alarm: Some(None),
+        });
     }
     if record.step_running {
         // The previous alarm died inside the step (a panic aborts the wasm instance).
         record.step_running = false;
-        let crashed = internal_error(format!("The tool {:?} crashed while running a step", record.tool));
+        let crashed = internal_error(format!(
+            "The tool {:?} crashed while running a step",
+            record.tool
+        ));
         fail(&mut record, crashed, now_ms);
         return AlarmPlan::Done(Effects::store(record));
     }
-    let due = record.status == TaskStatus::Working && record.next_step_at_ms.is_some_and(|at| at <= now_ms);
+    let due = record.status == TaskStatus::Working
+        && record.next_step_at_ms.is_some_and(|at| at <= now_ms);
     if !due {
-        return AlarmPlan::Done(Effects { alarm: Some(record.next_alarm_ms()), ..Effects::default() });
+        return AlarmPlan::Done(Effects {
+            alarm: Some(record.next_alarm_ms()),
+            ..Effects::default()
+        });
     }
     record.step_running = true;
     AlarmPlan::RunStep(record)
@@ -149,7 +179,10 @@ pub fn run_step(mut record: TaskRecord, registry: &Registry, now_ms: u64) -> Eff
             let capabilities = record.capabilities();
             (spec.step)(&record.call(&capabilities, now_ms))
         }
-        None => Step::Fail(internal_error(format!("The tool {:?} no longer exists on this server", record.tool))),
+        None => Step::Fail(internal_error(format!(
+            "The tool {:?} no longer exists on this server",
+            record.tool
+        ))),
     };
     advance(&mut record, step, now_ms);
     Effects::store(record)
@@ -170,7 +203,11 @@ pub fn advance(record: &mut TaskRecord, step: Step, now_ms: u64) {
             let _ = record.apply(Event::Completed(result), now_ms);
         }
         Step::Fail(error) => fail(record, error, now_ms),
-        Step::Continue { checkpoint, status_message, resume_after_ms } => {
+        Step::Continue {
+            checkpoint,
+            status_message,
+            resume_after_ms,
+        } => {
             record.checkpoint = checkpoint;
             if status_message.is_some() {
                 record.status_message = status_message;
@@ -185,7 +222,10 @@ pub fn advance(record: &mut TaskRecord, step: Step, now_ms: u64) {
             }
             record.round += 1;
             let round = record.round;
-            let keyed: Map<String, Value> = requests.into_iter().map(|(k, v)| (wire_key(&k, round), v)).collect();
+            let keyed: Map<String, Value> = requests
+                .into_iter()
+                .map(|(k, v)| (wire_key(&k, round), v))
+                .collect();
             record.next_step_at_ms = None;
             record.status_message = Some("Waiting for input".into());
             let _ = record.apply(Event::InputNeeded(keyed), now_ms);

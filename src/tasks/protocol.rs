@@ -33,14 +33,18 @@ pub enum ObjectRequest {
         record: Box<TaskRecord>,
     },
     #[serde(rename_all = "camelCase")]
-    Get { task_id: String },
+    Get {
+        task_id: String,
+    },
     #[serde(rename_all = "camelCase")]
     Update {
         task_id: String,
         input_responses: Map<String, Value>,
     },
     #[serde(rename_all = "camelCase")]
-    Cancel { task_id: String },
+    Cancel {
+        task_id: String,
+    },
 }
 
 impl ObjectRequest {

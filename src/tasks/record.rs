@@ -49,7 +49,8 @@ pub struct TaskRecord {
 impl TaskRecord {
     /// When the task may be discarded, if ever.
     pub fn expires_at_ms(&self) -> Option<u64> {
-        self.ttl_ms.map(|ttl| self.created_at_ms.saturating_add(ttl))
+        self.ttl_ms
+            .map(|ttl| self.created_at_ms.saturating_add(ttl))
     }
 
     pub fn is_expired(&self, now_ms: u64) -> bool {

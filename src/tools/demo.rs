@@ -88,11 +88,15 @@ fn hello_world(call: &ToolCall) -> Step {
             .collect(),
         ),
         Ok(Some(Elicited::Accept(content))) => match content.get("name").and_then(Value::as_str) {
-            Some(name) if !name.trim().is_empty() => Step::Complete(text_result(format!("Hello, {}!", name.trim()))),
+            Some(name) if !name.trim().is_empty() => {
+                Step::Complete(text_result(format!("Hello, {}!", name.trim())))
+            }
             _ => Step::Complete(error_result("No name was given.")),
         },
         Ok(Some(Elicited::Decline)) => Step::Complete(text_result("Hello, stranger!")),
-        Ok(Some(Elicited::Cancel)) => Step::Complete(error_result("The user cancelled the question.")),
+        Ok(Some(Elicited::Cancel)) => {
+            Step::Complete(error_result("The user cancelled the question."))
+        }
     }
 }
 
@@ -102,8 +106,16 @@ fn process_batch(call: &ToolCall) -> Step {
     let total = call.f64_arg("items").unwrap_or(10.0) as u64;
     let delay = call.f64_arg("delayMs").unwrap_or(1000.0) as u64;
     let label = call.str_arg("label").unwrap_or("batch");
-    let done = call.checkpoint.get("done").and_then(Value::as_u64).unwrap_or(0);
-    let started = call.checkpoint.get("startedAt").and_then(Value::as_u64).unwrap_or(call.now_ms);
+    let done = call
+        .checkpoint
+        .get("done")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let started = call
+        .checkpoint
+        .get("startedAt")
+        .and_then(Value::as_u64)
+        .unwrap_or(call.now_ms);
     if done >= total {
         let elapsed = call.now_ms.saturating_sub(started);
         return Step::Complete(json!({

@@ -130,7 +130,11 @@ impl Registry {
     /// The demo tools, preceded by the conformance fixtures when `fixtures` is on
     /// (http-header-validation calls the first listed tool with empty arguments).
     pub fn new(fixtures: bool) -> Self {
-        let mut tools = if fixtures { fixtures::tools() } else { Vec::new() };
+        let mut tools = if fixtures {
+            fixtures::tools()
+        } else {
+            Vec::new()
+        };
         tools.extend(demo::tools());
         Registry { tools }
     }

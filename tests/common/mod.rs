@@ -18,7 +18,10 @@ pub fn server() -> Server {
 }
 
 pub fn ctx() -> Context {
-    Context { principal: "anonymous".into(), now_ms: NOW }
+    Context {
+        principal: "anonymous".into(),
+        now_ms: NOW,
+    }
 }
 
 /// `_meta` with the given client capabilities.
@@ -34,7 +37,9 @@ pub fn meta(capabilities: Value) -> Value {
 /// standard headers derived from the body.
 pub fn post(method: &str, mut params: Value) -> HttpRequest {
     if params.get("_meta").is_none() {
-        params["_meta"] = meta(json!({ "extensions": { TASKS: {} }, "elicitation": {}, "sampling": {}, "roots": {} }));
+        params["_meta"] = meta(
+            json!({ "extensions": { TASKS: {} }, "elicitation": {}, "sampling": {}, "roots": {} }),
+        );
     }
     let mut headers = Headers::from([
         ("content-type", "application/json"),
@@ -48,17 +53,28 @@ pub fn post(method: &str, mut params: Value) -> HttpRequest {
         _ => None,
     };
     if let Some(name) = name {
-        headers.push("mcp-name", &mcp_tasks_edge::mcp::headers::encode_value(name));
+        headers.push(
+            "mcp-name",
+            &mcp_tasks_edge::mcp::headers::encode_value(name),
+        );
     }
     let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
-    HttpRequest { method: "POST".into(), path: "/mcp".into(), headers, body: serde_json::to_vec(&body).unwrap() }
+    HttpRequest {
+        method: "POST".into(),
+        path: "/mcp".into(),
+        headers,
+        body: serde_json::to_vec(&body).unwrap(),
+    }
 }
 
 pub fn raw(body: &str) -> HttpRequest {
     HttpRequest {
         method: "POST".into(),
         path: "/mcp".into(),
-        headers: Headers::from([("content-type", "application/json"), ("mcp-protocol-version", "2026-07-28")]),
+        headers: Headers::from([
+            ("content-type", "application/json"),
+            ("mcp-protocol-version", "2026-07-28"),
+        ]),
         body: body.as_bytes().to_vec(),
     }
 }
@@ -71,11 +87,21 @@ pub fn respond(server: &Server, request: &HttpRequest) -> HttpResponse {
 }
 
 pub fn body(response: &HttpResponse) -> Value {
-    serde_json::from_slice(&response.body).unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", String::from_utf8_lossy(&response.body)))
+    serde_json::from_slice(&response.body).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {:?}",
+            String::from_utf8_lossy(&response.body)
+        )
+    })
 }
 
 /// (HTTP status, JSON-RPC error code) of an error response.
 pub fn error_of(response: &HttpResponse) -> (u16, i64) {
     let b = body(response);
-    (response.status, b["error"]["code"].as_i64().unwrap_or_else(|| panic!("no error in {b}")))
+    (
+        response.status,
+        b["error"]["code"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("no error in {b}")),
+    )
 }
