@@ -333,3 +333,39 @@ fn optional_tools_run_inline_without_the_extension() {
     );
     assert_eq!((status, e["error"]["code"].as_i64()), (400, Some(-32021)));
 }
+
+#[test]
+fn url_mode_elicitation_needs_the_url_capability() {
+    let ctx = ctx();
+    let form_only = meta(json!({ "elicitation": {} }));
+    let (status, e) = call(json!({ "name": "read_the_spec", "_meta": form_only }), &ctx);
+    assert_eq!((status, e["error"]["code"].as_i64()), (400, Some(-32021)));
+    assert_eq!(
+        e["error"]["data"]["requiredCapabilities"],
+        json!({ "elicitation": { "url": {} } })
+    );
+    let url_caps = meta(json!({ "elicitation": { "url": {} } }));
+    let (_, r1) = call(
+        json!({ "name": "read_the_spec", "_meta": url_caps.clone() }),
+        &ctx,
+    );
+    let request = &r1["result"]["inputRequests"]["visit"];
+    assert_eq!(request["params"]["mode"], "url");
+    assert!(
+        request["params"]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://")
+    );
+    let (_, done) = call(
+        json!({ "name": "read_the_spec", "_meta": url_caps, "requestState": r1["result"]["requestState"],
+        "inputResponses": { "visit": { "action": "accept" } } }),
+        &ctx,
+    );
+    assert!(
+        done["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Thanks for reading")
+    );
+}

@@ -53,7 +53,43 @@ pub fn tools() -> Vec<ToolSpec> {
             ttl_ms: None,
             step: process_batch,
         },
+        ToolSpec {
+            definition: json!({
+                "name": "read_the_spec",
+                "title": "Read the spec (URL elicitation)",
+                "description": "Sends you to the MCP specification with a URL-mode elicitation and thanks you once you confirm. Needs a client that declares elicitation.url.",
+                "inputSchema": { "type": "object", "additionalProperties": false }
+            }),
+            task_support: TaskSupport::Forbidden,
+            ttl_ms: None,
+            step: read_the_spec,
+        },
     ]
+}
+
+const SPEC_URL: &str = "https://modelcontextprotocol.io/specification/2026-07-28";
+
+/// URL-mode elicitation (client/elicitation "URL Mode"): the answer carries no content.
+fn read_the_spec(call: &ToolCall) -> Step {
+    match call.elicited("visit") {
+        Err(error) => Step::Fail(error),
+        Ok(None) => Step::NeedInput(
+            [(
+                "visit".to_owned(),
+                input::elicit_url(
+                    "Please read the MCP 2026-07-28 specification.",
+                    SPEC_URL,
+                    "read-the-spec",
+                ),
+            )]
+            .into_iter()
+            .collect(),
+        ),
+        Ok(Some(Elicited::Accept(_))) => {
+            Step::Complete(text_result(format!("Thanks for reading {SPEC_URL}!")))
+        }
+        Ok(Some(_)) => Step::Complete(text_result("Maybe later, then.")),
+    }
 }
 
 fn echo(call: &ToolCall) -> Step {
