@@ -95,6 +95,11 @@ fn tool_results_and_input_required_match_the_core_schema() {
         json!({ "name": "test_input_required_result_prompt" }),
     );
     assert_valid(CORE, "InputRequiredResult", &prompt);
+    let url_mode = result(
+        "tools/call",
+        json!({ "name": "read_the_spec", "_meta": meta(json!({ "elicitation": { "url": {} } })) }),
+    );
+    assert_valid(CORE, "InputRequiredResult", &url_mode);
 }
 
 #[test]
