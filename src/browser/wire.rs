@@ -43,6 +43,7 @@ pub struct ClientError {
 impl ClientError {
     pub const PARSE_ERROR: i64 = -32700;
     pub const INVALID_REQUEST: i64 = -32600;
+    pub const INVALID_PARAMS: i64 = -32602;
     pub const INTERNAL_ERROR: i64 = -32603;
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
     pub const HEADER_MISMATCH: i64 = -32020;

@@ -1,0 +1,113 @@
+//! The shared state of one `McpClient` and its JSON-RPC round trip. Everything that talks
+//! to the server goes through [`Inner::rpc`].
+
+use super::js::{self, Abort, JsResult, to_js_error};
+use super::sse::bare_task;
+use super::wire::{ClientError, Session, read_response};
+use js_sys::Function;
+use serde_json::{Map, Value, json};
+use std::cell::{Cell, RefCell};
+
+pub struct Inner {
+    pub session: Session,
+    /// The `fetch` override of `ConnectOptions`, if any.
+    pub fetch: Option<Function>,
+    next_id: Cell<u64>,
+    /// The last `tools/list`, for the `x-mcp-header` annotations of `tools/call`.
+    tools: RefCell<Option<Vec<Value>>>,
+}
+
+impl Inner {
+    pub fn new(session: Session, fetch: Option<Function>) -> Self {
+        Inner { session, fetch, next_id: Cell::new(1), tools: RefCell::new(None) }
+    }
+
+    /// One request and its answer: the `result` object, or a rejection (`McpError`, or
+    /// the abort reason).
+    /// A fresh JSON-RPC request id.
+    pub fn next_id(&self) -> u64 {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        id
+    }
+
+    pub async fn rpc(&self, method: &str, params: Map<String, Value>, input_schema: Option<&Value>, abort: Option<&Abort>) -> JsResult<Map<String, Value>> {
+        let id = self.next_id();
+        let outgoing = self.session.request(id, method, params, input_schema);
+        let response = js::post(self.fetch.as_ref(), &self.session.url, &outgoing, abort).await?;
+        let body = js::text(&response, abort).await?;
+        read_response(response.status(), &js::content_type(&response), &body, id).map_err(to_js_error)
+    }
+
+    pub async fn list_tools(&self) -> JsResult<Vec<Value>> {
+        let result = self.rpc("tools/list", Map::new(), None, None).await?;
+        let tools = match result.get("tools") {
+            Some(Value::Array(tools)) => tools.clone(),
+            _ => return Err(to_js_error(ClientError::new(ClientError::INVALID_REQUEST, "Invalid response: tools/list without a tools array", None))),
+        };
+        *self.tools.borrow_mut() = Some(tools.clone());
+        Ok(tools)
+    }
+
+    /// The input schema of tool `name` from the cached list (listed once if needed).
+    /// `refresh` re-lists (after a -32020 the tool may have changed).
+    pub async fn tool_schema(&self, name: &str, refresh: bool) -> Option<Value> {
+        if refresh || self.tools.borrow().is_none() {
+            // Without the list the call still goes out, just without Mcp-Param headers.
+            let _ = self.list_tools().await;
+        }
+        let tools = self.tools.borrow();
+        tools.as_ref()?.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(name)).and_then(|t| t.get("inputSchema").cloned())
+    }
+
+    fn task_params(task_id: &str) -> Map<String, Value> {
+        let mut params = Map::new();
+        params.insert("taskId".into(), task_id.into());
+        params
+    }
+
+    /// `tasks/get`: the `DetailedTask` (without `resultType`).
+    pub async fn get_task(&self, task_id: &str, abort: Option<&Abort>) -> JsResult<Value> {
+        let result = self.rpc("tasks/get", Self::task_params(task_id), None, abort).await?;
+        Ok(Value::Object(bare_task(&result)))
+    }
+
+    pub async fn update_task(&self, task_id: &str, responses: Map<String, Value>, abort: Option<&Abort>) -> JsResult<()> {
+        let mut params = Self::task_params(task_id);
+        params.insert("inputResponses".into(), Value::Object(responses));
+        self.rpc("tasks/update", params, None, abort).await.map(|_| ())
+    }
+
+    pub async fn cancel_task(&self, task_id: &str) -> JsResult<()> {
+        self.rpc("tasks/cancel", Self::task_params(task_id), None, None).await.map(|_| ())
+    }
+}
+
+/// Reads `ConnectOptions` into a session.
+pub fn session_from_options(url: &str, options: &wasm_bindgen::JsValue) -> JsResult<(Session, Option<Function>)> {
+    let mut session = Session::new(url);
+    if let Some(token) = js::get(options, "bearerToken").as_string() {
+        session.bearer_token = Some(token);
+    }
+    let info = js::get(options, "clientInfo");
+    if !info.is_undefined() && !info.is_null() {
+        let info = js::from_js(&info)?;
+        if !info.get("name").is_some_and(Value::is_string) {
+            return Err(to_js_error(ClientError::new(
+                ClientError::INVALID_PARAMS,
+                "options.clientInfo must be an object with a string name",
+                Some(json!({ "clientInfo": info })),
+            )));
+        }
+        session.client_info = info;
+    }
+    let capabilities = js::get(options, "capabilities");
+    if !capabilities.is_undefined() && !capabilities.is_null() {
+        let capabilities = js::from_js(&capabilities)?;
+        if !capabilities.is_object() {
+            return Err(to_js_error(ClientError::new(ClientError::INVALID_PARAMS, "options.capabilities must be an object", None)));
+        }
+        session.capabilities = capabilities;
+    }
+    Ok((session, js::get_function(options, "fetch")))
+}

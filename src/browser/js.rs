@@ -1,0 +1,205 @@
+//! The JS platform, thinly: `fetch`, timers, `AbortSignal`, JSON conversions, the
+//! `McpError` class, and calling user callbacks that may return promises. Works on a
+//! window and in a worker (everything is looked up on `globalThis`).
+
+use super::wire::{ClientError, Outgoing};
+use js_sys::{Array, Function, JSON, Promise, Reflect, Uint8Array};
+use serde_json::Value;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+#[wasm_bindgen(module = "/src/browser/mcp_error.js")]
+extern "C" {
+    /// `class McpError extends Error { code; data }`, re-exported from the package.
+    #[wasm_bindgen(extends = js_sys::Error, reexport)]
+    pub type McpError;
+    #[wasm_bindgen(constructor)]
+    fn new(code: f64, message: &str, data: &JsValue) -> McpError;
+}
+
+pub type JsResult<T> = Result<T, JsValue>;
+
+/// A [`ClientError`] as a JS `McpError`.
+pub fn to_js_error(error: ClientError) -> JsValue {
+    let data = error.data.as_ref().map(to_js).unwrap_or(JsValue::UNDEFINED);
+    McpError::new(error.code as f64, &error.message, &data).into()
+}
+
+/// A JSON value as a plain JS value (objects, arrays, strings, numbers…).
+pub fn to_js(value: &Value) -> JsValue {
+    JSON::parse(&value.to_string()).unwrap_or(JsValue::NULL)
+}
+
+/// A JS value as JSON; `undefined` (and functions) become `null`.
+pub fn from_js(value: &JsValue) -> JsResult<Value> {
+    if value.is_undefined() {
+        return Ok(Value::Null);
+    }
+    let text = JSON::stringify(value).map_err(|e| {
+        to_js_error(ClientError::new(ClientError::INVALID_REQUEST, format!("value is not JSON-serializable: {}", describe(&e)), None))
+    })?;
+    Ok(text.as_string().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null))
+}
+
+/// A short text for any thrown JS value (Error message, string, or `String(value)`).
+pub fn describe(value: &JsValue) -> String {
+    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
+        return String::from(error.message());
+    }
+    value.as_string().unwrap_or_else(|| format!("{value:?}"))
+}
+
+/// Reads `object[key]`; `undefined` when `object` is not an object.
+pub fn get(object: &JsValue, key: &str) -> JsValue {
+    if !object.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// `object[key]` if it is a function.
+pub fn get_function(object: &JsValue, key: &str) -> Option<Function> {
+    get(object, key).dyn_into::<Function>().ok()
+}
+
+fn global() -> JsValue {
+    js_sys::global().into()
+}
+
+/// A promise resolved after `ms` milliseconds (`setTimeout` of a window or a worker).
+pub fn sleep(ms: u64) -> Promise {
+    Promise::new(&mut |resolve, _reject| {
+        let global = global();
+        if let Some(set_timeout) = get_function(&global, "setTimeout") {
+            let _ = set_timeout.call2(&global, &resolve, &JsValue::from_f64(ms as f64));
+        }
+    })
+}
+
+thread_local! {
+    static IGNORE: Closure<dyn FnMut(JsValue)> = Closure::new(|_: JsValue| {});
+}
+
+/// Attaches a no-op rejection handler, so a promise nobody awaits does not report an
+/// "unhandled rejection"; whoever awaits it later still sees the rejection.
+pub fn mark_handled(promise: &Promise) {
+    IGNORE.with(|ignore| {
+        let _ = promise.catch(ignore);
+    });
+}
+
+/// An `AbortSignal` given to a call, with a promise that rejects with its reason.
+#[derive(Clone)]
+pub struct Abort {
+    signal: web_sys::AbortSignal,
+    rejected: Promise,
+}
+
+impl Abort {
+    pub fn new(signal: web_sys::AbortSignal) -> Self {
+        let target = signal.clone();
+        let rejected = Promise::new(&mut |_resolve, reject| {
+            if target.aborted() {
+                let _ = reject.call1(&JsValue::UNDEFINED, &target.reason());
+                return;
+            }
+            let target2 = target.clone();
+            let on_abort = Closure::once_into_js(move || {
+                let _ = reject.call1(&JsValue::UNDEFINED, &target2.reason());
+            });
+            if let Some(add) = get_function(&target, "addEventListener") {
+                let once = js_sys::Object::new();
+                let _ = Reflect::set(&once, &"once".into(), &JsValue::TRUE);
+                let _ = add.call3(&target, &"abort".into(), &on_abort, &once);
+            }
+        });
+        // Nobody may be waiting when the signal fires: keep that from being "unhandled".
+        mark_handled(&rejected);
+        Abort { signal, rejected }
+    }
+
+    pub fn aborted(&self) -> bool {
+        self.signal.aborted()
+    }
+
+    pub fn reason(&self) -> JsValue {
+        self.signal.reason()
+    }
+}
+
+/// Awaits `promise`, or rejects with the abort reason as soon as `abort` fires.
+pub async fn wait(promise: Promise, abort: Option<&Abort>) -> JsResult<JsValue> {
+    match abort {
+        None => JsFuture::from(promise).await,
+        Some(abort) => {
+            if abort.aborted() {
+                return Err(abort.reason());
+            }
+            JsFuture::from(Promise::race(&Array::of2(&promise, &abort.rejected))).await
+        }
+    }
+}
+
+/// Calls a user callback with `args`; a returned promise (or thenable) is awaited.
+pub async fn call_user(callback: &Function, args: &[JsValue], abort: Option<&Abort>) -> JsResult<JsValue> {
+    let array: Array = args.iter().collect();
+    let returned = callback.apply(&JsValue::UNDEFINED, &array)?;
+    wait(Promise::resolve(&returned), abort).await
+}
+
+/// POSTs one request with the global `fetch` or the override; a network failure is an
+/// `McpError` (-32603), an abort rejects with the signal's reason.
+pub async fn post(fetch: Option<&Function>, url: &str, outgoing: &Outgoing, abort: Option<&Abort>) -> JsResult<web_sys::Response> {
+    let headers = web_sys::Headers::new()?;
+    for (name, value) in &outgoing.headers {
+        headers.append(name, value)?;
+    }
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_headers(&headers);
+    init.set_body(&JsValue::from_str(&outgoing.body));
+    let global = global();
+    let returned = match fetch {
+        Some(fetch) => fetch.call2(&JsValue::UNDEFINED, &url.into(), &init),
+        None => match get_function(&global, "fetch") {
+            Some(fetch) => fetch.call2(&global, &url.into(), &init),
+            None => return Err(to_js_error(ClientError::network("no fetch function in this environment"))),
+        },
+    };
+    let promise = match returned {
+        Ok(value) => Promise::resolve(&value),
+        Err(thrown) => return Err(to_js_error(ClientError::network(&describe(&thrown)))),
+    };
+    match wait(promise, abort).await {
+        Ok(response) => response.dyn_into::<web_sys::Response>().map_err(|other| {
+            to_js_error(ClientError::network(&format!("fetch resolved to something that is not a Response: {}", describe(&other))))
+        }),
+        Err(e) if abort.is_some_and(Abort::aborted) => Err(e),
+        Err(e) => Err(to_js_error(ClientError::network(&describe(&e)))),
+    }
+}
+
+/// The response's content type ("" when absent).
+pub fn content_type(response: &web_sys::Response) -> String {
+    response.headers().get("content-type").ok().flatten().unwrap_or_default()
+}
+
+/// The whole body as text.
+pub async fn text(response: &web_sys::Response, abort: Option<&Abort>) -> JsResult<String> {
+    let promise = response.text()?;
+    match wait(promise, abort).await {
+        Ok(text) => Ok(text.as_string().unwrap_or_default()),
+        Err(e) if abort.is_some_and(Abort::aborted) => Err(e),
+        Err(e) => Err(to_js_error(ClientError::network(&describe(&e)))),
+    }
+}
+
+/// Reads the next chunk of a body stream; `None` at the end.
+pub async fn read_chunk(reader: &web_sys::ReadableStreamDefaultReader) -> JsResult<Option<Vec<u8>>> {
+    let result = JsFuture::from(reader.read()).await?;
+    if get(&result, "done").is_truthy() {
+        return Ok(None);
+    }
+    Ok(Some(Uint8Array::new(&get(&result, "value")).to_vec()))
+}

@@ -1,0 +1,209 @@
+//! # Browser client (feature `browser`)
+//!
+//! `McpClient` for JavaScript, built by `make client` (`wasm-pack build --target web`)
+//! into `www/pkg/`. The contract is docs/js-api.md; the web console uses only it.
+//!
+//! | file | what |
+//! |---|---|
+//! | `wire.rs` | plain Rust: request headers + `_meta`, reading answers, `ClientError` |
+//! | `flow.rs` | plain Rust: what a call/task result means, input dedup, poll delays |
+//! | `sse.rs` | plain Rust: the SSE parser and `subscriptions/listen` events |
+//! | `js.rs` | fetch, timers, `AbortSignal`, JSON ⇄ JS, the `McpError` class |
+//! | `client.rs` | one client's state and its JSON-RPC round trip |
+//! | `driver.rs` | drives `tools/call` through MRTR rounds and tasks; `ToolCallHandle` |
+//! | `subscribe.rs` | `listen()`: the SSE stream or polling; `Subscription` |
+//! | `types.rs` | the TypeScript declarations of options and results |
+//!
+//! The `wasm_bindgen` layer (this file, the handles) only converts values and hands work
+//! to the plain-Rust decisions, which `cargo test --features browser` checks natively.
+
+mod client;
+mod driver;
+pub mod flow;
+mod js;
+pub mod sse;
+mod subscribe;
+mod types;
+pub mod wire;
+
+#[cfg(test)]
+mod tests;
+
+use client::Inner;
+use driver::{Call, CallOptions, ToolCallHandle};
+use flow::CallStep;
+use js::{JsResult, to_js, to_js_error};
+use js_sys::{Function, Promise};
+use serde_json::Value;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+use wire::ClientError;
+
+/// An MCP 2026-07-28 client for one server URL. Create it with `McpClient.connect`.
+#[wasm_bindgen]
+pub struct McpClient {
+    inner: Rc<Inner>,
+    discovery: Value,
+}
+
+fn invalid_argument(message: &str) -> JsValue {
+    to_js_error(ClientError::new(ClientError::INVALID_PARAMS, message, None))
+}
+
+/// Tool arguments: an object, or nothing (`{}`).
+fn arguments(args: &JsValue) -> JsResult<Value> {
+    match js::from_js(args)? {
+        Value::Null => Ok(Value::Object(Default::default())),
+        object @ Value::Object(_) => Ok(object),
+        _ => Err(invalid_argument("tool arguments must be an object")),
+    }
+}
+
+impl McpClient {
+    /// Runs a call up to "complete or a task exists" and wraps it in a handle.
+    async fn start(inner: Rc<Inner>, name: String, args: Value, options: CallOptions) -> JsResult<ToolCallHandle> {
+        let mut call = Call::new(inner.clone(), options);
+        match call.start(&name, &args).await? {
+            CallStep::Task(task) => {
+                call.created(&task);
+                Ok(ToolCallHandle::follow(inner, call, task))
+            }
+            CallStep::Complete(result) => Ok(ToolCallHandle::complete(inner, &result)),
+            CallStep::InputRequired { .. } => unreachable!("Call::start answers every input round"),
+        }
+    }
+}
+
+#[wasm_bindgen]
+impl McpClient {
+    /// Calls `server/discover`; rejects with `McpError` if the server is not a
+    /// 2026-07-28 MCP server.
+    pub async fn connect(
+        url: String,
+        #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: Option<JsValue>,
+    ) -> Result<McpClient, JsValue> {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let (session, fetch) = client::session_from_options(&url, &options)?;
+        let inner = Rc::new(Inner::new(session, fetch));
+        let result = inner.rpc("server/discover", Default::default(), None, None).await?;
+        wire::check_discovery(&result).map_err(to_js_error)?;
+        Ok(McpClient { inner, discovery: Value::Object(result) })
+    }
+
+    /// The `server/discover` result.
+    #[wasm_bindgen(getter, unchecked_return_type = "DiscoverResult")]
+    pub fn discovery(&self) -> JsValue {
+        to_js(&self.discovery)
+    }
+
+    /// `_meta["io.modelcontextprotocol/serverInfo"]` of the discover result, if any.
+    #[wasm_bindgen(getter, js_name = serverInfo, unchecked_return_type = "Implementation | undefined")]
+    pub fn server_info(&self) -> JsValue {
+        match self.discovery.pointer("/_meta/io.modelcontextprotocol~1serverInfo") {
+            Some(info) => to_js(info),
+            None => JsValue::UNDEFINED,
+        }
+    }
+
+    /// `tools/list` (every page the server has: this server sends one).
+    #[wasm_bindgen(js_name = listTools, unchecked_return_type = "Promise<Tool[]>")]
+    pub fn list_tools(&self) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move { Ok(to_js(&Value::Array(inner.list_tools().await?))) })
+    }
+
+    /// Drives MRTR rounds and tasks to the end; resolves to the final `CallToolResult`.
+    #[wasm_bindgen(js_name = callTool, unchecked_return_type = "Promise<CallToolResult>")]
+    pub fn call_tool(
+        &self,
+        name: String,
+        #[wasm_bindgen(unchecked_optional_param_type = "Record<string, unknown>")] args: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] options: Option<JsValue>,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        let options = CallOptions::from_js(&options.unwrap_or(JsValue::UNDEFINED));
+        let args = arguments(&args.unwrap_or(JsValue::UNDEFINED));
+        future_to_promise(async move {
+            let handle = Self::start(inner, name, args?, options).await?;
+            wasm_bindgen_futures::JsFuture::from(handle.result()).await
+        })
+    }
+
+    /// Starts a call; resolves once it is complete or a task exists.
+    #[wasm_bindgen(js_name = startToolCall, unchecked_return_type = "Promise<ToolCallHandle>")]
+    pub fn start_tool_call(
+        &self,
+        name: String,
+        #[wasm_bindgen(unchecked_optional_param_type = "Record<string, unknown>")] args: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] options: Option<JsValue>,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        let options = CallOptions::from_js(&options.unwrap_or(JsValue::UNDEFINED));
+        let args = arguments(&args.unwrap_or(JsValue::UNDEFINED));
+        future_to_promise(async move { Ok(Self::start(inner, name, args?, options).await?.into()) })
+    }
+
+    /// Picks up an existing task (e.g. after a page reload) and drives it like
+    /// `startToolCall`: outstanding input requests go to the handlers again.
+    #[wasm_bindgen(js_name = resumeTask, unchecked_return_type = "Promise<ToolCallHandle>")]
+    pub fn resume_task(
+        &self,
+        #[wasm_bindgen(js_name = taskId)] task_id: String,
+        #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] options: Option<JsValue>,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        let options = CallOptions::from_js(&options.unwrap_or(JsValue::UNDEFINED));
+        future_to_promise(async move {
+            let task = inner.get_task(&task_id, options.abort.as_ref()).await?;
+            let call = Call::new(inner.clone(), options);
+            Ok(ToolCallHandle::follow(inner, call, task).into())
+        })
+    }
+
+    /// `tasks/get`.
+    #[wasm_bindgen(js_name = getTask, unchecked_return_type = "Promise<DetailedTask>")]
+    pub fn get_task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move { Ok(to_js(&inner.get_task(&task_id, None).await?)) })
+    }
+
+    /// `tasks/update` with answers keyed like the task's `inputRequests`.
+    #[wasm_bindgen(js_name = updateTask, unchecked_return_type = "Promise<void>")]
+    pub fn update_task(
+        &self,
+        #[wasm_bindgen(js_name = taskId)] task_id: String,
+        #[wasm_bindgen(js_name = inputResponses, unchecked_param_type = "InputResponses")] input_responses: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let Value::Object(responses) = js::from_js(&input_responses)? else {
+                return Err(invalid_argument("inputResponses must be an object keyed by input request key"));
+            };
+            inner.update_task(&task_id, responses, None).await?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// `tasks/cancel`.
+    #[wasm_bindgen(js_name = cancelTask, unchecked_return_type = "Promise<void>")]
+    pub fn cancel_task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            inner.cancel_task(&task_id).await?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// `notifications/tasks` via `subscriptions/listen`, falling back to polling
+    /// `tasks/get`; the callback gets every new `DetailedTask`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Subscription>")]
+    pub fn listen(
+        &self,
+        #[wasm_bindgen(js_name = taskIds)] task_ids: Vec<String>,
+        #[wasm_bindgen(unchecked_param_type = "(task: DetailedTask) => void")] callback: Function,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move { Ok(subscribe::listen(inner, task_ids, callback).await?.into()) })
+    }
+}

@@ -1,0 +1,201 @@
+//! The TypeScript types of the JS API (docs/js-api.md), emitted verbatim into
+//! `mcp_tasks_edge.d.ts`. Method signatures refer to these names through
+//! `unchecked_param_type` / `unchecked_return_type`; nothing is `any`.
+//! The shapes follow schema 2026-07-28 and the Tasks extension's draft schema, trimmed to
+//! what a client reads; open objects are `[key: string]: unknown`.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** The error every McpClient promise rejects with (an aborted call rejects with the
+ *  AbortSignal's reason instead). `code` is the JSON-RPC error code. */
+export class McpError extends Error {
+  constructor(code: number, message: string, data?: unknown);
+  readonly name: "McpError";
+  readonly code: number;
+  readonly data: unknown;
+}
+
+export type JSONValue = string | number | boolean | null | JSONValue[] | { [key: string]: JSONValue };
+export type JSONObject = { [key: string]: JSONValue };
+export type MetaObject = { [key: string]: unknown };
+
+export interface Implementation {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  [key: string]: unknown;
+}
+
+export interface ClientCapabilities {
+  experimental?: { [key: string]: JSONObject };
+  roots?: JSONObject;
+  sampling?: { context?: JSONObject; tools?: JSONObject };
+  elicitation?: { form?: JSONObject; url?: JSONObject };
+  extensions?: { [key: string]: JSONObject };
+}
+
+export interface ServerCapabilities {
+  experimental?: { [key: string]: JSONObject };
+  logging?: JSONObject;
+  completions?: JSONObject;
+  prompts?: { listChanged?: boolean };
+  resources?: { subscribe?: boolean; listChanged?: boolean };
+  tools?: { listChanged?: boolean };
+  extensions?: { [key: string]: JSONObject };
+}
+
+export type ResultType = "complete" | "input_required" | "task" | (string & {});
+
+export interface DiscoverResult {
+  resultType: ResultType;
+  supportedVersions: string[];
+  capabilities: ServerCapabilities;
+  instructions?: string;
+  ttlMs?: number | null;
+  cacheScope?: string;
+  _meta?: MetaObject;
+  [key: string]: unknown;
+}
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface Tool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: { $schema?: string; type: "object"; [key: string]: unknown };
+  outputSchema?: { $schema?: string; [key: string]: unknown };
+  annotations?: ToolAnnotations;
+  _meta?: MetaObject;
+  [key: string]: unknown;
+}
+
+export interface TextContent { type: "text"; text: string; annotations?: JSONObject; _meta?: MetaObject }
+export interface ImageContent { type: "image"; data: string; mimeType: string; annotations?: JSONObject; _meta?: MetaObject }
+export interface AudioContent { type: "audio"; data: string; mimeType: string; annotations?: JSONObject; _meta?: MetaObject }
+export interface ResourceLink { type: "resource_link"; uri: string; name: string; mimeType?: string; description?: string; _meta?: MetaObject }
+export interface EmbeddedResource {
+  type: "resource";
+  resource: { uri: string; mimeType?: string; text?: string; blob?: string };
+  annotations?: JSONObject;
+  _meta?: MetaObject;
+}
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  resultType?: ResultType;
+  _meta?: MetaObject;
+  [key: string]: unknown;
+}
+
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+/** A task as tools/call creates it (CreateTaskResult without resultType). */
+export interface Task {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  /** ISO 8601 */
+  createdAt: string;
+  /** ISO 8601 */
+  lastUpdatedAt: string;
+  /** null means unlimited. */
+  ttlMs: number | null;
+  pollIntervalMs?: number;
+  _meta?: MetaObject;
+}
+
+export interface JSONRPCErrorObject { code: number; message: string; data?: unknown }
+
+/** tasks/get and notifications/tasks: the task with its status payload. */
+export type DetailedTask =
+  | (Task & { status: "working" | "cancelled" })
+  | (Task & { status: "input_required"; inputRequests: InputRequests })
+  | (Task & { status: "completed"; result: CallToolResult })
+  | (Task & { status: "failed"; error: JSONRPCErrorObject });
+
+export interface ElicitRequestFormParams {
+  mode?: "form";
+  message: string;
+  requestedSchema: {
+    $schema?: string;
+    type: "object";
+    properties: { [key: string]: JSONObject };
+    required?: string[];
+  };
+}
+export interface ElicitRequestURLParams { mode: "url"; message: string; url: string; elicitationId?: string }
+export type ElicitRequestParams = ElicitRequestFormParams | ElicitRequestURLParams;
+
+export interface ElicitResult {
+  action: "accept" | "decline" | "cancel";
+  content?: { [key: string]: string | number | boolean | string[] };
+}
+
+export interface SamplingMessage {
+  role: "user" | "assistant";
+  content: JSONObject | JSONObject[];
+  _meta?: MetaObject;
+}
+export interface CreateMessageRequestParams {
+  messages: SamplingMessage[];
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+  stopSequences?: string[];
+  modelPreferences?: JSONObject;
+  includeContext?: "none" | "thisServer" | "allServers";
+  metadata?: JSONObject;
+  [key: string]: unknown;
+}
+export interface CreateMessageResult extends SamplingMessage {
+  model: string;
+  stopReason?: string;
+}
+
+export interface Root { uri: string; name?: string; _meta?: MetaObject }
+export interface ListRootsResult { roots: Root[] }
+
+export type InputRequest =
+  | { method: "elicitation/create"; params: ElicitRequestParams }
+  | { method: "sampling/createMessage"; params: CreateMessageRequestParams }
+  | { method: "roots/list"; params?: JSONObject };
+export type InputRequests = { [key: string]: InputRequest };
+export type InputResponse = ElicitResult | CreateMessageResult | ListRootsResult;
+export type InputResponses = { [key: string]: InputResponse };
+
+export interface ConnectOptions {
+  /** Sent as `Authorization: Bearer …` on every request. */
+  bearerToken?: string;
+  /** `_meta["io.modelcontextprotocol/clientInfo"]`. */
+  clientInfo?: Implementation;
+  /** Default: the tasks extension, elicitation (form + url), sampling and roots. */
+  capabilities?: ClientCapabilities;
+  /** Used instead of the global fetch (tests, proxies). */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+}
+
+export interface CallOptions {
+  /** Aborting rejects the call with the signal's reason and sends tasks/cancel when a task exists. */
+  signal?: AbortSignal;
+  onTaskCreated?: (task: Task) => void;
+  /** Every change of status or statusMessage. */
+  onTaskStatus?: (task: DetailedTask) => void;
+  onElicitation?: (params: ElicitRequestParams, key: string) => ElicitResult | Promise<ElicitResult>;
+  onSampling?: (params: CreateMessageRequestParams, key: string) => CreateMessageResult | Promise<CreateMessageResult>;
+  onRoots?: (key: string) => ListRootsResult | Promise<ListRootsResult>;
+}
+"#;
