@@ -214,6 +214,19 @@ pub fn result_response(id: &RequestId, result: &Value) -> Vec<u8> {
         .expect("a Value always serializes")
 }
 
+/// Serializes a result response around an already serialized result (trusted JSON
+/// from this server's own TaskObject), without parsing it again.
+pub fn result_response_raw(id: &RequestId, raw_result: &[u8]) -> Vec<u8> {
+    let id = serde_json::to_vec(id).expect("ids serialize");
+    let mut out = Vec::with_capacity(raw_result.len() + id.len() + 32);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    out.extend_from_slice(&id);
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(raw_result);
+    out.push(b'}');
+    out
+}
+
 /// Serializes an error response; `id` is omitted when it could not be read.
 pub fn error_response(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
     let mut object = Map::new();

@@ -341,3 +341,39 @@ fn mrtr_answers_carry_into_the_task() {
         "Task finished for Alice."
     );
 }
+
+#[test]
+fn object_replies_reach_the_wire_unchanged() {
+    use mcp_tasks_edge::jsonrpc::RequestId;
+    use mcp_tasks_edge::server::Cors;
+    let (mut o, _) = start("slow_compute", json!({ "seconds": 5 }));
+    let s = server();
+    let id = RequestId::String("r-1".into());
+    let reply = o.request(ObjectRequest::Get { task_id: ID.into() }, "anonymous", NOW);
+    let (status, bytes) = reply.encode();
+    let response = s.object_response(&id, status, &bytes, &Cors::default());
+    let ObjectReply::Result(task) = reply else {
+        panic!()
+    };
+    assert_eq!(
+        body(&response),
+        json!({ "jsonrpc": "2.0", "id": "r-1", "result": task })
+    );
+    let missing = o.request(
+        ObjectRequest::Get {
+            task_id: "f".repeat(32),
+        },
+        "anonymous",
+        NOW,
+    );
+    let (status, bytes) = missing.encode();
+    let response = s.object_response(&id, status, &bytes, &Cors::default());
+    assert_eq!(error_of(&response), (400, -32602));
+    assert_eq!(body(&response)["id"], "r-1");
+    // A broken object reply is our fault: 500, never a garbled body.
+    assert_eq!(
+        s.object_response(&id, 503, b"oops", &Cors::default())
+            .status,
+        500
+    );
+}

@@ -34,7 +34,8 @@ impl Stream {
         let request = ObjectRequest::Get {
             task_id: task_id.to_owned(),
         };
-        match call_object(&self.env, &request, &self.principal).await {
+        let reply = call_object(&self.env, &request, &self.principal).await;
+        match reply.and_then(|(status, body)| ObjectReply::decode(status, &body)) {
             Ok(ObjectReply::Result(task)) => Some(task),
             _ => None,
         }

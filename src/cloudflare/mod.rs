@@ -7,7 +7,7 @@ mod task_object;
 use crate::http::{Headers, HttpRequest, HttpResponse};
 use crate::server::{self, Action, Config, Context, Server};
 use crate::tasks::id;
-use crate::tasks::protocol::{OBJECT_URL, ObjectReply, ObjectRequest, PRINCIPAL_HEADER};
+use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER};
 use std::cell::OnceCell;
 use std::time::Duration;
 use worker::{Date, Delay, Env, Method, Request, RequestInit, Response, event};
@@ -109,22 +109,23 @@ async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Res
 fn respond_object(
     env: &Env,
     request_id: &crate::jsonrpc::RequestId,
-    reply: Result<ObjectReply, String>,
+    reply: Result<(u16, Vec<u8>), String>,
     cors: &server::Cors,
 ) -> worker::Result<Response> {
     let response = with_server(env, |s| match reply {
-        Ok(reply) => s.object_response(request_id, reply, cors),
+        Ok((status, body)) => s.object_response(request_id, status, &body, cors),
         Err(why) => s.object_unreachable(request_id, &why, cors),
     })?;
     to_response(response)
 }
 
-/// Sends one request to the TaskObject named by its task id.
+/// Sends one request to the TaskObject named by its task id; returns the reply as sent
+/// (status, body): see `tasks::protocol`.
 pub(crate) async fn call_object(
     env: &Env,
     request: &ObjectRequest,
     principal: &str,
-) -> Result<ObjectReply, String> {
+) -> Result<(u16, Vec<u8>), String> {
     let namespace = env
         .durable_object(TASKS_BINDING)
         .map_err(|e| e.to_string())?;
@@ -148,8 +149,8 @@ pub(crate) async fn call_object(
         .fetch_with_request(object_request)
         .await
         .map_err(|e| e.to_string())?;
-    let text = response.text().await.map_err(|e| e.to_string())?;
-    serde_json::from_str(&text).map_err(|e| format!("unreadable reply from the task object: {e}"))
+    let body = response.bytes().await.map_err(|e| e.to_string())?;
+    Ok((response.status_code(), body))
 }
 
 fn to_response(response: HttpResponse) -> worker::Result<Response> {

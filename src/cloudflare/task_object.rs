@@ -68,7 +68,8 @@ impl DurableObject for TaskObject {
         let (reply, effects): (ObjectReply, Effects) =
             object::handle(stored, request, &principal, now_ms());
         self.apply(effects).await?;
-        Response::from_json(&reply)
+        let (status, body) = reply.encode();
+        Ok(Response::from_bytes(body)?.with_status(status))
     }
 
     async fn alarm(&self) -> Result<Response> {

@@ -17,7 +17,7 @@ pub use config::Config;
 use crate::error::McpError;
 use crate::http::{HttpRequest, HttpResponse};
 use crate::jsonrpc::{self, Message, RequestId};
-use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use crate::tasks::protocol::{self, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use crate::tools::Registry;
 use serde_json::Value;
@@ -202,18 +202,27 @@ impl Server {
         }
     }
 
-    /// Turns a TaskObject reply into the JSON-RPC response for the original request.
+    /// Turns a TaskObject reply (as sent: status and body) into the JSON-RPC response for
+    /// the original request. A result is spliced in as is; only errors are parsed.
     pub fn object_response(
         &self,
         request_id: &RequestId,
-        reply: ObjectReply,
+        status: u16,
+        body: &[u8],
         cors: &Cors,
     ) -> HttpResponse {
-        match reply {
-            ObjectReply::Result(result) => result_response(request_id, &result, cors),
-            ObjectReply::Error(error) => {
+        if status == protocol::RESULT_STATUS {
+            return cors.apply(HttpResponse::json(
+                200,
+                jsonrpc::result_response_raw(request_id, body),
+            ));
+        }
+        match ObjectReply::decode(status, body) {
+            Ok(ObjectReply::Error(error)) => {
                 error_response(Some(request_id), &McpError::from_wire(error), cors)
             }
+            Ok(ObjectReply::Result(_)) => unreachable!("results carry RESULT_STATUS"),
+            Err(why) => self.object_unreachable(request_id, &why, cors),
         }
     }
 

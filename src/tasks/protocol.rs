@@ -6,12 +6,16 @@
 //! ```text
 //! POST https://task-object/op                    (the URL is never routed; only the body matters)
 //! x-mcp-tasks-principal: <principal>             set by the Worker on every call, never from the client
-//! {"op":"create","record":{...TaskRecord}}       → {"result":{resultType:"task", ...Task}}
-//! {"op":"get","taskId":"…"}                      → {"result":{resultType:"complete", ...DetailedTask}}
-//! {"op":"update","taskId":"…","inputResponses":{…}} → {"result":{"resultType":"complete"}}
-//! {"op":"cancel","taskId":"…"}                   → {"result":{"resultType":"complete"}}
-//!                                                or {"error":{code,message,data?}}
+//! {"op":"create","record":{...TaskRecord}}       → 200 {resultType:"task", ...Task}
+//! {"op":"get","taskId":"…"}                      → 200 {resultType:"complete", ...DetailedTask}
+//! {"op":"update","taskId":"…","inputResponses":{…}} → 200 {"resultType":"complete"}
+//! {"op":"cancel","taskId":"…"}                   → 200 {"resultType":"complete"}
+//!                                                or 422 {code,message,data?}
 //! ```
+//!
+//! The reply is the bare result JSON with status 200, or the bare error object with status
+//! 422: the Worker splices a result into its JSON-RPC envelope without parsing it again
+//! (one JSON parse per request on the hot path).
 //!
 //! The object is named by the task id (`id_from_name(taskId)`), so a task's object is
 //! found from the `Mcp-Name` header alone.
@@ -59,9 +63,47 @@ impl ObjectRequest {
 }
 
 /// The object's answer: a JSON-RPC result (with its `resultType`) or error object.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ObjectReply {
     Result(Value),
     Error(ErrorObject),
+}
+
+/// HTTP status of a reply that carries a result; an error object travels with
+/// [`ERROR_STATUS`].
+pub const RESULT_STATUS: u16 = 200;
+pub const ERROR_STATUS: u16 = 422;
+
+impl ObjectReply {
+    /// The reply as the object sends it: (status, body).
+    pub fn encode(&self) -> (u16, Vec<u8>) {
+        match self {
+            ObjectReply::Result(result) => (
+                RESULT_STATUS,
+                serde_json::to_vec(result).expect("results serialize"),
+            ),
+            ObjectReply::Error(error) => (
+                ERROR_STATUS,
+                serde_json::to_vec(error).expect("errors serialize"),
+            ),
+        }
+    }
+
+    /// Parses a reply (for callers that need the value, such as the listen stream).
+    pub fn decode(status: u16, body: &[u8]) -> Result<ObjectReply, String> {
+        let parse_error =
+            |e: serde_json::Error| format!("unreadable reply from the task object: {e}");
+        match status {
+            RESULT_STATUS => serde_json::from_slice(body)
+                .map(ObjectReply::Result)
+                .map_err(parse_error),
+            ERROR_STATUS => serde_json::from_slice(body)
+                .map(ObjectReply::Error)
+                .map_err(parse_error),
+            other => Err(format!(
+                "task object answered HTTP {other}: {}",
+                String::from_utf8_lossy(body)
+            )),
+        }
+    }
 }
