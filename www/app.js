@@ -55,8 +55,12 @@ async function connect(url, token) {
     store.setServerUrl(url);
     store.setToken(token);
     showServerInfo(client);
-    tools = await client.listTools();
+    // Tools with a human title (the demos) first, then the rest in the server's order.
+    const listed = await client.listTools();
+    tools = [...listed.filter((t) => t.title), ...listed.filter((t) => !t.title)];
+    selected = null;
     renderToolList();
+    if (tools.length) selectTool(tools[0], { focus: false });
     const info = client.serverInfo;
     setStatus('ok', `Connected to ${info ? `${info.name} ${info.version ?? ''}`.trim() : url}.`);
     resumeStoredTasks();
@@ -102,7 +106,7 @@ function renderToolList() {
   if (!shown.length) ui.toolList.append(el('li', { class: 'muted empty' }, tools.length ? 'No tool matches.' : 'No tools.'));
 }
 
-function selectTool(tool) {
+function selectTool(tool, { focus = true } = {}) {
   selected = { tool, reader: buildFields(ui.toolFields, tool.inputSchema ?? {}) };
   ui.toolTitle.replaceChildren(el('code', {}, tool.name), tool.title ? ` — ${tool.title}` : '');
   ui.toolDescription.textContent = tool.description ?? '';
@@ -114,6 +118,7 @@ function selectTool(tool) {
     b.setAttribute('aria-pressed', b.dataset.tool === tool.name ? 'true' : 'false');
   }
   if (support) ui.toolDescription.append(el('span', { class: 'chip' }, `tasks: ${support}`));
+  if (!focus) return;
   selected.reader.focus();
   if (!ui.toolFields.querySelector('input, select, textarea')) ui.runButton.focus();
 }

@@ -150,6 +150,17 @@ describe('web console', () => {
     assert.equal((await card.locator('.result-text').textContent()).trim(), 'The model said: Paris');
   });
 
+  test('shows a URL elicitation as a link', async () => {
+    const card = await run('read_the_spec');
+    const box = card.locator('.input-request.kind-url');
+    await box.waitFor({ timeout: 20_000 });
+    const href = await box.locator('a.url-link').getAttribute('href');
+    assert.match(href, /^https:\/\/modelcontextprotocol\.io\//);
+    assert.equal(await box.locator('a.url-link').getAttribute('rel'), 'noopener noreferrer');
+    await box.getByRole('button', { name: 'I have done it' }).click();
+    await until('the result', async () => /Thanks for reading/.test(await card.locator('.outcome').textContent()), 30_000);
+  });
+
   test('shows a failed task plainly', async () => {
     const card = await run('protocol_error_job');
     await waitStatus(card, 'failed', 30_000);
@@ -193,6 +204,24 @@ describe('web console', () => {
     assert.ok(width <= 360, `no horizontal scrolling (scrollWidth ${width})`);
     await shot('mobile');
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  test('takes the overview screenshot (docs/console.png)', async () => {
+    await page.locator('#clear-finished').click();
+    assert.equal(await page.locator('.task-card').count(), 0);
+    await run('greet', { name: 'Ada' });
+    const batch = await run('process_batch', { items: 12, delayMs: 400, label: 'nightly' });
+    const hello = await run('hello_world');
+    await hello.locator('.input-request').waitFor({ timeout: 20_000 });
+    await until('a third of the batch', async () => Number(await batch.locator('progress').getAttribute('value')) >= 4, 30_000);
+    await page.locator('.tool-item[data-tool="process_batch"]').click();
+    await page.evaluate(() => { document.activeElement?.blur(); window.scrollTo(0, 0); });
+    await page.screenshot({ path: join(SHOTS, 'overview.png') });
+    await hello.getByLabel('Your name').fill('Ada');
+    await hello.getByRole('button', { name: 'Accept' }).click();
+    await batch.getByRole('button', { name: 'Cancel task' }).click();
+    await waitStatus(hello, 'completed', 30_000);
+    await waitStatus(batch, 'cancelled', 30_000);
   });
 
   test('raised no page errors', () => {
