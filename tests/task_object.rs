@@ -65,8 +65,8 @@ impl Object {
         if self.alarm.is_some_and(|at| at <= now) {
             match object::alarm(self.stored.clone(), now) {
                 AlarmPlan::Done(effects) => self.apply(effects),
-                AlarmPlan::RunStep(running) => {
-                    self.stored = Some(running.clone());
+                AlarmPlan::RunStep { mark, running } => {
+                    self.apply(mark);
                     self.apply(object::run_step(running, &Registry::new(true), now));
                 }
             }
@@ -281,28 +281,50 @@ fn expiry_deletes_the_task() {
     assert_eq!(o.alarm, None);
 }
 
-#[test]
-fn a_crashed_step_fails_the_task() {
-    let (mut o, _) = start("slow_compute", json!({ "seconds": 1 }));
-    let AlarmPlan::RunStep(running) = object::alarm(o.stored.clone(), NOW + 1000) else {
+/// Starts a due step the way the adapter does, then "crashes": only the mark is stored.
+fn crash_during_step(o: &mut Object, now: u64) {
+    let AlarmPlan::RunStep { mark, .. } = object::alarm(o.stored.clone(), now) else {
         panic!("a step is due")
     };
-    // The adapter stores the mark, then the step "panics": the instance is gone.
-    o.stored = Some(running);
-    // The retried alarm finds the mark.
+    assert_eq!(mark.alarm, Some(Some(now + object::STEP_WATCHDOG_MS)));
+    o.apply(mark);
+}
+
+fn assert_crashed(task: &Value) {
+    assert_eq!(task["status"], "failed", "{task}");
+    assert_eq!(task["error"]["code"], -32603);
+    assert!(task["statusMessage"].as_str().unwrap().contains("crashed"));
+}
+
+#[test]
+fn a_crashed_step_fails_the_task_at_the_next_alarm() {
+    let (mut o, _) = start("slow_compute", json!({ "seconds": 1 }));
+    crash_during_step(&mut o, NOW + 1000);
+    // The retried alarm (or the watchdog) finds the mark and does not rerun the step.
     let AlarmPlan::Done(effects) = object::alarm(o.stored.clone(), NOW + 3000) else {
         panic!("must not rerun")
     };
     o.apply(effects);
-    let failed = o.get(NOW + 3001);
-    assert_eq!(failed["status"], "failed");
-    assert_eq!(failed["error"]["code"], -32603);
-    assert!(
-        failed["statusMessage"]
-            .as_str()
-            .unwrap()
-            .contains("crashed")
+    assert_crashed(&o.get(NOW + 3001));
+}
+
+#[test]
+fn a_crashed_step_fails_the_task_at_the_next_request() {
+    let (mut o, _) = start("slow_compute", json!({ "seconds": 1 }));
+    crash_during_step(&mut o, NOW + 1000);
+    // No alarm ever comes back: the next poll recovers, and the failure is stored.
+    assert_crashed(&o.get(NOW + 1500));
+    assert!(!o.stored.as_ref().unwrap().step_running);
+    assert_eq!(o.alarm, Some(NOW + 3_600_000));
+    // Even a request from another principal, which sees nothing, leaves it recovered.
+    let (mut o, _) = start("slow_compute", json!({ "seconds": 1 }));
+    crash_during_step(&mut o, NOW + 1000);
+    o.request(
+        ObjectRequest::Get { task_id: ID.into() },
+        "bearer:other",
+        NOW + 1500,
     );
+    assert_crashed(&o.get(NOW + 1600));
 }
 
 #[test]

@@ -76,15 +76,10 @@ impl DurableObject for TaskObject {
         let stored = self.load().await?;
         match object::alarm(stored, now_ms()) {
             AlarmPlan::Done(effects) => self.apply(effects).await?,
-            AlarmPlan::RunStep(running) => {
-                // Store the "step running" mark first: if the step panics, the instance
-                // dies, the alarm is retried, and the retry fails the task instead.
-                self.apply(Effects {
-                    store: Some(running.clone()),
-                    delete_all: false,
-                    alarm: None,
-                })
-                .await?;
+            AlarmPlan::RunStep { mark, running } => {
+                // The mark is durable before the step runs: a crash inside the step
+                // cannot leave the task silently stuck (see `object::AlarmPlan`).
+                self.apply(mark).await?;
                 let effects = with_server(&self.env, |s| {
                     object::run_step(running, &s.registry, now_ms())
                 })?;

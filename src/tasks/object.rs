@@ -69,8 +69,30 @@ pub fn handle(
         let reply = ObjectReply::Result(record.to_task().to_result(RESULT_TASK));
         return (reply, Effects::store(*record));
     }
+    // A "step running" mark seen by any later event means the step crashed the instance
+    // (events never interleave with a running step: storage waits close the input gate).
+    let (stored, recovered) = match stored {
+        Some(record) if record.step_running => {
+            let record = crashed(record, now_ms);
+            (Some(record.clone()), Some(Effects::store(record)))
+        }
+        other => (other, None),
+    };
+    let (reply, effects) = handle_visible(stored.as_ref(), request, principal, now_ms);
+    match (effects.store.is_some() || effects.delete_all, recovered) {
+        (false, Some(recovered)) => (reply, recovered),
+        _ => (reply, effects),
+    }
+}
+
+fn handle_visible(
+    stored: Option<&TaskRecord>,
+    request: ObjectRequest,
+    principal: &str,
+    now_ms: u64,
+) -> (ObjectReply, Effects) {
     let task_id = request.task_id().to_owned();
-    let Some(record) = visible(stored.as_ref(), &task_id, principal, now_ms) else {
+    let Some(record) = visible(stored, &task_id, principal, now_ms) else {
         return (error(McpError::TaskNotFound), Effects::default());
     };
     match request {
@@ -132,9 +154,24 @@ fn update(
 pub enum AlarmPlan {
     /// Apply these effects; nothing to run.
     Done(Effects),
-    /// Store this record (marked `step_running`) first, then call [`run_step`] with it:
-    /// if the step crashes the instance, the retried alarm finds the mark and fails the task.
-    RunStep(TaskRecord),
+    /// Apply `mark` (stores the record marked `step_running`, with a watchdog alarm) first,
+    /// then call [`run_step`] with `running`. If the step crashes the instance, the retried
+    /// alarm, the watchdog, or the next request finds the mark and fails the task.
+    RunStep { mark: Effects, running: TaskRecord },
+}
+
+/// How long after a step starts the watchdog alarm fires if the step never finished.
+pub const STEP_WATCHDOG_MS: u64 = 10_000;
+
+/// The record of a task whose step crashed: `failed` with -32603.
+fn crashed(mut record: TaskRecord, now_ms: u64) -> TaskRecord {
+    record.step_running = false;
+    let error = internal_error(format!(
+        "The tool {:?} crashed while running a step",
+        record.tool
+    ));
+    fail(&mut record, error, now_ms);
+    record
 }
 
 /// The alarm: expire, recover from a crashed step, or prepare the next step.
@@ -151,13 +188,7 @@ pub fn alarm(stored: Option<TaskRecord>, now_ms: u64) -> AlarmPlan {
     }
     if record.step_running {
         // The previous alarm died inside the step (a panic aborts the wasm instance).
-        record.step_running = false;
-        let crashed = internal_error(format!(
-            "The tool {:?} crashed while running a step",
-            record.tool
-        ));
-        fail(&mut record, crashed, now_ms);
-        return AlarmPlan::Done(Effects::store(record));
+        return AlarmPlan::Done(Effects::store(crashed(record, now_ms)));
     }
     let due = record.status == TaskStatus::Working
         && record.next_step_at_ms.is_some_and(|at| at <= now_ms);
@@ -168,7 +199,15 @@ pub fn alarm(stored: Option<TaskRecord>, now_ms: u64) -> AlarmPlan {
         });
     }
     record.step_running = true;
-    AlarmPlan::RunStep(record)
+    let mark = Effects {
+        store: Some(record.clone()),
+        delete_all: false,
+        alarm: Some(Some(now_ms.saturating_add(STEP_WATCHDOG_MS))),
+    };
+    AlarmPlan::RunStep {
+        mark,
+        running: record,
+    }
 }
 
 /// Runs the due step of a record returned by [`AlarmPlan::RunStep`].
