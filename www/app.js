@@ -138,7 +138,7 @@ function hooksFor(card) {
     onTaskStatus: (task) => { card.update(task); persist(card); },
     onElicitation: (params, key) => askElicitation(card.inputs, params, key),
     onSampling: (params, key) => askSampling(card.inputs, params, key),
-    onRoots: () => answerRoots(card.inputs),
+    onRoots: () => answerRoots(card.notes),
   };
 }
 

@@ -150,6 +150,13 @@ describe('web console', () => {
     assert.equal((await card.locator('.result-text').textContent()).trim(), 'The model said: Paris');
   });
 
+  test('answers a roots request with none, and says so', async () => {
+    const card = await run('test_input_required_result_list_roots');
+    await waitStatus(card, 'complete');
+    assert.equal((await card.locator('.result-text').textContent()).trim(), 'Roots:');
+    assert.match(await card.locator('.roots-note').textContent(), /shared none/);
+  });
+
   test('shows a URL elicitation as a link', async () => {
     const card = await run('read_the_spec');
     const box = card.locator('.input-request.kind-url');

@@ -99,6 +99,7 @@ export function askSampling(container, params = {}, key = '') {
 
 /** roots/list: a browser shares no file system; answer with no roots and say so. */
 export function answerRoots(container) {
+  if (container.querySelector('.roots-note')) return { roots: [] };
   container.append(el('p', { class: 'hint roots-note' },
     'The server asked for the client’s roots; the console shared none (a browser has no file system).'));
   return { roots: [] };

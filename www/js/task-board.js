@@ -45,6 +45,7 @@ export class TaskCard {
     this.message = el('p', { class: 'status-message', hidden: true });
     this.progress = el('progress', { class: 'progress', hidden: true, 'aria-label': `Progress of ${tool}` });
     this.inputs = el('div', { class: 'inputs' });
+    this.notes = el('div', { class: 'notes' }); // kept after the end, unlike `inputs`
     this.outcome = el('div', { class: 'outcome' });
     this.cancelButton = el('button', { type: 'button', class: 'danger small', onclick: () => this.requestCancel() }, 'Cancel task');
     this.dismissButton = el('button', { type: 'button', class: 'ghost small', hidden: true,
@@ -54,7 +55,7 @@ export class TaskCard {
         el('h3', {}, el('code', {}, tool)), this.badge, this.elapsed),
       el('p', { class: 'args muted' }, summarizeArgs(this.args)),
       el('div', { class: 'meta-row' }, this.idLine, this.mode),
-      this.message, this.progress, this.inputs, this.outcome,
+      this.message, this.progress, this.inputs, this.notes, this.outcome,
       el('div', { class: 'card-actions' }, this.cancelButton, this.dismissButton));
     if (taskId) this.setTaskId(taskId);
     this.setStatus(status);
