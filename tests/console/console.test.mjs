@@ -204,6 +204,20 @@ describe('web console', () => {
     await shot('console');
   });
 
+  test('asks again after a reload when a task still needs input', async () => {
+    const card = await run('hello_world');
+    const taskId = await until('a task id', () => card.getAttribute('data-task-id'));
+    await card.locator('.input-request').waitFor({ timeout: 20_000 });
+    await page.reload();
+    const resumed = page.locator(`.task-card[data-task-id="${taskId}"]`);
+    const form = resumed.locator('.input-request.kind-elicitation');
+    await form.waitFor({ timeout: 30_000 });
+    await form.getByLabel('Your name').fill('Linus');
+    await form.getByRole('button', { name: 'Accept' }).click();
+    await waitStatus(resumed, 'completed', 30_000);
+    assert.equal((await resumed.locator('.result-text').textContent()).trim(), 'Hello, Linus!');
+  });
+
   test('fits a 360 px wide screen', async () => {
     await page.setViewportSize({ width: 360, height: 800 });
     await page.locator('.tool-item[data-tool="process_batch"]').click();
