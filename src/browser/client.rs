@@ -19,7 +19,12 @@ pub struct Inner {
 
 impl Inner {
     pub fn new(session: Session, fetch: Option<Function>) -> Self {
-        Inner { session, fetch, next_id: Cell::new(1), tools: RefCell::new(None) }
+        Inner {
+            session,
+            fetch,
+            next_id: Cell::new(1),
+            tools: RefCell::new(None),
+        }
     }
 
     /// One request and its answer: the `result` object, or a rejection (`McpError`, or
@@ -31,19 +36,32 @@ impl Inner {
         id
     }
 
-    pub async fn rpc(&self, method: &str, params: Map<String, Value>, input_schema: Option<&Value>, abort: Option<&Abort>) -> JsResult<Map<String, Value>> {
+    pub async fn rpc(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        input_schema: Option<&Value>,
+        abort: Option<&Abort>,
+    ) -> JsResult<Map<String, Value>> {
         let id = self.next_id();
         let outgoing = self.session.request(id, method, params, input_schema);
         let response = js::post(self.fetch.as_ref(), &self.session.url, &outgoing, abort).await?;
         let body = js::text(&response, abort).await?;
-        read_response(response.status(), &js::content_type(&response), &body, id).map_err(to_js_error)
+        read_response(response.status(), &js::content_type(&response), &body, id)
+            .map_err(to_js_error)
     }
 
     pub async fn list_tools(&self) -> JsResult<Vec<Value>> {
         let result = self.rpc("tools/list", Map::new(), None, None).await?;
         let tools = match result.get("tools") {
             Some(Value::Array(tools)) => tools.clone(),
-            _ => return Err(to_js_error(ClientError::new(ClientError::INVALID_REQUEST, "Invalid response: tools/list without a tools array", None))),
+            _ => {
+                return Err(to_js_error(ClientError::new(
+                    ClientError::INVALID_REQUEST,
+                    "Invalid response: tools/list without a tools array",
+                    None,
+                )));
+            }
         };
         *self.tools.borrow_mut() = Some(tools.clone());
         Ok(tools)
@@ -57,7 +75,11 @@ impl Inner {
             let _ = self.list_tools().await;
         }
         let tools = self.tools.borrow();
-        tools.as_ref()?.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(name)).and_then(|t| t.get("inputSchema").cloned())
+        tools
+            .as_ref()?
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+            .and_then(|t| t.get("inputSchema").cloned())
     }
 
     fn task_params(task_id: &str) -> Map<String, Value> {
@@ -68,23 +90,37 @@ impl Inner {
 
     /// `tasks/get`: the `DetailedTask` (without `resultType`).
     pub async fn get_task(&self, task_id: &str, abort: Option<&Abort>) -> JsResult<Value> {
-        let result = self.rpc("tasks/get", Self::task_params(task_id), None, abort).await?;
+        let result = self
+            .rpc("tasks/get", Self::task_params(task_id), None, abort)
+            .await?;
         Ok(Value::Object(bare_task(&result)))
     }
 
-    pub async fn update_task(&self, task_id: &str, responses: Map<String, Value>, abort: Option<&Abort>) -> JsResult<()> {
+    pub async fn update_task(
+        &self,
+        task_id: &str,
+        responses: Map<String, Value>,
+        abort: Option<&Abort>,
+    ) -> JsResult<()> {
         let mut params = Self::task_params(task_id);
         params.insert("inputResponses".into(), Value::Object(responses));
-        self.rpc("tasks/update", params, None, abort).await.map(|_| ())
+        self.rpc("tasks/update", params, None, abort)
+            .await
+            .map(|_| ())
     }
 
     pub async fn cancel_task(&self, task_id: &str) -> JsResult<()> {
-        self.rpc("tasks/cancel", Self::task_params(task_id), None, None).await.map(|_| ())
+        self.rpc("tasks/cancel", Self::task_params(task_id), None, None)
+            .await
+            .map(|_| ())
     }
 }
 
 /// Reads `ConnectOptions` into a session.
-pub fn session_from_options(url: &str, options: &wasm_bindgen::JsValue) -> JsResult<(Session, Option<Function>)> {
+pub fn session_from_options(
+    url: &str,
+    options: &wasm_bindgen::JsValue,
+) -> JsResult<(Session, Option<Function>)> {
     let mut session = Session::new(url);
     if let Some(token) = js::get(options, "bearerToken").as_string() {
         session.bearer_token = Some(token);
@@ -105,7 +141,11 @@ pub fn session_from_options(url: &str, options: &wasm_bindgen::JsValue) -> JsRes
     if !capabilities.is_undefined() && !capabilities.is_null() {
         let capabilities = js::from_js(&capabilities)?;
         if !capabilities.is_object() {
-            return Err(to_js_error(ClientError::new(ClientError::INVALID_PARAMS, "options.capabilities must be an object", None)));
+            return Err(to_js_error(ClientError::new(
+                ClientError::INVALID_PARAMS,
+                "options.capabilities must be an object",
+                None,
+            )));
         }
         session.capabilities = capabilities;
     }

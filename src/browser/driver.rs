@@ -29,7 +29,10 @@ impl CallOptions {
     pub fn from_js(options: &JsValue) -> Self {
         let signal = js::get(options, "signal");
         CallOptions {
-            abort: signal.dyn_into::<web_sys::AbortSignal>().ok().map(Abort::new),
+            abort: signal
+                .dyn_into::<web_sys::AbortSignal>()
+                .ok()
+                .map(Abort::new),
             on_task_created: js::get_function(options, "onTaskCreated"),
             on_task_status: js::get_function(options, "onTaskStatus"),
             on_elicitation: js::get_function(options, "onElicitation"),
@@ -64,8 +67,17 @@ fn notify(callback: &Option<Function>, task: &Value) {
 
 impl Call {
     pub fn new(inner: Rc<Inner>, options: CallOptions) -> Self {
-        let shared = Rc::new(RefCell::new(Shared { task_id: None, status: "working".into() }));
-        Call { inner, options, shared, answered: AnsweredKeys::default(), watch: StatusWatch::default() }
+        let shared = Rc::new(RefCell::new(Shared {
+            task_id: None,
+            status: "working".into(),
+        }));
+        Call {
+            inner,
+            options,
+            shared,
+            answered: AnsweredKeys::default(),
+            watch: StatusWatch::default(),
+        }
     }
 
     fn abort(&self) -> Option<&Abort> {
@@ -80,7 +92,9 @@ impl Call {
             InputKind::Sampling => &self.options.on_sampling,
             InputKind::Roots => &self.options.on_roots,
         };
-        let handler = handler.as_ref().ok_or_else(|| to_js_error(flow::no_handler(key, kind)))?;
+        let handler = handler
+            .as_ref()
+            .ok_or_else(|| to_js_error(flow::no_handler(key, kind)))?;
         let args = match kind {
             InputKind::Roots => vec![JsValue::from_str(key)],
             _ => vec![to_js(&params), JsValue::from_str(key)],
@@ -89,7 +103,10 @@ impl Call {
         if !answer.is_object() {
             return Err(to_js_error(ClientError::new(
                 ClientError::INVALID_PARAMS,
-                format!("The {} handler returned something that is not an object for input {key:?}", kind.handler_name()),
+                format!(
+                    "The {} handler returned something that is not an object for input {key:?}",
+                    kind.handler_name()
+                ),
                 None,
             )));
         }
@@ -111,17 +128,30 @@ impl Call {
         let (mut responses, mut state, mut relisted) = (None, None, false);
         for _ in 0..flow::MAX_ROUNDS {
             let params = flow::call_params(name, arguments, responses.take(), state.take());
-            let result = match self.inner.rpc("tools/call", params.clone(), schema.as_ref(), self.abort()).await {
+            let result = match self
+                .inner
+                .rpc("tools/call", params.clone(), schema.as_ref(), self.abort())
+                .await
+            {
                 // streamable-http "Client Behavior": after a HeaderMismatch, re-list and retry once.
-                Err(e) if !relisted && js::get(&e, "code").as_f64() == Some(ClientError::HEADER_MISMATCH as f64) => {
+                Err(e)
+                    if !relisted
+                        && js::get(&e, "code").as_f64()
+                            == Some(ClientError::HEADER_MISMATCH as f64) =>
+                {
                     relisted = true;
                     schema = self.inner.tool_schema(name, true).await;
-                    self.inner.rpc("tools/call", params, schema.as_ref(), self.abort()).await?
+                    self.inner
+                        .rpc("tools/call", params, schema.as_ref(), self.abort())
+                        .await?
                 }
                 other => other?,
             };
             match flow::call_step(result).map_err(to_js_error)? {
-                CallStep::InputRequired { requests, request_state } => {
+                CallStep::InputRequired {
+                    requests,
+                    request_state,
+                } => {
                     let requests: Vec<(String, Value)> = requests.into_iter().collect();
                     responses = Some(self.answer_all(requests).await?);
                     state = request_state;
@@ -131,7 +161,10 @@ impl Call {
         }
         Err(to_js_error(ClientError::new(
             ClientError::INTERNAL_ERROR,
-            format!("tools/call {name} needed more than {} input rounds", flow::MAX_ROUNDS),
+            format!(
+                "tools/call {name} needed more than {} input rounds",
+                flow::MAX_ROUNDS
+            ),
             None,
         )))
     }
@@ -142,8 +175,15 @@ impl Call {
 
     pub fn set_task(&self, task: &Value) {
         let mut shared = self.shared.borrow_mut();
-        shared.task_id = task.get("taskId").and_then(Value::as_str).map(str::to_owned);
-        shared.status = task.get("status").and_then(Value::as_str).unwrap_or("working").to_owned();
+        shared.task_id = task
+            .get("taskId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        shared.status = task
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or("working")
+            .to_owned();
     }
 
     pub fn created(&self, task: &Value) {
@@ -154,7 +194,11 @@ impl Call {
     /// Follows the task from snapshot `task` to its end. On abort, cancels the task and
     /// rejects with the signal's reason.
     pub async fn follow(mut self, task: Value) -> JsResult<JsValue> {
-        let task_id = task.get("taskId").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let task_id = task
+            .get("taskId")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
         match self.follow_inner(&task_id, task).await {
             Err(e) if self.abort().is_some_and(Abort::aborted) => {
                 // Best effort: the abort reason is the answer whatever the cancel says.
@@ -180,7 +224,9 @@ impl Call {
                         for key in responses.keys() {
                             self.answered.mark(key);
                         }
-                        self.inner.update_task(task_id, responses, self.abort()).await?;
+                        self.inner
+                            .update_task(task_id, responses, self.abort())
+                            .await?;
                     }
                 }
                 TaskState::Completed(result) => return Ok(to_js(&result)),
@@ -204,8 +250,15 @@ pub struct ToolCallHandle {
 impl ToolCallHandle {
     /// A handle for a call that completed without a task.
     pub fn complete(inner: Rc<Inner>, result: &Value) -> Self {
-        let shared = Rc::new(RefCell::new(Shared { task_id: None, status: "complete".into() }));
-        ToolCallHandle { inner, shared, result: Promise::resolve(&to_js(result)) }
+        let shared = Rc::new(RefCell::new(Shared {
+            task_id: None,
+            status: "complete".into(),
+        }));
+        ToolCallHandle {
+            inner,
+            shared,
+            result: Promise::resolve(&to_js(result)),
+        }
     }
 
     /// A handle following `task` in the background from now on.
@@ -215,7 +268,11 @@ impl ToolCallHandle {
         let result = future_to_promise(call.follow(task));
         // The caller may never ask for the result: keep a rejection from being "unhandled".
         js::mark_handled(&result);
-        ToolCallHandle { inner, shared, result }
+        ToolCallHandle {
+            inner,
+            shared,
+            result,
+        }
     }
 }
 

@@ -36,14 +36,21 @@ pub enum CallStep {
     /// The `CallToolResult`.
     Complete(Value),
     /// An MRTR round: answer these, then call again with `requestState` echoed.
-    InputRequired { requests: Map<String, Value>, request_state: Option<String> },
+    InputRequired {
+        requests: Map<String, Value>,
+        request_state: Option<String>,
+    },
     /// A `CreateTaskResult`: follow the task (the value is the bare `Task`).
     Task(Value),
 }
 
 /// Classifies a `tools/call` result by `resultType` (absent means complete: schema `Result`).
 pub fn call_step(result: Map<String, Value>) -> Result<CallStep, ClientError> {
-    let result_type = result.get("resultType").and_then(Value::as_str).unwrap_or(RESULT_COMPLETE).to_owned();
+    let result_type = result
+        .get("resultType")
+        .and_then(Value::as_str)
+        .unwrap_or(RESULT_COMPLETE)
+        .to_owned();
     match result_type.as_str() {
         RESULT_COMPLETE => Ok(CallStep::Complete(Value::Object(result))),
         RESULT_INPUT_REQUIRED => {
@@ -51,8 +58,14 @@ pub fn call_step(result: Map<String, Value>) -> Result<CallStep, ClientError> {
                 Some(Value::Object(r)) if !r.is_empty() => r.clone(),
                 _ => return Err(bad_result("an input_required result without inputRequests")),
             };
-            let request_state = result.get("requestState").and_then(Value::as_str).map(str::to_owned);
-            Ok(CallStep::InputRequired { requests, request_state })
+            let request_state = result
+                .get("requestState")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            Ok(CallStep::InputRequired {
+                requests,
+                request_state,
+            })
         }
         RESULT_TASK => match result.get("taskId") {
             Some(Value::String(_)) => Ok(CallStep::Task(Value::Object(bare_task(&result)))),
@@ -63,7 +76,11 @@ pub fn call_step(result: Map<String, Value>) -> Result<CallStep, ClientError> {
 }
 
 fn bad_result(why: &str) -> ClientError {
-    ClientError::new(ClientError::INVALID_REQUEST, format!("Invalid response: {why}"), None)
+    ClientError::new(
+        ClientError::INVALID_REQUEST,
+        format!("Invalid response: {why}"),
+        None,
+    )
 }
 
 /// The JS handler an input request goes to.
@@ -98,14 +115,20 @@ pub fn input_kind(key: &str, request: &Value) -> Result<(InputKind, Value), Clie
             ));
         }
     };
-    Ok((kind, request.get("params").cloned().unwrap_or_else(|| json!({}))))
+    Ok((
+        kind,
+        request.get("params").cloned().unwrap_or_else(|| json!({})),
+    ))
 }
 
 /// The error when a call needs input and the caller gave no handler for it.
 pub fn no_handler(key: &str, kind: InputKind) -> ClientError {
     ClientError::new(
         ClientError::INTERNAL_ERROR,
-        format!("The server asked for input {key:?} but no {} handler was given", kind.handler_name()),
+        format!(
+            "The server asked for input {key:?} but no {} handler was given",
+            kind.handler_name()
+        ),
         Some(json!({ "key": key, "handler": kind.handler_name() })),
     )
 }
@@ -122,36 +145,58 @@ pub enum TaskState {
 
 impl TaskState {
     pub fn is_terminal(&self) -> bool {
-        matches!(self, TaskState::Completed(_) | TaskState::Failed(_) | TaskState::Cancelled)
+        matches!(
+            self,
+            TaskState::Completed(_) | TaskState::Failed(_) | TaskState::Cancelled
+        )
     }
 }
 
 /// Reads a `Task` / `DetailedTask`. An unknown status is a bad response.
 pub fn task_state(task: &Value) -> Result<TaskState, ClientError> {
-    let id = task.get("taskId").and_then(Value::as_str).unwrap_or_default();
+    let id = task
+        .get("taskId")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     match task.get("status").and_then(Value::as_str) {
         Some("working") => Ok(TaskState::Working),
         // A Task without details (e.g. CreateTaskResult) may omit the requests.
         Some("input_required") => Ok(TaskState::InputRequired(
-            task.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default(),
+            task.get("inputRequests")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
         )),
-        Some("completed") => Ok(TaskState::Completed(task.get("result").cloned().ok_or_else(|| bad_result("a completed task without result"))?)),
+        Some("completed") => Ok(TaskState::Completed(
+            task.get("result")
+                .cloned()
+                .ok_or_else(|| bad_result("a completed task without result"))?,
+        )),
         Some("failed") => Ok(TaskState::Failed(match task.get("error") {
             Some(error) => ClientError::from_object(error),
             None => ClientError::new(
                 ClientError::INTERNAL_ERROR,
-                task.get("statusMessage").and_then(Value::as_str).unwrap_or("The task failed").to_owned(),
+                task.get("statusMessage")
+                    .and_then(Value::as_str)
+                    .unwrap_or("The task failed")
+                    .to_owned(),
                 Some(json!({ "taskId": id })),
             ),
         })),
         Some("cancelled") => Ok(TaskState::Cancelled),
-        other => Err(bad_result(&format!("task {id} has an unknown status {other:?}"))),
+        other => Err(bad_result(&format!(
+            "task {id} has an unknown status {other:?}"
+        ))),
     }
 }
 
 /// The rejection of a call whose task ended `cancelled`.
 pub fn cancelled(task_id: &str) -> ClientError {
-    ClientError::new(ClientError::CANCELLED, format!("Task {task_id} was cancelled"), Some(json!({ "taskId": task_id })))
+    ClientError::new(
+        ClientError::CANCELLED,
+        format!("Task {task_id} was cancelled"),
+        Some(json!({ "taskId": task_id })),
+    )
 }
 
 /// How long to wait before the next `tasks/get`: the task's `pollIntervalMs`, bounded.
@@ -170,7 +215,11 @@ pub struct AnsweredKeys(BTreeSet<String>);
 impl AnsweredKeys {
     /// The requests not answered yet, in key order.
     pub fn fresh(&self, requests: &Map<String, Value>) -> Vec<(String, Value)> {
-        requests.iter().filter(|(k, _)| !self.0.contains(*k)).map(|(k, v)| (k.clone(), v.clone())).collect()
+        requests
+            .iter()
+            .filter(|(k, _)| !self.0.contains(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
     }
 
     pub fn mark(&mut self, key: &str) {
@@ -186,8 +235,13 @@ pub struct StatusWatch(Option<(String, Option<String>)>);
 impl StatusWatch {
     pub fn changed(&mut self, task: &Value) -> bool {
         let now = (
-            task.get("status").and_then(Value::as_str).unwrap_or_default().to_owned(),
-            task.get("statusMessage").and_then(Value::as_str).map(str::to_owned),
+            task.get("status")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            task.get("statusMessage")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
         );
         if self.0.as_ref() == Some(&now) {
             false
@@ -199,7 +253,12 @@ impl StatusWatch {
 }
 
 /// The `tools/call` params for one round.
-pub fn call_params(name: &str, arguments: &Value, responses: Option<Map<String, Value>>, request_state: Option<String>) -> Map<String, Value> {
+pub fn call_params(
+    name: &str,
+    arguments: &Value,
+    responses: Option<Map<String, Value>>,
+    request_state: Option<String>,
+) -> Map<String, Value> {
     let mut params = Map::new();
     params.insert("name".into(), name.into());
     params.insert("arguments".into(), arguments.clone());

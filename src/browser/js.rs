@@ -37,9 +37,16 @@ pub fn from_js(value: &JsValue) -> JsResult<Value> {
         return Ok(Value::Null);
     }
     let text = JSON::stringify(value).map_err(|e| {
-        to_js_error(ClientError::new(ClientError::INVALID_REQUEST, format!("value is not JSON-serializable: {}", describe(&e)), None))
+        to_js_error(ClientError::new(
+            ClientError::INVALID_REQUEST,
+            format!("value is not JSON-serializable: {}", describe(&e)),
+            None,
+        ))
     })?;
-    Ok(text.as_string().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null))
+    Ok(text
+        .as_string()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null))
 }
 
 /// A short text for any thrown JS value (Error message, string, or `String(value)`).
@@ -142,7 +149,11 @@ pub async fn wait(promise: Promise, abort: Option<&Abort>) -> JsResult<JsValue> 
 }
 
 /// Calls a user callback with `args`; a returned promise (or thenable) is awaited.
-pub async fn call_user(callback: &Function, args: &[JsValue], abort: Option<&Abort>) -> JsResult<JsValue> {
+pub async fn call_user(
+    callback: &Function,
+    args: &[JsValue],
+    abort: Option<&Abort>,
+) -> JsResult<JsValue> {
     let array: Array = args.iter().collect();
     let returned = callback.apply(&JsValue::UNDEFINED, &array)?;
     wait(Promise::resolve(&returned), abort).await
@@ -150,7 +161,12 @@ pub async fn call_user(callback: &Function, args: &[JsValue], abort: Option<&Abo
 
 /// POSTs one request with the global `fetch` or the override; a network failure is an
 /// `McpError` (-32603), an abort rejects with the signal's reason.
-pub async fn post(fetch: Option<&Function>, url: &str, outgoing: &Outgoing, abort: Option<&Abort>) -> JsResult<web_sys::Response> {
+pub async fn post(
+    fetch: Option<&Function>,
+    url: &str,
+    outgoing: &Outgoing,
+    abort: Option<&Abort>,
+) -> JsResult<web_sys::Response> {
     let headers = web_sys::Headers::new()?;
     for (name, value) in &outgoing.headers {
         headers.append(name, value)?;
@@ -164,7 +180,11 @@ pub async fn post(fetch: Option<&Function>, url: &str, outgoing: &Outgoing, abor
         Some(fetch) => fetch.call2(&JsValue::UNDEFINED, &url.into(), &init),
         None => match get_function(&global, "fetch") {
             Some(fetch) => fetch.call2(&global, &url.into(), &init),
-            None => return Err(to_js_error(ClientError::network("no fetch function in this environment"))),
+            None => {
+                return Err(to_js_error(ClientError::network(
+                    "no fetch function in this environment",
+                )));
+            }
         },
     };
     let promise = match returned {
@@ -173,7 +193,10 @@ pub async fn post(fetch: Option<&Function>, url: &str, outgoing: &Outgoing, abor
     };
     match wait(promise, abort).await {
         Ok(response) => response.dyn_into::<web_sys::Response>().map_err(|other| {
-            to_js_error(ClientError::network(&format!("fetch resolved to something that is not a Response: {}", describe(&other))))
+            to_js_error(ClientError::network(&format!(
+                "fetch resolved to something that is not a Response: {}",
+                describe(&other)
+            )))
         }),
         Err(e) if abort.is_some_and(Abort::aborted) => Err(e),
         Err(e) => Err(to_js_error(ClientError::network(&describe(&e)))),
@@ -182,7 +205,12 @@ pub async fn post(fetch: Option<&Function>, url: &str, outgoing: &Outgoing, abor
 
 /// The response's content type ("" when absent).
 pub fn content_type(response: &web_sys::Response) -> String {
-    response.headers().get("content-type").ok().flatten().unwrap_or_default()
+    response
+        .headers()
+        .get("content-type")
+        .ok()
+        .flatten()
+        .unwrap_or_default()
 }
 
 /// The whole body as text.
@@ -196,7 +224,9 @@ pub async fn text(response: &web_sys::Response, abort: Option<&Abort>) -> JsResu
 }
 
 /// Reads the next chunk of a body stream; `None` at the end.
-pub async fn read_chunk(reader: &web_sys::ReadableStreamDefaultReader) -> JsResult<Option<Vec<u8>>> {
+pub async fn read_chunk(
+    reader: &web_sys::ReadableStreamDefaultReader,
+) -> JsResult<Option<Vec<u8>>> {
     let result = JsFuture::from(reader.read()).await?;
     if get(&result, "done").is_truthy() {
         return Ok(None);

@@ -27,6 +27,8 @@ mod types;
 pub mod wire;
 
 #[cfg(test)]
+mod server_tests;
+#[cfg(test)]
 mod tests;
 
 use client::Inner;
@@ -62,7 +64,12 @@ fn arguments(args: &JsValue) -> JsResult<Value> {
 
 impl McpClient {
     /// Runs a call up to "complete or a task exists" and wraps it in a handle.
-    async fn start(inner: Rc<Inner>, name: String, args: Value, options: CallOptions) -> JsResult<ToolCallHandle> {
+    async fn start(
+        inner: Rc<Inner>,
+        name: String,
+        args: Value,
+        options: CallOptions,
+    ) -> JsResult<ToolCallHandle> {
         let mut call = Call::new(inner.clone(), options);
         match call.start(&name, &args).await? {
             CallStep::Task(task) => {
@@ -86,9 +93,14 @@ impl McpClient {
         let options = options.unwrap_or(JsValue::UNDEFINED);
         let (session, fetch) = client::session_from_options(&url, &options)?;
         let inner = Rc::new(Inner::new(session, fetch));
-        let result = inner.rpc("server/discover", Default::default(), None, None).await?;
+        let result = inner
+            .rpc("server/discover", Default::default(), None, None)
+            .await?;
         wire::check_discovery(&result).map_err(to_js_error)?;
-        Ok(McpClient { inner, discovery: Value::Object(result) })
+        Ok(McpClient {
+            inner,
+            discovery: Value::Object(result),
+        })
     }
 
     /// The `server/discover` result.
@@ -100,7 +112,10 @@ impl McpClient {
     /// `_meta["io.modelcontextprotocol/serverInfo"]` of the discover result, if any.
     #[wasm_bindgen(getter, js_name = serverInfo, unchecked_return_type = "Implementation | undefined")]
     pub fn server_info(&self) -> JsValue {
-        match self.discovery.pointer("/_meta/io.modelcontextprotocol~1serverInfo") {
+        match self
+            .discovery
+            .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+        {
             Some(info) => to_js(info),
             None => JsValue::UNDEFINED,
         }
@@ -118,7 +133,9 @@ impl McpClient {
     pub fn call_tool(
         &self,
         name: String,
-        #[wasm_bindgen(unchecked_optional_param_type = "Record<string, unknown>")] args: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "Record<string, unknown>")] args: Option<
+            JsValue,
+        >,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] options: Option<JsValue>,
     ) -> Promise {
         let inner = self.inner.clone();
@@ -135,7 +152,9 @@ impl McpClient {
     pub fn start_tool_call(
         &self,
         name: String,
-        #[wasm_bindgen(unchecked_optional_param_type = "Record<string, unknown>")] args: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "Record<string, unknown>")] args: Option<
+            JsValue,
+        >,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] options: Option<JsValue>,
     ) -> Promise {
         let inner = self.inner.clone();
@@ -173,12 +192,15 @@ impl McpClient {
     pub fn update_task(
         &self,
         #[wasm_bindgen(js_name = taskId)] task_id: String,
-        #[wasm_bindgen(js_name = inputResponses, unchecked_param_type = "InputResponses")] input_responses: JsValue,
+        #[wasm_bindgen(js_name = inputResponses, unchecked_param_type = "InputResponses")]
+        input_responses: JsValue,
     ) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
             let Value::Object(responses) = js::from_js(&input_responses)? else {
-                return Err(invalid_argument("inputResponses must be an object keyed by input request key"));
+                return Err(invalid_argument(
+                    "inputResponses must be an object keyed by input request key",
+                ));
             };
             inner.update_task(&task_id, responses, None).await?;
             Ok(JsValue::UNDEFINED)
@@ -204,6 +226,8 @@ impl McpClient {
         #[wasm_bindgen(unchecked_param_type = "(task: DetailedTask) => void")] callback: Function,
     ) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move { Ok(subscribe::listen(inner, task_ids, callback).await?.into()) })
+        future_to_promise(
+            async move { Ok(subscribe::listen(inner, task_ids, callback).await?.into()) },
+        )
     }
 }

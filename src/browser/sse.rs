@@ -90,11 +90,18 @@ pub fn listen_event(payload: &str) -> ListenEvent {
                 .and_then(|p| p.get("notifications"))
                 .and_then(|n| n.get("taskIds"))
                 .and_then(Value::as_array)
-                .map(|ids| ids.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .map(|ids| {
+                    ids.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
                 .unwrap_or_default(),
         ),
         Some("notifications/tasks") => match params {
-            Some(task) if task.get("taskId").is_some_and(Value::is_string) => ListenEvent::Task(Value::Object(task.clone())),
+            Some(task) if task.get("taskId").is_some_and(Value::is_string) => {
+                ListenEvent::Task(Value::Object(task.clone()))
+            }
             _ => ListenEvent::Other,
         },
         Some(_) => ListenEvent::Other,

@@ -59,7 +59,11 @@ impl Subscription {
 /// Hands `task` to the callback if it is watched and differs from the last one delivered.
 fn deliver(state: &Shared, task: &Map<String, Value>) {
     let task = Value::Object(bare_task(task));
-    let id = task.get("taskId").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let id = task
+        .get("taskId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     let callback = {
         let mut s = state.borrow_mut();
         match s.last.get(&id) {
@@ -85,9 +89,22 @@ fn pending(state: &Shared) -> Vec<String> {
         .collect()
 }
 
-pub async fn listen(inner: Rc<Inner>, task_ids: Vec<String>, callback: Function) -> JsResult<Subscription> {
-    let last = task_ids.iter().map(|id| (id.clone(), Value::Null)).collect();
-    let state = Rc::new(RefCell::new(State { mode: "stream", closed: false, reader: None, last, callback }));
+pub async fn listen(
+    inner: Rc<Inner>,
+    task_ids: Vec<String>,
+    callback: Function,
+) -> JsResult<Subscription> {
+    let last = task_ids
+        .iter()
+        .map(|id| (id.clone(), Value::Null))
+        .collect();
+    let state = Rc::new(RefCell::new(State {
+        mode: "stream",
+        closed: false,
+        reader: None,
+        last,
+        callback,
+    }));
     match open_stream(&inner, &task_ids).await {
         Some((reader, parser, early)) => {
             for event in early {
@@ -106,11 +123,22 @@ pub async fn listen(inner: Rc<Inner>, task_ids: Vec<String>, callback: Function)
 
 /// Opens the stream and reads up to its acknowledgement. `None` when that fails: no
 /// stream, an error answer, or an end before the acknowledgement.
-async fn open_stream(inner: &Inner, task_ids: &[String]) -> Option<(web_sys::ReadableStreamDefaultReader, SseParser, Vec<ListenEvent>)> {
+async fn open_stream(
+    inner: &Inner,
+    task_ids: &[String],
+) -> Option<(
+    web_sys::ReadableStreamDefaultReader,
+    SseParser,
+    Vec<ListenEvent>,
+)> {
     let mut params = Map::new();
     params.insert("notifications".into(), json!({ "taskIds": task_ids }));
-    let outgoing = inner.session.request(inner.next_id(), "subscriptions/listen", params, None);
-    let response = js::post(inner.fetch.as_ref(), &inner.session.url, &outgoing, None).await.ok()?;
+    let outgoing = inner
+        .session
+        .request(inner.next_id(), "subscriptions/listen", params, None);
+    let response = js::post(inner.fetch.as_ref(), &inner.session.url, &outgoing, None)
+        .await
+        .ok()?;
     let media = js::content_type(&response).to_ascii_lowercase();
     if !response.ok() || !media.starts_with("text/event-stream") {
         return None;
@@ -138,7 +166,10 @@ fn handle(state: &Shared, event: ListenEvent) -> bool {
     match event {
         // Ids the server would not watch (unknown, expired, not ours) get no callbacks.
         ListenEvent::Acknowledged(accepted) => {
-            state.borrow_mut().last.retain(|id, _| accepted.contains(id));
+            state
+                .borrow_mut()
+                .last
+                .retain(|id, _| accepted.contains(id));
             true
         }
         ListenEvent::Task(Value::Object(task)) => {
@@ -150,7 +181,12 @@ fn handle(state: &Shared, event: ListenEvent) -> bool {
     }
 }
 
-async fn read_stream(inner: Rc<Inner>, state: Shared, reader: web_sys::ReadableStreamDefaultReader, mut parser: SseParser) {
+async fn read_stream(
+    inner: Rc<Inner>,
+    state: Shared,
+    reader: web_sys::ReadableStreamDefaultReader,
+    mut parser: SseParser,
+) {
     let ended_cleanly = loop {
         let chunk = match js::read_chunk(&reader).await {
             Ok(Some(chunk)) => chunk,

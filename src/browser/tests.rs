@@ -1,16 +1,16 @@
 //! Native tests of the client's plain-Rust core (`cargo test --features browser --lib
-//! browser::`). The round-trip tests feed the client's requests to the real server core
-//! (`Server::handle`), so a header or `_meta` the server would reject fails here first.
+//! browser::`); the round trips through the server core are in `server_tests.rs`.
 
 use super::flow::{self, AnsweredKeys, CallStep, InputKind, StatusWatch, TaskState};
 use super::sse::{ListenEvent, SseParser, bare_task, listen_event};
 use super::wire::{ClientError, Outgoing, Session, check_discovery, read_response};
-use crate::http::{Headers, HttpRequest};
-use crate::server::{Action, Config, Context, Server};
 use serde_json::{Map, Value, json};
 
 fn header<'a>(out: &'a Outgoing, name: &str) -> Option<&'a str> {
-    out.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    out.headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
 }
 
 fn object(value: Value) -> Map<String, Value> {
@@ -21,25 +21,47 @@ fn object(value: Value) -> Map<String, Value> {
 fn request_carries_headers_and_meta() {
     let mut session = Session::new("http://127.0.0.1:8787/mcp");
     session.bearer_token = Some("t0k".into());
-    let out = session.request(7, "tools/call", object(json!({ "name": "greet", "arguments": { "name": "Ada" } })), None);
+    let out = session.request(
+        7,
+        "tools/call",
+        object(json!({ "name": "greet", "arguments": { "name": "Ada" } })),
+        None,
+    );
     assert_eq!(header(&out, "MCP-Protocol-Version"), Some("2026-07-28"));
     assert_eq!(header(&out, "Mcp-Method"), Some("tools/call"));
     assert_eq!(header(&out, "Mcp-Name"), Some("greet"));
-    assert_eq!(header(&out, "Accept"), Some("application/json, text/event-stream"));
+    assert_eq!(
+        header(&out, "Accept"),
+        Some("application/json, text/event-stream")
+    );
     assert_eq!(header(&out, "Authorization"), Some("Bearer t0k"));
     let body: Value = serde_json::from_str(&out.body).unwrap();
     assert_eq!(body["id"], 7);
     let meta = &body["params"]["_meta"];
-    assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
-    assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "mcp-tasks-edge-browser");
+    assert_eq!(
+        meta["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert_eq!(
+        meta["io.modelcontextprotocol/clientInfo"]["name"],
+        "mcp-tasks-edge-browser"
+    );
     assert!(meta["io.modelcontextprotocol/clientCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"].is_object());
 }
 
 #[test]
 fn names_and_params_use_the_base64_sentinel_when_needed() {
     let session = Session::new("u");
-    let out = session.request(1, "tools/call", object(json!({ "name": "Hello, 世界", "arguments": {} })), None);
-    assert_eq!(header(&out, "Mcp-Name"), Some("=?base64?SGVsbG8sIOS4lueVjA==?="));
+    let out = session.request(
+        1,
+        "tools/call",
+        object(json!({ "name": "Hello, 世界", "arguments": {} })),
+        None,
+    );
+    assert_eq!(
+        header(&out, "Mcp-Name"),
+        Some("=?base64?SGVsbG8sIOS4lueVjA==?=")
+    );
     let schema = json!({ "type": "object", "properties": {
         "region": { "type": "string", "x-mcp-header": "Region" },
         "count": { "type": "integer", "x-mcp-header": "Count" },
@@ -47,11 +69,19 @@ fn names_and_params_use_the_base64_sentinel_when_needed() {
         "text": { "type": "string", "x-mcp-header": "Text" },
         "absent": { "type": "string", "x-mcp-header": "Absent" } } });
     let args = json!({ "region": "us-west1", "count": 42, "flag": true, "text": " padded " });
-    let out = session.request(2, "tools/call", object(json!({ "name": "t", "arguments": args })), Some(&schema));
+    let out = session.request(
+        2,
+        "tools/call",
+        object(json!({ "name": "t", "arguments": args })),
+        Some(&schema),
+    );
     assert_eq!(header(&out, "Mcp-Param-Region"), Some("us-west1"));
     assert_eq!(header(&out, "Mcp-Param-Count"), Some("42"));
     assert_eq!(header(&out, "Mcp-Param-Flag"), Some("true"));
-    assert_eq!(header(&out, "Mcp-Param-Text"), Some("=?base64?IHBhZGRlZCA=?="));
+    assert_eq!(
+        header(&out, "Mcp-Param-Text"),
+        Some("=?base64?IHBhZGRlZCA=?=")
+    );
     assert_eq!(header(&out, "Mcp-Param-Absent"), None);
     // tasks/*: Mcp-Name is the task id; other methods have none.
     let out = session.request(3, "tasks/get", object(json!({ "taskId": "abc" })), None);
@@ -63,21 +93,53 @@ fn names_and_params_use_the_base64_sentinel_when_needed() {
 #[test]
 fn responses_read_into_results_or_errors() {
     let ok = r#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","tools":[]}}"#;
-    assert_eq!(read_response(200, "application/json", ok, 3).unwrap()["tools"], json!([]));
+    assert_eq!(
+        read_response(200, "application/json", ok, 3).unwrap()["tools"],
+        json!([])
+    );
     let err = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"nope","data":{"x":1}}}"#;
-    assert_eq!(read_response(400, "application/json", err, 3), Err(ClientError::new(-32602, "nope", Some(json!({ "x": 1 })))));
+    assert_eq!(
+        read_response(400, "application/json", err, 3),
+        Err(ClientError::new(-32602, "nope", Some(json!({ "x": 1 }))))
+    );
     let html = read_response(200, "text/html", "<!doctype html><p>hi", 3).unwrap_err();
     assert_eq!(html.code, -32700);
     assert!(html.message.contains("text/html"), "{}", html.message);
     assert_eq!(html.data.unwrap()["httpStatus"], 200);
-    assert_eq!(read_response(200, "application/json", r#"{"a":1}"#, 3).unwrap_err().code, -32600);
-    assert_eq!(read_response(200, "application/json", r#"{"jsonrpc":"2.0","id":4,"result":{}}"#, 3).unwrap_err().code, -32600);
-    assert_eq!(read_response(502, "text/plain", "", 3).unwrap_err().code, -32700);
+    assert_eq!(
+        read_response(200, "application/json", r#"{"a":1}"#, 3)
+            .unwrap_err()
+            .code,
+        -32600
+    );
+    assert_eq!(
+        read_response(
+            200,
+            "application/json",
+            r#"{"jsonrpc":"2.0","id":4,"result":{}}"#,
+            3
+        )
+        .unwrap_err()
+        .code,
+        -32600
+    );
+    assert_eq!(
+        read_response(502, "text/plain", "", 3).unwrap_err().code,
+        -32700
+    );
     // An SSE answer: notifications first, then the response with our id.
     let sse = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n:\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\n\
                data: \"result\":{\"resultType\":\"complete\",\"ok\":true}}\n\n";
-    assert_eq!(read_response(200, "text/event-stream", sse, 3).unwrap()["ok"], true);
-    assert_eq!(read_response(200, "text/event-stream; charset=utf-8", ":\n\n", 3).unwrap_err().code, -32600);
+    assert_eq!(
+        read_response(200, "text/event-stream", sse, 3).unwrap()["ok"],
+        true
+    );
+    assert_eq!(
+        read_response(200, "text/event-stream; charset=utf-8", ":\n\n", 3)
+            .unwrap_err()
+            .code,
+        -32600
+    );
 }
 
 #[test]
@@ -94,27 +156,68 @@ fn call_results_classify_by_result_type() {
     let complete = flow::call_step(object(json!({ "content": [] }))).unwrap();
     assert_eq!(complete, CallStep::Complete(json!({ "content": [] })));
     let mrtr = flow::call_step(object(json!({ "resultType": "input_required",
-        "inputRequests": { "k": { "method": "roots/list" } }, "requestState": "s" }))).unwrap();
-    assert!(matches!(mrtr, CallStep::InputRequired { ref requests, request_state: Some(ref s) } if requests.contains_key("k") && s == "s"));
-    let task = flow::call_step(object(json!({ "resultType": "task", "taskId": "t", "status": "working" }))).unwrap();
-    assert_eq!(task, CallStep::Task(json!({ "taskId": "t", "status": "working" })));
-    assert_eq!(flow::call_step(object(json!({ "resultType": "input_required" }))).unwrap_err().code, -32600);
-    assert_eq!(flow::call_step(object(json!({ "resultType": "later" }))).unwrap_err().code, -32600);
+        "inputRequests": { "k": { "method": "roots/list" } }, "requestState": "s" })))
+    .unwrap();
+    assert!(
+        matches!(mrtr, CallStep::InputRequired { ref requests, request_state: Some(ref s) } if requests.contains_key("k") && s == "s")
+    );
+    let task = flow::call_step(object(
+        json!({ "resultType": "task", "taskId": "t", "status": "working" }),
+    ))
+    .unwrap();
+    assert_eq!(
+        task,
+        CallStep::Task(json!({ "taskId": "t", "status": "working" }))
+    );
+    assert_eq!(
+        flow::call_step(object(json!({ "resultType": "input_required" })))
+            .unwrap_err()
+            .code,
+        -32600
+    );
+    assert_eq!(
+        flow::call_step(object(json!({ "resultType": "later" })))
+            .unwrap_err()
+            .code,
+        -32600
+    );
 }
 
 #[test]
 fn task_states_and_their_outcomes() {
-    assert_eq!(flow::task_state(&json!({ "status": "working" })).unwrap(), TaskState::Working);
+    assert_eq!(
+        flow::task_state(&json!({ "status": "working" })).unwrap(),
+        TaskState::Working
+    );
     let failed = flow::task_state(&json!({ "taskId": "t", "status": "failed", "error": { "code": -32603, "message": "boom" } })).unwrap();
-    assert_eq!(failed, TaskState::Failed(ClientError::new(-32603, "boom", None)));
+    assert_eq!(
+        failed,
+        TaskState::Failed(ClientError::new(-32603, "boom", None))
+    );
     assert!(failed.is_terminal());
-    assert_eq!(flow::task_state(&json!({ "status": "completed", "result": { "content": [] } })).unwrap(), TaskState::Completed(json!({ "content": [] })));
-    assert_eq!(flow::task_state(&json!({ "status": "completed" })).unwrap_err().code, -32600);
-    assert_eq!(flow::task_state(&json!({ "status": "paused" })).unwrap_err().code, -32600);
+    assert_eq!(
+        flow::task_state(&json!({ "status": "completed", "result": { "content": [] } })).unwrap(),
+        TaskState::Completed(json!({ "content": [] }))
+    );
+    assert_eq!(
+        flow::task_state(&json!({ "status": "completed" }))
+            .unwrap_err()
+            .code,
+        -32600
+    );
+    assert_eq!(
+        flow::task_state(&json!({ "status": "paused" }))
+            .unwrap_err()
+            .code,
+        -32600
+    );
     assert_eq!(flow::cancelled("t").code, -32800);
     assert_eq!(flow::poll_delay(&json!({ "pollIntervalMs": 1500 })), 1500);
     assert_eq!(flow::poll_delay(&json!({})), flow::DEFAULT_POLL_MS);
-    assert_eq!(flow::poll_delay(&json!({ "pollIntervalMs": 0 })), flow::MIN_POLL_MS);
+    assert_eq!(
+        flow::poll_delay(&json!({ "pollIntervalMs": 0 })),
+        flow::MIN_POLL_MS
+    );
 }
 
 #[test]
@@ -123,14 +226,33 @@ fn input_keys_are_answered_once_per_task() {
     let requests = object(json!({ "a": {}, "b": {} }));
     assert_eq!(answered.fresh(&requests).len(), 2);
     answered.mark("a");
-    let fresh: Vec<String> = answered.fresh(&requests).into_iter().map(|(k, _)| k).collect();
+    let fresh: Vec<String> = answered
+        .fresh(&requests)
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
     assert_eq!(fresh, ["b"]);
     answered.mark("b");
     assert!(answered.fresh(&requests).is_empty());
-    let (kind, params) = flow::input_kind("k", &json!({ "method": "elicitation/create", "params": { "message": "?" } })).unwrap();
-    assert_eq!((kind, params), (InputKind::Elicitation, json!({ "message": "?" })));
-    assert_eq!(flow::input_kind("k", &json!({ "method": "roots/list" })).unwrap(), (InputKind::Roots, json!({})));
-    assert_eq!(flow::input_kind("k", &json!({ "method": "ping" })).unwrap_err().code, -32600);
+    let (kind, params) = flow::input_kind(
+        "k",
+        &json!({ "method": "elicitation/create", "params": { "message": "?" } }),
+    )
+    .unwrap();
+    assert_eq!(
+        (kind, params),
+        (InputKind::Elicitation, json!({ "message": "?" }))
+    );
+    assert_eq!(
+        flow::input_kind("k", &json!({ "method": "roots/list" })).unwrap(),
+        (InputKind::Roots, json!({}))
+    );
+    assert_eq!(
+        flow::input_kind("k", &json!({ "method": "ping" }))
+            .unwrap_err()
+            .code,
+        -32600
+    );
 }
 
 #[test]
@@ -144,7 +266,8 @@ fn status_watch_fires_on_status_or_message_changes() {
 
 #[test]
 fn sse_parser_handles_chunks_comments_and_split_utf8() {
-    let stream = "data: {\"a\":\"é\"}\r\n\r\n: keep-alive\n\ndata: one\ndata: two\n\nevent: x\ndata: last";
+    let stream =
+        "data: {\"a\":\"é\"}\r\n\r\n: keep-alive\n\ndata: one\ndata: two\n\nevent: x\ndata: last";
     let bytes = stream.as_bytes();
     let mut parser = SseParser::default();
     let mut events = Vec::new();
@@ -159,84 +282,25 @@ fn sse_parser_handles_chunks_comments_and_split_utf8() {
 #[test]
 fn listen_events_and_bare_tasks() {
     let ack = r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"taskIds":["a"]}}}"#;
-    assert_eq!(listen_event(ack), ListenEvent::Acknowledged(vec!["a".into()]));
+    assert_eq!(
+        listen_event(ack),
+        ListenEvent::Acknowledged(vec!["a".into()])
+    );
     let note = r#"{"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"a","status":"working","_meta":{"io.modelcontextprotocol/subscriptionId":3}}}"#;
-    let ListenEvent::Task(task) = listen_event(note) else { panic!("a task event") };
-    assert_eq!(Value::Object(bare_task(task.as_object().unwrap())), json!({ "taskId": "a", "status": "working" }));
-    assert_eq!(listen_event(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#), ListenEvent::Closed);
-    assert_eq!(listen_event(r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"x"}}"#), ListenEvent::Error(ClientError::new(-32602, "x", None)));
+    let ListenEvent::Task(task) = listen_event(note) else {
+        panic!("a task event")
+    };
+    assert_eq!(
+        Value::Object(bare_task(task.as_object().unwrap())),
+        json!({ "taskId": "a", "status": "working" })
+    );
+    assert_eq!(
+        listen_event(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#),
+        ListenEvent::Closed
+    );
+    assert_eq!(
+        listen_event(r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"x"}}"#),
+        ListenEvent::Error(ClientError::new(-32602, "x", None))
+    );
     assert_eq!(listen_event("not json"), ListenEvent::Other);
-}
-
-// ---- Round trips through the real server core -------------------------------------
-
-fn server() -> Server {
-    Server::new(Config { fixtures: true, request_state_secret: Some(b"test-secret".to_vec()), ..Config::default() })
-}
-
-/// Sends `out` the way a browser on 127.0.0.1 would and reads the answer as the client does.
-fn exchange(server: &Server, out: &Outgoing, id: u64) -> Result<Map<String, Value>, ClientError> {
-    let mut headers = Headers::new();
-    for (name, value) in &out.headers {
-        headers.push(name, value);
-    }
-    headers.push("Origin", "http://127.0.0.1:4000");
-    let request = HttpRequest { method: "POST".into(), path: "/mcp".into(), headers, body: out.body.clone().into_bytes() };
-    let ctx = Context { principal: "anonymous".into(), now_ms: 1_700_000_000_000 };
-    match server.handle(&request, &ctx) {
-        Action::Respond(response) => {
-            let body = String::from_utf8(response.body.clone()).unwrap();
-            read_response(response.status, response.header("content-type").unwrap_or_default(), &body, id)
-        }
-        other => panic!("expected an inline answer, got {other:?}"),
-    }
-}
-
-#[test]
-fn the_server_accepts_what_the_client_sends() {
-    let server = server();
-    let session = Session::new("http://127.0.0.1:8787/mcp");
-    let discovery = exchange(&server, &session.request(1, "server/discover", Map::new(), None), 1).unwrap();
-    check_discovery(&discovery).unwrap();
-    let tools = exchange(&server, &session.request(2, "tools/list", Map::new(), None), 2).unwrap();
-    let schema = |name: &str| tools["tools"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["inputSchema"].clone();
-    let params = flow::call_params("greet", &json!({ "name": "Ada" }), None, None);
-    let result = exchange(&server, &session.request(3, "tools/call", params, Some(&schema("greet"))), 3).unwrap();
-    assert_eq!(flow::call_step(result).unwrap(), CallStep::Complete(json!({
-        "content": [{ "type": "text", "text": "Hello, Ada!" }], "isError": false, "resultType": "complete" })));
-    let args = json!({ "value": "Grüße, 世界" });
-    let params = flow::call_params("test_header_param", &args, None, None);
-    let result = exchange(&server, &session.request(4, "tools/call", params.clone(), Some(&schema("test_header_param"))), 4).unwrap();
-    assert_eq!(result["content"][0]["text"], "value=Grüße, 世界");
-    // Without the schema the Mcp-Param header is missing: the server says -32020, which
-    // is what makes the client re-list and retry.
-    assert_eq!(exchange(&server, &session.request(5, "tools/call", params, None), 5).unwrap_err().code, -32020);
-}
-
-#[test]
-fn an_mrtr_round_trip_completes() {
-    let server = server();
-    let session = Session::new("http://127.0.0.1:8787/mcp");
-    let params = flow::call_params("test_input_required_result_elicitation", &json!({}), None, None);
-    let first = exchange(&server, &session.request(1, "tools/call", params, None), 1).unwrap();
-    let CallStep::InputRequired { requests, request_state } = flow::call_step(first).unwrap() else { panic!("an MRTR round") };
-    let (kind, _) = flow::input_kind("user_name", &requests["user_name"]).unwrap();
-    assert_eq!(kind, InputKind::Elicitation);
-    let answers = object(json!({ "user_name": { "action": "accept", "content": { "name": "Ada" } } }));
-    let params = flow::call_params("test_input_required_result_elicitation", &json!({}), Some(answers), request_state);
-    let second = exchange(&server, &session.request(2, "tools/call", params, None), 2).unwrap();
-    assert_eq!(second["content"][0]["text"], "Hello, Ada!");
-}
-
-#[test]
-fn server_errors_pass_through_unchanged() {
-    let server = server();
-    let session = Session::new("http://127.0.0.1:8787/mcp");
-    let params = object(json!({ "taskId": "0123456789abcdef0123456789abcdef" }));
-    // Not routed to a Durable Object here: only the id check runs natively.
-    let bad = object(json!({ "taskId": "nope" }));
-    assert_eq!(exchange(&server, &session.request(1, "tasks/get", bad, None), 1).unwrap_err().code, -32602);
-    let mut no_tasks = session.clone();
-    no_tasks.capabilities = json!({});
-    assert_eq!(exchange(&server, &no_tasks.request(2, "tasks/get", params, None), 2).unwrap_err().code, -32021);
 }

@@ -51,19 +51,36 @@ impl ClientError {
     pub const CANCELLED: i64 = -32800;
 
     pub fn new(code: i64, message: impl Into<String>, data: Option<Value>) -> Self {
-        ClientError { code, message: message.into(), data }
+        ClientError {
+            code,
+            message: message.into(),
+            data,
+        }
     }
 
     /// The network request itself failed (offline, CORS refusal, DNS…).
     pub fn network(why: &str) -> Self {
-        ClientError::new(Self::INTERNAL_ERROR, format!("Network error: {why}"), Some(json!({ "cause": why })))
+        ClientError::new(
+            Self::INTERNAL_ERROR,
+            format!("Network error: {why}"),
+            Some(json!({ "cause": why })),
+        )
     }
 
     /// A JSON-RPC error object (`{code, message, data?}`); anything else is a bad response.
     pub fn from_object(error: &Value) -> Self {
-        match (error.get("code").and_then(Value::as_i64), error.get("message").and_then(Value::as_str)) {
-            (Some(code), Some(message)) => ClientError::new(code, message, error.get("data").cloned()),
-            _ => ClientError::new(Self::INVALID_REQUEST, format!("Invalid response: malformed JSON-RPC error {error}"), None),
+        match (
+            error.get("code").and_then(Value::as_i64),
+            error.get("message").and_then(Value::as_str),
+        ) {
+            (Some(code), Some(message)) => {
+                ClientError::new(code, message, error.get("data").cloned())
+            }
+            _ => ClientError::new(
+                Self::INVALID_REQUEST,
+                format!("Invalid response: malformed JSON-RPC error {error}"),
+                None,
+            ),
         }
     }
 }
@@ -132,14 +149,29 @@ impl Session {
     }
 
     /// Builds request `id`. `input_schema` is the called tool's schema, for `Mcp-Param-*`.
-    pub fn request(&self, id: u64, method: &str, mut params: Map<String, Value>, input_schema: Option<&Value>) -> Outgoing {
+    pub fn request(
+        &self,
+        id: u64,
+        method: &str,
+        mut params: Map<String, Value>,
+        input_schema: Option<&Value>,
+    ) -> Outgoing {
         let mut headers = vec![
             ("Content-Type".to_owned(), "application/json".to_owned()),
-            ("Accept".to_owned(), "application/json, text/event-stream".to_owned()),
-            ("MCP-Protocol-Version".to_owned(), PROTOCOL_2026_07_28.to_owned()),
+            (
+                "Accept".to_owned(),
+                "application/json, text/event-stream".to_owned(),
+            ),
+            (
+                "MCP-Protocol-Version".to_owned(),
+                PROTOCOL_2026_07_28.to_owned(),
+            ),
             ("Mcp-Method".to_owned(), method.to_owned()),
         ];
-        if let Some(name) = name_source(method).and_then(|field| params.get(field)).and_then(Value::as_str) {
+        if let Some(name) = name_source(method)
+            .and_then(|field| params.get(field))
+            .and_then(Value::as_str)
+        {
             headers.push(("Mcp-Name".to_owned(), encode_value(name)));
         }
         if let (Some(schema), Some(arguments)) = (input_schema, params.get("arguments")) {
@@ -149,7 +181,10 @@ impl Session {
                     value = value.and_then(|v| v.get(key));
                 }
                 if let Some(text) = value.and_then(param_text) {
-                    headers.push((format!("Mcp-Param-{}", annotation.name), encode_value(&text)));
+                    headers.push((
+                        format!("Mcp-Param-{}", annotation.name),
+                        encode_value(&text),
+                    ));
                 }
             }
         }
@@ -157,7 +192,8 @@ impl Session {
             headers.push(("Authorization".to_owned(), format!("Bearer {token}")));
         }
         params.insert("_meta".into(), self.meta());
-        let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
+        let body =
+            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
         Outgoing { headers, body }
     }
 }
@@ -175,18 +211,36 @@ fn excerpt(body: &str) -> String {
 ///
 /// Garbage (HTML, truncated JSON, a JSON value that is not a response) is -32700 or
 /// -32600 with `data.httpStatus`; a JSON-RPC error is passed through whatever the status.
-pub fn read_response(status: u16, content_type: &str, body: &str, id: u64) -> Result<Map<String, Value>, ClientError> {
+pub fn read_response(
+    status: u16,
+    content_type: &str,
+    body: &str,
+    id: u64,
+) -> Result<Map<String, Value>, ClientError> {
     let http = |code: i64, message: String| {
-        ClientError::new(code, message, Some(json!({ "httpStatus": status, "contentType": content_type })))
+        ClientError::new(
+            code,
+            message,
+            Some(json!({ "httpStatus": status, "contentType": content_type })),
+        )
     };
-    let media = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    let media = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
     let message: Value = if media == "text/event-stream" {
         let mut parser = SseParser::default();
         let mut frames = parser.push(body.as_bytes());
         frames.extend(parser.finish());
-        let answer = frames.iter().filter_map(|f| serde_json::from_str::<Value>(f).ok()).rfind(|m| {
-            m.get("id").and_then(Value::as_u64) == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
-        });
+        let answer = frames
+            .iter()
+            .filter_map(|f| serde_json::from_str::<Value>(f).ok())
+            .rfind(|m| {
+                m.get("id").and_then(Value::as_u64) == Some(id)
+                    && (m.get("result").is_some() || m.get("error").is_some())
+            });
         answer.ok_or_else(|| {
             http(ClientError::INVALID_REQUEST, format!("Invalid response: the event stream (HTTP {status}) ended without a response to request {id}"))
         })?
@@ -200,15 +254,33 @@ pub fn read_response(status: u16, content_type: &str, body: &str, id: u64) -> Re
         })?
     };
     if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err(http(ClientError::INVALID_REQUEST, format!("Invalid response: HTTP {status} with JSON that is not a JSON-RPC 2.0 message: {}", excerpt(body))));
+        return Err(http(
+            ClientError::INVALID_REQUEST,
+            format!(
+                "Invalid response: HTTP {status} with JSON that is not a JSON-RPC 2.0 message: {}",
+                excerpt(body)
+            ),
+        ));
     }
     if let Some(error) = message.get("error") {
         return Err(ClientError::from_object(error));
     }
-    match (message.get("id").and_then(Value::as_u64), message.get("result")) {
+    match (
+        message.get("id").and_then(Value::as_u64),
+        message.get("result"),
+    ) {
         (Some(got), Some(Value::Object(result))) if got == id => Ok(result.clone()),
-        (Some(got), Some(_)) if got != id => Err(http(ClientError::INVALID_REQUEST, format!("Invalid response: id {got} answers another request than {id}"))),
-        _ => Err(http(ClientError::INVALID_REQUEST, format!("Invalid response: HTTP {status} without an object result: {}", excerpt(body)))),
+        (Some(got), Some(_)) if got != id => Err(http(
+            ClientError::INVALID_REQUEST,
+            format!("Invalid response: id {got} answers another request than {id}"),
+        )),
+        _ => Err(http(
+            ClientError::INVALID_REQUEST,
+            format!(
+                "Invalid response: HTTP {status} without an object result: {}",
+                excerpt(body)
+            ),
+        )),
     }
 }
 
@@ -224,7 +296,9 @@ pub fn check_discovery(result: &Map<String, Value>) -> Result<(), ClientError> {
     } else {
         Err(ClientError::new(
             ClientError::UNSUPPORTED_PROTOCOL_VERSION,
-            format!("The server does not support MCP {PROTOCOL_2026_07_28} (it supports: {versions:?})"),
+            format!(
+                "The server does not support MCP {PROTOCOL_2026_07_28} (it supports: {versions:?})"
+            ),
             Some(json!({ "requested": PROTOCOL_2026_07_28, "supported": versions })),
         ))
     }

@@ -1,0 +1,294 @@
+//! Tasks: completion, input, cancellation, failure, resuming, notifications.
+
+use crate::support::*;
+use js_sys::{Array, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+#[wasm_bindgen_test]
+async fn task_runs_to_completion() {
+    let client = connect().await;
+    let recorder = recording_options(&JsValue::UNDEFINED, 0);
+    let result = call(
+        &client,
+        "callTool",
+        &[
+            &"slow_compute".into(),
+            &obj(r#"{"seconds":1,"label":"browser"}"#),
+            &prop(&recorder, "options"),
+        ],
+    )
+    .await
+    .unwrap();
+    assert_eq!(first_text(&result), "browser: computed after 1 s");
+    let seen = prop(&recorder, "seen");
+    let created = Array::from(&prop(&seen, "created"));
+    assert_eq!(created.length(), 1);
+    let task_id = prop(&created.get(0), "taskId").as_string().unwrap();
+    assert_eq!(task_id.len(), 32);
+    let statuses = strings(&prop(&seen, "statuses"));
+    assert_eq!(
+        statuses.first().map(String::as_str),
+        Some("working: Computing for 1 s"),
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.last().map(String::as_str),
+        Some("completed"),
+        "{statuses:?}"
+    );
+    // A finished task stays readable by id.
+    let task = call(&client, "getTask", &[&task_id.into()]).await.unwrap();
+    assert_eq!(
+        prop(&task, "status").as_string().as_deref(),
+        Some("completed")
+    );
+    assert!(prop(&task, "resultType").is_undefined());
+}
+
+#[wasm_bindgen_test]
+async fn task_input_is_answered_once_by_an_async_handler() {
+    let client = connect().await;
+    // The handler takes longer than a poll interval: the same key must not be asked twice.
+    let recorder = recording_options(
+        &obj(r#"{"action":"accept","content":{"confirm":true}}"#),
+        1500,
+    );
+    let result = call(
+        &client,
+        "callTool",
+        &[
+            &"confirm_delete".into(),
+            &obj(r#"{"filename":"notes.txt"}"#),
+            &prop(&recorder, "options"),
+        ],
+    )
+    .await
+    .unwrap();
+    assert_eq!(first_text(&result), "Deleted notes.txt.");
+    let seen = prop(&recorder, "seen");
+    let asked = Array::from(&prop(&seen, "elicitations"));
+    assert_eq!(asked.length(), 1, "asked {} times", asked.length());
+    assert_eq!(
+        prop(&prop(&asked.get(0), "params"), "message")
+            .as_string()
+            .as_deref(),
+        Some("Delete notes.txt?")
+    );
+    assert!(
+        strings(&prop(&seen, "statuses"))
+            .iter()
+            .any(|s| s.starts_with("input_required"))
+    );
+}
+
+#[wasm_bindgen_test]
+async fn abort_signal_cancels_the_task() {
+    let client = connect().await;
+    let aborter = abort_on_create();
+    let error = call(
+        &client,
+        "callTool",
+        &[
+            &"process_batch".into(),
+            &obj(r#"{"items":50,"delayMs":500}"#),
+            &prop(&aborter, "options"),
+        ],
+    )
+    .await
+    .expect_err("an aborted call rejects");
+    assert_eq!(
+        prop(&error, "name").as_string().as_deref(),
+        Some("AbortError"),
+        "rejects with the signal's reason"
+    );
+    let task_id = prop(&prop(&aborter, "state"), "taskId");
+    assert!(task_id.is_string());
+    // tasks/cancel went out before the rejection: the task ends cancelled.
+    let mut status = String::new();
+    for _ in 0..20 {
+        status = prop(
+            &call(&client, "getTask", &[&task_id]).await.unwrap(),
+            "status",
+        )
+        .as_string()
+        .unwrap();
+        if status == "cancelled" {
+            break;
+        }
+        JsFuture::from(sleep(250)).await.unwrap();
+    }
+    assert_eq!(status, "cancelled");
+}
+
+#[wasm_bindgen_test]
+async fn handle_cancel_rejects_the_result_with_cancelled() {
+    let client = connect().await;
+    let handle = call(
+        &client,
+        "startToolCall",
+        &[
+            &"process_batch".into(),
+            &obj(r#"{"items":50,"delayMs":500}"#),
+        ],
+    )
+    .await
+    .unwrap();
+    assert!(prop(&handle, "taskId").is_string());
+    assert_eq!(
+        prop(&handle, "status").as_string().as_deref(),
+        Some("working")
+    );
+    call(&handle, "cancel", &[]).await.unwrap();
+    let error = call(&handle, "result", &[])
+        .await
+        .expect_err("a cancelled task rejects");
+    assert_mcp_error(&error, -32800);
+    assert_eq!(
+        prop(&handle, "status").as_string().as_deref(),
+        Some("cancelled")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn failed_task_rejects_with_its_error() {
+    let client = connect().await;
+    let error = call(&client, "callTool", &[&"protocol_error_job".into()])
+        .await
+        .expect_err("a failed task rejects");
+    let message = assert_mcp_error(&error, -32603);
+    assert!(message.contains("on purpose"), "{message}");
+    // A tool error is still a completed task: it resolves with isError.
+    let result = call(&client, "callTool", &[&"failing_job".into()])
+        .await
+        .unwrap();
+    assert_eq!(prop(&result, "isError"), JsValue::TRUE);
+    // A JSON-RPC error of tools/call itself.
+    let error = call(&client, "callTool", &[&"no_such_tool".into()])
+        .await
+        .expect_err("unknown tool");
+    assert_mcp_error(&error, -32602);
+}
+
+#[wasm_bindgen_test]
+async fn resume_task_after_a_reload() {
+    // "Page 1" starts a task that asks a question, then goes away before answering.
+    let first = connect().await;
+    let handle = call(
+        &first,
+        "startToolCall",
+        &[
+            &"confirm_delete".into(),
+            &obj(r#"{"filename":"draft.md"}"#),
+            &obj("{}"),
+        ],
+    )
+    .await
+    .unwrap();
+    let task_id = prop(&handle, "taskId");
+    let error = call(&handle, "result", &[])
+        .await
+        .expect_err("no onElicitation handler");
+    assert!(assert_mcp_error(&error, -32603).contains("onElicitation"));
+    // "Page 2" knows only the id, from storage.
+    let second = connect().await;
+    let recorder = recording_options(&obj(r#"{"action":"accept","content":{"confirm":true}}"#), 0);
+    let resumed = call(
+        &second,
+        "resumeTask",
+        &[&task_id, &prop(&recorder, "options")],
+    )
+    .await
+    .unwrap();
+    assert_eq!(prop(&resumed, "taskId"), task_id);
+    let result = call(&resumed, "result", &[]).await.unwrap();
+    assert_eq!(first_text(&result), "Deleted draft.md.");
+    assert_eq!(
+        Array::from(&prop(&prop(&recorder, "seen"), "elicitations")).length(),
+        1
+    );
+    assert_eq!(
+        prop(&resumed, "status").as_string().as_deref(),
+        Some("completed")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn listen_streams_task_notifications() {
+    let client = connect().await;
+    let handle = call(
+        &client,
+        "startToolCall",
+        &[&"slow_compute".into(), &obj(r#"{"seconds":1}"#)],
+    )
+    .await
+    .unwrap();
+    let task_id = prop(&handle, "taskId");
+    let collected = collector();
+    let ids: Array = [task_id.clone(), "0123456789abcdef0123456789abcdef".into()]
+        .iter()
+        .collect();
+    let subscription = call(&client, "listen", &[&ids, &prop(&collected, "callback")])
+        .await
+        .unwrap();
+    assert_eq!(
+        prop(&subscription, "mode").as_string().as_deref(),
+        Some("stream")
+    );
+    let done = settle(invoke(
+        &collected,
+        "until",
+        args(&[&"completed".into(), &8000.into()]),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(prop(&done, "taskId"), task_id);
+    assert!(prop(&prop(&done, "result"), "content").is_object());
+    invoke(&subscription, "close", Array::new());
+    let tasks = Array::from(&prop(&collected, "tasks"));
+    assert!(
+        tasks.iter().all(|t| prop(&t, "taskId") == task_id),
+        "only the known task is reported"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn listen_falls_back_to_polling() {
+    let options = js_sys::Object::new();
+    Reflect::set(&options, &"fetch".into(), &no_stream_fetch()).unwrap();
+    let client = connect_with(&mcp_url(), options.into()).await.unwrap();
+    let handle = call(
+        &client,
+        "startToolCall",
+        &[&"slow_compute".into(), &obj(r#"{"seconds":1}"#)],
+    )
+    .await
+    .unwrap();
+    let collected = collector();
+    let ids: Array = [prop(&handle, "taskId")].iter().collect();
+    let subscription = call(&client, "listen", &[&ids, &prop(&collected, "callback")])
+        .await
+        .unwrap();
+    assert_eq!(
+        prop(&subscription, "mode").as_string().as_deref(),
+        Some("polling")
+    );
+    settle(invoke(
+        &collected,
+        "until",
+        args(&[&"completed".into(), &8000.into()]),
+    ))
+    .await
+    .unwrap();
+    let statuses: Vec<String> = Array::from(&prop(&collected, "tasks"))
+        .iter()
+        .filter_map(|t| prop(&t, "status").as_string())
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| *s == "completed").count(),
+        1,
+        "{statuses:?}"
+    );
+    invoke(&subscription, "close", Array::new());
+}
