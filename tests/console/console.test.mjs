@@ -1,10 +1,10 @@
 // The web console (www/) end to end: Debian's Chromium (driven by playwright-core) against
 // `wrangler dev`, clicking through what a newcomer does. Screenshots land in
-// target/console/ for review (docs/console.png is one of them).
+// target/console/ for review (docs/console.png is one of them), with wrangler's log.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer, ROOT } from '../support/server.mjs';
@@ -69,6 +69,7 @@ describe('web console', () => {
 
   after(async () => {
     await browser?.close();
+    if (server) writeFileSync(join(SHOTS, 'wrangler.log'), server.log()); // for a failed run's review
     await server?.stop();
   });
 
