@@ -27,6 +27,7 @@ test: setup test-native build test-e2e conformance client test-browser test-cons
 
 test-native:
 	cargo test --all-targets
+	cargo test --features browser --lib browser::
 
 test-e2e: build
 	node --test --test-concurrency=1 'tests/e2e/*.test.mjs'
@@ -50,3 +51,4 @@ bench: build
 lint:
 	cargo clippy --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown --features cloudflare -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown --features browser --tests -- -D warnings

@@ -149,8 +149,9 @@ fn update(
     (empty_ack(), Effects::store(record))
 }
 
-/// What the alarm decided.
+/// What the alarm decided. One value per alarm, moved once: its size does not matter.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum AlarmPlan {
     /// Apply these effects; nothing to run.
     Done(Effects),
