@@ -102,6 +102,8 @@ describe('web console', () => {
     await until('a progress bar', () => card.locator('progress.progress:not([hidden])').count());
     assert.match(await card.locator('.status-message').textContent(), /Processed \d\/3 items/);
     assert.equal(await card.locator('progress').getAttribute('max'), '3');
+    // notifications/tasks over subscriptions/listen: the card says it is live.
+    await until('the live indicator', async () => (await card.locator('.live-mode').getAttribute('data-mode')) === 'stream');
     await shot('long-task-running');
     await waitStatus(card, 'completed', 30_000);
     assert.equal(await badge(card), 'Completed');

@@ -71,6 +71,7 @@ export class TaskCard {
   }
 
   setMode(mode) {
+    this.mode.dataset.mode = mode ?? '';
     this.mode.hidden = !mode;
     this.mode.textContent = mode === 'stream' ? '● live' : mode === 'polling' ? '○ polling' : '';
     this.mode.title = mode === 'stream' ? 'Updated by notifications/tasks' : 'Updated by polling tasks/get';
@@ -165,6 +166,9 @@ export class TaskCard {
   }
 
   tick() {
+    // A broken stream falls back to polling: show what `listen` does now.
+    const mode = typeof this.subscription === 'object' ? this.subscription?.mode : null;
+    if (mode && !this.isFinal() && this.mode.dataset.mode !== mode) this.setMode(mode);
     const end = this.endedAt ?? Date.now();
     this.elapsed.textContent = formatDuration(end - this.startedAt);
   }
