@@ -23,7 +23,7 @@
 //! with our id is the answer (streamable-http "Sending Messages" 6).
 
 use super::sse::SseParser;
-use crate::mcp::headers::{encode_value, name_source, param_headers};
+use crate::mcp::headers::{encode_value, header_text, name_source, param_headers};
 use crate::mcp::meta::{
     KEY_CLIENT_CAPABILITIES, KEY_CLIENT_INFO, KEY_PROTOCOL_VERSION, PROTOCOL_2026_07_28,
     TASKS_EXTENSION,
@@ -118,17 +118,6 @@ pub struct Outgoing {
     pub body: String,
 }
 
-/// The header text of an `x-mcp-header` argument: strings as-is, numbers in decimal,
-/// booleans lower-case; other values are not mirrored.
-fn param_text(value: &Value) -> Option<String> {
-    match value {
-        Value::String(s) => Some(s.clone()),
-        Value::Bool(b) => Some(b.to_string()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
 impl Session {
     pub fn new(url: &str) -> Self {
         Session {
@@ -174,13 +163,10 @@ impl Session {
         {
             headers.push(("Mcp-Name".to_owned(), encode_value(name)));
         }
-        if let (Some(schema), Some(arguments)) = (input_schema, params.get("arguments")) {
+        let arguments = params.get("arguments").and_then(Value::as_object);
+        if let (Some(schema), Some(arguments)) = (input_schema, arguments) {
             for annotation in param_headers(schema) {
-                let mut value = arguments.get(&annotation.path[0]);
-                for key in &annotation.path[1..] {
-                    value = value.and_then(|v| v.get(key));
-                }
-                if let Some(text) = value.and_then(param_text) {
+                if let Some(text) = annotation.value_in(arguments).and_then(header_text) {
                     headers.push((
                         format!("Mcp-Param-{}", annotation.name),
                         encode_value(&text),

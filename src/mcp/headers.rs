@@ -130,6 +130,18 @@ pub struct ParamHeader {
     pub path: Vec<String>,
 }
 
+impl ParamHeader {
+    /// The argument this header mirrors, read at the annotation's exact property path;
+    /// absent and `null` are the same (streamable-http "Schema Extension").
+    pub fn value_in<'a>(&self, arguments: &'a Map<String, Value>) -> Option<&'a Value> {
+        let mut value = arguments.get(&self.path[0]);
+        for key in &self.path[1..] {
+            value = value.and_then(|v| v.get(key));
+        }
+        value.filter(|v| !v.is_null())
+    }
+}
+
 /// Collects the `x-mcp-header` annotations statically reachable through `properties`
 /// (tools "x-mcp-header"; streamable-http "Schema Extension").
 pub fn param_headers(input_schema: &Value) -> Vec<ParamHeader> {
@@ -156,7 +168,7 @@ pub fn param_headers(input_schema: &Value) -> Vec<ParamHeader> {
 
 /// The header text a body value must produce: strings as-is, integers in decimal,
 /// booleans lower-case. Other types cannot be mirrored.
-fn header_text(value: &Value) -> Option<String> {
+pub fn header_text(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
         Value::Bool(b) => Some(b.to_string()),
@@ -188,12 +200,7 @@ pub fn check_params(
     for annotation in annotations {
         let display = format!("Mcp-Param-{}", annotation.name);
         let header_key = format!("{PARAM_PREFIX}{}", annotation.name.to_ascii_lowercase());
-        let mut body = arguments.get(&annotation.path[0]);
-        for key in &annotation.path[1..] {
-            body = body.and_then(|v| v.get(key));
-        }
-        let body = body.filter(|v| !v.is_null());
-        match (headers.get(&header_key), body) {
+        match (headers.get(&header_key), annotation.value_in(arguments)) {
             (None, None) => {}
             (None, Some(_)) => {
                 return Err(McpError::HeaderMismatch(format!(
