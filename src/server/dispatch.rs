@@ -1,13 +1,16 @@
 //! Method dispatch for one JSON-RPC request (after the HTTP checks in `server`).
 
-use super::{Action, Context, Cors, Server, call, listen, result_response};
+use super::{Action, Config, Context, Cors, Server, call, listen, result_response};
 use crate::error::McpError;
 use crate::http::Headers;
+use crate::http::HttpResponse;
+use crate::jsonrpc;
 use crate::jsonrpc::Request;
 use crate::mcp::meta::{self, Capability, RequestMeta, TASKS_EXTENSION};
 use crate::mcp::{catalog, headers};
 use crate::tasks::id;
 use crate::tasks::protocol::ObjectRequest;
+use crate::tools::Registry;
 use serde_json::{Map, Value, json};
 
 /// List results are the same for every caller and change only on deploy.
@@ -32,27 +35,31 @@ pub fn dispatch(
     headers::check_standard(http_headers, &rpc.method, &rpc.params)?;
     let params = &rpc.params;
     let respond = |result: Value| Ok(Action::Respond(result_response(&rpc.id, &result, cors)));
+    // Static results are serialized once per isolate and spliced into the envelope.
+    let respond_static = |raw: &[u8]| {
+        let body = jsonrpc::result_response_raw(&rpc.id, raw);
+        Ok(Action::Respond(cors.apply(HttpResponse::json(200, body))))
+    };
+    let lists = &server.lists;
     match rpc.method.as_str() {
-        "server/discover" => respond(discover(server)),
+        "server/discover" => respond_static(&lists.discover),
         "tools/list" => {
             no_cursor(params)?;
-            respond(cacheable(json!({ "tools": server.registry.definitions() })))
+            respond_static(&lists.tools)
         }
         "tools/call" => call::tools_call(server, rpc, http_headers, &meta, ctx, cors),
         "prompts/list" => {
             no_cursor(params)?;
-            respond(cacheable(
-                json!({ "prompts": catalog::prompts(server.config.fixtures) }),
-            ))
+            respond_static(&lists.prompts)
         }
         "prompts/get" => call::prompts_get(server, rpc, &meta, ctx, cors),
         "resources/list" => {
             no_cursor(params)?;
-            respond(cacheable(json!({ "resources": catalog::resources() })))
+            respond_static(&lists.resources)
         }
         "resources/templates/list" => {
             no_cursor(params)?;
-            respond(cacheable(json!({ "resourceTemplates": [] })))
+            respond_static(&lists.resource_templates)
         }
         "resources/read" => {
             let uri = string_param(params, "uri")?;
@@ -75,9 +82,32 @@ pub fn dispatch(
     }
 }
 
+/// The results that never change while an isolate lives, serialized once.
+#[derive(Debug, Clone)]
+pub struct StaticResults {
+    pub discover: Vec<u8>,
+    pub tools: Vec<u8>,
+    pub prompts: Vec<u8>,
+    pub resources: Vec<u8>,
+    pub resource_templates: Vec<u8>,
+}
+
+impl StaticResults {
+    pub fn new(config: &Config, registry: &Registry) -> Self {
+        let bytes = |v: Value| serde_json::to_vec(&cacheable(v)).expect("results serialize");
+        StaticResults {
+            discover: bytes(discover(config)),
+            tools: bytes(json!({ "tools": registry.definitions() })),
+            prompts: bytes(json!({ "prompts": catalog::prompts(config.fixtures) })),
+            resources: bytes(json!({ "resources": catalog::resources() })),
+            resource_templates: bytes(json!({ "resourceTemplates": [] })),
+        }
+    }
+}
+
 /// `server/discover` (server/discover "Response").
-fn discover(server: &Server) -> Value {
-    cacheable(json!({
+fn discover(config: &Config) -> Value {
+    json!({
         "supportedVersions": meta::SUPPORTED_VERSIONS,
         "capabilities": {
             "tools": {},
@@ -86,8 +116,8 @@ fn discover(server: &Server) -> Value {
             "extensions": { TASKS_EXTENSION: {} }
         },
         "instructions": "Tools that take a while run as tasks (io.modelcontextprotocol/tasks): poll tasks/get, answer input_required tasks with tasks/update, stop them with tasks/cancel.",
-        "_meta": { meta::KEY_SERVER_INFO: { "name": server.config.server_name, "version": server.config.server_version } }
-    }))
+        "_meta": { meta::KEY_SERVER_INFO: { "name": config.server_name, "version": config.server_version } }
+    })
 }
 
 /// Adds `resultType` and the caching hints (SEP-2549) to a list-like result.

@@ -104,6 +104,8 @@ impl Cors {
 pub struct Server {
     pub config: Config,
     pub registry: Registry,
+    /// discover and the lists, serialized once.
+    pub lists: dispatch::StaticResults,
 }
 
 fn error_response(id: Option<&RequestId>, error: &McpError, cors: &Cors) -> HttpResponse {
@@ -124,7 +126,12 @@ pub fn result_response(id: &RequestId, result: &Value, cors: &Cors) -> HttpRespo
 impl Server {
     pub fn new(config: Config) -> Self {
         let registry = Registry::new(config.fixtures);
-        Server { config, registry }
+        let lists = dispatch::StaticResults::new(&config, &registry);
+        Server {
+            config,
+            registry,
+            lists,
+        }
     }
 
     /// Handles one HTTP request to the MCP endpoint.
