@@ -30,8 +30,9 @@ pub enum McpError {
         requested: String,
         supported: Vec<&'static str>,
     },
-    /// A JSON-RPC error raised by a tool (`Step::Fail`), passed through unchanged.
-    Tool(ErrorObject),
+    /// A JSON-RPC error object made elsewhere, passed through unchanged: a tool's
+    /// `Step::Fail`, or a TaskObject's reply.
+    Wire(ErrorObject),
     /// A fault of ours (-32603, HTTP 500).
     Internal(String),
     // HTTP-level refusals, answered before any JSON-RPC processing.
@@ -76,7 +77,7 @@ impl McpError {
                 format!("Unsupported protocol version: {requested}"),
                 Some(json!({ "supported": supported, "requested": requested })),
             ),
-            McpError::Tool(error) => return error.clone(),
+            McpError::Wire(error) => return error.clone(),
             McpError::Internal(m) => (ErrorCode::INTERNAL_ERROR, format!("Internal error: {m}"), None),
             McpError::ForbiddenOrigin(origin) => (
                 ErrorCode::INVALID_REQUEST,
@@ -118,22 +119,15 @@ impl McpError {
             McpError::PayloadTooLarge { .. } => 413,
             McpError::UnsupportedMediaType(_) => 415,
             McpError::MethodNotAllowed(_) => 405,
-            // A tool's own JSON-RPC error is an application answer, not an HTTP failure;
-            // its status follows the code like any other error.
-            McpError::Tool(error) => status_for_code(error.code),
+            // A passed-through error's status follows its code like any other error.
+            McpError::Wire(error) => status_for_code(error.code),
             _ => 400,
         }
-    }
-
-    /// Rebuilds a domain error from a wire error (the Durable Object replies with wire
-    /// errors; the Worker needs the status again).
-    pub fn from_wire(error: ErrorObject) -> Self {
-        McpError::Tool(error)
     }
 }
 
 /// HTTP status for an arbitrary JSON-RPC error code.
-pub fn status_for_code(code: ErrorCode) -> u16 {
+fn status_for_code(code: ErrorCode) -> u16 {
     match code {
         ErrorCode::METHOD_NOT_FOUND => 404,
         ErrorCode::INTERNAL_ERROR => 500,

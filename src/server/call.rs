@@ -211,7 +211,7 @@ pub fn drive(server: &Server, mut run: InlineRun, ctx: &Context) -> Result<Actio
                     &run.cors,
                 )));
             }
-            Step::Fail(error) => return Err(McpError::Tool(error)),
+            Step::Fail(error) => return Err(McpError::Wire(error)),
             Step::NeedInput(requests) => return input_required(server, run, requests, ctx),
             Step::Continue {
                 checkpoint,

@@ -226,7 +226,7 @@ impl Server {
         }
         match ObjectReply::decode(status, body) {
             Ok(ObjectReply::Error(error)) => {
-                error_response(Some(request_id), &McpError::from_wire(error), cors)
+                error_response(Some(request_id), &McpError::Wire(error), cors)
             }
             Ok(ObjectReply::Result(_)) => unreachable!("results carry RESULT_STATUS"),
             Err(why) => self.object_unreachable(request_id, &why, cors),
