@@ -36,7 +36,7 @@ fn carried() -> Carried {
 fn seal_open_round_trip() {
     let binding = Binding {
         principal: "anonymous",
-        tool: "t",
+        request: "tools/call t",
         arguments: &args(),
     };
     let state = request_state::seal(SECRET, binding, &carried(), NOW + 1000);
@@ -55,7 +55,7 @@ fn seal_open_round_trip() {
 fn tampering_is_rejected() {
     let binding = Binding {
         principal: "anonymous",
-        tool: "t",
+        request: "tools/call t",
         arguments: &args(),
     };
     let state = request_state::seal(SECRET, binding, &carried(), NOW + 1000);
@@ -81,7 +81,7 @@ fn tampering_is_rejected() {
 fn expiry_principal_and_request_binding() {
     let binding = Binding {
         principal: "anonymous",
-        tool: "t",
+        request: "tools/call t",
         arguments: &args(),
     };
     let state = request_state::seal(SECRET, binding, &carried(), NOW + 1000);
@@ -105,7 +105,17 @@ fn expiry_principal_and_request_binding() {
     assert!(
         message(
             Binding {
-                tool: "other",
+                request: "tools/call other",
+                ..binding
+            },
+            NOW
+        )
+        .contains("different request")
+    );
+    assert!(
+        message(
+            Binding {
+                request: "prompts/get t",
                 ..binding
             },
             NOW

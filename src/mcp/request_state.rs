@@ -4,13 +4,13 @@
 //! carries the answers of earlier rounds and the tool's checkpoint, which drive business
 //! logic. So it is HMAC-SHA256 signed under a server secret and bound to what the spec
 //! recommends (requirement 5): the principal, an expiry, and the originating request
-//! (tool name and a digest of its arguments).
+//! (method, name and a digest of the arguments).
 //!
 //! # Format
 //!
 //! ```text
 //! base64url(payload JSON) "." base64url(first 16 bytes of HMAC-SHA256(secret, payload))
-//! payload = {"v":1,"p":<principal digest>,"t":<tool>,"a":<arguments digest>,
+//! payload = {"v":1,"p":<principal digest>,"t":<method and name>,"a":<arguments digest>,
 //!            "e":<expiry, unix ms>,"r":<rounds>,"s":<answers so far>,"c":<checkpoint>}
 //! ```
 //!
@@ -41,7 +41,8 @@ pub struct Carried {
 #[derive(Debug, Clone, Copy)]
 pub struct Binding<'a> {
     pub principal: &'a str,
-    pub tool: &'a str,
+    /// The originating request: method and name, e.g. `tools/call greet`.
+    pub request: &'a str,
     pub arguments: &'a Map<String, Value>,
 }
 
@@ -74,7 +75,7 @@ pub fn seal(secret: &[u8], binding: Binding, carried: &Carried, expires_at_ms: u
     let payload = Payload {
         v: VERSION,
         p: digest(binding.principal.as_bytes()),
-        t: binding.tool.to_owned(),
+        t: binding.request.to_owned(),
         // serde_json maps are ordered by key, so equal arguments give equal bytes.
         a: digest(&serde_json::to_vec(binding.arguments).expect("arguments serialize")),
         e: expires_at_ms,
@@ -122,17 +123,17 @@ pub fn open(
     }
     if now_ms > payload.e {
         return Err(rejected(
-            "expired; call the tool again without requestState",
+            "expired; send the request again without requestState",
         ));
     }
     if payload.p != digest(binding.principal.as_bytes()) {
         return Err(rejected("it was issued to a different principal"));
     }
-    if payload.t != binding.tool
+    if payload.t != binding.request
         || payload.a != digest(&serde_json::to_vec(binding.arguments).expect("arguments serialize"))
     {
         return Err(rejected(
-            "it belongs to a different request (tool or arguments changed)",
+            "it belongs to a different request (method, name or arguments changed)",
         ));
     }
     Ok(Carried {

@@ -43,6 +43,15 @@ impl Target {
             Target::Tool(n) | Target::Prompt(n) => n,
         }
     }
+
+    /// What a `requestState` is bound to: the method and the name (mrtr "Server
+    /// Requirements" 5: an identifier for the originating request).
+    fn request_key(&self) -> String {
+        match self {
+            Target::Tool(n) => format!("tools/call {n}"),
+            Target::Prompt(n) => format!("prompts/get {n}"),
+        }
+    }
 }
 
 /// A call in progress in the Worker; survives a sleep between inline steps.
@@ -125,23 +134,18 @@ pub fn tools_call(
         );
     }
     // The legacy `task` param (2025-11-25) is ignored: the server alone decides (SEP-2663).
-    let binding = Binding {
-        principal: &ctx.principal,
-        tool: name,
-        arguments: &arguments,
-    };
-    let carried = carried(server, &rpc.params, binding, ctx.now_ms)?;
-    let run = InlineRun {
-        request_id: rpc.id.clone(),
-        cors: cors.clone(),
-        target: Target::Tool(name.to_owned()),
+    let tasks_allowed = tasks_declared && spec.task_support != TaskSupport::Forbidden;
+    let target = Target::Tool(name.to_owned());
+    start(
+        server,
+        rpc,
+        meta,
+        ctx,
+        cors,
+        target,
         arguments,
-        capabilities: meta.capabilities.clone(),
-        carried,
-        tasks_allowed: tasks_declared && spec.task_support != TaskSupport::Forbidden,
-        started_at_ms: ctx.now_ms,
-    };
-    drive(server, run, ctx)
+        tasks_allowed,
+    )
 }
 
 pub fn prompts_get(
@@ -156,20 +160,37 @@ pub fn prompts_get(
         return Err(McpError::InvalidParams(format!("Unknown prompt: {name}")));
     }
     let arguments = arguments(&rpc.params)?;
+    let target = Target::Prompt(name.to_owned());
+    start(server, rpc, meta, ctx, cors, target, arguments, false)
+}
+
+/// Opens the request's `requestState` and runs the first step(s).
+#[allow(clippy::too_many_arguments)]
+fn start(
+    server: &Server,
+    rpc: &Request,
+    meta: &RequestMeta,
+    ctx: &Context,
+    cors: &Cors,
+    target: Target,
+    arguments: Map<String, Value>,
+    tasks_allowed: bool,
+) -> Result<Action, McpError> {
+    let request_key = target.request_key();
     let binding = Binding {
         principal: &ctx.principal,
-        tool: name,
+        request: &request_key,
         arguments: &arguments,
     };
     let carried = carried(server, &rpc.params, binding, ctx.now_ms)?;
     let run = InlineRun {
         request_id: rpc.id.clone(),
         cors: cors.clone(),
-        target: Target::Prompt(name.to_owned()),
+        target,
         arguments,
         capabilities: meta.capabilities.clone(),
         carried,
-        tasks_allowed: false,
+        tasks_allowed,
         started_at_ms: ctx.now_ms,
     };
     drive(server, run, ctx)
@@ -270,9 +291,10 @@ fn input_required(
         rounds: run.carried.rounds + 1,
         ..run.carried
     };
+    let request_key = run.target.request_key();
     let binding = Binding {
         principal: &ctx.principal,
-        tool: run.target.name(),
+        request: &request_key,
         arguments: &run.arguments,
     };
     let expires = ctx
