@@ -1,7 +1,7 @@
 //! Demo tools that show the Tasks extension to a newcomer. Each is a step function; see
 //! the module docs of `tools` for how the server runs them.
 
-use super::{Step, TaskSupport, ToolCall, ToolSpec, error_result, text, text_result};
+use super::{Step, TaskSupport, ToolCall, ToolSpec, error_result, one_request, text, text_result};
 use crate::mcp::input::{self, Elicited};
 use serde_json::{Value, json};
 
@@ -73,18 +73,14 @@ const SPEC_URL: &str = "https://modelcontextprotocol.io/specification/2026-07-28
 fn read_the_spec(call: &ToolCall) -> Step {
     match call.elicited("visit") {
         Err(error) => Step::Fail(error),
-        Ok(None) => Step::NeedInput(
-            [(
-                "visit".to_owned(),
-                input::elicit_url(
-                    "Please read the MCP 2026-07-28 specification.",
-                    SPEC_URL,
-                    "read-the-spec",
-                ),
-            )]
-            .into_iter()
-            .collect(),
-        ),
+        Ok(None) => Step::NeedInput(one_request(
+            "visit",
+            input::elicit_url(
+                "Please read the MCP 2026-07-28 specification.",
+                SPEC_URL,
+                "read-the-spec",
+            ),
+        )),
         Ok(Some(Elicited::Accept(_))) => {
             Step::Complete(text_result(format!("Thanks for reading {SPEC_URL}!")))
         }
@@ -108,21 +104,17 @@ fn hello_world(call: &ToolCall) -> Step {
     }
     match call.elicited("name") {
         Err(error) => Step::Fail(error),
-        Ok(None) => Step::NeedInput(
-            [(
-                "name".to_owned(),
-                input::elicit_form(
-                    "Please enter your name.",
-                    json!({
-                        "type": "object",
-                        "properties": { "name": { "type": "string", "title": "Your name" } },
-                        "required": ["name"]
-                    }),
-                ),
-            )]
-            .into_iter()
-            .collect(),
-        ),
+        Ok(None) => Step::NeedInput(one_request(
+            "name",
+            input::elicit_form(
+                "Please enter your name.",
+                json!({
+                    "type": "object",
+                    "properties": { "name": { "type": "string", "title": "Your name" } },
+                    "required": ["name"]
+                }),
+            ),
+        )),
         Ok(Some(Elicited::Accept(content))) => match content.get("name").and_then(Value::as_str) {
             Some(name) if !name.trim().is_empty() => {
                 Step::Complete(text_result(format!("Hello, {}!", name.trim())))

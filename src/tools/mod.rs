@@ -69,6 +69,38 @@ impl ToolCall<'_> {
             .map_err(|e| e.to_wire())
     }
 
+    /// Asks for one required text `field` by form elicitation under `key` and gives back
+    /// the answer: `Ok(Some(text))` once accepted, `Ok(None)` if the user declined or
+    /// cancelled, and until then `Err(step)`, the step to return (the question, or a
+    /// failure for a malformed answer):
+    ///
+    /// ```ignore
+    /// let name = match call.ask_text("name", "Your name?", "name") {
+    ///     Ok(name) => name.unwrap_or_else(|| "stranger".into()),
+    ///     Err(step) => return step,
+    /// };
+    /// ```
+    pub fn ask_text(&self, key: &str, message: &str, field: &str) -> Result<Option<String>, Step> {
+        match self.elicited(key) {
+            Err(error) => Err(Step::Fail(error)),
+            Ok(None) => {
+                let schema = json!({ "type": "object", "properties": { field: { "type": "string" } }, "required": [field] });
+                Err(Step::NeedInput(one_request(
+                    key,
+                    input::elicit_form(message, schema),
+                )))
+            }
+            Ok(Some(Elicited::Accept(content))) => Ok(Some(
+                content
+                    .get(field)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+            )),
+            Ok(Some(Elicited::Decline | Elicited::Cancel)) => Ok(None),
+        }
+    }
+
     /// The text of sampling answer `key`, if it has arrived.
     pub fn sampled(&self, key: &str) -> Result<Option<String>, ErrorObject> {
         self.answers
@@ -153,6 +185,11 @@ impl Registry {
         self.get(name)
             .ok_or_else(|| McpError::InvalidParams(format!("Unknown tool: {name}")))
     }
+}
+
+/// An `inputRequests` map with one request.
+pub fn one_request(key: &str, request: Value) -> Map<String, Value> {
+    [(key.to_owned(), request)].into_iter().collect()
 }
 
 /// A text content block.
