@@ -379,3 +379,38 @@ fn url_mode_elicitation_needs_the_url_capability() {
             .starts_with("Thanks for reading")
     );
 }
+
+#[test]
+fn ask_text_covers_accept_decline_and_malformed() {
+    use mcp_tasks_edge::mcp::meta::ClientCapabilities;
+    use mcp_tasks_edge::tools::{Step, ToolCall};
+    let arguments = Map::new();
+    let capabilities = ClientCapabilities::default();
+    let ask = |answers: Value| {
+        let answers = answers.as_object().unwrap().clone();
+        let call = ToolCall {
+            arguments: &arguments,
+            answers: &answers,
+            checkpoint: &Value::Null,
+            capabilities: &capabilities,
+            round: 0,
+            now_ms: NOW,
+        };
+        call.ask_text("who", "Who?", "name")
+    };
+    let Err(Step::NeedInput(question)) = ask(json!({})) else {
+        panic!("expected the question")
+    };
+    assert_eq!(
+        question["who"]["params"]["requestedSchema"]["required"],
+        json!(["name"])
+    );
+    assert_eq!(
+        ask(json!({ "who": { "action": "accept", "content": { "name": "Ada" } } })),
+        Ok(Some("Ada".to_owned()))
+    );
+    assert_eq!(ask(json!({ "who": { "action": "decline" } })), Ok(None));
+    assert!(
+        matches!(ask(json!({ "who": { "action": "shrug" } })), Err(Step::Fail(e)) if e.code.0 == -32602)
+    );
+}
