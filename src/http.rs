@@ -32,6 +32,12 @@ impl Headers {
         Some(joined)
     }
 
+    /// The declared `Content-Length`, if present and a number.
+    pub fn content_length(&self) -> Option<usize> {
+        self.get("content-length")
+            .and_then(|v| trim_ows(&v).parse::<usize>().ok())
+    }
+
     /// All headers whose name starts with `prefix` (lower-case), as (name, value).
     pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> {
         self.0

@@ -2,7 +2,7 @@
 //! the watched tasks' objects every `poll_ms` (fan-in by the Worker). Frames come from the
 //! core (`server::listen`); this file only schedules reads and writes them out.
 
-use super::{call_object, to_response};
+use super::{call_object, to_headers};
 use crate::http::HttpResponse;
 use crate::server::listen::{KEEPALIVE_MS, Listen, is_terminal};
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
@@ -132,6 +132,6 @@ pub async fn stream(env: Env, listen: Listen, principal: String) -> worker::Resu
             }
         }
     });
-    let headers = to_response(head)?.headers().clone();
+    let headers = to_headers(&head.headers)?;
     Ok(Response::from_stream(body)?.with_headers(headers))
 }

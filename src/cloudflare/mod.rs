@@ -54,8 +54,7 @@ async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Res
     }
     let declared_too_large = with_server(&env, |s| {
         headers
-            .get("content-length")
-            .and_then(|v| v.trim().parse::<usize>().ok())
+            .content_length()
             .is_some_and(|n| n > s.config.max_body_bytes)
     })?;
     // A body declared too large is not read; the core answers 413 from the header.
@@ -153,11 +152,16 @@ pub(crate) async fn call_object(
     Ok((response.status_code(), body))
 }
 
-fn to_response(response: HttpResponse) -> worker::Result<Response> {
+fn to_headers(pairs: &[(&'static str, String)]) -> worker::Result<worker::Headers> {
     let headers = worker::Headers::new();
-    for (name, value) in &response.headers {
+    for (name, value) in pairs {
         headers.append(name, value)?;
     }
+    Ok(headers)
+}
+
+fn to_response(response: HttpResponse) -> worker::Result<Response> {
+    let headers = to_headers(&response.headers)?;
     let built = if response.body.is_empty() {
         Response::empty()?
     } else {

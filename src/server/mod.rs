@@ -176,10 +176,7 @@ impl Server {
             ));
         }
         // The adapter may skip reading a body whose Content-Length is already too large.
-        let declared = request
-            .headers
-            .get("content-length")
-            .and_then(|v| v.trim().parse::<usize>().ok());
+        let declared = request.headers.content_length();
         if request.body.len().max(declared.unwrap_or(0)) > self.config.max_body_bytes {
             let e = McpError::PayloadTooLarge {
                 limit: self.config.max_body_bytes,
