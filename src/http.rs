@@ -37,14 +37,6 @@ impl Headers {
         self.get("content-length")
             .and_then(|v| trim_ows(&v).parse::<usize>().ok())
     }
-
-    /// All headers whose name starts with `prefix` (lower-case), as (name, value).
-    pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> {
-        self.0
-            .iter()
-            .filter(move |(n, _)| n.starts_with(prefix))
-            .map(|(n, v)| (n.as_str(), v.as_str()))
-    }
 }
 
 impl<const N: usize> From<[(&str, &str); N]> for Headers {

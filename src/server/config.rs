@@ -47,20 +47,6 @@ impl Default for Config {
     }
 }
 
-/// Variable names (documented in README "Configuration").
-pub const VARS: &[&str] = &[
-    "SERVER_NAME",
-    "ALLOWED_ORIGINS",
-    "MAX_BODY_BYTES",
-    "TASK_TTL_MS",
-    "TASK_MAX_TTL_MS",
-    "TASK_POLL_INTERVAL_MS",
-    "REQUEST_STATE_SECRET",
-    "REQUEST_STATE_TTL_MS",
-    "INLINE_BUDGET_MS",
-    "CONFORMANCE_FIXTURES",
-];
-
 fn number(name: &str, value: &str) -> Result<u64, String> {
     value
         .trim()
