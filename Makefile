@@ -8,7 +8,8 @@ export WRANGLER_SEND_METRICS := false
 export CLOUDFLARE_CF_FETCH_ENABLED := false
 WRANGLER := $(CURDIR)/node_modules/.bin/wrangler
 # Development-only values; production sets REQUEST_STATE_SECRET with `wrangler secret put`.
-DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-secret-change-me-in-production
+DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-secret-change-me-in-production \
+	--var 'FETCH_ALLOWED_HOSTS:127.0.0.1:*,localhost:*'
 
 .PHONY: setup dev test test-native test-e2e conformance client test-browser test-console bench build lint
 
@@ -23,10 +24,12 @@ dev: setup client
 	$(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS)
 
 # Every test layer; fails on the first failing layer.
-test: setup test-native build test-e2e conformance client test-browser test-console
+test: setup lint test-native build test-e2e conformance client test-browser test-console
 
+# The library and the demo server (a crate on the library), natively; doc examples too.
 test-native:
-	cargo test --all-targets
+	cargo test --workspace --all-targets
+	cargo test --workspace --doc
 	cargo test --features browser --lib browser::
 
 test-e2e: build
@@ -48,7 +51,10 @@ test-console: client build
 bench: build
 	node tests/bench/run.mjs
 
-lint:
-	cargo clippy --all-targets -- -D warnings
+lint: setup
+	cargo fmt --all --check
+	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace -q
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown -p mcp-tasks-edge-demo -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown --features cloudflare -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown --features browser --tests -- -D warnings

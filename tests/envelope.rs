@@ -327,8 +327,8 @@ fn capability_and_params_errors() {
         json!({ "name": "greet", "arguments": {} }),
         json!({ "name": "greet", "arguments": { "name": 5 } }),
         json!({ "name": "greet", "arguments": [1] }),
-        json!({ "name": "process_batch", "arguments": { "items": 1000 } }),
-        json!({ "name": "echo", "arguments": { "text": "x", "extra": 1 } }),
+        json!({ "name": "slow_compute", "arguments": { "seconds": -1 } }),
+        json!({ "name": "json_schema_2020_12_tool", "arguments": { "email": "a@b", "extra": 1 } }),
     ] {
         let code = error_of(&respond(&s, &post("tools/call", params.clone())));
         assert_eq!(code.1, -32602, "{params}");

@@ -11,7 +11,12 @@ use serde_json::{Map, Value, json};
 const SECRET: &[u8] = b"native-test-secret-0123456789";
 
 fn call(params: Value, ctx: &Context) -> (u16, Value) {
-    match server().handle(&post("tools/call", params), ctx) {
+    let server = server();
+    match run_action_at(
+        &server,
+        server.handle(&post("tools/call", params), ctx),
+        ctx,
+    ) {
         Action::Respond(r) => (r.status, body(&r)),
         other => panic!("unexpected {other:?}"),
     }
@@ -297,43 +302,15 @@ fn only_tools_prompts_and_resources_may_need_input() {
 
 #[test]
 fn optional_tools_run_inline_without_the_extension() {
-    // hello_world: Continue, then an MRTR question, because the client has no tasks.
-    let no_tasks = json!({ "elicitation": {} });
     let ctx = ctx();
-    let action = server().handle(
-        &post(
-            "tools/call",
-            json!({ "name": "hello_world", "_meta": meta(no_tasks.clone()) }),
-        ),
-        &ctx,
+    // slow_compute without tasks: the steps run inline, sleeping on the host between them.
+    let server = server();
+    let request = post(
+        "tools/call",
+        json!({ "name": "slow_compute", "arguments": { "seconds": 1 }, "_meta": meta(json!({})) }),
     );
-    let Action::Respond(r) = action else {
+    let Action::Respond(r) = run_action(&server, server.handle(&request, &ctx)) else {
         panic!("expected an answer")
-    };
-    let r1 = body(&r);
-    assert_eq!(
-        r1["result"]["inputRequests"]["name"]["method"],
-        "elicitation/create"
-    );
-    let (_, done) = call(
-        json!({ "name": "hello_world", "_meta": meta(no_tasks), "requestState": r1["result"]["requestState"],
-        "inputResponses": { "name": { "action": "accept", "content": { "name": "Ada" } } } }),
-        &ctx,
-    );
-    assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!");
-    // slow_compute without tasks: the adapter is asked to sleep, then it completes.
-    let Action::Sleep { ms, run } = server().handle(&post("tools/call", json!({ "name": "slow_compute", "arguments": { "seconds": 1 }, "_meta": meta(json!({})) })), &ctx) else {
-        panic!("expected a sleep")
-    };
-    assert_eq!(ms, 1000);
-    let Action::Respond(r) = server().resume_inline(
-        *run,
-        &Context {
-            now_ms: NOW + 1000,
-            ..ctx.clone()
-        },
-    ) else {
-        panic!()
     };
     assert_eq!(body(&r)["result"]["resultType"], "complete");
     // Beyond the inline budget: -32021 naming the extension.
@@ -345,56 +322,20 @@ fn optional_tools_run_inline_without_the_extension() {
 }
 
 #[test]
-fn url_mode_elicitation_needs_the_url_capability() {
-    let ctx = ctx();
-    let form_only = meta(json!({ "elicitation": {} }));
-    let (status, e) = call(json!({ "name": "read_the_spec", "_meta": form_only }), &ctx);
-    assert_eq!((status, e["error"]["code"].as_i64()), (400, Some(-32021)));
-    assert_eq!(
-        e["error"]["data"]["requiredCapabilities"],
-        json!({ "elicitation": { "url": {} } })
-    );
-    let url_caps = meta(json!({ "elicitation": { "url": {} } }));
-    let (_, r1) = call(
-        json!({ "name": "read_the_spec", "_meta": url_caps.clone() }),
-        &ctx,
-    );
-    let request = &r1["result"]["inputRequests"]["visit"];
-    assert_eq!(request["params"]["mode"], "url");
-    assert!(
-        request["params"]["url"]
-            .as_str()
-            .unwrap()
-            .starts_with("https://")
-    );
-    let (_, done) = call(
-        json!({ "name": "read_the_spec", "_meta": url_caps, "requestState": r1["result"]["requestState"],
-        "inputResponses": { "visit": { "action": "accept" } } }),
-        &ctx,
-    );
-    assert!(
-        done["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .starts_with("Thanks for reading")
-    );
-}
-
-#[test]
 fn ask_text_covers_accept_decline_and_malformed() {
     use mcp_tasks_edge::mcp::meta::ClientCapabilities;
-    use mcp_tasks_edge::tools::{Step, ToolCall};
-    let arguments = Map::new();
-    let capabilities = ClientCapabilities::default();
+    use mcp_tasks_edge::tools::{Call, Step};
     let ask = |answers: Value| {
-        let answers = answers.as_object().unwrap().clone();
-        let call = ToolCall {
-            arguments: &arguments,
-            answers: &answers,
-            checkpoint: &Value::Null,
-            capabilities: &capabilities,
+        let call = Call {
+            args: Map::new(),
+            arguments: Map::new(),
+            answers: answers.as_object().unwrap().clone(),
+            checkpoint: Value::Null,
+            capabilities: ClientCapabilities::default(),
             round: 0,
             now_ms: NOW,
+            task_id: None,
+            attempt: 1,
         };
         call.ask_text("who", "Who?", "name")
     };

@@ -1,27 +1,24 @@
 //! The TaskObject's pure behaviour: creation, ownership, polling, partial updates,
-//! cancellation, expiry, steps driven by alarms, and crash recovery.
+//! cancellation, expiry and steps driven by alarms, through the real storage layout.
+//! (Leases, lost attempts and illegal steps: tests/execution.rs.)
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
+use common::object::{ID, Object};
 use common::*;
 use mcp_tasks_edge::server::Action;
-use mcp_tasks_edge::tasks::object::{self, AlarmPlan, Effects};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::TaskRecord;
-use mcp_tasks_edge::tools::Registry;
 use serde_json::{Value, json};
-
-const ID: &str = "0123456789abcdef0123456789abcdef";
 
 /// Runs tools/call through the server and returns the record it asks the adapter to create.
 fn created(tool: &str, arguments: Value) -> TaskRecord {
-    match server().handle(
-        &post(
-            "tools/call",
-            json!({ "name": tool, "arguments": arguments }),
-        ),
-        &ctx(),
-    ) {
+    let server = server();
+    let request = post(
+        "tools/call",
+        json!({ "name": tool, "arguments": arguments }),
+    );
+    match run_action(&server, server.handle(&request, &ctx())) {
         Action::CreateTask { mut record, .. } => {
             record.task_id = ID.into();
             *record
@@ -30,55 +27,9 @@ fn created(tool: &str, arguments: Value) -> TaskRecord {
     }
 }
 
-/// A tiny in-memory object: storage + alarm, driven by the pure functions.
-struct Object {
-    stored: Option<TaskRecord>,
-    alarm: Option<u64>,
-}
-
-impl Object {
-    fn apply(&mut self, effects: Effects) {
-        if effects.delete_all {
-            self.stored = None;
-            self.alarm = None;
-        }
-        if let Some(record) = effects.store {
-            self.stored = Some(record);
-        }
-        if let Some(alarm) = effects.alarm {
-            self.alarm = alarm;
-        }
-    }
-    fn request(&mut self, request: ObjectRequest, principal: &str, now: u64) -> ObjectReply {
-        let (reply, effects) = object::handle(self.stored.clone(), request, principal, now);
-        self.apply(effects);
-        reply
-    }
-    fn get(&mut self, now: u64) -> Value {
-        match self.request(ObjectRequest::Get { task_id: ID.into() }, "anonymous", now) {
-            ObjectReply::Result(v) => v,
-            ObjectReply::Error(e) => json!({ "error": e.code.0 }),
-        }
-    }
-    /// Fires the alarm if due at `now`.
-    fn tick(&mut self, now: u64) {
-        if self.alarm.is_some_and(|at| at <= now) {
-            match object::alarm(self.stored.clone(), now) {
-                AlarmPlan::Done(effects) => self.apply(effects),
-                AlarmPlan::RunStep { mark, running } => {
-                    self.apply(mark);
-                    self.apply(object::run_step(running, &Registry::new(true), now));
-                }
-            }
-        }
-    }
-}
-
 fn start(tool: &str, arguments: Value) -> (Object, Value) {
-    let mut o = Object {
-        stored: None,
-        alarm: None,
-    };
+    let server = server();
+    let mut o = Object::new(server.registry.clone(), server.limits());
     let reply = o.request(
         ObjectRequest::Create {
             record: Box::new(created(tool, arguments)),
@@ -118,18 +69,18 @@ fn other_principals_and_unknown_ids_see_nothing() {
         "bearer:someone-else",
         NOW,
     );
-    let unknown = Object {
-        stored: None,
-        alarm: None,
-    }
-    .request(ObjectRequest::Get { task_id: ID.into() }, "anonymous", NOW);
+    let unknown = Object::new(server().registry, server().limits()).request(
+        ObjectRequest::Get { task_id: ID.into() },
+        "anonymous",
+        NOW,
+    );
     assert_eq!(foreign, unknown);
     let ObjectReply::Error(e) = foreign else {
         panic!()
     };
     assert_eq!(e.code.0, -32602);
     // Another principal cannot cancel either, and nothing is written.
-    let before = o.stored.clone();
+    let before = o.storage.clone();
     assert!(matches!(
         o.request(
             ObjectRequest::Cancel { task_id: ID.into() },
@@ -138,7 +89,7 @@ fn other_principals_and_unknown_ids_see_nothing() {
         ),
         ObjectReply::Error(_)
     ));
-    assert_eq!(o.stored, before);
+    assert_eq!(o.storage, before);
 }
 
 #[test]
@@ -223,7 +174,7 @@ fn cancel_while_working_waiting_and_after_the_end() {
     o.tick(NOW + 60_000);
     assert_eq!(o.get(NOW + 60_001)["status"], "cancelled");
     // Cancelling a terminal task: the same ack, no change.
-    let before = o.stored.clone();
+    let before = o.storage.clone();
     assert_eq!(
         o.request(
             ObjectRequest::Cancel { task_id: ID.into() },
@@ -232,7 +183,7 @@ fn cancel_while_working_waiting_and_after_the_end() {
         ),
         ObjectReply::Result(json!({ "resultType": "complete" }))
     );
-    assert_eq!(o.stored, before);
+    assert_eq!(o.storage, before);
 
     let (mut o, _) = start("confirm_delete", json!({ "filename": "a.txt" }));
     o.tick(NOW);
@@ -277,54 +228,8 @@ fn expiry_deletes_the_task() {
     assert_eq!(o.get(NOW + 3_600_000)["error"], -32602);
     // …and the alarm erases it.
     o.tick(NOW + 3_600_000);
-    assert_eq!(o.stored, None);
+    assert!(o.storage.is_empty());
     assert_eq!(o.alarm, None);
-}
-
-/// Starts a due step the way the adapter does, then "crashes": only the mark is stored.
-fn crash_during_step(o: &mut Object, now: u64) {
-    let AlarmPlan::RunStep { mark, .. } = object::alarm(o.stored.clone(), now) else {
-        panic!("a step is due")
-    };
-    assert_eq!(mark.alarm, Some(Some(now + object::STEP_WATCHDOG_MS)));
-    o.apply(mark);
-}
-
-fn assert_crashed(task: &Value) {
-    assert_eq!(task["status"], "failed", "{task}");
-    assert_eq!(task["error"]["code"], -32603);
-    assert!(task["statusMessage"].as_str().unwrap().contains("crashed"));
-}
-
-#[test]
-fn a_crashed_step_fails_the_task_at_the_next_alarm() {
-    let (mut o, _) = start("slow_compute", json!({ "seconds": 1 }));
-    crash_during_step(&mut o, NOW + 1000);
-    // The retried alarm (or the watchdog) finds the mark and does not rerun the step.
-    let AlarmPlan::Done(effects) = object::alarm(o.stored.clone(), NOW + 3000) else {
-        panic!("must not rerun")
-    };
-    o.apply(effects);
-    assert_crashed(&o.get(NOW + 3001));
-}
-
-#[test]
-fn a_crashed_step_fails_the_task_at_the_next_request() {
-    let (mut o, _) = start("slow_compute", json!({ "seconds": 1 }));
-    crash_during_step(&mut o, NOW + 1000);
-    // No alarm ever comes back: the next poll recovers, and the failure is stored.
-    assert_crashed(&o.get(NOW + 1500));
-    assert!(!o.stored.as_ref().unwrap().step_running);
-    assert_eq!(o.alarm, Some(NOW + 3_600_000));
-    // Even a request from another principal, which sees nothing, leaves it recovered.
-    let (mut o, _) = start("slow_compute", json!({ "seconds": 1 }));
-    crash_during_step(&mut o, NOW + 1000);
-    o.request(
-        ObjectRequest::Get { task_id: ID.into() },
-        "bearer:other",
-        NOW + 1500,
-    );
-    assert_crashed(&o.get(NOW + 1600));
 }
 
 #[test]
@@ -343,14 +248,11 @@ fn mrtr_answers_carry_into_the_task() {
         json!({ "name": "test_tool_with_task", "requestState": r1["requestState"],
         "inputResponses": { "user_name": { "action": "accept", "content": { "name": "Alice" } } } }),
     );
-    let Action::CreateTask { mut record, .. } = s.handle(&retry, &ctx()) else {
+    let Action::CreateTask { mut record, .. } = run_action(&s, s.handle(&retry, &ctx())) else {
         panic!("expected a task")
     };
     record.task_id = ID.into();
-    let mut o = Object {
-        stored: None,
-        alarm: None,
-    };
+    let mut o = Object::new(s.registry.clone(), s.limits());
     let ObjectReply::Result(created) =
         o.request(ObjectRequest::Create { record }, "anonymous", NOW)
     else {

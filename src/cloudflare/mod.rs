@@ -1,37 +1,73 @@
-//! The Cloudflare adapter: the Worker's fetch entry. It translates `worker` types to the
-//! core's plain HTTP values, performs the I/O an [`Action`] asks for, and nothing else.
+//! The Cloudflare adapter: the Worker's fetch entry and the task Durable Object. It
+//! translates `worker` types to the core's plain HTTP values, performs the I/O an
+//! [`Action`] asks for, and nothing else.
+//!
+//! A server author's crate owns the few lines the platform needs in the final wasm and
+//! delegates to this module (see the README, "Build your own server"):
+//!
+//! ```text
+//! #[event(fetch)]
+//! async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
+//!     mcp_tasks_edge::cloudflare::fetch(req, env, my_server).await
+//! }
+//!
+//! #[durable_object]
+//! pub struct TaskObject(mcp_tasks_edge::cloudflare::TaskRunner);
+//!
+//! impl DurableObject for TaskObject {
+//!     fn new(state: State, env: Env) -> Self {
+//!         TaskObject(TaskRunner::new(state, env, my_server))
+//!     }
+//!     async fn fetch(&self, req: Request) -> Result<Response> { self.0.fetch(req).await }
+//!     async fn alarm(&self) -> Result<Response> { self.0.alarm().await }
+//! }
+//! ```
 
+mod host;
 mod listen;
 mod task_object;
 
+pub use host::{WorkerHost, env};
+pub use task_object::TaskRunner;
+
 use crate::http::{Headers, HttpRequest, HttpResponse};
-use crate::server::{self, Action, Config, Context, Server};
+use crate::server::{self, Action, Context, Server};
 use crate::tasks::id;
 use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER};
 use std::cell::OnceCell;
-use std::time::Duration;
-use worker::{Date, Delay, Env, Method, Request, RequestInit, Response, event};
+use std::rc::Rc;
+use worker::{Date, Env, Method, Request, RequestInit, Response};
 
 /// The Durable Object binding name (wrangler.toml).
 pub const TASKS_BINDING: &str = "TASKS";
 
 thread_local! {
     /// One server per isolate: configuration is fixed for the isolate's life.
-    static SERVER: OnceCell<Result<Server, String>> = const { OnceCell::new() };
+    static SERVER: OnceCell<Result<Rc<Server>, String>> = const { OnceCell::new() };
 }
 
-/// Runs `f` with the isolate's server, built from the environment on first use.
-pub(crate) fn with_server<T>(env: &Env, f: impl FnOnce(&Server) -> T) -> worker::Result<T> {
+/// The isolate's server: the author's definition with the deployment's variables
+/// applied, built on first use. A bad definition or variable is an error on every
+/// request, saying what is wrong.
+pub(crate) fn server(env: &Env, build: fn() -> Server) -> worker::Result<Rc<Server>> {
     SERVER.with(|cell| {
         let server = cell.get_or_init(|| {
-            Config::from_vars(|name| env.var(name).ok().map(|v| v.to_string())).map(Server::new)
+            let definition = build();
+            let config = definition
+                .config
+                .clone()
+                .with_vars(|name| env.var(name).ok().map(|v| v.to_string()))
+                .map_err(|e| format!("invalid configuration: {e}"))?;
+            let server = definition.configure(config);
+            match server.problems().as_slice() {
+                [] => Ok(Rc::new(server)),
+                problems => Err(format!(
+                    "invalid server definition: {}",
+                    problems.join("; ")
+                )),
+            }
         });
-        match server {
-            Ok(server) => Ok(f(server)),
-            Err(e) => Err(worker::Error::RustError(format!(
-                "invalid configuration: {e}"
-            ))),
-        }
+        server.clone().map_err(worker::Error::RustError)
     })
 }
 
@@ -46,17 +82,17 @@ fn new_task_id() -> worker::Result<String> {
     Ok(id::format(bytes))
 }
 
-#[event(fetch)]
-async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Result<Response> {
+/// The Worker's fetch handler: MCP at `/mcp`. `build` defines the server (it runs once
+/// per isolate).
+pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker::Result<Response> {
+    let server = server(&env, build)?;
     let mut headers = Headers::new();
     for (name, value) in req.headers().entries() {
         headers.push(&name, &value);
     }
-    let declared_too_large = with_server(&env, |s| {
-        headers
-            .content_length()
-            .is_some_and(|n| n > s.config.max_body_bytes)
-    })?;
+    let declared_too_large = headers
+        .content_length()
+        .is_some_and(|n| n > server.config.max_body_bytes);
     // A body declared too large is not read; the core answers 413 from the header.
     let body = if declared_too_large || req.method() != Method::Post {
         Vec::new()
@@ -69,14 +105,18 @@ async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Res
         headers,
         body,
     };
-    let mut ctx = Context {
+    let ctx = Context {
         principal: server::principal(&request),
         now_ms: now_ms(),
     };
-    let mut action = with_server(&env, |s| s.handle(&request, &ctx))?;
+    let mut action = server.handle(&request, &ctx);
     loop {
         action = match action {
             Action::Respond(response) => return to_response(response),
+            Action::Run(run) => {
+                let host = WorkerHost::host(env.clone());
+                server.run(*run, &ctx, &host).await
+            }
             Action::CreateTask {
                 request_id,
                 mut record,
@@ -85,7 +125,7 @@ async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Res
                 record.task_id = new_task_id()?;
                 let request = ObjectRequest::Create { record };
                 let reply = call_object(&env, &request, &ctx.principal).await;
-                return respond_object(&env, &request_id, reply, &cors);
+                return respond_object(&server, &request_id, reply, &cors);
             }
             Action::Forward {
                 request_id,
@@ -93,12 +133,7 @@ async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Res
                 cors,
             } => {
                 let reply = call_object(&env, &request, &ctx.principal).await;
-                return respond_object(&env, &request_id, reply, &cors);
-            }
-            Action::Sleep { ms, run } => {
-                Delay::from(Duration::from_millis(ms)).await;
-                ctx.now_ms = now_ms();
-                with_server(&env, |s| s.resume_inline(*run, &ctx))?
+                return respond_object(&server, &request_id, reply, &cors);
             }
             Action::Listen(listen) => return listen::stream(env, *listen, ctx.principal).await,
         };
@@ -106,15 +141,15 @@ async fn fetch(mut req: Request, env: Env, _ctx: worker::Context) -> worker::Res
 }
 
 fn respond_object(
-    env: &Env,
+    server: &Server,
     request_id: &crate::jsonrpc::RequestId,
     reply: Result<(u16, Vec<u8>), String>,
     cors: &server::Cors,
 ) -> worker::Result<Response> {
-    let response = with_server(env, |s| match reply {
-        Ok((status, body)) => s.object_response(request_id, status, &body, cors),
-        Err(why) => s.object_unreachable(request_id, &why, cors),
-    })?;
+    let response = match reply {
+        Ok((status, body)) => server.object_response(request_id, status, &body, cors),
+        Err(why) => server.object_unreachable(request_id, &why, cors),
+    };
     to_response(response)
 }
 

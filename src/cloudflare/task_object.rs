@@ -1,89 +1,196 @@
-//! `TaskObject`: one Durable Object per task, named by the task id. It loads the task
-//! record, lets the pure core (`tasks::object`) decide, and applies the storage effects.
-//! Replies leave only after the write: the runtime's output gate holds them until the
-//! storage write is durable, which is what makes task creation strongly consistent.
+//! The task Durable Object's implementation, [`TaskRunner`]: one object per task, named
+//! by the task id. It loads the task (the hot record, plus the large parts an operation
+//! needs), lets the pure core (`tasks::object`) decide, runs steps, and applies the
+//! storage effects. Replies leave only after the write: the runtime's output gate holds
+//! them until the write is durable, which is what makes task creation strongly
+//! consistent.
 
-use super::{now_ms, with_server};
+use super::{WorkerHost, now_ms, server};
+use crate::server::Server;
+use crate::tasks::layout::{self, Dirty, Need, Stored};
+use crate::tasks::machine::Illegal;
 use crate::tasks::object::{self, AlarmPlan, Effects};
-use crate::tasks::protocol::{ObjectReply, ObjectRequest, PRINCIPAL_HEADER};
-use crate::tasks::record::TaskRecord;
-use worker::{DurableObject, Env, Request, Response, Result, ScheduledTime, State, durable_object};
+use crate::tasks::protocol::{ObjectRequest, PRINCIPAL_HEADER};
+use futures_util::future::try_join3;
+use js_sys::{Object, Reflect};
+use std::cell::Cell;
+use std::collections::HashMap;
+use wasm_bindgen::JsValue;
+use worker::{Env, Request, Response, Result, ScheduledTime, State};
 
-/// The storage key holding the whole record (one key: one read, one write per request).
-const RECORD_KEY: &str = "task";
-
-#[durable_object]
-pub struct TaskObject {
+/// What the author's `#[durable_object]` type delegates to (see [`super`]).
+pub struct TaskRunner {
     state: State,
     env: Env,
+    build: fn() -> Server,
+    /// The attempt this instance is running right now. Memory, not storage: an instance
+    /// that restarted has none, which is how a lost attempt is recognised.
+    running: Cell<Option<u32>>,
 }
 
-impl TaskObject {
-    async fn load(&self) -> Result<Option<TaskRecord>> {
-        match self.state.storage().get::<String>(RECORD_KEY).await? {
-            None => Ok(None),
-            Some(json) => serde_json::from_str(&json)
-                .map(Some)
-                .map_err(|e| worker::Error::RustError(format!("corrupt task record: {e}"))),
+fn rust_error(e: impl std::fmt::Display) -> worker::Error {
+    worker::Error::RustError(e.to_string())
+}
+
+fn refused(illegal: Illegal) -> worker::Error {
+    worker::Error::RustError(format!("task state machine refused: {illegal:?}"))
+}
+
+impl TaskRunner {
+    pub fn new(state: State, env: Env, build: fn() -> Server) -> Self {
+        TaskRunner {
+            state,
+            env,
+            build,
+            running: Cell::new(None),
         }
     }
 
-    async fn apply(&self, effects: Effects) -> Result<()> {
+    /// Reads the task: the hot record, then the parts `need` names (one more read).
+    async fn load(&self, need: Need) -> Result<Option<Stored>> {
+        let storage = self.state.storage();
+        let Some(hot) = storage.get::<String>(layout::HOT_KEY).await? else {
+            return Ok(None);
+        };
+        let mut stored = layout::decode_hot(&hot).map_err(rust_error)?;
+        let keys = layout::keys_for(&stored, need);
+        if !keys.is_empty() {
+            let map = storage.get_multiple(keys).await?;
+            let mut values = HashMap::new();
+            for entry in map.entries() {
+                let pair: js_sys::Array = entry?.into();
+                if let (Some(key), Some(value)) = (pair.get(0).as_string(), pair.get(1).as_string())
+                {
+                    values.insert(key, value);
+                }
+            }
+            layout::fill(&mut stored, need, &values).map_err(rust_error)?;
+        }
+        Ok(Some(stored))
+    }
+
+    /// Applies `effects` as one transaction: the puts, deletes and alarm are issued
+    /// together, with no other await in between, so the runtime coalesces them.
+    async fn apply(&self, before: Option<&Stored>, effects: Effects) -> Result<()> {
         let storage = self.state.storage();
         if effects.delete_all {
             storage.delete_alarm().await?;
-            storage.delete_all().await?;
-            return Ok(());
+            return storage.delete_all().await;
         }
+        let mut puts = Object::new();
+        let mut deletes = Vec::new();
         if let Some(record) = &effects.store {
-            let json = serde_json::to_string(record)
-                .map_err(|e| worker::Error::RustError(e.to_string()))?;
-            storage.put(RECORD_KEY, json).await?;
-        }
-        match effects.alarm {
-            None => {}
-            Some(None) => storage.delete_alarm().await?,
-            Some(Some(at_ms)) => {
-                let at = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
-                storage.set_alarm(ScheduledTime::new(at)).await?
+            let (parts, dirty) = match before {
+                Some(stored) if stored.legacy => (layout::Parts::default(), Dirty::all(record)),
+                Some(stored) => (stored.parts.clone(), effects.dirty.clone()),
+                None => (layout::Parts::default(), effects.dirty.clone()),
+            };
+            let (writes, _) = layout::encode(record, &parts, &dirty);
+            puts = Object::new();
+            for (key, value) in writes.put {
+                Reflect::set(&puts, &JsValue::from_str(&key), &JsValue::from_str(&value))?;
             }
+            deletes = writes.delete;
         }
-        Ok(())
+        let put = async {
+            if effects.store.is_some() {
+                storage.put_multiple_raw(puts).await
+            } else {
+                Ok(())
+            }
+        };
+        let delete = async {
+            if deletes.is_empty() {
+                Ok(0)
+            } else {
+                storage.delete_multiple(deletes).await
+            }
+        };
+        let alarm = async {
+            match effects.alarm {
+                None => Ok(()),
+                Some(None) => storage.delete_alarm().await,
+                Some(Some(at_ms)) => {
+                    let at = js_sys::Date::new(&JsValue::from_f64(at_ms as f64));
+                    storage.set_alarm(ScheduledTime::new(at)).await
+                }
+            }
+        };
+        try_join3(put, delete, alarm).await.map(drop)
     }
-}
 
-impl DurableObject for TaskObject {
-    fn new(state: State, env: Env) -> Self {
-        TaskObject { state, env }
-    }
-
-    async fn fetch(&self, mut req: Request) -> Result<Response> {
+    /// A request from the Worker (see `tasks::protocol`).
+    pub async fn fetch(&self, mut req: Request) -> Result<Response> {
         // Set by the Worker on every call; a Durable Object is not reachable from outside.
         let principal = req.headers().get(PRINCIPAL_HEADER)?.unwrap_or_default();
         let request: ObjectRequest = match req.json().await {
             Ok(request) => request,
             Err(e) => return Response::error(format!("bad object request: {e}"), 400),
         };
-        let stored = self.load().await?;
-        let (reply, effects): (ObjectReply, Effects) =
-            object::handle(stored, request, &principal, now_ms());
-        self.apply(effects).await?;
+        let need = match request {
+            ObjectRequest::Get { .. } => Need::Result,
+            // The cancel hook sees the arguments and the last checkpoint.
+            ObjectRequest::Cancel { .. } => Need::Step,
+            ObjectRequest::Create { .. } | ObjectRequest::Update { .. } => Need::Hot,
+        };
+        let stored = self.load(need).await?;
+        let (reply, effects) = object::handle(
+            stored.as_ref().map(|s| s.record.clone()),
+            request,
+            &principal,
+            now_ms(),
+        );
+        let cancelled = effects.store.clone().filter(|_| effects.cancel_hook);
+        self.apply(stored.as_ref(), effects).await?;
+        if let Some(record) = cancelled {
+            let server = server(&self.env, self.build)?;
+            if let Some(tool) = server.registry.get(&record.tool) {
+                // Best effort: the task is already cancelled whatever the hook does.
+                let host = WorkerHost::host(self.env.clone());
+                tool.cancelled(record.call(now_ms(), 0), host).await;
+            }
+        }
         let (status, body) = reply.encode();
         Ok(Response::from_bytes(body)?.with_status(status))
     }
 
-    async fn alarm(&self) -> Result<Response> {
-        let stored = self.load().await?;
-        match object::alarm(stored, now_ms()) {
-            AlarmPlan::Done(effects) => self.apply(effects).await?,
-            AlarmPlan::RunStep { mark, running } => {
-                // The mark is durable before the step runs: a crash inside the step
-                // cannot leave the task silently stuck (see `object::AlarmPlan`).
-                self.apply(mark).await?;
-                let effects = with_server(&self.env, |s| {
-                    object::run_step(running, &s.registry, now_ms())
-                })?;
-                self.apply(effects).await?;
+    /// The alarm: expiry, lost attempts, and the due step (see `tasks::object`).
+    pub async fn alarm(&self) -> Result<Response> {
+        let server = server(&self.env, self.build)?;
+        let limits = server.limits();
+        let stored = self.load(Need::Hot).await?;
+        let plan = object::alarm(
+            stored.as_ref().map(|s| s.record.clone()),
+            now_ms(),
+            self.running.get(),
+            limits,
+        )
+        .map_err(refused)?;
+        match plan {
+            AlarmPlan::Done(effects) => self.apply(stored.as_ref(), effects).await?,
+            AlarmPlan::RunStep { lease, attempt } => {
+                // The lease is durable before the step runs: if this instance dies inside
+                // the step, the next alarm finds the lease and runs the step again.
+                self.apply(stored.as_ref(), lease).await?;
+                let Some(full) = self.load(Need::Step).await? else {
+                    return Response::empty();
+                };
+                self.running.set(Some(attempt));
+                let host = WorkerHost::host(self.env.clone());
+                let step =
+                    object::run_step(&full.record, &server.registry, host, now_ms(), attempt).await;
+                self.running.set(None);
+                // Requests may have changed the task meanwhile (a cancel wins).
+                let current = self.load(Need::Hot).await?;
+                let effects = object::finish(
+                    current.as_ref().map(|s| s.record.clone()),
+                    attempt,
+                    step,
+                    now_ms(),
+                    limits,
+                )
+                .map_err(refused)?;
+                self.apply(current.as_ref(), effects).await?;
             }
         }
         Response::empty()

@@ -179,3 +179,43 @@ pub fn as_root_uris(key: &str, answer: &Value) -> Result<Vec<String>, McpError> 
         })
         .collect()
 }
+
+/// Whether a step's `NeedInput` is legal: at least one request, each an input request
+/// method this protocol defines. `Err` says what is wrong (the tool's bug).
+pub fn check_requests(requests: &Map<String, Value>) -> Result<(), String> {
+    if requests.is_empty() {
+        return Err("it asked for input without any input request".into());
+    }
+    for (key, request) in requests {
+        if required_capability(request).is_none() {
+            return Err(format!(
+                "input request {key:?} is not one of {ELICIT}, {SAMPLE} or {LIST_ROOTS}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `answer` is a valid response to `request` (an input request this server
+/// sent under `key`): -32602 naming the problem if not. Called when answers arrive, so a
+/// malformed answer is refused at once instead of failing the task later.
+pub fn check_answer(key: &str, request: &Value, answer: &Value) -> Result<(), McpError> {
+    match request.get("method").and_then(Value::as_str) {
+        Some(ELICIT) => {
+            if let Elicited::Accept(content) = as_elicit_result(key, answer)? {
+                let form = request.pointer("/params/mode").and_then(Value::as_str) != Some("url");
+                if let (true, Some(schema)) = (form, request.pointer("/params/requestedSchema")) {
+                    super::schema::validate(schema, &Value::Object(content)).map_err(|why| {
+                        McpError::InvalidParams(format!(
+                            "inputResponses[{key:?}] does not match the requested schema: {why}"
+                        ))
+                    })?;
+                }
+            }
+            Ok(())
+        }
+        Some(SAMPLE) => as_sampled_text(key, answer).map(drop),
+        Some(LIST_ROOTS) => as_root_uris(key, answer).map(drop),
+        _ => Ok(()),
+    }
+}

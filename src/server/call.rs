@@ -9,10 +9,15 @@
 //! Continue, no tasks→ optional/forbidden tools run on inline within a time budget;
 //!                     required tools never get here (-32021 before the first step)
 //! ```
+//!
+//! Dispatch does every check that needs no step ([`tools_call`], [`prompts_get`]) and
+//! hands the adapter an [`Action::Run`]; the adapter then awaits [`drive`] with its
+//! [`Host`], because steps are async and may use the platform.
 
 use super::dispatch::string_param;
 use super::{Action, Context, Cors, Server, result_response};
 use crate::error::McpError;
+use crate::host::Host;
 use crate::http::Headers;
 use crate::jsonrpc::{Request, RequestId};
 use crate::mcp::catalog::FIXTURE_PROMPT;
@@ -21,9 +26,9 @@ use crate::mcp::input;
 use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
 use crate::mcp::request_state::{self, Binding, Carried};
 use crate::mcp::schema;
-use crate::tasks::record::TaskRecord;
-use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED, TaskStatus};
-use crate::tools::{Step, TaskSupport, ToolCall, fixtures};
+use crate::tasks::record::{TaskRecord, check_result};
+use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED};
+use crate::tools::{Call, Step, TaskSupport, fixtures};
 use serde_json::{Map, Value, json};
 
 /// Steps run back to back (no wait between them) before the server gives up on a tool
@@ -38,6 +43,10 @@ pub enum Target {
 }
 
 impl Target {
+    fn is_tool(&self) -> bool {
+        matches!(self, Target::Tool(_))
+    }
+
     fn name(&self) -> &str {
         match self {
             Target::Tool(n) | Target::Prompt(n) => n,
@@ -128,13 +137,13 @@ pub fn tools_call(
         McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
     })?;
     let tasks_declared = meta.capabilities.has(Capability::TasksExtension);
-    if spec.task_support == TaskSupport::Required && !tasks_declared {
+    if spec.task_support() == TaskSupport::Required && !tasks_declared {
         return Err(
             Capability::TasksExtension.missing(&format!("the tool {name} only runs as a task"))
         );
     }
     // The legacy `task` param (2025-11-25) is ignored: the server alone decides (SEP-2663).
-    let tasks_allowed = tasks_declared && spec.task_support != TaskSupport::Forbidden;
+    let tasks_allowed = tasks_declared && spec.task_support() != TaskSupport::Forbidden;
     let target = Target::Tool(name.to_owned());
     start(
         server,
@@ -164,7 +173,8 @@ pub fn prompts_get(
     start(server, rpc, meta, ctx, cors, target, arguments, false)
 }
 
-/// Opens the request's `requestState` and runs the first step(s).
+/// Opens the request's `requestState`; the adapter then runs the first step(s) with
+/// [`drive`].
 #[allow(clippy::too_many_arguments)]
 fn start(
     server: &Server,
@@ -183,7 +193,7 @@ fn start(
         arguments: &arguments,
     };
     let carried = carried(server, &rpc.params, binding, ctx.now_ms)?;
-    let run = InlineRun {
+    Ok(Action::Run(Box::new(InlineRun {
         request_id: rpc.id.clone(),
         cors: cors.clone(),
         target,
@@ -192,84 +202,83 @@ fn start(
         carried,
         tasks_allowed,
         started_at_ms: ctx.now_ms,
-    };
-    drive(server, run, ctx)
+    })))
 }
 
-fn step(server: &Server, run: &InlineRun, now_ms: u64) -> Step {
-    let call = ToolCall {
-        arguments: &run.arguments,
-        answers: &run.carried.answers,
-        checkpoint: &run.carried.checkpoint,
-        capabilities: &run.capabilities,
+async fn step(server: &Server, run: &InlineRun, now_ms: u64, host: &Host) -> Step {
+    let call = Call {
+        args: run.arguments.clone(),
+        arguments: run.arguments.clone(),
+        answers: run.carried.answers.clone(),
+        checkpoint: run.carried.checkpoint.clone(),
+        capabilities: run.capabilities.clone(),
         round: run.carried.rounds,
         now_ms,
+        task_id: None,
+        attempt: 1,
     };
     match &run.target {
         Target::Tool(name) => match server.registry.get(name) {
-            Some(spec) => (spec.step)(&call),
+            Some(tool) => tool.step(call, host.clone()).await,
             None => Step::Fail(McpError::InvalidParams(format!("Unknown tool: {name}")).to_wire()),
         },
         Target::Prompt(_) => fixtures::prompt_step(&call),
     }
 }
 
-/// Runs steps until the call completes, needs input, becomes a task, or must wait.
-pub fn drive(server: &Server, mut run: InlineRun, ctx: &Context) -> Result<Action, McpError> {
+/// Runs steps until the call completes, needs input, becomes a task, or runs out of
+/// the inline budget. Waits between steps sleep on the host.
+pub async fn drive(server: &Server, mut run: InlineRun, ctx: &Context, host: &Host) -> Action {
+    let request_id = run.request_id.clone();
+    let cors = run.cors.clone();
+    let mut ctx = ctx.clone();
     for _ in 0..MAX_INLINE_STEPS {
-        match step(server, &run, ctx.now_ms) {
-            Step::Complete(mut result) => {
-                if !result.is_object() {
-                    return Err(McpError::Internal(format!(
-                        "{} returned a result that is not an object",
-                        run.target.name()
-                    )));
+        let outcome = match step(server, &run, ctx.now_ms, host).await {
+            Step::Complete(mut result) => match check_result(&result, run.target.is_tool(), None) {
+                Err(why) => Err(McpError::Internal(format!("{} {why}", run.target.name()))),
+                Ok(()) => {
+                    result["resultType"] = RESULT_COMPLETE.into();
+                    return Action::Respond(result_response(&request_id, &result, &cors));
                 }
-                result["resultType"] = RESULT_COMPLETE.into();
-                return Ok(Action::Respond(result_response(
-                    &run.request_id,
-                    &result,
-                    &run.cors,
-                )));
-            }
-            Step::Fail(error) => return Err(McpError::Wire(error)),
-            Step::NeedInput(requests) => return input_required(server, run, requests, ctx),
+            },
+            Step::Fail(error) => Err(McpError::Wire(error)),
+            Step::NeedInput(requests) => input_required(server, run, requests, &ctx),
             Step::Continue {
                 checkpoint,
                 status_message,
                 resume_after_ms,
             } => {
-                run.carried.checkpoint = checkpoint;
-                if run.tasks_allowed {
-                    return Ok(create_task(
-                        server,
-                        run,
-                        status_message,
-                        resume_after_ms,
-                        ctx,
-                    ));
+                if let Some(checkpoint) = checkpoint {
+                    run.carried.checkpoint = checkpoint;
                 }
-                if resume_after_ms > 0 {
-                    let used = ctx.now_ms.saturating_sub(run.started_at_ms);
-                    if used.saturating_add(resume_after_ms) > server.config.inline_budget_ms {
-                        return Err(Capability::TasksExtension.missing(&format!(
-                            "{} needs more time than this server runs a call inline ({} ms); declare the extension to run it as a task",
-                            run.target.name(),
-                            server.config.inline_budget_ms
-                        )));
+                if run.tasks_allowed {
+                    return create_task(server, run, status_message, resume_after_ms, &ctx);
+                }
+                let used = ctx.now_ms.saturating_sub(run.started_at_ms);
+                if used.saturating_add(resume_after_ms) > server.config.inline_budget_ms {
+                    Err(Capability::TasksExtension.missing(&format!(
+                        "{} needs more time than this server runs a call inline ({} ms); declare the extension to run it as a task",
+                        run.target.name(),
+                        server.config.inline_budget_ms
+                    )))
+                } else {
+                    if resume_after_ms > 0 {
+                        host.sleep(resume_after_ms).await;
                     }
-                    return Ok(Action::Sleep {
-                        ms: resume_after_ms,
-                        run: Box::new(run),
-                    });
+                    ctx.now_ms = host.now_ms();
+                    continue;
                 }
             }
-        }
+        };
+        return outcome.unwrap_or_else(|e| {
+            Action::Respond(super::error_response(Some(&request_id), &e, &cors))
+        });
     }
-    Err(McpError::Internal(format!(
+    let e = McpError::Internal(format!(
         "{} did not finish within {MAX_INLINE_STEPS} steps",
         run.target.name()
-    )))
+    ));
+    Action::Respond(super::error_response(Some(&request_id), &e, &cors))
 }
 
 /// An MRTR `InputRequiredResult` (mrtr "Server Requirements"): only for capabilities the
@@ -280,12 +289,12 @@ fn input_required(
     requests: Map<String, Value>,
     ctx: &Context,
 ) -> Result<Action, McpError> {
-    if requests.is_empty() {
-        return Err(McpError::Internal(format!(
-            "{} asked for input without any input request",
+    input::check_requests(&requests).map_err(|why| {
+        McpError::Internal(format!(
+            "{} returned an illegal step: {why}",
             run.target.name()
-        )));
-    }
+        ))
+    })?;
     input::check_capabilities(&requests, &run.capabilities)?;
     let carried = Carried {
         rounds: run.carried.rounds + 1,
@@ -321,25 +330,20 @@ fn create_task(
     };
     let ttl = server
         .config
-        .task_ttl(server.registry.get(tool).and_then(|t| t.ttl_ms));
-    let record = TaskRecord {
-        task_id: String::new(),
-        owner: ctx.principal.clone(),
-        tool: tool.clone(),
-        arguments: run.arguments,
-        capabilities: run.capabilities.0,
-        status: TaskStatus::Working,
+        .task_ttl(server.registry.get(tool).and_then(|t| t.ttl_ms()));
+    let record = TaskRecord::new(
+        tool.clone(),
+        ctx.principal.clone(),
+        run.arguments,
+        run.capabilities.0,
+        run.carried.checkpoint,
+        run.carried.answers,
         status_message,
-        created_at_ms: ctx.now_ms,
-        last_updated_at_ms: ctx.now_ms,
-        ttl_ms: ttl,
-        poll_interval_ms: server.config.poll_interval_ms,
-        checkpoint: run.carried.checkpoint,
-        answers: run.carried.answers,
-        round: 0,
-        next_step_at_ms: Some(ctx.now_ms.saturating_add(resume_after_ms)),
-        step_running: false,
-    };
+        ctx.now_ms,
+        ttl,
+        server.config.poll_interval_ms,
+        ctx.now_ms.saturating_add(resume_after_ms),
+    );
     Action::CreateTask {
         request_id: run.request_id,
         record: Box::new(record),

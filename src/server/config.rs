@@ -23,6 +23,13 @@ pub struct Config {
     pub inline_budget_ms: u64,
     /// Whether the conformance fixture tools are offered.
     pub fixtures: bool,
+    /// The largest tool result (serialized JSON) a task keeps; larger ones fail the task.
+    pub max_result_bytes: usize,
+    /// Attempts at one task step before the task fails (an attempt is lost when the
+    /// instance crashes, is evicted or redeployed mid-step).
+    pub step_max_attempts: u32,
+    /// How long one step may run before its attempt is presumed lost.
+    pub step_lease_ms: u64,
 }
 
 impl Default for Config {
@@ -43,6 +50,9 @@ impl Default for Config {
             request_state_ttl_ms: 600_000,
             inline_budget_ms: 30_000,
             fixtures: false,
+            max_result_bytes: 10 * 1024 * 1024,
+            step_max_attempts: 3,
+            step_lease_ms: 60_000,
         }
     }
 }
@@ -64,9 +74,14 @@ fn limit(name: &str, value: &str) -> Result<Option<u64>, String> {
 }
 
 impl Config {
-    /// Builds the configuration from a variable lookup.
+    /// Builds the configuration from a variable lookup, over the defaults.
     pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
-        let mut c = Config::default();
+        Config::default().with_vars(get)
+    }
+
+    /// This configuration with the variables that `get` finds applied over it.
+    pub fn with_vars(self, get: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+        let mut c = self;
         if let Some(v) = get("SERVER_NAME") {
             c.server_name = v;
         }
@@ -100,6 +115,15 @@ impl Config {
         }
         if let Some(v) = get("INLINE_BUDGET_MS") {
             c.inline_budget_ms = number("INLINE_BUDGET_MS", &v)?;
+        }
+        if let Some(v) = get("MAX_RESULT_BYTES") {
+            c.max_result_bytes = number("MAX_RESULT_BYTES", &v)? as usize;
+        }
+        if let Some(v) = get("STEP_MAX_ATTEMPTS") {
+            c.step_max_attempts = number("STEP_MAX_ATTEMPTS", &v)?.clamp(1, 100) as u32;
+        }
+        if let Some(v) = get("STEP_LEASE_MS") {
+            c.step_lease_ms = number("STEP_LEASE_MS", &v)?.max(1000);
         }
         if let Some(v) = get("CONFORMANCE_FIXTURES") {
             c.fixtures = match v.trim() {

@@ -93,10 +93,10 @@ pub struct StaticResults {
 }
 
 impl StaticResults {
-    pub fn new(config: &Config, registry: &Registry) -> Self {
+    pub fn new(config: &Config, registry: &Registry, instructions: Option<&str>) -> Self {
         let bytes = |v: Value| serde_json::to_vec(&cacheable(v)).expect("results serialize");
         StaticResults {
-            discover: bytes(discover(config)),
+            discover: bytes(discover(config, instructions)),
             tools: bytes(json!({ "tools": registry.definitions() })),
             prompts: bytes(json!({ "prompts": catalog::prompts(config.fixtures) })),
             resources: bytes(json!({ "resources": catalog::resources() })),
@@ -105,8 +105,11 @@ impl StaticResults {
     }
 }
 
+const DEFAULT_INSTRUCTIONS: &str = "Tools that take a while run as tasks (io.modelcontextprotocol/tasks): poll tasks/get, answer input_required tasks with tasks/update, stop them with tasks/cancel.";
+
 /// `server/discover` (server/discover "Response").
-fn discover(config: &Config) -> Value {
+fn discover(config: &Config, instructions: Option<&str>) -> Value {
+    let instructions = instructions.unwrap_or(DEFAULT_INSTRUCTIONS);
     json!({
         "supportedVersions": meta::SUPPORTED_VERSIONS,
         "capabilities": {
@@ -115,7 +118,7 @@ fn discover(config: &Config) -> Value {
             "resources": {},
             "extensions": { TASKS_EXTENSION: {} }
         },
-        "instructions": "Tools that take a while run as tasks (io.modelcontextprotocol/tasks): poll tasks/get, answer input_required tasks with tasks/update, stop them with tasks/cancel.",
+        "instructions": instructions,
         "_meta": { meta::KEY_SERVER_INFO: { "name": config.server_name, "version": config.server_version } }
     })
 }

@@ -7,19 +7,23 @@
 //! equals `_meta` (-32020) → version supported (-32022) → `Mcp-Method`/`Mcp-Name` (-32020)
 //! → method (-32601/404) → params (-32602) → capabilities (-32021).
 
+mod builder;
 pub mod call;
 pub mod config;
 pub mod dispatch;
 pub mod listen;
 
+pub use builder::ServerBuilder;
 pub use config::Config;
 
 use crate::error::McpError;
+use crate::host::Host;
 use crate::http::{HttpRequest, HttpResponse};
 use crate::jsonrpc::{self, Message, RequestId};
+use crate::tasks::object::Limits;
 use crate::tasks::protocol::{self, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
-use crate::tools::Registry;
+use crate::tools::{Registry, Tool, fixtures};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -74,8 +78,9 @@ pub enum Action {
         request: ObjectRequest,
         cors: Cors,
     },
-    /// Wait `ms`, then call [`Server::resume_inline`] with `run`.
-    Sleep { ms: u64, run: Box<call::InlineRun> },
+    /// Run the call's steps with the adapter's host: `server.run(run, ctx, host).await`
+    /// gives the next action ([`Action::Respond`] or [`Action::CreateTask`]).
+    Run(Box<call::InlineRun>),
     /// Open a `subscriptions/listen` stream (see [`listen`]).
     Listen(Box<listen::Listen>),
 }
@@ -99,16 +104,27 @@ impl Cors {
     }
 }
 
-/// The server: configuration and the tools it offers. Built once per isolate.
+/// The server: its configuration and what it offers. Server authors build one with
+/// [`Server::builder`]; the adapter applies the deployment's configuration with
+/// [`Server::configure`] once per isolate.
 #[derive(Debug, Clone)]
 pub struct Server {
     pub config: Config,
+    /// Every tool offered: the conformance fixtures (when `config.fixtures`) and the
+    /// author's tools.
     pub registry: Registry,
+    /// The author's tools, kept to rebuild the registry on [`Server::configure`].
+    tools: Vec<Tool>,
+    pub instructions: Option<String>,
     /// discover and the lists, serialized once.
     pub lists: dispatch::StaticResults,
 }
 
-fn error_response(id: Option<&RequestId>, error: &McpError, cors: &Cors) -> HttpResponse {
+pub(crate) fn error_response(
+    id: Option<&RequestId>,
+    error: &McpError,
+    cors: &Cors,
+) -> HttpResponse {
     cors.apply(HttpResponse::json(
         error.http_status(),
         jsonrpc::error_response(id, &error.to_wire()),
@@ -124,14 +140,58 @@ pub fn result_response(id: &RequestId, result: &Value, cors: &Cors) -> HttpRespo
 }
 
 impl Server {
+    /// Starts a server definition named `name` (its `serverInfo.name`).
+    pub fn builder(name: &str) -> ServerBuilder {
+        ServerBuilder::new(name)
+    }
+
+    /// A server with no tools of its own (only the fixtures, when configured).
     pub fn new(config: Config) -> Self {
-        let registry = Registry::new(config.fixtures);
-        let lists = dispatch::StaticResults::new(&config, &registry);
+        Server::assemble(config, Vec::new(), None)
+    }
+
+    fn assemble(config: Config, tools: Vec<Tool>, instructions: Option<String>) -> Self {
+        // The fixtures come first: http-header-validation calls the first listed tool.
+        let mut all = if config.fixtures {
+            fixtures::tools()
+        } else {
+            Vec::new()
+        };
+        all.extend(tools.iter().cloned());
+        let registry = Registry::new(all);
+        let lists = dispatch::StaticResults::new(&config, &registry, instructions.as_deref());
         Server {
             config,
             registry,
+            tools,
+            instructions,
             lists,
         }
+    }
+
+    /// The same server under another configuration (the deployment's variables).
+    pub fn configure(&self, config: Config) -> Server {
+        Server::assemble(config, self.tools.clone(), self.instructions.clone())
+    }
+
+    /// What is wrong with the definition or configuration; the adapter refuses to serve
+    /// a server with problems, saying why.
+    pub fn problems(&self) -> Vec<String> {
+        self.registry.problems()
+    }
+
+    /// Limits on task steps.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_attempts: self.config.step_max_attempts,
+            lease_ms: self.config.step_lease_ms,
+            max_result_bytes: self.config.max_result_bytes,
+        }
+    }
+
+    /// Runs a call's steps (after [`Action::Run`]) with the adapter's host.
+    pub async fn run(&self, run: call::InlineRun, ctx: &Context, host: &Host) -> Action {
+        call::drive(self, run, ctx, host).await
     }
 
     /// Handles one HTTP request to the MCP endpoint.
@@ -242,16 +302,6 @@ impl Server {
             &McpError::Internal(format!("task storage unavailable: {why}")),
             cors,
         )
-    }
-
-    /// Continues an inline run after the adapter slept.
-    pub fn resume_inline(&self, run: call::InlineRun, ctx: &Context) -> Action {
-        let request_id = run.request_id.clone();
-        let cors = run.cors.clone();
-        match call::drive(self, run, ctx) {
-            Ok(action) => action,
-            Err(e) => Action::Respond(error_response(Some(&request_id), &e, &cors)),
-        }
     }
 }
 

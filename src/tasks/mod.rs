@@ -3,6 +3,7 @@
 //! contract.
 
 pub mod id;
+pub mod layout;
 pub mod machine;
 pub mod object;
 pub mod protocol;

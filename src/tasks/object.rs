@@ -1,35 +1,74 @@
 //! The TaskObject's behaviour, as pure functions: given what storage holds, a request (or
 //! an alarm) and the time, decide the reply and the storage effects. The Durable Object
-//! adapter only loads, calls these, and applies the [`Effects`] (invariants 3 and 4).
+//! adapter only loads, calls these, runs steps, and applies the [`Effects`] (invariants
+//! 3 and 4).
+//!
+//! # Executing steps (DESIGN.md §3)
+//!
+//! ```text
+//! alarm ─▶ alarm(): due step? ── store lease {attempt n, deadline} + alarm at deadline
+//!                                  └─▶ adapter runs the step (requests interleave)
+//!                                        └─▶ finish(): lease still n and not terminal?
+//!                                              yes: apply the outcome, clear the lease
+//!                                              no:  drop it (a cancel won, or a newer attempt)
+//! alarm while a lease is stored and its attempt is not running here = the attempt was
+//! lost (crash, eviction, deploy): re-run from the last checkpoint, up to max_attempts,
+//! then `failed` naming the tool and the attempts.
+//! ```
 
-use super::machine::Event;
+use super::layout::Dirty;
+use super::machine::{Event, Illegal};
 use super::protocol::{ObjectReply, ObjectRequest};
-use super::record::{TaskRecord, tool_key, wire_key};
+use super::record::{Lease, TaskRecord, check_result, tool_key, wire_key};
 use super::task::{RESULT_COMPLETE, RESULT_TASK, TaskStatus};
 use crate::error::McpError;
+use crate::host::Host;
+use crate::jsonrpc::ErrorObject;
 use crate::mcp::input;
 use crate::tools::{Registry, Step, internal_error};
 use serde_json::{Map, Value, json};
 
-/// What the adapter must do to storage, in this order.
+/// What the adapter must do to storage, in one transaction.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Effects {
-    /// Write this record (the whole task; one key).
+    /// Write this record (its hot part, plus the large parts named in `dirty`).
     pub store: Option<TaskRecord>,
+    pub dirty: Dirty,
     /// Erase everything (the task expired).
     pub delete_all: bool,
     /// Set the alarm to this absolute time, or clear it (`Some(None)`); `None`: leave it.
     pub alarm: Option<Option<u64>>,
+    /// The task was just cancelled: run the tool's cancel hook (best effort).
+    pub cancel_hook: bool,
 }
 
 impl Effects {
-    fn store(record: TaskRecord) -> Self {
+    fn store(record: TaskRecord, dirty: Dirty, now_ms: u64) -> Self {
         Effects {
-            alarm: Some(record.next_alarm_ms()),
+            alarm: Some(record.next_alarm_ms(now_ms)),
             store: Some(record),
-            delete_all: false,
+            dirty,
+            ..Effects::default()
         }
     }
+
+    fn alarm_at(at: Option<u64>) -> Self {
+        Effects {
+            alarm: Some(at),
+            ..Effects::default()
+        }
+    }
+}
+
+/// Limits on step execution (from the server's configuration).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    /// Attempts at one step before the task fails.
+    pub max_attempts: u32,
+    /// How long an attempt may run before it is presumed lost.
+    pub lease_ms: u64,
+    /// The largest result (serialized) a task keeps.
+    pub max_result_bytes: usize,
 }
 
 fn empty_ack() -> ObjectReply {
@@ -38,6 +77,12 @@ fn empty_ack() -> ObjectReply {
 
 fn error(e: McpError) -> ObjectReply {
     ObjectReply::Error(e.to_wire())
+}
+
+fn refused(illegal: Illegal) -> ObjectReply {
+    error(McpError::Internal(format!(
+        "task state machine refused: {illegal:?}"
+    )))
 }
 
 /// The record `principal` may see, or "not found" (unknown, expired, or someone else's:
@@ -67,32 +112,11 @@ pub fn handle(
             );
         }
         let reply = ObjectReply::Result(record.to_task().to_result(RESULT_TASK));
-        return (reply, Effects::store(*record));
+        let dirty = Dirty::all(&record);
+        return (reply, Effects::store(*record, dirty, now_ms));
     }
-    // A "step running" mark seen by any later event means the step crashed the instance
-    // (events never interleave with a running step: storage waits close the input gate).
-    let (stored, recovered) = match stored {
-        Some(record) if record.step_running => {
-            let record = crashed(record, now_ms);
-            (Some(record.clone()), Some(Effects::store(record)))
-        }
-        other => (other, None),
-    };
-    let (reply, effects) = handle_visible(stored.as_ref(), request, principal, now_ms);
-    match (effects.store.is_some() || effects.delete_all, recovered) {
-        (false, Some(recovered)) => (reply, recovered),
-        _ => (reply, effects),
-    }
-}
-
-fn handle_visible(
-    stored: Option<&TaskRecord>,
-    request: ObjectRequest,
-    principal: &str,
-    now_ms: u64,
-) -> (ObjectReply, Effects) {
     let task_id = request.task_id().to_owned();
-    let Some(record) = visible(stored, &task_id, principal, now_ms) else {
+    let Some(record) = visible(stored.as_ref(), &task_id, principal, now_ms) else {
         return (error(McpError::TaskNotFound), Effects::default());
     };
     match request {
@@ -103,13 +127,16 @@ fn handle_visible(
         ),
         ObjectRequest::Cancel { .. } => {
             let mut record = record.clone();
-            // Cancelling a terminal task is the same empty ack (ext-tasks "Task Cancellation").
             match record.apply(Event::Cancelled, now_ms) {
                 Ok(()) => {
                     record.status_message = Some("Cancelled by the client".into());
-                    (empty_ack(), Effects::store(record))
+                    let mut effects = Effects::store(record, Dirty::default(), now_ms);
+                    effects.cancel_hook = true;
+                    (empty_ack(), effects)
                 }
-                Err(_) => (empty_ack(), Effects::default()),
+                // Cancelling a terminal task is the same empty ack (ext-tasks "Task Cancellation").
+                Err(Illegal::Terminal { .. }) => (empty_ack(), Effects::default()),
+                Err(illegal) => (refused(illegal), Effects::default()),
             }
         }
         ObjectRequest::Update {
@@ -118,8 +145,9 @@ fn handle_visible(
     }
 }
 
-/// `tasks/update`: answers for outstanding keys are taken; anything else is ignored
-/// (ext-tasks "Task Update Requests": unknown, answered or superseded keys).
+/// `tasks/update`: answers for outstanding keys are validated and taken; anything else
+/// is ignored (ext-tasks "Task Update Requests": unknown, answered or superseded keys).
+/// A malformed answer is -32602 and the task is untouched.
 fn update(
     mut record: TaskRecord,
     responses: Map<String, Value>,
@@ -129,136 +157,205 @@ fn update(
         return (empty_ack(), Effects::default());
     };
     let mut remaining = input_requests.clone();
-    let mut taken = 0;
+    let mut taken = Vec::new();
     for (key, response) in responses {
-        if remaining.remove(&key).is_some() {
-            record.answers.insert(tool_key(&key).to_owned(), response);
-            taken += 1;
+        if let Some(request) = remaining.remove(&key) {
+            if let Err(e) = input::check_answer(&key, &request, &response) {
+                return (error(e), Effects::default());
+            }
+            taken.push((tool_key(&key).to_owned(), response));
         }
     }
-    if taken == 0 {
+    if taken.is_empty() {
         return (empty_ack(), Effects::default());
     }
-    record
-        .apply(Event::InputAnswered { remaining }, now_ms)
-        .expect("input_required accepts answers");
+    let mut dirty = Dirty::default();
+    for (key, response) in taken {
+        record.answers.insert(key.clone(), response);
+        dirty.answers.push(key);
+    }
+    if let Err(illegal) = record.apply(Event::InputAnswered { remaining }, now_ms) {
+        return (refused(illegal), Effects::default());
+    }
     if record.status == TaskStatus::Working {
         record.status_message = Some("Input received; resuming".into());
         record.next_step_at_ms = Some(now_ms);
     }
-    (empty_ack(), Effects::store(record))
+    (empty_ack(), Effects::store(record, dirty, now_ms))
 }
 
-/// What the alarm decided. One value per alarm, moved once: its size does not matter.
+/// What the alarm decided.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum AlarmPlan {
     /// Apply these effects; nothing to run.
     Done(Effects),
-    /// Apply `mark` (stores the record marked `step_running`, with a watchdog alarm) first,
-    /// then call [`run_step`] with `running`. If the step crashes the instance, the retried
-    /// alarm, the watchdog, or the next request finds the mark and fails the task.
-    RunStep { mark: Effects, running: TaskRecord },
+    /// Apply `lease` (stores the lease and sets the alarm to its deadline), then run the
+    /// step as attempt `attempt` and hand its outcome to [`finish`].
+    RunStep { lease: Effects, attempt: u32 },
 }
 
-/// How long after a step starts the watchdog alarm fires if the step never finished.
-pub const STEP_WATCHDOG_MS: u64 = 10_000;
-
-/// The record of a task whose step crashed: `failed` with -32603.
-fn crashed(mut record: TaskRecord, now_ms: u64) -> TaskRecord {
-    record.step_running = false;
-    let error = internal_error(format!(
-        "The tool {:?} crashed while running a step",
-        record.tool
-    ));
-    fail(&mut record, error, now_ms);
-    record
-}
-
-/// The alarm: expire, recover from a crashed step, or prepare the next step.
-pub fn alarm(stored: Option<TaskRecord>, now_ms: u64) -> AlarmPlan {
+/// The alarm: expire, notice a lost attempt, or start the due step. `running_here` is
+/// the attempt this instance is running right now, if any (memory, not storage: a new
+/// instance has none, which is how a lost attempt is recognised).
+pub fn alarm(
+    stored: Option<TaskRecord>,
+    now_ms: u64,
+    running_here: Option<u32>,
+    limits: Limits,
+) -> Result<AlarmPlan, Illegal> {
     let Some(mut record) = stored else {
-        return AlarmPlan::Done(Effects::default());
+        return Ok(AlarmPlan::Done(Effects::alarm_at(None)));
     };
     if record.is_expired(now_ms) {
-        return AlarmPlan::Done(Effects {
-            store: None,
+        return Ok(AlarmPlan::Done(Effects {
             delete_all: true,
             alarm: Some(None),
-        });
-    }
-    if record.step_running {
-        // The previous alarm died inside the step (a panic aborts the wasm instance).
-        return AlarmPlan::Done(Effects::store(crashed(record, now_ms)));
-    }
-    let due = record.status == TaskStatus::Working
-        && record.next_step_at_ms.is_some_and(|at| at <= now_ms);
-    if !due {
-        return AlarmPlan::Done(Effects {
-            alarm: Some(record.next_alarm_ms()),
             ..Effects::default()
-        });
+        }));
     }
-    record.step_running = true;
-    let mark = Effects {
-        store: Some(record.clone()),
-        delete_all: false,
-        alarm: Some(Some(now_ms.saturating_add(STEP_WATCHDOG_MS))),
+    if record.status.is_terminal() {
+        return Ok(AlarmPlan::Done(Effects::alarm_at(
+            record.next_alarm_ms(now_ms),
+        )));
+    }
+    let attempt = match record.lease {
+        Some(lease) if running_here == Some(lease.attempt) && now_ms < lease.deadline_ms => {
+            // Still running in this instance: look again at the deadline.
+            return Ok(AlarmPlan::Done(Effects::alarm_at(Some(lease.deadline_ms))));
+        }
+        Some(lease) if lease.attempt >= limits.max_attempts => {
+            let error = internal_error(format!(
+                "The tool {:?} did not finish a step in {} attempts: each was interrupted (a crash, an eviction, a deploy or a step longer than {} ms)",
+                record.tool, lease.attempt, limits.lease_ms
+            ));
+            fail(&mut record, error, now_ms)?;
+            return Ok(AlarmPlan::Done(Effects::store(
+                record,
+                Dirty::default(),
+                now_ms,
+            )));
+        }
+        Some(lease) => lease.attempt + 1,
+        None => {
+            let due = record.status == TaskStatus::Working
+                && record.next_step_at_ms.is_none_or(|at| at <= now_ms);
+            if !due {
+                return Ok(AlarmPlan::Done(Effects::alarm_at(
+                    record.next_alarm_ms(now_ms),
+                )));
+            }
+            1
+        }
     };
-    AlarmPlan::RunStep {
-        mark,
-        running: record,
-    }
+    record.lease = Some(Lease {
+        attempt,
+        deadline_ms: now_ms.saturating_add(limits.lease_ms),
+    });
+    Ok(AlarmPlan::RunStep {
+        lease: Effects::store(record, Dirty::default(), now_ms),
+        attempt,
+    })
 }
 
-/// Runs the due step of a record returned by [`AlarmPlan::RunStep`].
-pub fn run_step(mut record: TaskRecord, registry: &Registry, now_ms: u64) -> Effects {
-    record.step_running = false;
-    let step = match registry.get(&record.tool) {
-        Some(spec) => {
-            let capabilities = record.capabilities();
-            (spec.step)(&record.call(&capabilities, now_ms))
-        }
+/// Runs one step of `record`'s tool as attempt `attempt`.
+pub async fn run_step(
+    record: &TaskRecord,
+    registry: &Registry,
+    host: Host,
+    now_ms: u64,
+    attempt: u32,
+) -> Step {
+    match registry.get(&record.tool) {
+        Some(tool) => tool.step(record.call(now_ms, attempt), host).await,
         None => Step::Fail(internal_error(format!(
             "The tool {:?} no longer exists on this server",
             record.tool
         ))),
+    }
+}
+
+/// Applies the outcome of attempt `attempt` to the record as it is now (re-read after
+/// the step): only if that attempt still holds the lease and the task is not terminal.
+pub fn finish(
+    current: Option<TaskRecord>,
+    attempt: u32,
+    step: Step,
+    now_ms: u64,
+    limits: Limits,
+) -> Result<Effects, Illegal> {
+    let Some(mut record) = current else {
+        return Ok(Effects::default());
     };
-    advance(&mut record, step, now_ms);
-    Effects::store(record)
+    let current_attempt = record.lease.map(|l| l.attempt);
+    if record.status.is_terminal() || record.is_expired(now_ms) || current_attempt != Some(attempt)
+    {
+        // A cancel won, the task expired, or a newer attempt took over: drop the outcome.
+        return Ok(Effects::default());
+    }
+    record.lease = None;
+    let dirty = advance(&mut record, step, now_ms, limits)?;
+    Ok(Effects::store(record, dirty, now_ms))
 }
 
-fn fail(record: &mut TaskRecord, error: crate::jsonrpc::ErrorObject, now_ms: u64) {
+fn fail(record: &mut TaskRecord, error: ErrorObject, now_ms: u64) -> Result<(), Illegal> {
     record.status_message = Some(format!("Failed: {}", error.message));
-    // Only non-terminal tasks reach here (alarms do not run steps of ended tasks).
-    let _ = record.apply(Event::Failed(error), now_ms);
+    record.apply(Event::Failed(error), now_ms)
 }
 
-/// Applies one step's outcome to a working task.
-pub fn advance(record: &mut TaskRecord, step: Step, now_ms: u64) {
+/// The tool's bug, as the task's error.
+fn illegal_step(record: &mut TaskRecord, why: &str, now_ms: u64) -> Result<Dirty, Illegal> {
+    let error = internal_error(format!("The tool {:?} {why}", record.tool));
+    fail(record, error, now_ms).map(|()| Dirty::default())
+}
+
+/// Applies one step's outcome to a working task; returns which large parts changed.
+pub fn advance(
+    record: &mut TaskRecord,
+    step: Step,
+    now_ms: u64,
+    limits: Limits,
+) -> Result<Dirty, Illegal> {
     match step {
-        Step::Complete(result) => {
-            let result = ensure_result_shape(result);
+        Step::Complete(mut result) => {
+            if let Err(why) = check_result(&result, true, Some(limits.max_result_bytes)) {
+                return illegal_step(record, &why, now_ms);
+            }
+            // A result stored in a task never carries `resultType` (it is inlined in the task).
+            if let Some(object) = result.as_object_mut() {
+                object.remove("resultType");
+            }
             record.status_message = None;
-            let _ = record.apply(Event::Completed(result), now_ms);
+            record.apply(Event::Completed(result), now_ms)?;
+            Ok(Dirty {
+                result: true,
+                ..Dirty::default()
+            })
         }
-        Step::Fail(error) => fail(record, error, now_ms),
+        Step::Fail(error) => fail(record, error, now_ms).map(|()| Dirty::default()),
         Step::Continue {
             checkpoint,
             status_message,
             resume_after_ms,
         } => {
-            record.checkpoint = checkpoint;
+            let mut dirty = Dirty::default();
+            if let Some(checkpoint) = checkpoint {
+                record.checkpoint = checkpoint;
+                dirty.checkpoint = true;
+            }
             if status_message.is_some() {
                 record.status_message = status_message;
             }
             record.next_step_at_ms = Some(now_ms.saturating_add(resume_after_ms));
-            let _ = record.apply(Event::Progressed, now_ms);
+            record.apply(Event::Progressed, now_ms)?;
+            Ok(dirty)
         }
         Step::NeedInput(requests) => {
-            let capabilities = record.capabilities();
-            if let Err(e) = input::check_capabilities(&requests, &capabilities) {
-                return fail(record, e.to_wire(), now_ms);
+            if let Err(why) = input::check_requests(&requests) {
+                return illegal_step(record, &format!("returned an illegal step: {why}"), now_ms);
+            }
+            if let Err(e) = input::check_capabilities(&requests, &record.capabilities()) {
+                return fail(record, e.to_wire(), now_ms).map(|()| Dirty::default());
             }
             record.round += 1;
             let round = record.round;
@@ -268,15 +365,8 @@ pub fn advance(record: &mut TaskRecord, step: Step, now_ms: u64) {
                 .collect();
             record.next_step_at_ms = None;
             record.status_message = Some("Waiting for input".into());
-            let _ = record.apply(Event::InputNeeded(keyed), now_ms);
+            record.apply(Event::InputNeeded(keyed), now_ms)?;
+            Ok(Dirty::default())
         }
     }
-}
-
-/// A tool result stored in a task never carries `resultType` (it is inlined in the task).
-fn ensure_result_shape(mut result: Value) -> Value {
-    if let Some(object) = result.as_object_mut() {
-        object.remove("resultType");
-    }
-    result
 }

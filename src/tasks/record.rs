@@ -1,13 +1,25 @@
-//! What a TaskObject stores: the task plus everything needed to resume its tool on any
-//! instance (invariant 4: storage is the source of truth).
+//! What a TaskObject keeps: the task plus everything needed to resume its tool on any
+//! instance (invariant 4: storage is the source of truth). How it is laid out in
+//! storage is [`super::layout`]'s business.
 
 use super::machine::{self, Event, Illegal};
 use super::task::{Task, TaskStatus};
 use crate::mcp::meta::ClientCapabilities;
 use crate::time::iso8601;
-use crate::tools::ToolCall;
+use crate::tools::Call;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+/// A step in flight: stored before the step starts (DESIGN.md §3 "Executing steps").
+/// Its outcome is applied only if the lease is still the current one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lease {
+    /// 1 for the first attempt at the current step.
+    pub attempt: u32,
+    /// After this, an attempt that has not reported is presumed lost.
+    pub deadline_ms: u64,
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -40,13 +52,51 @@ pub struct TaskRecord {
     /// When the next step is due (only while `working`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_step_at_ms: Option<u64>,
-    /// Set while a step runs. Finding it set at the next alarm means the step crashed the
-    /// instance (a wasm panic), so the task fails instead of crashing forever.
-    #[serde(default)]
-    pub step_running: bool,
+    /// The step in flight, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease: Option<Lease>,
 }
 
+/// How long a non-terminal task with nothing else scheduled waits before its alarm
+/// checks on it again (so every non-terminal task always has an alarm).
+pub const IDLE_ALARM_MS: u64 = 24 * 3_600_000;
+
 impl TaskRecord {
+    /// A new `working` task (its id is drawn by the adapter).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        tool: String,
+        owner: String,
+        arguments: Map<String, Value>,
+        capabilities: Map<String, Value>,
+        checkpoint: Value,
+        answers: Map<String, Value>,
+        status_message: Option<String>,
+        now_ms: u64,
+        ttl_ms: Option<u64>,
+        poll_interval_ms: u64,
+        next_step_at_ms: u64,
+    ) -> TaskRecord {
+        TaskRecord {
+            task_id: String::new(),
+            owner,
+            tool,
+            arguments,
+            capabilities,
+            status: TaskStatus::Working,
+            status_message,
+            created_at_ms: now_ms,
+            last_updated_at_ms: now_ms,
+            ttl_ms,
+            poll_interval_ms,
+            checkpoint,
+            answers,
+            round: 0,
+            next_step_at_ms: Some(next_step_at_ms),
+            lease: None,
+        }
+    }
+
     /// When the task may be discarded, if ever.
     pub fn expires_at_ms(&self) -> Option<u64> {
         self.ttl_ms
@@ -76,21 +126,27 @@ impl TaskRecord {
         self.last_updated_at_ms = now_ms.max(self.last_updated_at_ms);
         if self.status.is_terminal() {
             self.next_step_at_ms = None;
+            self.lease = None;
         }
         Ok(())
     }
 
-    /// When the object's single alarm should next fire: the next step or the expiry,
-    /// whichever is first.
-    pub fn next_alarm_ms(&self) -> Option<u64> {
-        let step = match self.status {
-            TaskStatus::Working => self.next_step_at_ms,
-            _ => None,
-        };
-        match (step, self.expires_at_ms()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+    /// When the object's single alarm should next fire. A terminal task: its expiry, if
+    /// any. A non-terminal one always has an alarm: the lease deadline while a step is in
+    /// flight, else the next step, else a periodic check; never later than the expiry.
+    pub fn next_alarm_ms(&self, now_ms: u64) -> Option<u64> {
+        if self.status.is_terminal() {
+            return self.expires_at_ms();
         }
+        let due = match (&self.status, self.lease) {
+            (_, Some(lease)) => lease.deadline_ms,
+            (TaskStatus::Working, None) => self.next_step_at_ms.unwrap_or(now_ms),
+            _ => now_ms.saturating_add(IDLE_ALARM_MS),
+        };
+        Some(match self.expires_at_ms() {
+            Some(expiry) => due.min(expiry),
+            None => due,
+        })
     }
 
     pub fn capabilities(&self) -> ClientCapabilities {
@@ -98,16 +154,57 @@ impl TaskRecord {
     }
 
     /// The input a step of this task sees.
-    pub fn call<'a>(&'a self, capabilities: &'a ClientCapabilities, now_ms: u64) -> ToolCall<'a> {
-        ToolCall {
-            arguments: &self.arguments,
-            answers: &self.answers,
-            checkpoint: &self.checkpoint,
-            capabilities,
+    pub fn call(&self, now_ms: u64, attempt: u32) -> Call {
+        Call {
+            args: self.arguments.clone(),
+            arguments: self.arguments.clone(),
+            answers: self.answers.clone(),
+            checkpoint: self.checkpoint.clone(),
+            capabilities: self.capabilities(),
             round: self.round,
             now_ms,
+            task_id: Some(self.task_id.clone()),
+            attempt,
         }
     }
+}
+
+/// Whether a step's result is a legal `CallToolResult` (an object, with a `content`
+/// array for tools) no larger than `max_bytes` serialized. `Err` says what is wrong.
+pub fn check_result(result: &Value, is_tool: bool, max_bytes: Option<usize>) -> Result<(), String> {
+    let Some(object) = result.as_object() else {
+        return Err("returned an illegal step: a result that is not a JSON object".into());
+    };
+    if is_tool && !object.get("content").is_some_and(Value::is_array) {
+        return Err("returned an illegal step: a result without a \"content\" array".into());
+    }
+    if let Some(max) = max_bytes {
+        let size = serialized_len(result);
+        if size > max {
+            return Err(format!(
+                "returned a result of {size} bytes, more than this server keeps (MAX_RESULT_BYTES = {max})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The length of `value` serialized as JSON, without keeping the bytes.
+pub fn serialized_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to an infallible writer cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 /// The task-unique wire key for a tool's input key in round `round`.

@@ -3,187 +3,160 @@
 //! A tool is written once; the server decides per request whether a call completes
 //! inline, asks for input with an MRTR `InputRequiredResult`, runs inline to the end
 //! (`optional` tools for clients without the Tasks extension), or becomes a task that its
-//! Durable Object drives from alarms. The step function never knows which:
+//! Durable Object drives from alarms. The step never knows which:
 //!
 //! ```text
-//! step(call) → Complete(result)     done; `isError: true` results are still Complete
-//!            → NeedInput(requests)  ask the client; the step re-runs with the answers
-//!            → Continue{..}         persist `checkpoint`, run the next step later
-//!            → Fail(error)          a JSON-RPC error (task status "failed")
+//! step(call, host) → Step::Complete(result)  done; `isError: true` results are still Complete
+//!                  → Step::NeedInput(reqs)   ask the client; the step re-runs with the answers
+//!                  → Step::Continue{..}      persist the checkpoint, run the next step later
+//!                  → Step::Fail(error)       a JSON-RPC error (task status "failed")
+//!                  → Err(ToolError)          an `isError` result or a JSON-RPC error
 //! ```
 //!
-//! Steps are plain functions of their input (arguments, answers so far, last checkpoint,
-//! the time), so a task can resume on any instance after eviction or a restart.
+//! Steps are `async` and reach the platform through a [`Host`](crate::host::Host). A
+//! step sees its input (arguments, answers so far, last checkpoint, the time) and
+//! nothing else, so a task can resume on any instance after eviction or a restart.
+//!
+//! **A step may run more than once** (an instance can be evicted or crash after the step
+//! did its work but before its outcome was stored): make external effects idempotent,
+//! for example by using [`Call::task_id`] as an idempotency key.
 
-pub mod demo;
+mod call;
 pub mod fixtures;
+mod tool;
 
-use crate::error::McpError;
+pub use call::Call;
+pub use tool::{Registry, TaskSupport, Tool};
+
+use crate::host::HostError;
 use crate::jsonrpc::{ErrorCode, ErrorObject};
-use crate::mcp::input::{self, Elicited};
-use crate::mcp::meta::ClientCapabilities;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
+use std::fmt;
+use std::time::Duration;
 
 /// What one step of a tool produced.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
+    /// The `CallToolResult` (an object with `content`).
     Complete(Value),
+    /// Input requests keyed by the tool's own keys; the step re-runs with the answers.
     NeedInput(Map<String, Value>),
+    /// More work later: the next step runs `resume_after_ms` from now with `checkpoint`
+    /// (`None` keeps the previous one).
     Continue {
-        checkpoint: Value,
+        checkpoint: Option<Value>,
         status_message: Option<String>,
         resume_after_ms: u64,
     },
+    /// End with this JSON-RPC error.
     Fail(ErrorObject),
 }
 
-/// Everything a step may read. Answers are keyed by the keys the tool chose in
-/// `NeedInput`, whichever flow (MRTR or task) delivered them.
-#[derive(Debug, Clone, Copy)]
-pub struct ToolCall<'a> {
-    pub arguments: &'a Map<String, Value>,
-    pub answers: &'a Map<String, Value>,
-    pub checkpoint: &'a Value,
-    pub capabilities: &'a ClientCapabilities,
-    /// Input rounds completed so far (verified `requestState` rounds, or task rounds).
-    pub round: u32,
-    /// Unix milliseconds, read by the adapter.
-    pub now_ms: u64,
-}
-
-impl ToolCall<'_> {
-    pub fn str_arg(&self, name: &str) -> Option<&str> {
-        self.arguments.get(name).and_then(Value::as_str)
+impl Step {
+    /// Done, with this `CallToolResult`.
+    pub fn complete(result: Value) -> Step {
+        Step::Complete(result)
     }
 
-    pub fn f64_arg(&self, name: &str) -> Option<f64> {
-        self.arguments.get(name).and_then(Value::as_f64)
+    /// Done, with one text block.
+    pub fn text(text: impl Into<String>) -> Step {
+        Step::Complete(text_result(text))
     }
 
-    /// The answer to elicitation `key`, if it has arrived; `Err` if it is malformed.
-    pub fn elicited(&self, key: &str) -> Result<Option<Elicited>, ErrorObject> {
-        self.answers
-            .get(key)
-            .map(|a| input::as_elicit_result(key, a))
-            .transpose()
-            .map_err(|e| e.to_wire())
-    }
-
-    /// Asks for one required text `field` by form elicitation under `key` and gives back
-    /// the answer: `Ok(Some(text))` once accepted, `Ok(None)` if the user declined or
-    /// cancelled, and until then `Err(step)`, the step to return (the question, or a
-    /// failure for a malformed answer):
-    ///
-    /// ```ignore
-    /// let name = match call.ask_text("name", "Your name?", "name") {
-    ///     Ok(name) => name.unwrap_or_else(|| "stranger".into()),
-    ///     Err(step) => return step,
-    /// };
-    /// ```
-    pub fn ask_text(&self, key: &str, message: &str, field: &str) -> Result<Option<String>, Step> {
-        match self.elicited(key) {
-            Err(error) => Err(Step::Fail(error)),
-            Ok(None) => {
-                let schema = json!({ "type": "object", "properties": { field: { "type": "string" } }, "required": [field] });
-                Err(Step::NeedInput(one_request(
-                    key,
-                    input::elicit_form(message, schema),
-                )))
-            }
-            Ok(Some(Elicited::Accept(content))) => Ok(Some(
-                content
-                    .get(field)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned(),
-            )),
-            Ok(Some(Elicited::Decline | Elicited::Cancel)) => Ok(None),
+    /// Run the next step after `delay` (inside a task: from an alarm, so the wait costs
+    /// nothing and a cancel takes effect at once). Chain [`Step::checkpoint`] and
+    /// [`Step::message`].
+    pub fn wait(delay: Duration) -> Step {
+        Step::Continue {
+            checkpoint: None,
+            status_message: None,
+            resume_after_ms: delay.as_millis().min(u64::MAX as u128) as u64,
         }
     }
 
-    /// The text of sampling answer `key`, if it has arrived.
-    pub fn sampled(&self, key: &str) -> Result<Option<String>, ErrorObject> {
-        self.answers
-            .get(key)
-            .map(|a| input::as_sampled_text(key, a))
-            .transpose()
-            .map_err(|e| e.to_wire())
+    /// Run the next step as soon as possible.
+    pub fn next() -> Step {
+        Step::wait(Duration::ZERO)
     }
 
-    /// The root URIs of `roots/list` answer `key`, if it has arrived.
-    pub fn roots(&self, key: &str) -> Result<Option<Vec<String>>, ErrorObject> {
-        self.answers
-            .get(key)
-            .map(|a| input::as_root_uris(key, a))
-            .transpose()
-            .map_err(|e| e.to_wire())
-    }
-}
-
-/// Whether a tool may, must, or must not run as a task. Server-side registration only:
-/// nothing of it is on the wire in SEP-2663.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TaskSupport {
-    /// Always answers inline (a `Continue` is run to the end inline).
-    Forbidden,
-    /// Becomes a task when the client declared the extension, else runs inline.
-    Optional,
-    /// Needs a task: clients without the extension get -32021.
-    Required,
-}
-
-/// A registered tool: its `tools/list` definition, task support, and step function.
-#[derive(Debug, Clone)]
-pub struct ToolSpec {
-    pub definition: Value,
-    pub task_support: TaskSupport,
-    /// Overrides the server's default task TTL (still capped by the maximum).
-    pub ttl_ms: Option<u64>,
-    pub step: fn(&ToolCall) -> Step,
-}
-
-impl ToolSpec {
-    pub fn name(&self) -> &str {
-        self.definition["name"].as_str().unwrap_or_default()
+    /// Ask the client: `key` → an input request (see [`crate::mcp::input`]).
+    pub fn ask(key: &str, request: Value) -> Step {
+        Step::NeedInput(one_request(key, request))
     }
 
-    pub fn input_schema(&self) -> &Value {
-        &self.definition["inputSchema"]
+    /// Sets the checkpoint the next step sees (a `Continue` only).
+    pub fn checkpoint(mut self, value: impl Serialize) -> Step {
+        if let Step::Continue { checkpoint, .. } = &mut self {
+            *checkpoint = Some(serde_json::to_value(value).unwrap_or(Value::Null));
+        }
+        self
+    }
+
+    /// Sets the task's `statusMessage` (a `Continue` only).
+    pub fn message(mut self, message: impl Into<String>) -> Step {
+        if let Step::Continue { status_message, .. } = &mut self {
+            *status_message = Some(message.into());
+        }
+        self
     }
 }
 
-/// The tools this server offers, in a deterministic order (tools "Capabilities").
-#[derive(Debug, Clone)]
-pub struct Registry {
-    tools: Vec<ToolSpec>,
+/// Why a step could not produce a [`Step`]: the author chooses how the caller sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolError {
+    /// A tool-level error the model sees: a result with `isError: true` (tasks complete).
+    Result(String),
+    /// A JSON-RPC error (tasks fail).
+    Rpc(ErrorObject),
 }
 
-impl Registry {
-    /// The demo tools, preceded by the conformance fixtures when `fixtures` is on
-    /// (http-header-validation calls the first listed tool with empty arguments).
-    pub fn new(fixtures: bool) -> Self {
-        let mut tools = if fixtures {
-            fixtures::tools()
-        } else {
-            Vec::new()
-        };
-        tools.extend(demo::tools());
-        Registry { tools }
+impl ToolError {
+    /// An `isError: true` result with this text.
+    pub fn message(text: impl Into<String>) -> Self {
+        ToolError::Result(text.into())
     }
 
-    pub fn get(&self, name: &str) -> Option<&ToolSpec> {
-        self.tools.iter().find(|t| t.name() == name)
+    /// A JSON-RPC -32602 error.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        ToolError::Rpc(ErrorObject {
+            code: ErrorCode::INVALID_PARAMS,
+            message: message.into(),
+            data: None,
+        })
     }
 
-    pub fn definitions(&self) -> Vec<Value> {
-        self.tools.iter().map(|t| t.definition.clone()).collect()
+    /// A JSON-RPC -32603 error.
+    pub fn internal(message: impl Into<String>) -> Self {
+        ToolError::Rpc(internal_error(message))
     }
 
-    /// Looks a tool up for `tools/call`: -32602 for an unknown name (schema example
-    /// `InvalidParamsError/unknown-tool`).
-    pub fn lookup(&self, name: &str) -> Result<&ToolSpec, McpError> {
-        self.get(name)
-            .ok_or_else(|| McpError::InvalidParams(format!("Unknown tool: {name}")))
+    /// The step this error ends the call with.
+    pub fn into_step(self) -> Step {
+        match self {
+            ToolError::Result(text) => Step::Complete(error_result(text)),
+            ToolError::Rpc(error) => Step::Fail(error),
+        }
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Result(text) => f.write_str(text),
+            ToolError::Rpc(error) => write!(f, "{} ({})", error.message, error.code.0),
+        }
+    }
+}
+
+/// A platform failure is something the model can read and react to (an `isError`
+/// result), except missing configuration, which is the operator's problem (-32603).
+impl From<HostError> for ToolError {
+    fn from(e: HostError) -> Self {
+        match e {
+            HostError::Missing { .. } => ToolError::internal(format!("server misconfigured: {e}")),
+            other => ToolError::Result(other.to_string()),
+        }
     }
 }
 

@@ -2,6 +2,9 @@
 //! its answers.
 #![allow(dead_code)]
 
+pub mod object;
+
+use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
 use mcp_tasks_edge::http::{Headers, HttpRequest, HttpResponse};
 use mcp_tasks_edge::server::{Action, Config, Context, Server};
 use serde_json::{Value, json};
@@ -79,8 +82,23 @@ pub fn raw(body: &str) -> HttpRequest {
     }
 }
 
+/// Resolves an [`Action::Run`] the way the adapter does (steps run with a fake host).
+pub fn run_action(server: &Server, action: Action) -> Action {
+    run_action_at(server, action, &ctx())
+}
+
+pub fn run_action_at(server: &Server, action: Action, ctx: &Context) -> Action {
+    match action {
+        Action::Run(run) => {
+            let host = Host::new(FakeHost::new().at(ctx.now_ms));
+            block_on(server.run(*run, ctx, &host))
+        }
+        other => other,
+    }
+}
+
 pub fn respond(server: &Server, request: &HttpRequest) -> HttpResponse {
-    match server.handle(request, &ctx()) {
+    match run_action(server, server.handle(request, &ctx())) {
         Action::Respond(response) => response,
         other => panic!("expected a direct response, got {other:?}"),
     }

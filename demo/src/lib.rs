@@ -1,0 +1,52 @@
+//! The demo server: the tools `make dev` serves, built on the `mcp-tasks-edge` library
+//! exactly as a server author's own crate is (README, "Build your own server").
+//!
+//! [`server`] defines the server; the `entry` module holds the few lines the platform
+//! needs in the final wasm: the fetch handler and the task Durable Object type, both
+//! delegating to the library.
+
+pub mod tools;
+
+use mcp_tasks_edge::prelude::*;
+
+/// The demo server's definition (built once per isolate).
+pub fn server() -> Server {
+    Server::builder("mcp-tasks-edge")
+        .version(env!("CARGO_PKG_VERSION"))
+        .instructions(
+            "Tools that take a while run as tasks (io.modelcontextprotocol/tasks): poll tasks/get, answer input_required tasks with tasks/update, stop them with tasks/cancel.",
+        )
+        .tools(tools::all())
+        .build()
+}
+
+#[cfg(target_arch = "wasm32")]
+mod entry {
+    use mcp_tasks_edge::cloudflare::{self, TaskRunner};
+    use worker::{
+        Context, DurableObject, Env, Request, Response, Result, State, durable_object, event,
+    };
+
+    #[event(fetch)]
+    async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
+        cloudflare::fetch(req, env, super::server).await
+    }
+
+    /// One object per task (wrangler.toml: binding `TASKS`, class `TaskObject`).
+    #[durable_object]
+    pub struct TaskObject(TaskRunner);
+
+    impl DurableObject for TaskObject {
+        fn new(state: State, env: Env) -> Self {
+            TaskObject(TaskRunner::new(state, env, super::server))
+        }
+
+        async fn fetch(&self, req: Request) -> Result<Response> {
+            self.0.fetch(req).await
+        }
+
+        async fn alarm(&self) -> Result<Response> {
+            self.0.alarm().await
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! A long job: one item per step, progress in the status message, cancellable between
+//! any two items because each wait is an alarm, not a sleep.
+
+use mcp_tasks_edge::prelude::*;
+
+/// Arguments of `process_batch`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BatchArgs {
+    /// How many items to process
+    #[serde(default = "ten")]
+    #[schemars(range(min = 1, max = 100))]
+    pub items: u64,
+    /// Milliseconds per item
+    #[serde(default = "one_second")]
+    #[schemars(range(min = 0, max = 60000))]
+    pub delay_ms: u64,
+    /// A name for the batch
+    #[serde(default = "batch")]
+    pub label: String,
+}
+
+fn ten() -> u64 {
+    10
+}
+fn one_second() -> u64 {
+    1000
+}
+fn batch() -> String {
+    "batch".into()
+}
+
+/// The checkpoint: items done so far and when the batch started.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Progress {
+    done: u64,
+    started_at: u64,
+}
+
+pub fn tool() -> Tool {
+    Tool::new(
+        "process_batch",
+        "Processes `items` items one at a time, `delayMs` apart, reporting progress in the task's statusMessage as 'Processed N/M items'. Cancel it at any point with tasks/cancel.",
+    )
+    .title("Process a batch (long task)")
+    .task(TaskSupport::Optional)
+    .run(process_batch)
+}
+
+async fn process_batch(call: Call<BatchArgs>, _host: Host) -> Result<Step, ToolError> {
+    let BatchArgs {
+        items,
+        delay_ms,
+        label,
+    } = &call.args;
+    let progress = call.checkpoint::<Progress>().unwrap_or(Progress {
+        done: 0,
+        started_at: call.now_ms,
+    });
+    if progress.done >= *items {
+        let elapsed = call.now_ms.saturating_sub(progress.started_at);
+        return Ok(Step::complete(json!({
+            "content": [text(format!("Processed {items} items of {label} in {elapsed} ms."))],
+            "structuredContent": { "label": label, "items": items, "elapsedMs": elapsed },
+            "isError": false
+        })));
+    }
+    let done = progress.done + 1;
+    Ok(Step::wait(Duration::from_millis(*delay_ms))
+        .checkpoint(Progress {
+            done,
+            started_at: progress.started_at,
+        })
+        .message(format!("Processed {done}/{items} items")))
+}

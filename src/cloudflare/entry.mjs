@@ -1,0 +1,60 @@
+// The Worker's JavaScript entry, around the shim worker-build generates (./index.js).
+//
+// A Rust panic aborts the wasm instance (wasm32 has no unwinding on stable Rust). The
+// requests the instance was handling then never settle: their futures died with it, and
+// the runtime would end them with a bare HTTP 500 ("the Worker hung"). The shim marks
+// the instance with `__worker_init_state.criticalError` and reinitialises it on the next
+// request; this wrapper watches that mark and answers every request in flight with a
+// JSON-RPC -32603 error carrying the request's id. Copy this file next to the build
+// output (README, "Build your own server"); `scripts/build-worker.sh` does it for the demo.
+import Shim from './index.js';
+export * from './index.js';
+
+const state = globalThis.__worker_init_state;
+const inFlight = new Set();
+let critical = state.criticalError;
+Object.defineProperty(state, 'criticalError', {
+  configurable: true,
+  enumerable: true,
+  get: () => critical,
+  set(value) {
+    critical = value;
+    if (value) for (const crashed of inFlight) crashed();
+  },
+});
+
+const CRASHED = Symbol('crashed');
+
+export default class Entrypoint extends Shim {
+  async fetch(request) {
+    const copy = request.method === 'POST' ? request.clone() : null;
+    let onCrash;
+    const crash = new Promise((resolve) => { onCrash = () => resolve(CRASHED); });
+    inFlight.add(onCrash);
+    try {
+      const response = await Promise.race([super.fetch(request), crash]);
+      return response === CRASHED ? crashed(copy) : response;
+    } catch (error) {
+      if (!(error instanceof WebAssembly.RuntimeError)) throw error;
+      return crashed(copy);
+    } finally {
+      inFlight.delete(onCrash);
+    }
+  }
+}
+
+async function crashed(request) {
+  let id = null;
+  try {
+    const body = await request?.json();
+    if (typeof body?.id === 'string' || typeof body?.id === 'number') id = body.id;
+  } catch { /* not JSON: the id stays null */ }
+  const error = {
+    code: -32603,
+    message: 'Internal error: the server crashed while handling this request (a tool step panicked). Nothing was stored; the next request is served normally.',
+  };
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error }), {
+    status: 500,
+    headers: { 'content-type': 'application/json' },
+  });
+}

@@ -1,0 +1,241 @@
+//! An in-memory [`Platform`] for native tests: canned HTTP answers, variables, secrets,
+//! KV namespaces, and D1 answers. It records every request so tests can assert on them.
+//!
+//! ```
+//! use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost, post};
+//! let fake = FakeHost::new().route("POST", "https://ci.test/runs", 202, "");
+//! let host = Host::new(fake.clone());
+//! let answer = block_on(host.fetch(post("https://ci.test/runs").json(&"main"))).unwrap();
+//! assert_eq!(answer.status, 202);
+//! assert_eq!(fake.requests()[0].body, br#""main""#);
+//! ```
+
+use super::{BoxFuture, HostError, Inbound, Outbound, Platform};
+use serde_json::{Map, Value};
+use std::any::Any;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+/// A canned answer: a response, or an error such as [`HostError::Network`].
+pub type Answer = Result<Inbound, HostError>;
+
+#[derive(Default)]
+struct State {
+    routes: Vec<(String, String, Vec<Answer>)>,
+    requests: Vec<Outbound>,
+    vars: HashMap<String, String>,
+    secrets: HashMap<String, String>,
+    kv: HashMap<String, BTreeMap<String, String>>,
+    d1: Vec<(String, Vec<Map<String, Value>>)>,
+    slept_ms: u64,
+    now_ms: u64,
+}
+
+/// See the module docs. Clones share state, so a test keeps one to inspect.
+#[derive(Clone, Default)]
+pub struct FakeHost(Rc<RefCell<State>>);
+
+impl FakeHost {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Answers `method url` with `status` and `body`. Several answers for the same route
+    /// are given in order; the last one repeats.
+    pub fn route(self, method: &str, url: &str, status: u16, body: &str) -> Self {
+        let inbound = Inbound {
+            status,
+            headers: vec![("content-type".into(), "text/plain".into())],
+            body: body.as_bytes().to_vec(),
+            url: url.to_owned(),
+        };
+        self.answer(method, url, Ok(inbound))
+    }
+
+    /// Answers `method url` with `answer` (a response with any headers, or an error).
+    pub fn answer(self, method: &str, url: &str, answer: Answer) -> Self {
+        {
+            let mut state = self.0.borrow_mut();
+            let method = method.to_ascii_uppercase();
+            match state
+                .routes
+                .iter_mut()
+                .find(|(m, u, _)| *m == method && u == url)
+            {
+                Some((_, _, answers)) => answers.push(answer),
+                None => state.routes.push((method, url.to_owned(), vec![answer])),
+            }
+        }
+        self
+    }
+
+    pub fn var(self, name: &str, value: &str) -> Self {
+        self.0.borrow_mut().vars.insert(name.into(), value.into());
+        self
+    }
+
+    pub fn secret(self, name: &str, value: &str) -> Self {
+        self.0
+            .borrow_mut()
+            .secrets
+            .insert(name.into(), value.into());
+        self
+    }
+
+    /// Declares a KV namespace (empty) so `kv(binding)` finds it.
+    pub fn kv_namespace(self, binding: &str) -> Self {
+        self.0.borrow_mut().kv.entry(binding.into()).or_default();
+        self
+    }
+
+    /// The rows every D1 statement containing `sql_fragment` answers (first match wins).
+    pub fn d1_rows(self, sql_fragment: &str, rows: Vec<Map<String, Value>>) -> Self {
+        self.0.borrow_mut().d1.push((sql_fragment.into(), rows));
+        self
+    }
+
+    /// Every request sent so far.
+    pub fn requests(&self) -> Vec<Outbound> {
+        self.0.borrow().requests.clone()
+    }
+
+    /// The KV value at `binding/key`.
+    pub fn kv_value(&self, binding: &str, key: &str) -> Option<String> {
+        self.0.borrow().kv.get(binding)?.get(key).cloned()
+    }
+
+    /// Sets the fake clock (Unix milliseconds); `sleep` advances it.
+    pub fn at(self, now_ms: u64) -> Self {
+        self.0.borrow_mut().now_ms = now_ms;
+        self
+    }
+
+    /// Total milliseconds `sleep` was asked for.
+    pub fn slept_ms(&self) -> u64 {
+        self.0.borrow().slept_ms
+    }
+
+    fn namespace<T>(
+        &self,
+        binding: &str,
+        f: impl FnOnce(&mut BTreeMap<String, String>) -> T,
+    ) -> Result<T, HostError> {
+        let mut state = self.0.borrow_mut();
+        let ns = state
+            .kv
+            .get_mut(binding)
+            .ok_or_else(|| HostError::Missing {
+                what: "KV binding",
+                name: binding.into(),
+            })?;
+        Ok(f(ns))
+    }
+}
+
+impl Platform for FakeHost {
+    fn fetch(&self, request: Outbound) -> BoxFuture<'_, Result<Inbound, HostError>> {
+        let mut state = self.0.borrow_mut();
+        state.requests.push(request.clone());
+        let answer = match state
+            .routes
+            .iter_mut()
+            .find(|(m, u, _)| *m == request.method && *u == request.url)
+        {
+            Some((_, _, answers)) if answers.len() > 1 => answers.remove(0),
+            Some((_, _, answers)) => answers[0].clone(),
+            None => Err(HostError::Network(format!(
+                "no route to {} {}",
+                request.method, request.url
+            ))),
+        };
+        Box::pin(async move { answer })
+    }
+
+    fn var(&self, name: &str) -> Option<String> {
+        self.0.borrow().vars.get(name).cloned()
+    }
+
+    fn secret(&self, name: &str) -> Option<String> {
+        let state = self.0.borrow();
+        state
+            .secrets
+            .get(name)
+            .or_else(|| state.vars.get(name))
+            .cloned()
+    }
+
+    fn sleep(&self, ms: u64) -> BoxFuture<'_, ()> {
+        let mut state = self.0.borrow_mut();
+        state.slept_ms += ms;
+        state.now_ms += ms;
+        Box::pin(async {})
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.0.borrow().now_ms
+    }
+
+    fn kv_get<'a>(
+        &'a self,
+        binding: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, HostError>> {
+        let result = self.namespace(binding, |ns| ns.get(key).cloned());
+        Box::pin(async move { result })
+    }
+
+    fn kv_put<'a>(
+        &'a self,
+        binding: &'a str,
+        key: &'a str,
+        value: String,
+        _ttl: Option<u64>,
+    ) -> BoxFuture<'a, Result<(), HostError>> {
+        let result = self.namespace(binding, |ns| {
+            ns.insert(key.into(), value);
+        });
+        Box::pin(async move { result })
+    }
+
+    fn kv_delete<'a>(
+        &'a self,
+        binding: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<(), HostError>> {
+        let result = self.namespace(binding, |ns| {
+            ns.remove(key);
+        });
+        Box::pin(async move { result })
+    }
+
+    fn d1_query<'a>(
+        &'a self,
+        binding: &'a str,
+        sql: &'a str,
+        _params: Vec<Value>,
+    ) -> BoxFuture<'a, Result<Vec<Map<String, Value>>, HostError>> {
+        let state = self.0.borrow();
+        let rows = state
+            .d1
+            .iter()
+            .find(|(fragment, _)| sql.contains(fragment.as_str()))
+            .map(|(_, rows)| rows.clone())
+            .ok_or_else(|| HostError::Storage(format!("D1 {binding}: no canned rows for {sql:?}")));
+        Box::pin(async move { rows })
+    }
+
+    fn d1_execute<'a>(
+        &'a self,
+        binding: &'a str,
+        sql: &'a str,
+        params: Vec<Value>,
+    ) -> BoxFuture<'a, Result<u64, HostError>> {
+        let rows = self.d1_query(binding, sql, params);
+        Box::pin(async move { rows.await.map(|r| r.len() as u64) })
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,194 @@
+//! The platform a tool step reaches: outbound HTTP, variables and secrets, KV and D1
+//! (DESIGN.md §3). A step gets a [`Host`]; the Cloudflare adapter implements
+//! [`Platform`] with the Worker's `fetch` and bindings, native tests use
+//! [`fake::FakeHost`]. The core never does I/O itself: it only awaits what a `Host` does.
+//!
+//! ```
+//! use mcp_tasks_edge::host::{Host, fake::FakeHost, get};
+//! # mcp_tasks_edge::host::block_on(async {
+//! let host = Host::new(FakeHost::new().var("GREETING", "hi").route("GET", "https://api.test/x", 200, "ok"));
+//! assert_eq!(host.var("GREETING")?, "hi");
+//! let response = host.fetch(get("https://api.test/x")).await?;
+//! assert_eq!(response.text()?, "ok");
+//! # Ok::<(), mcp_tasks_edge::host::HostError>(())
+//! # }).unwrap();
+//! ```
+
+pub mod allow;
+pub mod fake;
+mod outbound;
+mod storage;
+
+pub use allow::AllowList;
+pub use outbound::{Inbound, Outbound, get, post};
+pub use storage::{D1, Kv};
+
+use serde_json::{Map, Value};
+use std::any::Any;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+/// A boxed future that need not be `Send` (wasm32 is single-threaded).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// What went wrong reaching the platform. Its `Display` is a sentence a tool can show.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostError {
+    /// A policy refused the request before any connection (e.g. a host allow-list).
+    Refused(String),
+    /// No answer within the request's timeout.
+    Timeout { url: String, ms: u64 },
+    /// The request could not be sent or its answer not read.
+    Network(String),
+    /// A variable, secret or binding the tool needs is not configured.
+    Missing { what: &'static str, name: String },
+    /// A KV or D1 operation failed.
+    Storage(String),
+    /// An answer could not be decoded (not JSON, not UTF-8, wrong shape).
+    Decode(String),
+}
+
+impl fmt::Display for HostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostError::Refused(why) => write!(f, "refused: {why}"),
+            HostError::Timeout { url, ms } => write!(f, "{url} did not answer within {ms} ms"),
+            HostError::Network(why) => write!(f, "network error: {why}"),
+            HostError::Missing { what, name } => write!(f, "the {what} {name} is not configured"),
+            HostError::Storage(why) => write!(f, "storage error: {why}"),
+            HostError::Decode(why) => write!(f, "could not decode the answer: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for HostError {}
+
+/// What an adapter implements. Tool authors use [`Host`], which wraps one of these.
+pub trait Platform {
+    /// Sends an HTTP request and reads the whole answer (bounded by `request.max_bytes`).
+    fn fetch(&self, request: Outbound) -> BoxFuture<'_, Result<Inbound, HostError>>;
+    /// A plain variable (`[vars]` in wrangler.toml, `--var` on `wrangler dev`).
+    fn var(&self, name: &str) -> Option<String>;
+    /// A secret (`wrangler secret put`); adapters may fall back to a variable of that name.
+    fn secret(&self, name: &str) -> Option<String>;
+    /// Resolves after `ms` milliseconds.
+    fn sleep(&self, ms: u64) -> BoxFuture<'_, ()>;
+    /// The time, in Unix milliseconds.
+    fn now_ms(&self) -> u64;
+    fn kv_get<'a>(
+        &'a self,
+        binding: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, HostError>>;
+    fn kv_put<'a>(
+        &'a self,
+        binding: &'a str,
+        key: &'a str,
+        value: String,
+        ttl_seconds: Option<u64>,
+    ) -> BoxFuture<'a, Result<(), HostError>>;
+    fn kv_delete<'a>(
+        &'a self,
+        binding: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<(), HostError>>;
+    /// Runs a statement and returns its rows as JSON objects.
+    fn d1_query<'a>(
+        &'a self,
+        binding: &'a str,
+        sql: &'a str,
+        params: Vec<Value>,
+    ) -> BoxFuture<'a, Result<Vec<Map<String, Value>>, HostError>>;
+    /// Runs a statement and returns how many rows it changed.
+    fn d1_execute<'a>(
+        &'a self,
+        binding: &'a str,
+        sql: &'a str,
+        params: Vec<Value>,
+    ) -> BoxFuture<'a, Result<u64, HostError>>;
+    /// The concrete platform, for escape hatches such as the Cloudflare adapter's raw `Env`.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A step's handle on the platform. Cheap to clone; steps take it by value so their
+/// futures borrow nothing.
+#[derive(Clone)]
+pub struct Host(Rc<dyn Platform>);
+
+impl fmt::Debug for Host {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Host")
+    }
+}
+
+impl Host {
+    pub fn new(platform: impl Platform + 'static) -> Self {
+        Host(Rc::new(platform))
+    }
+
+    /// The platform behind this host (see [`Platform::as_any`]).
+    pub fn platform(&self) -> &dyn Platform {
+        self.0.as_ref()
+    }
+
+    /// Sends an HTTP request: `host.fetch(get(url).bearer(&token)).await?`.
+    pub async fn fetch(&self, request: Outbound) -> Result<Inbound, HostError> {
+        self.0.fetch(request).await
+    }
+
+    /// A configured variable, or [`HostError::Missing`].
+    pub fn var(&self, name: &str) -> Result<String, HostError> {
+        self.0.var(name).ok_or_else(|| HostError::Missing {
+            what: "variable",
+            name: name.to_owned(),
+        })
+    }
+
+    /// A variable that may be absent.
+    pub fn var_opt(&self, name: &str) -> Option<String> {
+        self.0.var(name)
+    }
+
+    /// A configured secret, or [`HostError::Missing`].
+    pub fn secret(&self, name: &str) -> Result<String, HostError> {
+        self.0.secret(name).ok_or_else(|| HostError::Missing {
+            what: "secret",
+            name: name.to_owned(),
+        })
+    }
+
+    /// Waits `ms` milliseconds (prefer `Step::wait` for long waits inside tasks: it
+    /// frees the object instead of holding it).
+    pub async fn sleep(&self, ms: u64) {
+        self.0.sleep(ms).await
+    }
+
+    /// The time, in Unix milliseconds.
+    pub fn now_ms(&self) -> u64 {
+        self.0.now_ms()
+    }
+
+    /// The KV namespace bound as `binding`.
+    pub fn kv<'a>(&'a self, binding: &'a str) -> Kv<'a> {
+        Kv::new(self.0.as_ref(), binding)
+    }
+
+    /// The D1 database bound as `binding`.
+    pub fn d1<'a>(&'a self, binding: &'a str) -> D1<'a> {
+        D1::new(self.0.as_ref(), binding)
+    }
+}
+
+/// Runs a future to completion on the current thread. For native tests and doc examples
+/// with [`fake::FakeHost`], whose futures never wait on anything outside.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Outbound HTTP requests and their answers, as plain values.
+
+use super::HostError;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::time::Duration;
+
+/// The default time an outbound request may take.
+pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+/// The default bound on an answer's body.
+pub const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;
+
+/// An HTTP request a tool sends: `get(url)`, `post(url).json(&body)?`, …
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outbound {
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    pub timeout_ms: u64,
+    /// Answers with a longer body fail with [`HostError::Network`].
+    pub max_bytes: usize,
+}
+
+/// A `GET` request.
+pub fn get(url: impl Into<String>) -> Outbound {
+    Outbound::new("GET", url)
+}
+
+/// A `POST` request (add a body with [`Outbound::json`] or [`Outbound::body`]).
+pub fn post(url: impl Into<String>) -> Outbound {
+    Outbound::new("POST", url)
+}
+
+impl Outbound {
+    pub fn new(method: &str, url: impl Into<String>) -> Self {
+        Outbound {
+            method: method.to_ascii_uppercase(),
+            url: url.into(),
+            headers: Vec::new(),
+            body: Vec::new(),
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers
+            .push((name.to_ascii_lowercase(), value.to_owned()));
+        self
+    }
+
+    /// `Authorization: Bearer <token>`.
+    pub fn bearer(self, token: &str) -> Self {
+        self.header("authorization", &format!("Bearer {token}"))
+    }
+
+    /// A JSON body with `Content-Type: application/json`.
+    pub fn json<T: Serialize + ?Sized>(self, body: &T) -> Self {
+        // Serializing a `Serialize` value to JSON fails only for maps with non-string
+        // keys; the body is then `null`, which the receiving API rejects visibly.
+        let bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"null".to_vec());
+        self.header("content-type", "application/json").body(bytes)
+    }
+
+    pub fn body(mut self, body: impl Into<Vec<u8>>) -> Self {
+        self.body = body.into();
+        self
+    }
+
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout_ms = timeout.as_millis().min(u64::MAX as u128) as u64;
+        self
+    }
+
+    pub fn max_bytes(mut self, max: usize) -> Self {
+        self.max_bytes = max;
+        self
+    }
+}
+
+/// The answer to an [`Outbound`] request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inbound {
+    pub status: u16,
+    /// Lower-cased names.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// The URL that answered (after redirects).
+    pub url: String,
+}
+
+impl Inbound {
+    /// The first value of header `name` (any case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The body as UTF-8 text.
+    pub fn text(&self) -> Result<String, HostError> {
+        String::from_utf8(self.body.clone())
+            .map_err(|_| HostError::Decode(format!("the answer from {} is not UTF-8", self.url)))
+    }
+
+    /// The body as JSON.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T, HostError> {
+        serde_json::from_slice(&self.body).map_err(|e| {
+            HostError::Decode(format!(
+                "the answer from {} is not the expected JSON: {e}",
+                self.url
+            ))
+        })
+    }
+
+    /// The `Location` header resolved against the URL that answered.
+    pub fn location(&self) -> Result<String, HostError> {
+        let location = self.header("location").ok_or_else(|| {
+            HostError::Decode(format!("{} answered without a Location header", self.url))
+        })?;
+        resolve(&self.url, location)
+    }
+}
+
+/// `reference` resolved against `base` (RFC 3986 §5).
+pub fn resolve(base: &str, reference: &str) -> Result<String, HostError> {
+    let base =
+        url::Url::parse(base).map_err(|e| HostError::Decode(format!("bad URL {base:?}: {e}")))?;
+    base.join(reference)
+        .map(String::from)
+        .map_err(|e| HostError::Decode(format!("bad URL reference {reference:?}: {e}")))
+}

@@ -1,0 +1,294 @@
+//! How a task is laid out in its object's storage: a small hot record read by every
+//! request, and the large parts (arguments, checkpoint, answers, result) apart, each
+//! split into chunks well under the per-value limit (2 MB on SQLite-backed objects).
+//!
+//! # Format
+//!
+//! ```text
+//! task              {"format":2, ...the record without its large parts..., "parts":{"arguments":1,"checkpoint":1,"result":3,"answers":{"name":1}}}
+//! arguments.0       the arguments object as JSON, chunk 0
+//! checkpoint.0      the checkpoint as JSON
+//! result.0..2       the completed task's result as JSON, in 3 chunks
+//! answer.name.0     the answer to the tool's input key "name"
+//! ```
+//!
+//! Format 1 (before leases) kept the whole record as one JSON value under `task`, with
+//! `stepRunning` instead of a lease; it is still read, and rewritten as format 2 on the
+//! next write, so a deploy never strands the tasks already in flight.
+
+use super::record::{Lease, TaskRecord};
+use super::task::TaskStatus;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+pub const HOT_KEY: &str = "task";
+pub const FORMAT: u32 = 2;
+/// Bytes of JSON per chunk: a chunk stays under the 2 MB value limit even if the
+/// runtime stores strings as UTF-16.
+pub const CHUNK_BYTES: usize = 512 * 1024;
+
+/// How many chunks each large part has.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Parts {
+    #[serde(default)]
+    pub arguments: u32,
+    #[serde(default)]
+    pub checkpoint: u32,
+    #[serde(default)]
+    pub result: u32,
+    #[serde(default)]
+    pub answers: BTreeMap<String, u32>,
+}
+
+/// Which large parts an operation reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// The hot record only (`tasks/update`, `tasks/cancel` without a hook).
+    Hot,
+    /// The result too, if the task completed (`tasks/get`, notifications).
+    Result,
+    /// Everything a step reads: arguments, checkpoint, answers.
+    Step,
+}
+
+/// Which large parts a write changed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dirty {
+    pub arguments: bool,
+    pub checkpoint: bool,
+    pub result: bool,
+    /// Tool keys of new answers.
+    pub answers: Vec<String>,
+}
+
+impl Dirty {
+    /// Everything (a new task, or a format-1 record being rewritten).
+    pub fn all(record: &TaskRecord) -> Dirty {
+        Dirty {
+            arguments: true,
+            checkpoint: true,
+            result: true,
+            answers: record.answers.keys().cloned().collect(),
+        }
+    }
+}
+
+/// A record as read: the hot part decoded, large parts filled in as far as loaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored {
+    pub record: TaskRecord,
+    pub parts: Parts,
+    /// Read from format 1: the next write must write everything.
+    pub legacy: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Hot {
+    format: u32,
+    #[serde(flatten)]
+    record: TaskRecord,
+    parts: Parts,
+}
+
+/// Decodes the value under [`HOT_KEY`] (format 1 or 2).
+pub fn decode_hot(text: &str) -> Result<Stored, String> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| format!("corrupt task record: {e}"))?;
+    match value.get("format").and_then(Value::as_u64) {
+        Some(2) => {
+            let hot: Hot =
+                serde_json::from_value(value).map_err(|e| format!("corrupt task record: {e}"))?;
+            Ok(Stored {
+                record: hot.record,
+                parts: hot.parts,
+                legacy: false,
+            })
+        }
+        Some(other) => Err(format!(
+            "task record format {other} is newer than this server understands"
+        )),
+        None => {
+            // Format 1: the whole record; `stepRunning: true` means a step was in flight.
+            let interrupted = value.get("stepRunning").and_then(Value::as_bool) == Some(true);
+            let mut record: TaskRecord = serde_json::from_value(value)
+                .map_err(|e| format!("corrupt format-1 task record: {e}"))?;
+            if interrupted {
+                record.lease = Some(Lease {
+                    attempt: 1,
+                    deadline_ms: 0,
+                });
+            }
+            Ok(Stored {
+                record,
+                parts: Parts::default(),
+                legacy: true,
+            })
+        }
+    }
+}
+
+/// The chunk keys of part `name` with `chunks` chunks.
+fn chunk_keys(name: &str, chunks: u32) -> impl Iterator<Item = String> + '_ {
+    (0..chunks).map(move |i| format!("{name}.{i}"))
+}
+
+fn answer_part(key: &str) -> String {
+    format!("answer.{key}")
+}
+
+/// The keys to read for `need` (none for a format-1 record: it is all inline).
+pub fn keys_for(stored: &Stored, need: Need) -> Vec<String> {
+    if stored.legacy {
+        return Vec::new();
+    }
+    let p = &stored.parts;
+    match need {
+        Need::Hot => Vec::new(),
+        Need::Result if matches!(stored.record.status, TaskStatus::Completed { .. }) => {
+            chunk_keys("result", p.result).collect()
+        }
+        Need::Result => Vec::new(),
+        Need::Step => {
+            let mut keys: Vec<String> = chunk_keys("arguments", p.arguments)
+                .chain(chunk_keys("checkpoint", p.checkpoint))
+                .collect();
+            for (key, chunks) in &p.answers {
+                keys.extend(chunk_keys(&answer_part(key), *chunks));
+            }
+            keys
+        }
+    }
+}
+
+fn join(name: &str, chunks: u32, values: &HashMap<String, String>) -> Result<Value, String> {
+    let mut text = String::new();
+    for key in chunk_keys(name, chunks) {
+        text.push_str(
+            values
+                .get(&key)
+                .ok_or_else(|| format!("task storage lacks {key}"))?,
+        );
+    }
+    serde_json::from_str(&text).map_err(|e| format!("corrupt {name} in task storage: {e}"))
+}
+
+/// Fills the parts `need` read (the values of [`keys_for`]) into the record.
+pub fn fill(
+    stored: &mut Stored,
+    need: Need,
+    values: &HashMap<String, String>,
+) -> Result<(), String> {
+    if stored.legacy {
+        return Ok(());
+    }
+    let p = stored.parts.clone();
+    let record = &mut stored.record;
+    match need {
+        Need::Hot => {}
+        Need::Result => {
+            if let TaskStatus::Completed { result } = &mut record.status {
+                *result = join("result", p.result, values)?;
+            }
+        }
+        Need::Step => {
+            record.arguments = match join("arguments", p.arguments, values)? {
+                Value::Object(arguments) => arguments,
+                _ => return Err("task storage: arguments are not an object".into()),
+            };
+            record.checkpoint = join("checkpoint", p.checkpoint, values)?;
+            let mut answers = Map::new();
+            for (key, chunks) in &p.answers {
+                answers.insert(key.clone(), join(&answer_part(key), *chunks, values)?);
+            }
+            record.answers = answers;
+        }
+    }
+    Ok(())
+}
+
+/// What to write: (key, value) pairs and keys to delete.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Writes {
+    pub put: Vec<(String, String)>,
+    pub delete: Vec<String>,
+}
+
+/// Splits `text` into chunks of at most [`CHUNK_BYTES`], on character boundaries.
+fn chunks(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(CHUNK_BYTES);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.push(&rest[..end]);
+        rest = &rest[end..];
+    }
+    if out.is_empty() {
+        out.push("");
+    }
+    out
+}
+
+fn put_part(name: &str, value: &Value, before: u32, writes: &mut Writes) -> u32 {
+    let text = serde_json::to_string(value).unwrap_or_else(|_| "null".into());
+    let pieces = chunks(&text);
+    let count = pieces.len() as u32;
+    for (i, piece) in pieces.into_iter().enumerate() {
+        writes.put.push((format!("{name}.{i}"), piece.to_owned()));
+    }
+    writes
+        .delete
+        .extend(chunk_keys(name, before).skip(count as usize));
+    count
+}
+
+/// The writes that store `record` given the parts stored `before` and what changed;
+/// returns them with the new parts index. The hot record is always written.
+pub fn encode(record: &TaskRecord, before: &Parts, dirty: &Dirty) -> (Writes, Parts) {
+    let mut writes = Writes::default();
+    let mut parts = before.clone();
+    if dirty.arguments {
+        parts.arguments = put_part(
+            "arguments",
+            &Value::Object(record.arguments.clone()),
+            before.arguments,
+            &mut writes,
+        );
+    }
+    if dirty.checkpoint {
+        parts.checkpoint = put_part(
+            "checkpoint",
+            &record.checkpoint,
+            before.checkpoint,
+            &mut writes,
+        );
+    }
+    if let (true, TaskStatus::Completed { result }) = (dirty.result, &record.status) {
+        parts.result = put_part("result", result, before.result, &mut writes);
+    }
+    for key in &dirty.answers {
+        if let Some(answer) = record.answers.get(key) {
+            let before_chunks = before.answers.get(key).copied().unwrap_or(0);
+            let count = put_part(&answer_part(key), answer, before_chunks, &mut writes);
+            parts.answers.insert(key.clone(), count);
+        }
+    }
+    let mut hot = record.clone();
+    hot.arguments = Map::new();
+    hot.checkpoint = Value::Null;
+    hot.answers = Map::new();
+    if let TaskStatus::Completed { result } = &mut hot.status {
+        *result = Value::Null;
+    }
+    let hot = Hot {
+        format: FORMAT,
+        record: hot,
+        parts: parts.clone(),
+    };
+    let text = serde_json::to_string(&hot).unwrap_or_default();
+    writes.put.push((HOT_KEY.to_owned(), text));
+    (writes, parts)
+}

@@ -1,0 +1,180 @@
+//! What a step sees: [`Call`].
+
+use super::{Step, one_request};
+use crate::jsonrpc::ErrorObject;
+use crate::mcp::input::{self, Elicited};
+use crate::mcp::meta::ClientCapabilities;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+/// One step's input. `A` is the tool's argument type (the raw JSON object for tools
+/// registered with [`Tool::run_json`](super::Tool::run_json) or
+/// [`Tool::sync`](super::Tool::sync)). Answers are keyed by the keys the tool chose
+/// in `NeedInput`, whichever flow (MRTR or task) delivered them.
+#[derive(Debug, Clone)]
+pub struct Call<A = Map<String, Value>> {
+    /// The arguments, decoded.
+    pub args: A,
+    /// The arguments as sent (already validated against the input schema).
+    pub arguments: Map<String, Value>,
+    pub answers: Map<String, Value>,
+    /// The last checkpoint (`Null` before the first `Continue` set one).
+    pub checkpoint: Value,
+    pub capabilities: ClientCapabilities,
+    /// Input rounds completed so far (verified `requestState` rounds, or task rounds).
+    pub round: u32,
+    /// Unix milliseconds, read by the adapter.
+    pub now_ms: u64,
+    /// The task this step belongs to, once the call became one: a natural idempotency key.
+    pub task_id: Option<String>,
+    /// 1 for the first attempt at this step, more when an interrupted attempt is re-run.
+    pub attempt: u32,
+}
+
+impl Call {
+    /// A first call with these arguments (a JSON object; anything else counts as `{}`),
+    /// no answers, no checkpoint and no declared capabilities: the starting point for
+    /// unit tests of a step function.
+    ///
+    /// ```
+    /// use mcp_tasks_edge::prelude::*;
+    /// let call = Call::new(json!({ "city": "Oslo" })).checkpoint_at(json!({ "page": 2 }));
+    /// assert_eq!(call.str_arg("city"), Some("Oslo"));
+    /// assert_eq!(call.checkpoint::<Value>(), Some(json!({ "page": 2 })));
+    /// ```
+    pub fn new(arguments: Value) -> Call {
+        let arguments = match arguments {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        Call {
+            args: arguments.clone(),
+            arguments,
+            answers: Map::new(),
+            checkpoint: Value::Null,
+            capabilities: ClientCapabilities::default(),
+            round: 0,
+            now_ms: 0,
+            task_id: None,
+            attempt: 1,
+        }
+    }
+
+    /// This call resumed from `checkpoint`.
+    pub fn checkpoint_at(mut self, checkpoint: Value) -> Call {
+        self.checkpoint = checkpoint;
+        self
+    }
+
+    /// This call with answers (keyed by the tool's input keys).
+    pub fn answered(mut self, answers: Value) -> Call {
+        if let Value::Object(map) = answers {
+            self.answers = map;
+        }
+        self
+    }
+
+    /// This call from a client that declared `capabilities`.
+    pub fn declaring(mut self, capabilities: Value) -> Call {
+        if let Value::Object(map) = capabilities {
+            self.capabilities = ClientCapabilities(map);
+        }
+        self
+    }
+}
+
+impl<A> Call<A> {
+    /// The same call with other arguments (used to decode typed arguments).
+    pub fn with_args<B>(self, args: B) -> Call<B> {
+        Call {
+            args,
+            arguments: self.arguments,
+            answers: self.answers,
+            checkpoint: self.checkpoint,
+            capabilities: self.capabilities,
+            round: self.round,
+            now_ms: self.now_ms,
+            task_id: self.task_id,
+            attempt: self.attempt,
+        }
+    }
+
+    /// The checkpoint decoded as `T`; `None` before the first one (or if it is not a `T`).
+    pub fn checkpoint<T: DeserializeOwned>(&self) -> Option<T> {
+        if self.checkpoint.is_null() {
+            return None;
+        }
+        serde_json::from_value(self.checkpoint.clone()).ok()
+    }
+
+    pub fn str_arg(&self, name: &str) -> Option<&str> {
+        self.arguments.get(name).and_then(Value::as_str)
+    }
+
+    pub fn f64_arg(&self, name: &str) -> Option<f64> {
+        self.arguments.get(name).and_then(Value::as_f64)
+    }
+
+    /// The answer to elicitation `key`, if it has arrived; `Err` if it is malformed.
+    pub fn elicited(&self, key: &str) -> Result<Option<Elicited>, ErrorObject> {
+        self.answers
+            .get(key)
+            .map(|a| input::as_elicit_result(key, a))
+            .transpose()
+            .map_err(|e| e.to_wire())
+    }
+
+    /// Asks for one required text `field` by form elicitation under `key` and gives back
+    /// the answer: `Ok(Some(text))` once accepted, `Ok(None)` if the user declined or
+    /// cancelled, and until then `Err(step)`, the step to return (the question, or a
+    /// failure for a malformed answer):
+    ///
+    /// ```
+    /// # use mcp_tasks_edge::tools::{Call, Step};
+    /// fn greet(call: &Call) -> Step {
+    ///     let name = match call.ask_text("name", "Your name?", "name") {
+    ///         Ok(name) => name.unwrap_or_else(|| "stranger".into()),
+    ///         Err(step) => return step,
+    ///     };
+    ///     Step::text(format!("Hello, {name}!"))
+    /// }
+    /// ```
+    pub fn ask_text(&self, key: &str, message: &str, field: &str) -> Result<Option<String>, Step> {
+        match self.elicited(key) {
+            Err(error) => Err(Step::Fail(error)),
+            Ok(None) => {
+                let schema = json!({ "type": "object", "properties": { field: { "type": "string" } }, "required": [field] });
+                Err(Step::NeedInput(one_request(
+                    key,
+                    input::elicit_form(message, schema),
+                )))
+            }
+            Ok(Some(Elicited::Accept(content))) => Ok(Some(
+                content
+                    .get(field)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+            )),
+            Ok(Some(Elicited::Decline | Elicited::Cancel)) => Ok(None),
+        }
+    }
+
+    /// The text of sampling answer `key`, if it has arrived.
+    pub fn sampled(&self, key: &str) -> Result<Option<String>, ErrorObject> {
+        self.answers
+            .get(key)
+            .map(|a| input::as_sampled_text(key, a))
+            .transpose()
+            .map_err(|e| e.to_wire())
+    }
+
+    /// The root URIs of `roots/list` answer `key`, if it has arrived.
+    pub fn roots(&self, key: &str) -> Result<Option<Vec<String>>, ErrorObject> {
+        self.answers
+            .get(key)
+            .map(|a| input::as_root_uris(key, a))
+            .transpose()
+            .map_err(|e| e.to_wire())
+    }
+}

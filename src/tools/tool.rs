@@ -1,0 +1,299 @@
+//! Registering a tool: [`Tool`], and the set of them a server offers: [`Registry`].
+
+use super::{Call, Step, ToolError};
+use crate::error::McpError;
+use crate::host::{BoxFuture, Host};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use std::fmt;
+use std::future::Future;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// Whether a tool may, must, or must not run as a task. Server-side registration only:
+/// nothing of it is on the wire in SEP-2663.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Always answers inline (a `Continue` is run to the end inline).
+    Forbidden,
+    /// Becomes a task when the client declared the extension, else runs inline.
+    Optional,
+    /// Needs a task: clients without the extension get -32021.
+    Required,
+}
+
+type StepFn = Rc<dyn Fn(Call, Host) -> BoxFuture<'static, Result<Step, ToolError>>>;
+type CancelFn = Rc<dyn Fn(Call, Host) -> BoxFuture<'static, ()>>;
+
+/// A tool: its `tools/list` definition, how it may run, and its step function.
+///
+/// ```
+/// use mcp_tasks_edge::prelude::*;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Args { city: String }
+///
+/// async fn weather(call: Call<Args>, host: Host) -> Result<Step, ToolError> {
+///     let key = host.secret("WEATHER_KEY")?;
+///     let url = format!("https://weather.example/v1?q={}&key={key}", call.args.city);
+///     let answer = host.fetch(get(url)).await?;
+///     Ok(Step::text(answer.text()?))
+/// }
+///
+/// let tool = Tool::new("weather", "Current weather for a city").run(weather);
+/// assert_eq!(tool.name(), "weather");
+/// assert_eq!(tool.input_schema()["required"], json!(["city"]));
+/// ```
+#[derive(Clone)]
+pub struct Tool {
+    definition: Map<String, Value>,
+    task_support: TaskSupport,
+    ttl_ms: Option<u64>,
+    schema_given: bool,
+    step: Option<StepFn>,
+    cancel: Option<CancelFn>,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("definition", &self.definition)
+            .field("task_support", &self.task_support)
+            .field("ttl_ms", &self.ttl_ms)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// A tool named `name` (1–128 characters of `A-Z a-z 0-9 _ - .`). Until a schema is
+    /// given or derived, it takes any object.
+    pub fn new(name: &str, description: &str) -> Tool {
+        let mut definition = Map::new();
+        definition.insert("name".into(), name.into());
+        definition.insert("description".into(), description.into());
+        definition.insert("inputSchema".into(), json!({ "type": "object" }));
+        Tool {
+            definition,
+            task_support: TaskSupport::Forbidden,
+            ttl_ms: None,
+            schema_given: false,
+            step: None,
+            cancel: None,
+        }
+    }
+
+    pub fn title(self, title: &str) -> Tool {
+        self.field("title", title.into())
+    }
+
+    /// A hand-written input schema (a JSON Schema object with `"type": "object"`); it
+    /// wins over the one [`Tool::run`] derives.
+    pub fn schema(mut self, schema: Value) -> Tool {
+        self.schema_given = true;
+        self.field("inputSchema", schema)
+    }
+
+    pub fn output_schema(self, schema: Value) -> Tool {
+        self.field("outputSchema", schema)
+    }
+
+    /// Tool annotations (`readOnlyHint`, `destructiveHint`, …).
+    pub fn annotations(self, annotations: Value) -> Tool {
+        self.field("annotations", annotations)
+    }
+
+    /// Any other field of the `Tool` definition (`icons`, `_meta`, …).
+    pub fn field(mut self, name: &str, value: Value) -> Tool {
+        self.definition.insert(name.into(), value);
+        self
+    }
+
+    pub fn task(mut self, support: TaskSupport) -> Tool {
+        self.task_support = support;
+        self
+    }
+
+    /// How long the task's result is kept (capped by the server's `TASK_MAX_TTL_MS`).
+    pub fn ttl(mut self, ttl: Duration) -> Tool {
+        self.ttl_ms = Some(ttl.as_millis().min(u64::MAX as u128) as u64);
+        self
+    }
+
+    /// The step function, with arguments decoded into `A`; the input schema is derived
+    /// from `A` unless [`Tool::schema`] gave one.
+    pub fn run<A, F, Fut>(mut self, step: F) -> Tool
+    where
+        A: DeserializeOwned + JsonSchema + 'static,
+        F: Fn(Call<A>, Host) -> Fut + 'static,
+        Fut: Future<Output = Result<Step, ToolError>> + 'static,
+    {
+        if !self.schema_given {
+            self.definition
+                .insert("inputSchema".into(), derived_schema::<A>());
+        }
+        self.step = Some(Rc::new(
+            move |call: Call, host| match serde_json::from_value::<A>(Value::Object(
+                call.arguments.clone(),
+            )) {
+                Ok(args) => Box::pin(step(call.with_args(args), host)),
+                Err(e) => Box::pin(std::future::ready(Err(ToolError::invalid_params(format!(
+                    "Invalid arguments: {e}"
+                ))))),
+            },
+        ));
+        self
+    }
+
+    /// The step function on the raw JSON arguments (give the schema with [`Tool::schema`]).
+    pub fn run_json<F, Fut>(mut self, step: F) -> Tool
+    where
+        F: Fn(Call, Host) -> Fut + 'static,
+        Fut: Future<Output = Result<Step, ToolError>> + 'static,
+    {
+        self.step = Some(Rc::new(move |call, host| Box::pin(step(call, host))));
+        self
+    }
+
+    /// A synchronous step function that needs no platform access.
+    pub fn sync(mut self, step: fn(&Call) -> Step) -> Tool {
+        self.step = Some(Rc::new(move |call, _host| {
+            Box::pin(std::future::ready(Ok(step(&call))))
+        }));
+        self
+    }
+
+    /// Runs when a task of this tool is cancelled, best effort (e.g. tell an external
+    /// job to stop). It sees the last checkpoint; its failure does not change the task.
+    pub fn on_cancel<F, Fut>(mut self, hook: F) -> Tool
+    where
+        F: Fn(Call, Host) -> Fut + 'static,
+        Fut: Future<Output = ()> + 'static,
+    {
+        self.cancel = Some(Rc::new(move |call, host| Box::pin(hook(call, host))));
+        self
+    }
+
+    pub fn name(&self) -> &str {
+        self.definition["name"].as_str().unwrap_or_default()
+    }
+
+    pub fn input_schema(&self) -> &Value {
+        &self.definition["inputSchema"]
+    }
+
+    pub fn definition(&self) -> Value {
+        Value::Object(self.definition.clone())
+    }
+
+    pub fn task_support(&self) -> TaskSupport {
+        self.task_support
+    }
+
+    pub fn ttl_ms(&self) -> Option<u64> {
+        self.ttl_ms
+    }
+
+    pub fn has_cancel_hook(&self) -> bool {
+        self.cancel.is_some()
+    }
+
+    /// Runs one step; a [`ToolError`] becomes the step it stands for.
+    pub async fn step(&self, call: Call, host: Host) -> Step {
+        match &self.step {
+            Some(step) => step(call, host).await.unwrap_or_else(ToolError::into_step),
+            None => Step::Fail(super::internal_error(format!(
+                "the tool {} has no step function",
+                self.name()
+            ))),
+        }
+    }
+
+    /// Runs the cancel hook, if any.
+    pub async fn cancelled(&self, call: Call, host: Host) {
+        if let Some(hook) = &self.cancel {
+            hook(call, host).await
+        }
+    }
+
+    /// What is wrong with this registration, if anything.
+    pub(crate) fn problems(&self) -> Vec<String> {
+        let name = self.name();
+        let mut problems = Vec::new();
+        let valid_name = (1..=128).contains(&name.len())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+        if !valid_name {
+            problems.push(format!(
+                "tool name {name:?} must be 1-128 characters of A-Z a-z 0-9 _ - ."
+            ));
+        }
+        if self.step.is_none() {
+            problems.push(format!(
+                "tool {name} has no step function (call .run, .run_json or .sync)"
+            ));
+        }
+        if self.input_schema().get("type").and_then(Value::as_str) != Some("object") {
+            problems.push(format!(
+                "tool {name}: the input schema must have \"type\": \"object\""
+            ));
+        }
+        problems
+    }
+}
+
+/// The JSON Schema of `A`, as MCP wants it in `inputSchema`.
+fn derived_schema<A: JsonSchema>() -> Value {
+    let mut schema = schemars::SchemaGenerator::default()
+        .into_root_schema_for::<A>()
+        .to_value();
+    if let Some(object) = schema.as_object_mut() {
+        // 2020-12 is MCP's default dialect; the Rust type name says nothing to a client.
+        object.remove("$schema");
+        object.remove("title");
+    }
+    schema
+}
+
+/// The tools a server offers, in registration order (tools "Capabilities").
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    tools: Vec<Tool>,
+}
+
+impl Registry {
+    pub fn new(tools: Vec<Tool>) -> Self {
+        Registry { tools }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name() == name)
+    }
+
+    pub fn definitions(&self) -> Vec<Value> {
+        self.tools.iter().map(Tool::definition).collect()
+    }
+
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// Looks a tool up for `tools/call`: -32602 for an unknown name (schema example
+    /// `InvalidParamsError/unknown-tool`).
+    pub fn lookup(&self, name: &str) -> Result<&Tool, McpError> {
+        self.get(name)
+            .ok_or_else(|| McpError::InvalidParams(format!("Unknown tool: {name}")))
+    }
+
+    /// Problems with the registrations: bad tools and duplicate names.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems: Vec<String> = self.tools.iter().flat_map(Tool::problems).collect();
+        for (i, tool) in self.tools.iter().enumerate() {
+            if self.tools[..i].iter().any(|t| t.name() == tool.name()) {
+                problems.push(format!("tool {} is registered twice", tool.name()));
+            }
+        }
+        problems
+    }
+}
