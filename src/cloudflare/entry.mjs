@@ -5,9 +5,12 @@
 // the runtime would end them with a bare HTTP 500 ("the Worker hung"). The shim marks
 // the instance with `__worker_init_state.criticalError` and reinitialises it on the next
 // request; this wrapper watches that mark and answers every request in flight with a
-// JSON-RPC -32603 error carrying the request's id. Copy this file next to the build
-// output (README, "Build your own server"); `scripts/build-worker.sh` does it for the demo.
-import Shim from './index.js';
+// JSON-RPC -32603 error carrying the request's id. The task Durable Object is wrapped the
+// same way: a crashed alarm rejects, so the runtime retries it (the lease in the task
+// record then re-runs the step, up to STEP_MAX_ATTEMPTS). Copy this file next to the build
+// output (README, "Build your own server"; rename TaskObject below if your Durable Object
+// class has another name); `scripts/build-worker.sh` does it for the demo.
+import Shim, { TaskObject as ShimTaskObject } from './index.js';
 export * from './index.js';
 
 const state = globalThis.__worker_init_state;
@@ -25,21 +28,40 @@ Object.defineProperty(state, 'criticalError', {
 
 const CRASHED = Symbol('crashed');
 
+/** `work`, or CRASHED if the instance aborts first (or `work` rejects because of it). */
+async function watch(work) {
+  let onCrash;
+  const crash = new Promise((resolve) => { onCrash = () => resolve(CRASHED); });
+  inFlight.add(onCrash);
+  try {
+    return await Promise.race([work, crash]);
+  } catch (error) {
+    if (error instanceof WebAssembly.RuntimeError) return CRASHED;
+    throw error;
+  } finally {
+    inFlight.delete(onCrash);
+  }
+}
+
 export default class Entrypoint extends Shim {
   async fetch(request) {
     const copy = request.method === 'POST' ? request.clone() : null;
-    let onCrash;
-    const crash = new Promise((resolve) => { onCrash = () => resolve(CRASHED); });
-    inFlight.add(onCrash);
-    try {
-      const response = await Promise.race([super.fetch(request), crash]);
-      return response === CRASHED ? crashed(copy) : response;
-    } catch (error) {
-      if (!(error instanceof WebAssembly.RuntimeError)) throw error;
-      return crashed(copy);
-    } finally {
-      inFlight.delete(onCrash);
-    }
+    const response = await watch(super.fetch(request));
+    return response === CRASHED ? crashed(copy) : response;
+  }
+}
+
+export class TaskObject extends ShimTaskObject {
+  async fetch(request) {
+    const response = await watch(super.fetch(request));
+    if (response !== CRASHED) return response;
+    return new Response('the task object crashed while handling this request', { status: 500 });
+  }
+
+  async alarm(info) {
+    const done = await watch(super.alarm(info));
+    if (done === CRASHED) throw new Error('the task step crashed; the runtime retries the alarm');
+    return done;
   }
 }
 

@@ -221,8 +221,10 @@ pub fn alarm(
     }
     let attempt = match record.lease {
         Some(lease) if running_here == Some(lease.attempt) && now_ms < lease.deadline_ms => {
-            // Still running in this instance: look again at the deadline.
-            return Ok(AlarmPlan::Done(Effects::alarm_at(Some(lease.deadline_ms))));
+            // Still running in this instance: check on it again later.
+            return Ok(AlarmPlan::Done(Effects::alarm_at(
+                record.next_alarm_ms(now_ms),
+            )));
         }
         Some(lease) if lease.attempt >= limits.max_attempts => {
             let error = internal_error(format!(

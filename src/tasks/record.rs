@@ -57,6 +57,10 @@ pub struct TaskRecord {
     pub lease: Option<Lease>,
 }
 
+/// While a step runs, the alarm fires this often to check on it: a crashed attempt is
+/// noticed within this time (the lease deadline bounds a step that merely hangs).
+pub const LEASE_CHECK_MS: u64 = 5_000;
+
 /// How long a non-terminal task with nothing else scheduled waits before its alarm
 /// checks on it again (so every non-terminal task always has an alarm).
 pub const IDLE_ALARM_MS: u64 = 24 * 3_600_000;
@@ -139,7 +143,7 @@ impl TaskRecord {
             return self.expires_at_ms();
         }
         let due = match (&self.status, self.lease) {
-            (_, Some(lease)) => lease.deadline_ms,
+            (_, Some(lease)) => lease.deadline_ms.min(now_ms.saturating_add(LEASE_CHECK_MS)),
             (TaskStatus::Working, None) => self.next_step_at_ms.unwrap_or(now_ms),
             _ => now_ms.saturating_add(IDLE_ALARM_MS),
         };
