@@ -1,0 +1,353 @@
+//! The demo tools, natively, against the library's fake host: the way a server author
+//! unit-tests their own tools.
+
+use mcp_tasks_edge::host::fake::FakeHost;
+use mcp_tasks_edge::host::{Host, HostError, Inbound, block_on};
+use mcp_tasks_edge::prelude::*;
+use mcp_tasks_edge_demo::server;
+
+const ALLOW: &str = "127.0.0.1:*,localhost:*";
+
+fn step(tool: &str, call: Call, host: &FakeHost) -> Step {
+    let server = server();
+    let tool = server.registry.get(tool).expect("registered");
+    block_on(tool.step(call, Host::new(host.clone())))
+}
+
+fn answer(
+    status: u16,
+    headers: &[(&str, &str)],
+    body: &str,
+    url: &str,
+) -> Result<Inbound, HostError> {
+    Ok(Inbound {
+        status,
+        headers: headers
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect(),
+        body: body.as_bytes().to_vec(),
+        url: url.into(),
+    })
+}
+
+fn text_of(step: &Step) -> String {
+    match step {
+        Step::Complete(result) => result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        other => panic!("expected a result, got {other:?}"),
+    }
+}
+
+fn is_error(step: &Step) -> bool {
+    matches!(step, Step::Complete(r) if r["isError"] == true)
+}
+
+#[test]
+fn the_demo_server_registers_cleanly() {
+    let server = server();
+    assert_eq!(server.problems(), Vec::<String>::new());
+    let names: Vec<_> = server
+        .registry
+        .tools()
+        .iter()
+        .map(|t| t.name().to_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "echo",
+            "hello_world",
+            "process_batch",
+            "read_the_spec",
+            "fetch_url",
+            "http_job"
+        ]
+    );
+    // Derived schemas: required fields, defaults, no stray title.
+    let batch = server.registry.get("process_batch").unwrap().input_schema();
+    assert_eq!(batch["properties"]["items"]["default"], 10);
+    assert_eq!(batch["additionalProperties"], false);
+    assert!(batch.get("title").is_none());
+    let job = server.registry.get("http_job").unwrap().input_schema();
+    assert_eq!(job["required"], json!(["startUrl"]));
+}
+
+#[test]
+fn fetch_url_describes_allowed_pages_and_refuses_others() {
+    let url = "http://127.0.0.1:9/page";
+    let host = FakeHost::new().var("FETCH_ALLOWED_HOSTS", ALLOW).answer(
+        "GET",
+        url,
+        answer(
+            200,
+            &[("content-type", "text/html")],
+            "<html><TITLE> A &amp; B </TITLE></html>",
+            url,
+        ),
+    );
+    let done = step("fetch_url", Call::new(json!({ "url": url })), &host);
+    let Step::Complete(result) = &done else {
+        panic!()
+    };
+    assert_eq!(
+        result["structuredContent"],
+        json!({ "status": 200, "contentType": "text/html", "bytes": 39, "title": "A & B" })
+    );
+    assert!(text_of(&done).contains("HTTP 200") && text_of(&done).contains("\"A & B\""));
+
+    let refused = step(
+        "fetch_url",
+        Call::new(json!({ "url": "http://example.invalid/" })),
+        &host,
+    );
+    assert!(is_error(&refused) && text_of(&refused).contains("example.invalid"));
+    // Decided before any connection: only the allowed request was sent.
+    assert_eq!(host.requests().len(), 1);
+
+    let unreachable = step(
+        "fetch_url",
+        Call::new(json!({ "url": "http://127.0.0.1:1/" })),
+        &host,
+    );
+    assert!(is_error(&unreachable) && text_of(&unreachable).contains("Could not fetch"));
+    // Nothing allowed when the variable is unset.
+    let closed = step(
+        "fetch_url",
+        Call::new(json!({ "url": url })),
+        &FakeHost::new(),
+    );
+    assert!(is_error(&closed));
+}
+
+#[test]
+fn http_job_follows_the_async_request_reply_pattern() {
+    let start = "http://127.0.0.1:7/jobs";
+    let status = "http://127.0.0.1:7/jobs/1";
+    let host = FakeHost::new()
+        .var("FETCH_ALLOWED_HOSTS", ALLOW)
+        .answer(
+            "POST",
+            start,
+            answer(
+                202,
+                &[("location", "/jobs/1"), ("retry-after", "120")],
+                "",
+                start,
+            ),
+        )
+        .answer(
+            "GET",
+            status,
+            answer(
+                200,
+                &[("retry-after", "2")],
+                r#"{"status":"running","message":"step 1/2"}"#,
+                status,
+            ),
+        )
+        .answer(
+            "GET",
+            status,
+            answer(
+                200,
+                &[],
+                r#"{"status":"succeeded","result":{"answer":42}}"#,
+                status,
+            ),
+        );
+    let first = step(
+        "http_job",
+        Call::new(json!({ "startUrl": start, "body": { "n": 1 } })),
+        &host,
+    );
+    let Step::Continue {
+        checkpoint: Some(job),
+        resume_after_ms,
+        ..
+    } = &first
+    else {
+        panic!("{first:?}")
+    };
+    assert_eq!(
+        job["statusUrl"], status,
+        "a relative Location resolves against the start URL"
+    );
+    assert_eq!(*resume_after_ms, 60_000, "Retry-After is clamped to 60 s");
+    assert_eq!(host.requests()[0].body, br#"{"n":1}"#);
+
+    let running = step(
+        "http_job",
+        Call::new(json!({ "startUrl": start })).checkpoint_at(job.clone()),
+        &host,
+    );
+    let Step::Continue {
+        status_message,
+        resume_after_ms,
+        ..
+    } = &running
+    else {
+        panic!("{running:?}")
+    };
+    assert_eq!(status_message.as_deref(), Some("step 1/2"));
+    assert_eq!(*resume_after_ms, 2000);
+
+    let done = step(
+        "http_job",
+        Call::new(json!({ "startUrl": start })).checkpoint_at(job.clone()),
+        &host,
+    );
+    let Step::Complete(result) = &done else {
+        panic!("{done:?}")
+    };
+    assert_eq!(result["structuredContent"], json!({ "answer": 42 }));
+    assert_eq!(result["isError"], false);
+}
+
+#[test]
+fn http_job_reports_failures_and_gives_up_on_a_broken_status_url() {
+    let start = "http://127.0.0.1:7/jobs";
+    let status = "http://127.0.0.1:7/jobs/2";
+    let inline = FakeHost::new().var("FETCH_ALLOWED_HOSTS", ALLOW).answer(
+        "POST",
+        start,
+        answer(
+            200,
+            &[],
+            r#"{"status":"failed","message":"bad input"}"#,
+            start,
+        ),
+    );
+    let failed = step("http_job", Call::new(json!({ "startUrl": start })), &inline);
+    assert!(is_error(&failed) && text_of(&failed).contains("bad input"));
+
+    let flaky = FakeHost::new().var("FETCH_ALLOWED_HOSTS", ALLOW).answer(
+        "GET",
+        status,
+        answer(503, &[], "busy", status),
+    );
+    let mut checkpoint = json!({ "statusUrl": status, "failures": 0 });
+    for failures in 1..3 {
+        let retry = step(
+            "http_job",
+            Call::new(json!({ "startUrl": start })).checkpoint_at(checkpoint),
+            &flaky,
+        );
+        let Step::Continue {
+            checkpoint: Some(next),
+            ..
+        } = retry
+        else {
+            panic!()
+        };
+        assert_eq!(next["failures"], failures);
+        checkpoint = next;
+    }
+    let gave_up = step(
+        "http_job",
+        Call::new(json!({ "startUrl": start })).checkpoint_at(checkpoint),
+        &flaky,
+    );
+    assert!(is_error(&gave_up) && text_of(&gave_up).contains("failed 3 times"));
+
+    // A Location on a host that is not allowed is refused, naming it.
+    let elsewhere = FakeHost::new().var("FETCH_ALLOWED_HOSTS", ALLOW).answer(
+        "POST",
+        start,
+        answer(202, &[("location", "http://refused.invalid/j")], "", start),
+    );
+    let refused = step(
+        "http_job",
+        Call::new(json!({ "startUrl": start })),
+        &elsewhere,
+    );
+    assert!(is_error(&refused) && text_of(&refused).contains("refused.invalid"));
+}
+
+#[test]
+fn cancelling_http_job_deletes_the_job() {
+    let status = "http://127.0.0.1:7/jobs/3";
+    let host = FakeHost::new()
+        .var("FETCH_ALLOWED_HOSTS", ALLOW)
+        .route("DELETE", status, 204, "");
+    let server = server();
+    let tool = server.registry.get("http_job").unwrap();
+    assert!(tool.has_cancel_hook());
+    let call = Call::new(json!({ "startUrl": "http://127.0.0.1:7/jobs" }))
+        .checkpoint_at(json!({ "statusUrl": status, "failures": 0 }));
+    block_on(tool.cancelled(call, Host::new(host.clone())));
+    let sent = host.requests();
+    assert_eq!(
+        (sent[0].method.as_str(), sent[0].url.as_str()),
+        ("DELETE", status)
+    );
+}
+
+#[test]
+fn hello_world_asks_inside_the_task_and_read_the_spec_uses_url_mode() {
+    let host = FakeHost::new();
+    let first = step("hello_world", Call::new(json!({})), &host);
+    let Step::Continue {
+        checkpoint: Some(asked),
+        ..
+    } = first
+    else {
+        panic!()
+    };
+    let question = step(
+        "hello_world",
+        Call::new(json!({})).checkpoint_at(asked.clone()),
+        &host,
+    );
+    let Step::NeedInput(requests) = question else {
+        panic!()
+    };
+    assert_eq!(requests["name"]["method"], "elicitation/create");
+    let answered = Call::new(json!({}))
+        .checkpoint_at(asked)
+        .answered(json!({ "name": { "action": "accept", "content": { "name": " Ada " } } }));
+    assert_eq!(
+        text_of(&step("hello_world", answered, &host)),
+        "Hello, Ada!"
+    );
+
+    let Step::NeedInput(visit) = step("read_the_spec", Call::new(json!({})), &host) else {
+        panic!()
+    };
+    assert_eq!(visit["visit"]["params"]["mode"], "url");
+    let thanks = step(
+        "read_the_spec",
+        Call::new(json!({})).answered(json!({ "visit": { "action": "accept" } })),
+        &host,
+    );
+    assert!(text_of(&thanks).starts_with("Thanks for reading"));
+}
+
+#[test]
+fn process_batch_reports_progress_and_completes() {
+    let host = FakeHost::new();
+    let call = || Call::new(json!({ "items": 2, "delayMs": 5 }));
+    let Step::Continue {
+        checkpoint: Some(one),
+        status_message,
+        resume_after_ms,
+    } = step("process_batch", call(), &host)
+    else {
+        panic!()
+    };
+    assert_eq!(
+        (status_message.as_deref(), resume_after_ms),
+        (Some("Processed 1/2 items"), 5)
+    );
+    let Step::Continue {
+        checkpoint: Some(two),
+        ..
+    } = step("process_batch", call().checkpoint_at(one), &host)
+    else {
+        panic!()
+    };
+    let done = step("process_batch", call().checkpoint_at(two), &host);
+    assert!(text_of(&done).starts_with("Processed 2 items of batch"));
+}
