@@ -13,6 +13,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const TEST_VARS = {
   CONFORMANCE_FIXTURES: 'true',
   REQUEST_STATE_SECRET: 'test-only-secret-0123456789abcdef',
+  FETCH_ALLOWED_HOSTS: '127.0.0.1:*,localhost:*',
 };
 
 export function freePort() {
