@@ -20,6 +20,9 @@ pub enum McpError {
     /// A task id the caller may not see: unknown, expired, deleted, or owned by another
     /// principal. One variant so the answers are indistinguishable (ext-tasks "Security").
     TaskNotFound,
+    /// `resources/read` of a URI no resource or template matches (-32602 with the URI in
+    /// `data`, SEP-2164: never an empty `contents`).
+    ResourceNotFound(String),
     /// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` missing, malformed or
     /// disagreeing with the body (-32020).
     HeaderMismatch(String),
@@ -63,6 +66,11 @@ impl McpError {
                 "Failed to retrieve task: Task not found (unknown, expired, or not accessible to this caller)"
                     .to_owned(),
                 None,
+            ),
+            McpError::ResourceNotFound(uri) => (
+                ErrorCode::INVALID_PARAMS,
+                format!("Resource not found: {uri}"),
+                Some(json!({ "uri": uri })),
             ),
             McpError::HeaderMismatch(m) => {
                 (ErrorCode::HEADER_MISMATCH, format!("Header mismatch: {m}"), None)

@@ -33,6 +33,7 @@
 //! 5. **Errors map to the wire in one place**: [`error::McpError::to_wire`] and
 //!    [`error::McpError::http_status`].
 
+pub mod catalog;
 pub mod error;
 pub mod host;
 pub mod http;

@@ -54,6 +54,10 @@ fn tools() -> Vec<Tool> {
         then("twice", |c| {
             first_then(c, Step::text(format!("attempt {}", c.attempt)))
         }),
+        then("reports", |c| {
+            c.progress(50.0, Some(100.0), Some("half"));
+            first_then(c, Step::wait(std::time::Duration::from_secs(1)))
+        }),
         then("big", |c| {
             let bytes = c.f64_arg("bytes").unwrap_or(0.0) as usize;
             first_then(c, Step::text("y".repeat(bytes)))
@@ -340,4 +344,12 @@ fn the_allow_list_decides_before_any_connection() {
             .is_err()
     );
     assert!(AllowList::parse("host:port").is_err());
+}
+
+#[test]
+fn progress_shows_in_the_status_message_of_a_task() {
+    let mut o = object();
+    start(&mut o, "reports", json!({}));
+    o.tick(NOW);
+    assert_eq!(o.get(NOW + 1)["statusMessage"], "50/100: half");
 }

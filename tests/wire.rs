@@ -56,14 +56,153 @@ fn discover_and_lists_match_the_core_schema() {
         "ListResourcesResult",
         &result("resources/list", json!({})),
     );
+    for uri in [
+        "test://static-text",
+        "test://static-binary",
+        "test://template/123/data",
+    ] {
+        let read = result("resources/read", json!({ "uri": uri }));
+        assert_valid(CORE, "ReadResourceResult", &read);
+        assert_eq!(read["contents"][0]["uri"], uri);
+    }
+    assert!(
+        result(
+            "resources/read",
+            json!({ "uri": "test://template/123/data" })
+        )["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("123")
+    );
     assert_valid(
         CORE,
-        "ReadResourceResult",
-        &result(
-            "resources/read",
-            json!({ "uri": "mcp-tasks://server/about" }),
-        ),
+        "ListResourceTemplatesResult",
+        &result("resources/templates/list", json!({})),
     );
+    for (name, arguments) in [
+        ("test_simple_prompt", json!({})),
+        (
+            "test_prompt_with_arguments",
+            json!({ "arg1": "hello", "arg2": "world" }),
+        ),
+        (
+            "test_prompt_with_embedded_resource",
+            json!({ "resourceUri": "test://x" }),
+        ),
+        ("test_prompt_with_image", json!({})),
+    ] {
+        let prompt = result(
+            "prompts/get",
+            json!({ "name": name, "arguments": arguments }),
+        );
+        assert_valid(CORE, "GetPromptResult", &prompt);
+    }
+    let completion = result(
+        "completion/complete",
+        json!({ "ref": { "type": "ref/prompt", "name": "test_prompt_with_arguments" },
+                "argument": { "name": "arg1", "value": "pa" } }),
+    );
+    assert_valid(CORE, "CompleteResult", &completion);
+    assert_eq!(
+        completion["completion"]["values"],
+        json!(["paris", "park", "party"])
+    );
+    for tool in [
+        "test_image_content",
+        "test_audio_content",
+        "test_embedded_resource",
+        "test_multiple_content_types",
+    ] {
+        assert_valid(
+            CORE,
+            "CallToolResult",
+            &result("tools/call", json!({ "name": tool })),
+        );
+    }
+}
+
+#[test]
+fn catalog_errors_are_clear() {
+    let s = server();
+    let error = |method: &str, params: Value| body(&respond(&s, &post(method, params)));
+    // SEP-2164: an unknown URI is -32602 with the URI, never empty contents.
+    let missing = error("resources/read", json!({ "uri": "test://nope" }));
+    assert_eq!(missing["error"]["code"], -32602);
+    assert_eq!(missing["error"]["data"]["uri"], "test://nope");
+    assert_eq!(
+        error("resources/read", json!({ "uri": "test://template//data" }))["error"]["code"],
+        -32602
+    );
+    let no_arg = error(
+        "prompts/get",
+        json!({ "name": "test_prompt_with_arguments", "arguments": { "arg1": "x" } }),
+    );
+    assert!(
+        no_arg["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"arg2\""),
+        "{no_arg}"
+    );
+    let not_string = error(
+        "prompts/get",
+        json!({ "name": "test_prompt_with_arguments", "arguments": { "arg1": "x", "arg2": 2 } }),
+    );
+    assert_eq!(not_string["error"]["code"], -32602);
+    assert_eq!(
+        error("prompts/get", json!({ "name": "nope" }))["error"]["code"],
+        -32602
+    );
+    for params in [
+        json!({ "ref": { "type": "ref/prompt", "name": "nope" }, "argument": { "name": "a", "value": "" } }),
+        json!({ "ref": { "type": "ref/other" }, "argument": { "name": "a", "value": "" } }),
+        json!({ "ref": { "type": "ref/prompt", "name": "test_simple_prompt" } }),
+    ] {
+        assert_eq!(
+            error("completion/complete", params.clone())["error"]["code"],
+            -32602,
+            "{params}"
+        );
+    }
+    // A template variable with nothing to suggest is an empty answer, not an error.
+    let empty = result(
+        "completion/complete",
+        json!({ "ref": { "type": "ref/resource", "uri": "test://template/{id}/data" }, "argument": { "name": "other", "value": "" } }),
+    );
+    assert_eq!(
+        empty["completion"],
+        json!({ "values": [], "total": 0, "hasMore": false })
+    );
+}
+
+#[test]
+fn capabilities_follow_what_is_registered() {
+    use mcp_tasks_edge::server::{Config, Server};
+    let bare = Server::new(Config::default());
+    let discover = body(&respond(&bare, &post("server/discover", json!({}))));
+    let capabilities = &discover["result"]["capabilities"];
+    for absent in ["prompts", "resources", "completions"] {
+        assert!(capabilities.get(absent).is_none(), "{capabilities}");
+    }
+    for method in [
+        "prompts/list",
+        "resources/list",
+        "resources/read",
+        "completion/complete",
+    ] {
+        let (status, code) = error_of(&respond(
+            &bare,
+            &post(method, json!({ "uri": "x", "name": "x" })),
+        ));
+        assert_eq!((status, code), (404, -32601), "{method}");
+    }
+    let full = body(&respond(&server(), &post("server/discover", json!({}))));
+    for present in ["prompts", "resources", "completions"] {
+        assert!(
+            full["result"]["capabilities"].get(present).is_some(),
+            "{present}"
+        );
+    }
 }
 
 #[test]

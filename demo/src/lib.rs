@@ -5,6 +5,7 @@
 //! needs in the final wasm: the fetch handler and the task Durable Object type, both
 //! delegating to the library.
 
+pub mod about;
 pub mod tools;
 
 use mcp_tasks_edge::prelude::*;
@@ -17,6 +18,8 @@ pub fn server() -> Server {
             "Tools that take a while run as tasks (io.modelcontextprotocol/tasks): poll tasks/get, answer input_required tasks with tasks/update, stop them with tasks/cancel.",
         )
         .tools(tools::all())
+        .resource(about::about())
+        .prompt(about::try_a_task())
         .build()
 }
 

@@ -73,6 +73,8 @@ fn the_demo_server_registers_cleanly() {
     assert!(batch.get("title").is_none());
     let job = server.registry.get("http_job").unwrap().input_schema();
     assert_eq!(job["required"], json!(["startUrl"]));
+    assert_eq!(server.catalog.resources.len(), 1);
+    assert_eq!(server.catalog.prompts[0].name(), "try_a_task");
 }
 
 #[test]

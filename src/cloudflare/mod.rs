@@ -25,6 +25,7 @@
 
 mod host;
 mod listen;
+mod progress;
 mod task_object;
 
 pub use host::{WorkerHost, env};
@@ -34,6 +35,7 @@ use crate::http::{Headers, HttpRequest, HttpResponse};
 use crate::server::{self, Action, Context, Server};
 use crate::tasks::id;
 use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER};
+use crate::tools::Progress;
 use std::cell::OnceCell;
 use std::rc::Rc;
 use worker::{Date, Env, Method, Request, RequestInit, Response};
@@ -113,19 +115,22 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
     loop {
         action = match action {
             Action::Respond(response) => return to_response(response),
+            Action::Run(run) if run.progress_token.is_some() => {
+                return progress::stream(server, env, *run, ctx).await;
+            }
             Action::Run(run) => {
                 let host = WorkerHost::host(env.clone());
-                server.run(*run, &ctx, &host).await
+                server.run(*run, &ctx, &host, &Progress::default()).await
             }
+            Action::Read(read) => server.read(*read, &WorkerHost::host(env.clone())).await,
             Action::CreateTask {
                 request_id,
-                mut record,
+                record,
                 cors,
             } => {
-                record.task_id = new_task_id()?;
-                let request = ObjectRequest::Create { record };
-                let reply = call_object(&env, &request, &ctx.principal).await;
-                return respond_object(&server, &request_id, reply, &cors);
+                let response =
+                    create_task(&server, &env, &ctx.principal, request_id, record, &cors).await;
+                return to_response(response);
             }
             Action::Forward {
                 request_id,
@@ -137,6 +142,28 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
             }
             Action::Listen(listen) => return listen::stream(env, *listen, ctx.principal).await,
         };
+    }
+}
+
+/// Draws the task id, has the task's object store the record, and answers with its reply.
+async fn create_task(
+    server: &Server,
+    env: &Env,
+    principal: &str,
+    request_id: crate::jsonrpc::RequestId,
+    mut record: Box<crate::tasks::record::TaskRecord>,
+    cors: &server::Cors,
+) -> HttpResponse {
+    let reply = match new_task_id() {
+        Ok(id) => {
+            record.task_id = id;
+            call_object(env, &ObjectRequest::Create { record }, principal).await
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    match reply {
+        Ok((status, body)) => server.object_response(&request_id, status, &body, cors),
+        Err(why) => server.object_unreachable(&request_id, &why, cors),
     }
 }
 

@@ -1,6 +1,7 @@
 //! [`ServerBuilder`]: how a server author assembles a server from tools.
 
 use super::{Config, Server};
+use crate::catalog::{Catalog, Prompt, Resource, ResourceTemplate};
 use crate::tools::Tool;
 
 /// Assembles a [`Server`]:
@@ -26,6 +27,7 @@ pub struct ServerBuilder {
     version: String,
     config: Config,
     tools: Vec<Tool>,
+    catalog: Catalog,
     instructions: Option<String>,
 }
 
@@ -36,6 +38,7 @@ impl ServerBuilder {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             config: Config::default(),
             tools: Vec::new(),
+            catalog: Catalog::default(),
             instructions: None,
         }
     }
@@ -62,6 +65,21 @@ impl ServerBuilder {
         self
     }
 
+    pub fn resource(mut self, resource: Resource) -> Self {
+        self.catalog.resources.push(resource);
+        self
+    }
+
+    pub fn resource_template(mut self, template: ResourceTemplate) -> Self {
+        self.catalog.templates.push(template);
+        self
+    }
+
+    pub fn prompt(mut self, prompt: Prompt) -> Self {
+        self.catalog.prompts.push(prompt);
+        self
+    }
+
     /// The base configuration (the deployment's variables still apply over it; the
     /// builder's name and version win over the config's).
     pub fn config(mut self, config: Config) -> Self {
@@ -72,6 +90,6 @@ impl ServerBuilder {
     pub fn build(mut self) -> Server {
         self.config.server_name = self.name;
         self.config.server_version = self.version;
-        Server::assemble(self.config, self.tools, self.instructions)
+        Server::assemble(self.config, self.tools, self.catalog, self.instructions)
     }
 }

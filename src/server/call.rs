@@ -20,7 +20,6 @@ use crate::error::McpError;
 use crate::host::Host;
 use crate::http::Headers;
 use crate::jsonrpc::{Request, RequestId};
-use crate::mcp::catalog::FIXTURE_PROMPT;
 use crate::mcp::headers;
 use crate::mcp::input;
 use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
@@ -28,7 +27,7 @@ use crate::mcp::request_state::{self, Binding, Carried};
 use crate::mcp::schema;
 use crate::tasks::record::{TaskRecord, check_result};
 use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED};
-use crate::tools::{Call, Step, TaskSupport, fixtures};
+use crate::tools::{Call, Progress, Report, Step, TaskSupport};
 use serde_json::{Map, Value, json};
 
 /// Steps run back to back (no wait between them) before the server gives up on a tool
@@ -74,6 +73,33 @@ pub struct InlineRun {
     pub carried: Carried,
     pub tasks_allowed: bool,
     pub started_at_ms: u64,
+    /// `_meta.progressToken`: the adapter streams `notifications/progress` (SSE) while
+    /// the steps run, then the response.
+    pub progress_token: Option<Value>,
+}
+
+/// `_meta.progressToken` of a request: a string or an integer (schema `ProgressToken`).
+fn progress_token(params: &Map<String, Value>) -> Result<Option<Value>, McpError> {
+    match params.get("_meta").and_then(|m| m.get("progressToken")) {
+        None | Some(Value::Null) => Ok(None),
+        Some(token @ Value::String(_)) => Ok(Some(token.clone())),
+        Some(token @ Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(Some(token.clone())),
+        Some(_) => Err(McpError::InvalidParams(
+            "_meta.progressToken must be a string or an integer".into(),
+        )),
+    }
+}
+
+/// The `notifications/progress` message for `report` (basic/patterns/progress).
+pub fn progress_notification(token: &Value, report: &Report) -> Value {
+    let mut params = json!({ "progressToken": token, "progress": report.progress });
+    if let Some(total) = report.total {
+        params["total"] = total.into();
+    }
+    if let Some(message) = &report.message {
+        params["message"] = message.clone().into();
+    }
+    json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": params })
 }
 
 fn arguments(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError> {
@@ -165,10 +191,12 @@ pub fn prompts_get(
     cors: &Cors,
 ) -> Result<Action, McpError> {
     let name = string_param(&rpc.params, "name")?;
-    if !(server.config.fixtures && name == FIXTURE_PROMPT) {
-        return Err(McpError::InvalidParams(format!("Unknown prompt: {name}")));
-    }
+    let prompt = server
+        .catalog
+        .prompt(name)
+        .ok_or_else(|| McpError::InvalidParams(format!("Unknown prompt: {name}")))?;
     let arguments = arguments(&rpc.params)?;
+    prompt.check_arguments(&arguments)?;
     let target = Target::Prompt(name.to_owned());
     start(server, rpc, meta, ctx, cors, target, arguments, false)
 }
@@ -202,10 +230,17 @@ fn start(
         carried,
         tasks_allowed,
         started_at_ms: ctx.now_ms,
+        progress_token: progress_token(&rpc.params)?,
     })))
 }
 
-async fn step(server: &Server, run: &InlineRun, now_ms: u64, host: &Host) -> Step {
+async fn step(
+    server: &Server,
+    run: &InlineRun,
+    now_ms: u64,
+    host: &Host,
+    progress: &Progress,
+) -> Step {
     let call = Call {
         args: run.arguments.clone(),
         arguments: run.arguments.clone(),
@@ -216,24 +251,38 @@ async fn step(server: &Server, run: &InlineRun, now_ms: u64, host: &Host) -> Ste
         now_ms,
         task_id: None,
         attempt: 1,
+        progress: progress.clone(),
     };
-    match &run.target {
+    let step = match &run.target {
         Target::Tool(name) => match server.registry.get(name) {
             Some(tool) => tool.step(call, host.clone()).await,
             None => Step::Fail(McpError::InvalidParams(format!("Unknown tool: {name}")).to_wire()),
         },
-        Target::Prompt(_) => fixtures::prompt_step(&call),
-    }
+        Target::Prompt(name) => match server.catalog.prompt(name) {
+            Some(prompt) => prompt.step(call, host.clone()).await,
+            None => {
+                Step::Fail(McpError::InvalidParams(format!("Unknown prompt: {name}")).to_wire())
+            }
+        },
+    };
+    step.or_progress(progress)
 }
 
 /// Runs steps until the call completes, needs input, becomes a task, or runs out of
-/// the inline budget. Waits between steps sleep on the host.
-pub async fn drive(server: &Server, mut run: InlineRun, ctx: &Context, host: &Host) -> Action {
+/// the inline budget. Waits between steps sleep on the host; progress reports go to
+/// `progress`.
+pub async fn drive(
+    server: &Server,
+    mut run: InlineRun,
+    ctx: &Context,
+    host: &Host,
+    progress: &Progress,
+) -> Action {
     let request_id = run.request_id.clone();
     let cors = run.cors.clone();
     let mut ctx = ctx.clone();
     for _ in 0..MAX_INLINE_STEPS {
-        let outcome = match step(server, &run, ctx.now_ms, host).await {
+        let outcome = match step(server, &run, ctx.now_ms, host, progress).await {
             Step::Complete(mut result) => match check_result(&result, run.target.is_tool(), None) {
                 Err(why) => Err(McpError::Internal(format!("{} {why}", run.target.name()))),
                 Ok(()) => {

@@ -1,13 +1,14 @@
 //! Method dispatch for one JSON-RPC request (after the HTTP checks in `server`).
 
-use super::{Action, Config, Context, Cors, Server, call, listen, result_response};
+use super::{Action, Config, Context, Cors, ReadRun, Server, call, listen, result_response};
+use crate::catalog::Catalog;
 use crate::error::McpError;
 use crate::http::Headers;
 use crate::http::HttpResponse;
 use crate::jsonrpc;
 use crate::jsonrpc::Request;
+use crate::mcp::headers;
 use crate::mcp::meta::{self, Capability, RequestMeta, TASKS_EXTENSION};
-use crate::mcp::{catalog, headers};
 use crate::tasks::id;
 use crate::tasks::protocol::ObjectRequest;
 use crate::tools::Registry;
@@ -48,24 +49,33 @@ pub fn dispatch(
             respond_static(&lists.tools)
         }
         "tools/call" => call::tools_call(server, rpc, http_headers, &meta, ctx, cors),
-        "prompts/list" => {
+        "prompts/list" if lists.prompts.is_some() => {
             no_cursor(params)?;
-            respond_static(&lists.prompts)
+            respond_static(lists.prompts.as_deref().unwrap_or_default())
         }
-        "prompts/get" => call::prompts_get(server, rpc, &meta, ctx, cors),
-        "resources/list" => {
+        "prompts/get" if lists.prompts.is_some() => {
+            call::prompts_get(server, rpc, &meta, ctx, cors)
+        }
+        "resources/list" if lists.resources.is_some() => {
             no_cursor(params)?;
-            respond_static(&lists.resources)
+            respond_static(lists.resources.as_deref().unwrap_or_default())
         }
-        "resources/templates/list" => {
+        "resources/templates/list" if lists.resources.is_some() => {
             no_cursor(params)?;
-            respond_static(&lists.resource_templates)
+            respond_static(lists.resource_templates.as_deref().unwrap_or_default())
         }
-        "resources/read" => {
+        "resources/read" if lists.resources.is_some() => {
             let uri = string_param(params, "uri")?;
-            let contents = catalog::read(&server.registry, uri)
-                .ok_or_else(|| McpError::InvalidParams(format!("Resource not found: {uri}")))?;
-            respond(cacheable(json!({ "contents": [contents] })))
+            let target = server.catalog.resolve(uri)?;
+            Ok(Action::Read(Box::new(ReadRun {
+                request_id: rpc.id.clone(),
+                cors: cors.clone(),
+                uri: uri.to_owned(),
+                target,
+            })))
+        }
+        "completion/complete" if server.catalog.has_completions() => {
+            respond(complete(&server.catalog, params)?)
         }
         "tasks/get" | "tasks/update" | "tasks/cancel" => {
             let request = task_request(&rpc.method, params, &meta)?;
@@ -82,42 +92,91 @@ pub fn dispatch(
     }
 }
 
-/// The results that never change while an isolate lives, serialized once.
+/// The results that never change while an isolate lives, serialized once. A list is
+/// `None` when its capability is not offered (its methods then answer -32601).
 #[derive(Debug, Clone)]
 pub struct StaticResults {
     pub discover: Vec<u8>,
     pub tools: Vec<u8>,
-    pub prompts: Vec<u8>,
-    pub resources: Vec<u8>,
-    pub resource_templates: Vec<u8>,
+    pub prompts: Option<Vec<u8>>,
+    pub resources: Option<Vec<u8>>,
+    pub resource_templates: Option<Vec<u8>>,
 }
 
 impl StaticResults {
-    pub fn new(config: &Config, registry: &Registry, instructions: Option<&str>) -> Self {
+    pub fn new(
+        config: &Config,
+        registry: &Registry,
+        catalog: &Catalog,
+        instructions: Option<&str>,
+    ) -> Self {
         let bytes = |v: Value| serde_json::to_vec(&cacheable(v)).expect("results serialize");
+        let prompts: Vec<Value> = catalog.prompts.iter().map(|p| p.definition()).collect();
+        let resources: Vec<Value> = catalog.resources.iter().map(|r| r.definition()).collect();
+        let templates: Vec<Value> = catalog.templates.iter().map(|t| t.definition()).collect();
+        let offers_resources = catalog.has_resources();
         StaticResults {
-            discover: bytes(discover(config, instructions)),
+            discover: bytes(discover(config, catalog, instructions)),
             tools: bytes(json!({ "tools": registry.definitions() })),
-            prompts: bytes(json!({ "prompts": catalog::prompts(config.fixtures) })),
-            resources: bytes(json!({ "resources": catalog::resources() })),
-            resource_templates: bytes(json!({ "resourceTemplates": [] })),
+            prompts: (!prompts.is_empty()).then(|| bytes(json!({ "prompts": prompts }))),
+            resources: offers_resources.then(|| bytes(json!({ "resources": resources }))),
+            resource_templates: offers_resources
+                .then(|| bytes(json!({ "resourceTemplates": templates }))),
         }
     }
+}
+
+/// A `ReadResourceResult` with the resource's caching hints.
+pub fn read_result(contents: Vec<Value>, cache: crate::catalog::Cache) -> Value {
+    let (ttl_ms, scope) = cache.fields();
+    json!({ "resultType": "complete", "contents": contents, "ttlMs": ttl_ms, "cacheScope": scope })
+}
+
+/// `completion/complete` (server/utilities/completion).
+fn complete(catalog: &Catalog, params: &Map<String, Value>) -> Result<Value, McpError> {
+    let reference = params
+        .get("ref")
+        .filter(|r| r.is_object())
+        .ok_or_else(|| McpError::InvalidParams("params.ref must be an object".into()))?;
+    let argument = params
+        .get("argument")
+        .and_then(Value::as_object)
+        .ok_or_else(|| McpError::InvalidParams("params.argument must be an object".into()))?;
+    let name = string_param(argument, "name")
+        .map_err(|_| McpError::InvalidParams("params.argument.name must be a string".into()))?;
+    let value = string_param(argument, "value")
+        .map_err(|_| McpError::InvalidParams("params.argument.value must be a string".into()))?;
+    let context = params
+        .get("context")
+        .and_then(|c| c.get("arguments"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut result = catalog
+        .complete(reference, name, value, &context)?
+        .to_result();
+    result["resultType"] = "complete".into();
+    Ok(result)
 }
 
 const DEFAULT_INSTRUCTIONS: &str = "Tools that take a while run as tasks (io.modelcontextprotocol/tasks): poll tasks/get, answer input_required tasks with tasks/update, stop them with tasks/cancel.";
 
 /// `server/discover` (server/discover "Response").
-fn discover(config: &Config, instructions: Option<&str>) -> Value {
+fn discover(config: &Config, catalog: &Catalog, instructions: Option<&str>) -> Value {
     let instructions = instructions.unwrap_or(DEFAULT_INSTRUCTIONS);
+    let mut capabilities = json!({ "tools": {}, "extensions": { TASKS_EXTENSION: {} } });
+    if !catalog.prompts.is_empty() {
+        capabilities["prompts"] = json!({});
+    }
+    if catalog.has_resources() {
+        capabilities["resources"] = json!({});
+    }
+    if catalog.has_completions() {
+        capabilities["completions"] = json!({});
+    }
     json!({
         "supportedVersions": meta::SUPPORTED_VERSIONS,
-        "capabilities": {
-            "tools": {},
-            "prompts": {},
-            "resources": {},
-            "extensions": { TASKS_EXTENSION: {} }
-        },
+        "capabilities": capabilities,
         "instructions": instructions,
         "_meta": { meta::KEY_SERVER_INFO: { "name": config.server_name, "version": config.server_version } }
     })

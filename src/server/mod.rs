@@ -16,6 +16,7 @@ pub mod listen;
 pub use builder::ServerBuilder;
 pub use config::Config;
 
+use crate::catalog::{self, Catalog};
 use crate::error::McpError;
 use crate::host::Host;
 use crate::http::{HttpRequest, HttpResponse};
@@ -23,7 +24,7 @@ use crate::jsonrpc::{self, Message, RequestId};
 use crate::tasks::object::Limits;
 use crate::tasks::protocol::{self, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
-use crate::tools::{Registry, Tool, fixtures};
+use crate::tools::{Progress, Registry, Tool, fixtures};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -78,11 +79,24 @@ pub enum Action {
         request: ObjectRequest,
         cors: Cors,
     },
-    /// Run the call's steps with the adapter's host: `server.run(run, ctx, host).await`
-    /// gives the next action ([`Action::Respond`] or [`Action::CreateTask`]).
+    /// Run the call's steps with the adapter's host: `server.run(run, ctx, host,
+    /// progress).await` gives the next action ([`Action::Respond`] or
+    /// [`Action::CreateTask`]). With `run.progress_token` set, the adapter streams the
+    /// progress reports as `notifications/progress` (SSE) before the response.
     Run(Box<call::InlineRun>),
+    /// Read a resource with the adapter's host: `server.read(read, host).await`.
+    Read(Box<ReadRun>),
     /// Open a `subscriptions/listen` stream (see [`listen`]).
     Listen(Box<listen::Listen>),
+}
+
+/// A `resources/read` waiting for the adapter's host.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadRun {
+    pub request_id: RequestId,
+    pub cors: Cors,
+    pub uri: String,
+    pub target: catalog::Target,
 }
 
 /// CORS headers to attach to a response for an allowed browser origin.
@@ -113,8 +127,12 @@ pub struct Server {
     /// Every tool offered: the conformance fixtures (when `config.fixtures`) and the
     /// author's tools.
     pub registry: Registry,
-    /// The author's tools, kept to rebuild the registry on [`Server::configure`].
+    /// Resources, templates and prompts: the fixtures' (when `config.fixtures`) and the
+    /// author's.
+    pub catalog: Catalog,
+    /// The author's tools and catalog, kept to rebuild on [`Server::configure`].
     tools: Vec<Tool>,
+    own_catalog: Catalog,
     pub instructions: Option<String>,
     /// discover and the lists, serialized once.
     pub lists: dispatch::StaticResults,
@@ -147,23 +165,38 @@ impl Server {
 
     /// A server with no tools of its own (only the fixtures, when configured).
     pub fn new(config: Config) -> Self {
-        Server::assemble(config, Vec::new(), None)
+        Server::assemble(config, Vec::new(), Catalog::default(), None)
     }
 
-    fn assemble(config: Config, tools: Vec<Tool>, instructions: Option<String>) -> Self {
+    fn assemble(
+        config: Config,
+        tools: Vec<Tool>,
+        own_catalog: Catalog,
+        instructions: Option<String>,
+    ) -> Self {
         // The fixtures come first: http-header-validation calls the first listed tool.
-        let mut all = if config.fixtures {
-            fixtures::tools()
+        let (mut all, mut catalog) = if config.fixtures {
+            (fixtures::tools(), fixtures::catalog())
         } else {
-            Vec::new()
+            (Vec::new(), Catalog::default())
         };
         all.extend(tools.iter().cloned());
+        catalog
+            .resources
+            .extend(own_catalog.resources.iter().cloned());
+        catalog
+            .templates
+            .extend(own_catalog.templates.iter().cloned());
+        catalog.prompts.extend(own_catalog.prompts.iter().cloned());
         let registry = Registry::new(all);
-        let lists = dispatch::StaticResults::new(&config, &registry, instructions.as_deref());
+        let lists =
+            dispatch::StaticResults::new(&config, &registry, &catalog, instructions.as_deref());
         Server {
             config,
             registry,
+            catalog,
             tools,
+            own_catalog,
             instructions,
             lists,
         }
@@ -171,13 +204,20 @@ impl Server {
 
     /// The same server under another configuration (the deployment's variables).
     pub fn configure(&self, config: Config) -> Server {
-        Server::assemble(config, self.tools.clone(), self.instructions.clone())
+        Server::assemble(
+            config,
+            self.tools.clone(),
+            self.own_catalog.clone(),
+            self.instructions.clone(),
+        )
     }
 
     /// What is wrong with the definition or configuration; the adapter refuses to serve
     /// a server with problems, saying why.
     pub fn problems(&self) -> Vec<String> {
-        self.registry.problems()
+        let mut problems = self.registry.problems();
+        problems.extend(self.catalog.problems());
+        problems
     }
 
     /// Limits on task steps.
@@ -189,9 +229,54 @@ impl Server {
         }
     }
 
-    /// Runs a call's steps (after [`Action::Run`]) with the adapter's host.
-    pub async fn run(&self, run: call::InlineRun, ctx: &Context, host: &Host) -> Action {
-        call::drive(self, run, ctx, host).await
+    /// Runs a call's steps (after [`Action::Run`]) with the adapter's host; progress
+    /// reports go to `progress`.
+    pub async fn run(
+        &self,
+        run: call::InlineRun,
+        ctx: &Context,
+        host: &Host,
+        progress: &Progress,
+    ) -> Action {
+        call::drive(self, run, ctx, host, progress).await
+    }
+
+    /// Reads a resource (after [`Action::Read`]) with the adapter's host.
+    pub async fn read(&self, read: ReadRun, host: &Host) -> Action {
+        let request = catalog::Read {
+            uri: read.uri.clone(),
+            vars: match &read.target {
+                catalog::Target::Template(_, vars) => vars.clone(),
+                catalog::Target::Resource(_) => Default::default(),
+            },
+        };
+        let (contents, cache) = match &read.target {
+            catalog::Target::Resource(i) => {
+                let resource = &self.catalog.resources[*i];
+                let contents = resource.contents(request, host.clone()).await;
+                (contents, resource.cache_hint())
+            }
+            catalog::Target::Template(i, _) => {
+                let template = &self.catalog.templates[*i];
+                let contents = template.contents(request, host.clone()).await;
+                (contents, template.cache_hint())
+            }
+        };
+        let result = match contents {
+            Ok(contents) if contents.is_empty() => {
+                Err(McpError::ResourceNotFound(read.uri.clone()))
+            }
+            Ok(contents) => Ok(dispatch::read_result(contents, cache)),
+            Err(crate::tools::ToolError::Rpc(e)) => Err(McpError::Wire(e)),
+            Err(crate::tools::ToolError::Result(message)) => Err(McpError::Internal(format!(
+                "reading {} failed: {message}",
+                read.uri
+            ))),
+        };
+        Action::Respond(match result {
+            Ok(result) => result_response(&read.request_id, &result, &read.cors),
+            Err(e) => error_response(Some(&read.request_id), &e, &read.cors),
+        })
     }
 
     /// Handles one HTTP request to the MCP endpoint.

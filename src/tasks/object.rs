@@ -260,7 +260,8 @@ pub fn alarm(
     })
 }
 
-/// Runs one step of `record`'s tool as attempt `attempt`.
+/// Runs one step of `record`'s tool as attempt `attempt`. Progress the step reports
+/// becomes the task's status message when the step does not set one.
 pub async fn run_step(
     record: &TaskRecord,
     registry: &Registry,
@@ -268,8 +269,10 @@ pub async fn run_step(
     now_ms: u64,
     attempt: u32,
 ) -> Step {
+    let call = record.call(now_ms, attempt);
+    let progress = call.progress.clone();
     match registry.get(&record.tool) {
-        Some(tool) => tool.step(record.call(now_ms, attempt), host).await,
+        Some(tool) => tool.step(call, host).await.or_progress(&progress),
         None => Step::Fail(internal_error(format!(
             "The tool {:?} no longer exists on this server",
             record.tool

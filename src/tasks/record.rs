@@ -6,7 +6,7 @@ use super::machine::{self, Event, Illegal};
 use super::task::{Task, TaskStatus};
 use crate::mcp::meta::ClientCapabilities;
 use crate::time::iso8601;
-use crate::tools::Call;
+use crate::tools::{Call, Progress};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -169,18 +169,25 @@ impl TaskRecord {
             now_ms,
             task_id: Some(self.task_id.clone()),
             attempt,
+            progress: Progress::default(),
         }
     }
 }
 
-/// Whether a step's result is a legal `CallToolResult` (an object, with a `content`
-/// array for tools) no larger than `max_bytes` serialized. `Err` says what is wrong.
+/// Whether a step's result is legal: an object with a `content` array (a tool's
+/// `CallToolResult`) or a `messages` array (a prompt's `GetPromptResult`), no larger
+/// than `max_bytes` serialized. `Err` says what is wrong.
 pub fn check_result(result: &Value, is_tool: bool, max_bytes: Option<usize>) -> Result<(), String> {
     let Some(object) = result.as_object() else {
         return Err("returned an illegal step: a result that is not a JSON object".into());
     };
     if is_tool && !object.get("content").is_some_and(Value::is_array) {
         return Err("returned an illegal step: a result without a \"content\" array".into());
+    }
+    if !is_tool && !object.get("messages").is_some_and(Value::is_array) {
+        return Err(
+            "returned an illegal step: a prompt result without a \"messages\" array".into(),
+        );
     }
     if let Some(max) = max_bytes {
         let size = serialized_len(result);

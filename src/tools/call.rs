@@ -6,6 +6,65 @@ use crate::mcp::input::{self, Elicited};
 use crate::mcp::meta::ClientCapabilities;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+/// One progress report (basic/patterns/progress): `progress` of `total`, with a message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+impl Report {
+    /// A one-line summary, e.g. `50/100: copying`, for a task's `statusMessage`.
+    pub fn summary(&self) -> String {
+        let amount = match self.total {
+            Some(total) => format!("{}/{}", self.progress, total),
+            None => format!("{}", self.progress),
+        };
+        match &self.message {
+            Some(message) => format!("{amount}: {message}"),
+            None => amount,
+        }
+    }
+}
+
+type Listener = Rc<dyn Fn(&Report)>;
+
+/// Where a step's progress reports go: `notifications/progress` on the response stream
+/// of an inline call that asked for them (a `progressToken`), a task's `statusMessage`,
+/// or nowhere. Clones share the sink.
+#[derive(Clone, Default)]
+pub struct Progress(Rc<RefCell<(Option<Report>, Option<Listener>)>>);
+
+impl fmt::Debug for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Progress").field(&self.0.borrow().0).finish()
+    }
+}
+
+impl Progress {
+    /// A sink that hands every report to `listener` as it is made.
+    pub fn to(listener: impl Fn(&Report) + 'static) -> Progress {
+        Progress(Rc::new(RefCell::new((None, Some(Rc::new(listener))))))
+    }
+
+    pub fn report(&self, report: Report) {
+        let listener = self.0.borrow().1.clone();
+        if let Some(listener) = listener {
+            listener(&report);
+        }
+        self.0.borrow_mut().0 = Some(report);
+    }
+
+    /// The latest report, if any.
+    pub fn last(&self) -> Option<Report> {
+        self.0.borrow().0.clone()
+    }
+}
 
 /// One step's input. `A` is the tool's argument type (the raw JSON object for tools
 /// registered with [`Tool::run_json`](super::Tool::run_json) or
@@ -29,6 +88,8 @@ pub struct Call<A = Map<String, Value>> {
     pub task_id: Option<String>,
     /// 1 for the first attempt at this step, more when an interrupted attempt is re-run.
     pub attempt: u32,
+    /// Where [`Call::progress`] reports go.
+    pub progress: Progress,
 }
 
 impl Call {
@@ -57,6 +118,7 @@ impl Call {
             now_ms: 0,
             task_id: None,
             attempt: 1,
+            progress: Progress::default(),
         }
     }
 
@@ -96,7 +158,18 @@ impl<A> Call<A> {
             now_ms: self.now_ms,
             task_id: self.task_id,
             attempt: self.attempt,
+            progress: self.progress,
         }
+    }
+
+    /// Reports progress: `notifications/progress` while an inline call that asked for it
+    /// runs, the `statusMessage` of a task. `total` may be unknown.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        self.progress.report(Report {
+            progress,
+            total,
+            message: message.map(str::to_owned),
+        });
     }
 
     /// The checkpoint decoded as `T`; `None` before the first one (or if it is not a `T`).

@@ -25,7 +25,8 @@ mod call;
 pub mod fixtures;
 mod tool;
 
-pub use call::Call;
+pub use call::{Call, Progress, Report};
+pub(crate) use tool::Handler;
 pub use tool::{Registry, TaskSupport, Tool};
 
 use crate::host::HostError;
@@ -91,6 +92,21 @@ impl Step {
             *checkpoint = Some(serde_json::to_value(value).unwrap_or(Value::Null));
         }
         self
+    }
+
+    /// A `Continue` without a status message takes the latest progress report's summary
+    /// (so progress shows in a task's `statusMessage`).
+    pub fn or_progress(self, progress: &Progress) -> Step {
+        match (&self, progress.last()) {
+            (
+                Step::Continue {
+                    status_message: None,
+                    ..
+                },
+                Some(report),
+            ) => self.message(report.summary()),
+            _ => self,
+        }
     }
 
     /// Sets the task's `statusMessage` (a `Continue` only).

@@ -26,6 +26,59 @@ pub enum TaskSupport {
 type StepFn = Rc<dyn Fn(Call, Host) -> BoxFuture<'static, Result<Step, ToolError>>>;
 type CancelFn = Rc<dyn Fn(Call, Host) -> BoxFuture<'static, ()>>;
 
+/// A step function, erased: what tools and prompts run.
+#[derive(Clone, Default)]
+pub(crate) struct Handler(Option<StepFn>);
+
+impl Handler {
+    /// Decodes the arguments into `A` (-32602 if they do not fit) and runs `step`.
+    pub(crate) fn typed<A, F, Fut>(step: F) -> Handler
+    where
+        A: DeserializeOwned + 'static,
+        F: Fn(Call<A>, Host) -> Fut + 'static,
+        Fut: Future<Output = Result<Step, ToolError>> + 'static,
+    {
+        Handler(Some(Rc::new(
+            move |call: Call, host| match serde_json::from_value::<A>(Value::Object(
+                call.arguments.clone(),
+            )) {
+                Ok(args) => Box::pin(step(call.with_args(args), host)),
+                Err(e) => Box::pin(std::future::ready(Err(ToolError::invalid_params(format!(
+                    "Invalid arguments: {e}"
+                ))))),
+            },
+        )))
+    }
+
+    pub(crate) fn json<F, Fut>(step: F) -> Handler
+    where
+        F: Fn(Call, Host) -> Fut + 'static,
+        Fut: Future<Output = Result<Step, ToolError>> + 'static,
+    {
+        Handler(Some(Rc::new(move |call, host| Box::pin(step(call, host)))))
+    }
+
+    pub(crate) fn sync(step: fn(&Call) -> Step) -> Handler {
+        Handler(Some(Rc::new(move |call, _host| {
+            Box::pin(std::future::ready(Ok(step(&call))))
+        })))
+    }
+
+    pub(crate) fn is_set(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Runs one step; a [`ToolError`] becomes the step it stands for.
+    pub(crate) async fn run(&self, what: &str, call: Call, host: Host) -> Step {
+        match &self.0 {
+            Some(step) => step(call, host).await.unwrap_or_else(ToolError::into_step),
+            None => Step::Fail(super::internal_error(format!(
+                "{what} has no step function"
+            ))),
+        }
+    }
+}
+
 /// A tool: its `tools/list` definition, how it may run, and its step function.
 ///
 /// ```
@@ -51,7 +104,7 @@ pub struct Tool {
     task_support: TaskSupport,
     ttl_ms: Option<u64>,
     schema_given: bool,
-    step: Option<StepFn>,
+    step: Handler,
     cancel: Option<CancelFn>,
 }
 
@@ -78,7 +131,7 @@ impl Tool {
             task_support: TaskSupport::Forbidden,
             ttl_ms: None,
             schema_given: false,
-            step: None,
+            step: Handler::default(),
             cancel: None,
         }
     }
@@ -132,16 +185,7 @@ impl Tool {
             self.definition
                 .insert("inputSchema".into(), derived_schema::<A>());
         }
-        self.step = Some(Rc::new(
-            move |call: Call, host| match serde_json::from_value::<A>(Value::Object(
-                call.arguments.clone(),
-            )) {
-                Ok(args) => Box::pin(step(call.with_args(args), host)),
-                Err(e) => Box::pin(std::future::ready(Err(ToolError::invalid_params(format!(
-                    "Invalid arguments: {e}"
-                ))))),
-            },
-        ));
+        self.step = Handler::typed(step);
         self
     }
 
@@ -151,15 +195,13 @@ impl Tool {
         F: Fn(Call, Host) -> Fut + 'static,
         Fut: Future<Output = Result<Step, ToolError>> + 'static,
     {
-        self.step = Some(Rc::new(move |call, host| Box::pin(step(call, host))));
+        self.step = Handler::json(step);
         self
     }
 
     /// A synchronous step function that needs no platform access.
     pub fn sync(mut self, step: fn(&Call) -> Step) -> Tool {
-        self.step = Some(Rc::new(move |call, _host| {
-            Box::pin(std::future::ready(Ok(step(&call))))
-        }));
+        self.step = Handler::sync(step);
         self
     }
 
@@ -200,13 +242,8 @@ impl Tool {
 
     /// Runs one step; a [`ToolError`] becomes the step it stands for.
     pub async fn step(&self, call: Call, host: Host) -> Step {
-        match &self.step {
-            Some(step) => step(call, host).await.unwrap_or_else(ToolError::into_step),
-            None => Step::Fail(super::internal_error(format!(
-                "the tool {} has no step function",
-                self.name()
-            ))),
-        }
+        let what = format!("the tool {}", self.name());
+        self.step.run(&what, call, host).await
     }
 
     /// Runs the cancel hook, if any.
@@ -229,7 +266,7 @@ impl Tool {
                 "tool name {name:?} must be 1-128 characters of A-Z a-z 0-9 _ - ."
             ));
         }
-        if self.step.is_none() {
+        if !self.step.is_set() {
             problems.push(format!(
                 "tool {name} has no step function (call .run, .run_json or .sync)"
             ));
