@@ -336,6 +336,7 @@ fn ask_text_covers_accept_decline_and_malformed() {
             now_ms: NOW,
             task_id: None,
             attempt: 1,
+            progress: Default::default(),
         };
         call.ask_text("who", "Who?", "name")
     };
