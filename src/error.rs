@@ -20,6 +20,9 @@ pub enum McpError {
     /// A task id the caller may not see: unknown, expired, deleted, or owned by another
     /// principal. One variant so the answers are indistinguishable (ext-tasks "Security").
     TaskNotFound,
+    /// A 2025-11-25 request for a session that ended or never existed (404, transports
+    /// "Session Management": the client must initialize again).
+    SessionNotFound,
     /// `resources/read` of a URI no resource or template matches (-32602 with the URI in
     /// `data`, SEP-2164: never an empty `contents`).
     ResourceNotFound(String),
@@ -65,6 +68,11 @@ impl McpError {
                 ErrorCode::INVALID_PARAMS,
                 "Failed to retrieve task: Task not found (unknown, expired, or not accessible to this caller)"
                     .to_owned(),
+                None,
+            ),
+            McpError::SessionNotFound => (
+                ErrorCode::INVALID_REQUEST,
+                "Session not found: it ended or never existed; send initialize to start a new one".to_owned(),
                 None,
             ),
             McpError::ResourceNotFound(uri) => (
@@ -121,7 +129,7 @@ impl McpError {
     /// The HTTP status that carries this error.
     pub fn http_status(&self) -> u16 {
         match self {
-            McpError::MethodNotFound(_) => 404,
+            McpError::MethodNotFound(_) | McpError::SessionNotFound => 404,
             McpError::Internal(_) => 500,
             McpError::ForbiddenOrigin(_) => 403,
             McpError::PayloadTooLarge { .. } => 413,

@@ -38,6 +38,7 @@ pub mod error;
 pub mod host;
 pub mod http;
 pub mod jsonrpc;
+pub mod legacy;
 pub mod mcp;
 pub mod server;
 pub mod tasks;

@@ -25,7 +25,7 @@ pub fn server() -> Server {
 
 #[cfg(target_arch = "wasm32")]
 mod entry {
-    use mcp_tasks_edge::cloudflare::{self, TaskRunner};
+    use mcp_tasks_edge::cloudflare::{self, SessionRunner, TaskRunner};
     use worker::{
         Context, DurableObject, Env, Request, Response, Result, State, durable_object, event,
     };
@@ -50,6 +50,20 @@ mod entry {
 
         async fn alarm(&self) -> Result<Response> {
             self.0.alarm().await
+        }
+    }
+
+    /// One object per 2025-11-25 session (wrangler.toml: binding `SESSIONS`).
+    #[durable_object]
+    pub struct SessionObject(SessionRunner);
+
+    impl DurableObject for SessionObject {
+        fn new(state: State, env: Env) -> Self {
+            SessionObject(SessionRunner::new(state, env, super::server))
+        }
+
+        async fn fetch(&self, req: Request) -> Result<Response> {
+            self.0.fetch(req).await
         }
     }
 }

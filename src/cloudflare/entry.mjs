@@ -8,9 +8,10 @@
 // JSON-RPC -32603 error carrying the request's id. The task Durable Object is wrapped the
 // same way: a crashed alarm rejects, so the runtime retries it (the lease in the task
 // record then re-runs the step, up to STEP_MAX_ATTEMPTS). Copy this file next to the build
-// output (README, "Build your own server"; rename TaskObject below if your Durable Object
-// class has another name); `scripts/build-worker.sh` does it for the demo.
-import Shim, { TaskObject as ShimTaskObject } from './index.js';
+// output (README, "Build your own server"; rename TaskObject and SessionObject below if
+// your Durable Object classes are named otherwise); `scripts/build-worker.sh` does it for
+// the demo.
+import Shim, { SessionObject as ShimSessionObject, TaskObject as ShimTaskObject } from './index.js';
 export * from './index.js';
 
 const state = globalThis.__worker_init_state;
@@ -44,6 +45,15 @@ async function watch(work) {
 }
 
 export default class Entrypoint extends Shim {
+  async fetch(request) {
+    const copy = request.method === 'POST' ? request.clone() : null;
+    const response = await watch(super.fetch(request));
+    return response === CRASHED ? crashed(copy) : response;
+  }
+}
+
+/** A session's object serves its requests' steps: a crash answers them -32603 too. */
+export class SessionObject extends ShimSessionObject {
   async fetch(request) {
     const copy = request.method === 'POST' ? request.clone() : null;
     const response = await watch(super.fetch(request));

@@ -26,9 +26,12 @@
 mod host;
 mod listen;
 mod progress;
+mod session_object;
+mod sse;
 mod task_object;
 
 pub use host::{WorkerHost, env};
+pub use session_object::SessionRunner;
 pub use task_object::TaskRunner;
 
 use crate::http::{Headers, HttpRequest, HttpResponse};
@@ -40,8 +43,9 @@ use std::cell::OnceCell;
 use std::rc::Rc;
 use worker::{Date, Env, Method, Request, RequestInit, Response};
 
-/// The Durable Object binding name (wrangler.toml).
+/// The Durable Object binding names (wrangler.toml).
 pub const TASKS_BINDING: &str = "TASKS";
+pub const SESSIONS_BINDING: &str = "SESSIONS";
 
 thread_local! {
     /// One server per isolate: configuration is fixed for the isolate's life.
@@ -77,7 +81,7 @@ pub(crate) fn now_ms() -> u64 {
     Date::now().as_millis()
 }
 
-fn new_task_id() -> worker::Result<String> {
+pub(crate) fn new_task_id() -> worker::Result<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes)
         .map_err(|e| worker::Error::RustError(format!("no randomness: {e}")))?;
@@ -111,6 +115,9 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
         principal: server::principal(&request),
         now_ms: now_ms(),
     };
+    if let Some(session) = server.legacy_session(&request) {
+        return legacy(&env, request, session, &ctx.principal).await;
+    }
     let mut action = server.handle(&request, &ctx);
     loop {
         action = match action {
@@ -120,7 +127,9 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
             }
             Action::Run(run) => {
                 let host = WorkerHost::host(env.clone());
-                server.run(*run, &ctx, &host, &Progress::default()).await
+                server
+                    .run(*run, &ctx, &host, &Progress::default(), None)
+                    .await
             }
             Action::Read(read) => server.read(*read, &WorkerHost::host(env.clone())).await,
             Action::CreateTask {
@@ -143,6 +152,52 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
             Action::Listen(listen) => return listen::stream(env, *listen, ctx.principal).await,
         };
     }
+}
+
+/// A 2025-11-25 request: to the session's object (a new one for `initialize`), with the
+/// caller's principal; its answer (JSON or a stream) goes back as it comes.
+async fn legacy(
+    env: &Env,
+    request: HttpRequest,
+    session: server::LegacySession,
+    principal: &str,
+) -> worker::Result<Response> {
+    let (session_id, cors) = match session {
+        server::LegacySession::Refused(response) => return to_response(response),
+        server::LegacySession::New(cors) => (new_task_id()?, cors),
+        server::LegacySession::Existing(id, cors) => (id, cors),
+    };
+    let headers = worker::Headers::new();
+    for name in ["content-type", "accept", "last-event-id"] {
+        if let Some(value) = request.headers.get(name) {
+            headers.set(name, &value)?;
+        }
+    }
+    headers.set(crate::legacy::SESSION_HEADER, &session_id)?;
+    headers.set(PRINCIPAL_HEADER, principal)?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::from(request.method.clone()))
+        .with_headers(headers);
+    if !request.body.is_empty() {
+        init.with_body(Some(
+            js_sys::Uint8Array::from(request.body.as_slice()).into(),
+        ));
+    }
+    let stub = env
+        .durable_object(SESSIONS_BINDING)?
+        .get_by_name(&session_id)?;
+    let response = stub
+        .fetch_with_request(Request::new_with_init(OBJECT_URL, &init)?)
+        .await?;
+    // A subrequest's headers are immutable: copy them, adding CORS.
+    let headers = worker::Headers::new();
+    for (name, value) in response.headers().entries() {
+        headers.append(&name, &value)?;
+    }
+    for (name, value) in cors.apply(HttpResponse::empty(200)).headers {
+        headers.append(name, &value)?;
+    }
+    Ok(response.with_headers(headers))
 }
 
 /// Draws the task id, has the task's object store the record, and answers with its reply.

@@ -17,7 +17,7 @@
 use super::dispatch::string_param;
 use super::{Action, Context, Cors, Server, result_response};
 use crate::error::McpError;
-use crate::host::Host;
+use crate::host::{BoxFuture, Host};
 use crate::http::Headers;
 use crate::jsonrpc::{Request, RequestId};
 use crate::mcp::headers;
@@ -76,6 +76,16 @@ pub struct InlineRun {
     /// `_meta.progressToken`: the adapter streams `notifications/progress` (SSE) while
     /// the steps run, then the response.
     pub progress_token: Option<Value>,
+}
+
+/// How a step's input requests reach the client when MRTR is not available: a
+/// 2025-11-25 session sends them as server→client requests on the response stream and
+/// awaits the client's answers (keyed as asked).
+pub trait Asker {
+    fn ask(
+        &self,
+        requests: Map<String, Value>,
+    ) -> BoxFuture<'_, Result<Map<String, Value>, McpError>>;
 }
 
 /// `_meta.progressToken` of a request: a string or an integer (schema `ProgressToken`).
@@ -146,7 +156,7 @@ fn secret(server: &Server) -> Result<&[u8], McpError> {
 pub fn tools_call(
     server: &Server,
     rpc: &Request,
-    http_headers: &Headers,
+    http_headers: Option<&Headers>,
     meta: &RequestMeta,
     ctx: &Context,
     cors: &Cors,
@@ -154,11 +164,13 @@ pub fn tools_call(
     let name = string_param(&rpc.params, "name")?;
     let spec = server.registry.lookup(name)?;
     let arguments = arguments(&rpc.params)?;
-    headers::check_params(
-        http_headers,
-        &headers::param_headers(spec.input_schema()),
-        &arguments,
-    )?;
+    if let Some(http_headers) = http_headers {
+        headers::check_params(
+            http_headers,
+            &headers::param_headers(spec.input_schema()),
+            &arguments,
+        )?;
+    }
     schema::validate(spec.input_schema(), &Value::Object(arguments.clone())).map_err(|why| {
         McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
     })?;
@@ -277,6 +289,7 @@ pub async fn drive(
     ctx: &Context,
     host: &Host,
     progress: &Progress,
+    asker: Option<&dyn Asker>,
 ) -> Action {
     let request_id = run.request_id.clone();
     let cors = run.cors.clone();
@@ -291,7 +304,18 @@ pub async fn drive(
                 }
             },
             Step::Fail(error) => Err(McpError::Wire(error)),
-            Step::NeedInput(requests) => input_required(server, run, requests, &ctx),
+            Step::NeedInput(requests) => match asker {
+                None => input_required(server, run, requests, &ctx),
+                Some(asker) => match ask(asker, &run, requests).await {
+                    Ok(answers) => {
+                        run.carried.answers.extend(answers);
+                        run.carried.rounds += 1;
+                        ctx.now_ms = host.now_ms();
+                        continue;
+                    }
+                    Err(e) => Err(e),
+                },
+            },
             Step::Continue {
                 checkpoint,
                 status_message,
@@ -328,6 +352,31 @@ pub async fn drive(
         run.target.name()
     ));
     Action::Respond(super::error_response(Some(&request_id), &e, &cors))
+}
+
+/// Asks the client directly (legacy sessions); every answer is validated on arrival.
+async fn ask(
+    asker: &dyn Asker,
+    run: &InlineRun,
+    requests: Map<String, Value>,
+) -> Result<Map<String, Value>, McpError> {
+    input::check_requests(&requests).map_err(|why| {
+        McpError::Internal(format!(
+            "{} returned an illegal step: {why}",
+            run.target.name()
+        ))
+    })?;
+    input::check_capabilities(&requests, &run.capabilities)?;
+    let answers = asker.ask(requests.clone()).await?;
+    for (key, request) in &requests {
+        let answer = answers.get(key).ok_or_else(|| {
+            McpError::Internal(format!(
+                "the client sent no answer to input request {key:?}"
+            ))
+        })?;
+        input::check_answer(key, request, answer)?;
+    }
+    Ok(answers)
 }
 
 /// An MRTR `InputRequiredResult` (mrtr "Server Requirements"): only for capabilities the
@@ -398,4 +447,41 @@ fn create_task(
         record: Box::new(record),
         cors: run.cors,
     }
+}
+
+/// A 2025-11-25 task-augmented `tools/call` (`params.task`): the client asked for a task,
+/// so one is created at once and its first step runs in the task object (legacy tasks
+/// "Task-augmented requests"). The arguments are checked exactly as for `tools/call`.
+pub fn legacy_task_record(
+    server: &Server,
+    params: &Map<String, Value>,
+    meta: &RequestMeta,
+    ctx: &Context,
+    requested_ttl_ms: Option<u64>,
+) -> Result<TaskRecord, McpError> {
+    let name = string_param(params, "name")?;
+    let tool = server.registry.lookup(name)?;
+    if tool.task_support() == TaskSupport::Forbidden {
+        return Err(McpError::InvalidParams(format!(
+            "The tool {name} does not run as a task (execution.taskSupport is \"forbidden\"); call it without params.task"
+        )));
+    }
+    let arguments = arguments(params)?;
+    schema::validate(tool.input_schema(), &Value::Object(arguments.clone())).map_err(|why| {
+        McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
+    })?;
+    let ttl = server.config.task_ttl(requested_ttl_ms.or(tool.ttl_ms()));
+    Ok(TaskRecord::new(
+        name.to_owned(),
+        ctx.principal.clone(),
+        arguments,
+        meta.capabilities.0.clone(),
+        Value::Null,
+        Map::new(),
+        None,
+        ctx.now_ms,
+        ttl,
+        server.config.poll_interval_ms,
+        ctx.now_ms,
+    ))
 }

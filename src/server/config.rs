@@ -30,6 +30,9 @@ pub struct Config {
     pub step_max_attempts: u32,
     /// How long one step may run before its attempt is presumed lost.
     pub step_lease_ms: u64,
+    /// Whether 2025-11-25 clients (`initialize`, sessions) are served; off, they are told
+    /// which versions this server speaks.
+    pub legacy_sessions: bool,
 }
 
 impl Default for Config {
@@ -53,6 +56,7 @@ impl Default for Config {
             max_result_bytes: 10 * 1024 * 1024,
             step_max_attempts: 3,
             step_lease_ms: 60_000,
+            legacy_sessions: true,
         }
     }
 }
@@ -62,6 +66,14 @@ fn number(name: &str, value: &str) -> Result<u64, String> {
         .trim()
         .parse::<u64>()
         .map_err(|_| format!("{name} must be a non-negative integer, got {value:?}"))
+}
+
+fn flag(name: &str, value: &str) -> Result<bool, String> {
+    match value.trim() {
+        "true" | "1" => Ok(true),
+        "false" | "0" | "" => Ok(false),
+        other => Err(format!("{name} must be true or false, got {other:?}")),
+    }
 }
 
 /// A duration that may be `unlimited`.
@@ -126,15 +138,10 @@ impl Config {
             c.step_lease_ms = number("STEP_LEASE_MS", &v)?.max(1000);
         }
         if let Some(v) = get("CONFORMANCE_FIXTURES") {
-            c.fixtures = match v.trim() {
-                "true" | "1" => true,
-                "false" | "0" | "" => false,
-                other => {
-                    return Err(format!(
-                        "CONFORMANCE_FIXTURES must be true or false, got {other:?}"
-                    ));
-                }
-            };
+            c.fixtures = flag("CONFORMANCE_FIXTURES", &v)?;
+        }
+        if let Some(v) = get("LEGACY_SESSIONS") {
+            c.legacy_sessions = flag("LEGACY_SESSIONS", &v)?;
         }
         Ok(c)
     }

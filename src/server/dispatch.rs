@@ -34,6 +34,21 @@ pub fn dispatch(
     }
     meta::check_supported(&meta.protocol_version)?;
     headers::check_standard(http_headers, &rpc.method, &rpc.params)?;
+    route(server, rpc, Some(http_headers), &meta, ctx, cors)
+}
+
+/// The method's handler, once the request is known to be well-formed for its era:
+/// 2026-07-28 checks (`_meta`, headers) happened in [`dispatch`]; a 2025-11-25 session
+/// supplies `meta` from its `initialize` and has no `Mcp-*` headers (`http_headers`
+/// `None`).
+pub fn route(
+    server: &Server,
+    rpc: &Request,
+    http_headers: Option<&Headers>,
+    meta: &RequestMeta,
+    ctx: &Context,
+    cors: &Cors,
+) -> Result<Action, McpError> {
     let params = &rpc.params;
     let respond = |result: Value| Ok(Action::Respond(result_response(&rpc.id, &result, cors)));
     // Static results are serialized once per isolate and spliced into the envelope.
@@ -48,14 +63,12 @@ pub fn dispatch(
             no_cursor(params)?;
             respond_static(&lists.tools)
         }
-        "tools/call" => call::tools_call(server, rpc, http_headers, &meta, ctx, cors),
+        "tools/call" => call::tools_call(server, rpc, http_headers, meta, ctx, cors),
         "prompts/list" if lists.prompts.is_some() => {
             no_cursor(params)?;
             respond_static(lists.prompts.as_deref().unwrap_or_default())
         }
-        "prompts/get" if lists.prompts.is_some() => {
-            call::prompts_get(server, rpc, &meta, ctx, cors)
-        }
+        "prompts/get" if lists.prompts.is_some() => call::prompts_get(server, rpc, meta, ctx, cors),
         "resources/list" if lists.resources.is_some() => {
             no_cursor(params)?;
             respond_static(lists.resources.as_deref().unwrap_or_default())
@@ -78,14 +91,14 @@ pub fn dispatch(
             respond(complete(&server.catalog, params)?)
         }
         "tasks/get" | "tasks/update" | "tasks/cancel" => {
-            let request = task_request(&rpc.method, params, &meta)?;
+            let request = task_request(&rpc.method, params, meta)?;
             Ok(Action::Forward {
                 request_id: rpc.id.clone(),
                 request,
                 cors: cors.clone(),
             })
         }
-        "subscriptions/listen" => listen::open(server, rpc, &meta, ctx, cors),
+        "subscriptions/listen" => listen::open(server, rpc, meta, ctx, cors),
         // tasks/result and tasks/list were removed by SEP-2663; initialize, ping,
         // logging/setLevel, resources/subscribe… by 2026-07-28. All are unknown here.
         other => Err(McpError::MethodNotFound(other.to_owned())),

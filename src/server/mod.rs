@@ -90,6 +90,17 @@ pub enum Action {
     Listen(Box<listen::Listen>),
 }
 
+/// Where a 2025-11-25 request goes (see [`Server::legacy_session`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum LegacySession {
+    /// `initialize`: a new session.
+    New(Cors),
+    /// A request naming this session.
+    Existing(String, Cors),
+    /// Answer this at once (a refused origin, an unknown session id, legacy switched off).
+    Refused(HttpResponse),
+}
+
 /// A `resources/read` waiting for the adapter's host.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadRun {
@@ -110,9 +121,10 @@ impl Cors {
                 .headers
                 .push(("access-control-allow-origin", origin.clone()));
             response.headers.push(("vary", "Origin".into()));
-            response
-                .headers
-                .push(("access-control-expose-headers", "content-type".into()));
+            response.headers.push((
+                "access-control-expose-headers",
+                "content-type, mcp-session-id".into(),
+            ));
         }
         response
     }
@@ -237,8 +249,9 @@ impl Server {
         ctx: &Context,
         host: &Host,
         progress: &Progress,
+        asker: Option<&dyn call::Asker>,
     ) -> Action {
-        call::drive(self, run, ctx, host, progress).await
+        call::drive(self, run, ctx, host, progress, asker).await
     }
 
     /// Reads a resource (after [`Action::Read`]) with the adapter's host.
@@ -276,6 +289,59 @@ impl Server {
         Action::Respond(match result {
             Ok(result) => result_response(&read.request_id, &result, &read.cors),
             Err(e) => error_response(Some(&read.request_id), &e, &read.cors),
+        })
+    }
+
+    /// Whether `request` belongs to the 2025-11-25 era (`initialize`, or an
+    /// `Mcp-Session-Id`), and where it goes. `None`: a 2026-07-28 request for
+    /// [`Server::handle`].
+    pub fn legacy_session(&self, request: &HttpRequest) -> Option<LegacySession> {
+        if request.path != MCP_PATH {
+            return None;
+        }
+        let session = request.headers.get(crate::legacy::SESSION_HEADER);
+        let initialize =
+            session.is_none() && request.method == "POST" && is_initialize(&request.body);
+        if !crate::legacy::is_legacy(initialize.then_some("initialize"), session.as_deref()) {
+            return None;
+        }
+        let cors = match request.headers.get("origin") {
+            Some(o) if !self.config.origin_allowed(&o) => {
+                let e = McpError::ForbiddenOrigin(o);
+                return Some(LegacySession::Refused(error_response(
+                    None,
+                    &e,
+                    &Cors::default(),
+                )));
+            }
+            Some(o) => Cors(Some(o)),
+            None => Cors::default(),
+        };
+        if !self.config.legacy_sessions {
+            // A modern-only server: say which versions it speaks (basic/versioning).
+            let requested = serde_json::from_slice::<Value>(&request.body)
+                .ok()
+                .and_then(|v| {
+                    v.pointer("/params/protocolVersion")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                })
+                .unwrap_or_else(|| "2025-11-25".into());
+            let e = McpError::UnsupportedVersion {
+                requested,
+                supported: crate::mcp::meta::SUPPORTED_VERSIONS.to_vec(),
+            };
+            return Some(LegacySession::Refused(error_response(None, &e, &cors)));
+        }
+        Some(match session {
+            None => LegacySession::New(cors),
+            Some(id) if crate::tasks::id::is_valid(id.trim()) => {
+                LegacySession::Existing(id.trim().to_owned(), cors)
+            }
+            Some(_) => {
+                let e = McpError::SessionNotFound;
+                LegacySession::Refused(error_response(None, &e, &cors))
+            }
         })
     }
 
@@ -390,6 +456,21 @@ impl Server {
     }
 }
 
+/// Whether a body is a legacy `initialize` request (parsed only when it may be one). One
+/// carrying modern `_meta` is a 2026-07-28 request, where `initialize` no longer exists
+/// (basic/versioning "Backward Compatibility": modern `_meta` selects this revision).
+fn is_initialize(body: &[u8]) -> bool {
+    if !body.windows(12).any(|w| w == b"\"initialize\"") {
+        return false;
+    }
+    serde_json::from_slice::<Value>(body).ok().is_some_and(|v| {
+        v.get("method").and_then(Value::as_str) == Some("initialize")
+            && v.pointer("/params/_meta")
+                .and_then(|m| m.get(crate::mcp::meta::KEY_PROTOCOL_VERSION))
+                .is_none()
+    })
+}
+
 fn preflight(cors: &Cors, request: &HttpRequest) -> HttpResponse {
     let mut response = cors.apply(HttpResponse::empty(204));
     if cors.0.is_some() {
@@ -398,13 +479,14 @@ fn preflight(cors: &Cors, request: &HttpRequest) -> HttpResponse {
             .get("access-control-request-headers")
             .unwrap_or_default();
         let allowed = if requested.is_empty() {
-            "content-type, authorization, mcp-protocol-version, mcp-method, mcp-name".to_owned()
+            "content-type, authorization, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id".to_owned()
         } else {
             requested
         };
-        response
-            .headers
-            .push(("access-control-allow-methods", "POST, OPTIONS".into()));
+        response.headers.push((
+            "access-control-allow-methods",
+            "GET, POST, DELETE, OPTIONS".into(),
+        ));
         response
             .headers
             .push(("access-control-allow-headers", allowed));

@@ -33,36 +33,62 @@ impl Report {
 }
 
 type Listener = Rc<dyn Fn(&Report)>;
+type LogListener = Rc<dyn Fn(&str, &Value)>;
 
-/// Where a step's progress reports go: `notifications/progress` on the response stream
-/// of an inline call that asked for them (a `progressToken`), a task's `statusMessage`,
-/// or nowhere. Clones share the sink.
+#[derive(Default)]
+struct Sinks {
+    last: Option<Report>,
+    progress: Option<Listener>,
+    log: Option<LogListener>,
+}
+
+/// Where a step's progress reports and log messages go: `notifications/progress` and
+/// `notifications/message` on the response stream of an inline call that asked for them,
+/// a task's `statusMessage`, or nowhere. Clones share the sinks.
 #[derive(Clone, Default)]
-pub struct Progress(Rc<RefCell<(Option<Report>, Option<Listener>)>>);
+pub struct Progress(Rc<RefCell<Sinks>>);
 
 impl fmt::Debug for Progress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Progress").field(&self.0.borrow().0).finish()
+        f.debug_tuple("Progress")
+            .field(&self.0.borrow().last)
+            .finish()
     }
 }
 
 impl Progress {
     /// A sink that hands every report to `listener` as it is made.
     pub fn to(listener: impl Fn(&Report) + 'static) -> Progress {
-        Progress(Rc::new(RefCell::new((None, Some(Rc::new(listener))))))
+        let progress = Progress::default();
+        progress.0.borrow_mut().progress = Some(Rc::new(listener));
+        progress
+    }
+
+    /// Also hands every log message (level, data) to `listener`.
+    pub fn logging_to(self, listener: impl Fn(&str, &Value) + 'static) -> Progress {
+        self.0.borrow_mut().log = Some(Rc::new(listener));
+        self
     }
 
     pub fn report(&self, report: Report) {
-        let listener = self.0.borrow().1.clone();
+        let listener = self.0.borrow().progress.clone();
         if let Some(listener) = listener {
             listener(&report);
         }
-        self.0.borrow_mut().0 = Some(report);
+        self.0.borrow_mut().last = Some(report);
+    }
+
+    /// A log message at `level` (RFC 5424 names: debug, info, notice, warning, error, …).
+    pub fn log(&self, level: &str, data: &Value) {
+        let listener = self.0.borrow().log.clone();
+        if let Some(listener) = listener {
+            listener(level, data);
+        }
     }
 
     /// The latest report, if any.
     pub fn last(&self) -> Option<Report> {
-        self.0.borrow().0.clone()
+        self.0.borrow().last.clone()
     }
 }
 
@@ -160,6 +186,12 @@ impl<A> Call<A> {
             attempt: self.attempt,
             progress: self.progress,
         }
+    }
+
+    /// Logs `data` at `level` (`notifications/message` to clients of a 2025-11-25 session
+    /// that set a level at or below it; dropped otherwise).
+    pub fn log(&self, level: &str, data: impl Into<Value>) {
+        self.progress.log(level, &data.into());
     }
 
     /// Reports progress: `notifications/progress` while an inline call that asked for it

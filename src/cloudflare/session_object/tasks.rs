@@ -1,0 +1,296 @@
+//! Legacy experimental tasks (spec/spec-2025-11-25_basic_utilities_tasks.mdx) on the same
+//! task objects as the Tasks extension: a task created by either era is read by the other.
+
+use super::{SessionRunner, error_body, json_response};
+use crate::cloudflare::sse::Channel;
+use crate::cloudflare::{call_object, new_task_id};
+use crate::error::McpError;
+use crate::http::HttpResponse;
+use crate::jsonrpc::{self, ErrorObject, Request as RpcRequest};
+use crate::legacy::{self, Session};
+use crate::server::call::{Asker, legacy_task_record};
+use crate::server::{Context, Server};
+use crate::tasks::id;
+use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use serde_json::{Map, Value, json};
+use std::rc::Rc;
+use std::time::Duration;
+use worker::{Delay, Response, Result};
+
+const PAGE: usize = 50;
+const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// The task object's answer for `request`, as a value or an error.
+async fn object(
+    runner: &SessionRunner,
+    request: ObjectRequest,
+    principal: &str,
+) -> std::result::Result<Value, McpError> {
+    match call_object(&runner.env, &request, principal).await {
+        Ok((status, body)) => match ObjectReply::decode(status, &body) {
+            Ok(ObjectReply::Result(value)) => Ok(value),
+            Ok(ObjectReply::Error(error)) => Err(McpError::Wire(error)),
+            Err(why) => Err(McpError::Internal(why)),
+        },
+        Err(why) => Err(McpError::Internal(format!(
+            "task storage unavailable: {why}"
+        ))),
+    }
+}
+
+async fn get(
+    runner: &SessionRunner,
+    task_id: &str,
+    principal: &str,
+) -> std::result::Result<Value, McpError> {
+    object(
+        runner,
+        ObjectRequest::Get {
+            task_id: task_id.to_owned(),
+        },
+        principal,
+    )
+    .await
+}
+
+fn task_id(params: &Map<String, Value>) -> std::result::Result<String, McpError> {
+    let task_id = params
+        .get("taskId")
+        .and_then(Value::as_str)
+        .ok_or_else(|| McpError::InvalidParams("params.taskId must be a string".into()))?;
+    if !id::is_valid(task_id) {
+        return Err(McpError::TaskNotFound);
+    }
+    Ok(task_id.to_owned())
+}
+
+fn is_terminal(task: &Value) -> bool {
+    matches!(
+        task["status"].as_str(),
+        Some("completed" | "failed" | "cancelled")
+    )
+}
+
+/// A task-augmented `tools/call`: `CreateTaskResult` at once.
+pub(super) async fn create(
+    runner: &SessionRunner,
+    server: &Server,
+    rpc: &RpcRequest,
+    session: &mut Session,
+    ctx: &Context,
+    ttl: Option<u64>,
+) -> Result<Response> {
+    let fail = |e: McpError| json_response(200, error_body(Some(&rpc.id), &e));
+    let mut record = match legacy_task_record(server, &rpc.params, &session.meta(), ctx, ttl) {
+        Ok(record) => record,
+        Err(e) => return fail(e),
+    };
+    record.task_id = new_task_id()?;
+    let task_id = record.task_id.clone();
+    match object(
+        runner,
+        ObjectRequest::Create {
+            record: Box::new(record),
+        },
+        &ctx.principal,
+    )
+    .await
+    {
+        Ok(created) => {
+            session.tasks.push(task_id);
+            runner.store(session).await?;
+            let result = json!({ "task": legacy::legacy_task(&created) });
+            json_response(200, jsonrpc::result_response(&rpc.id, &result))
+        }
+        Err(e) => fail(e),
+    }
+}
+
+pub(super) async fn handle(
+    runner: &SessionRunner,
+    server: &Rc<Server>,
+    rpc: &RpcRequest,
+    session: &mut Session,
+    ctx: &Context,
+    accepts_sse: bool,
+) -> Result<Response> {
+    let respond = |outcome: std::result::Result<Value, McpError>| match outcome {
+        Ok(result) => json_response(200, jsonrpc::result_response(&rpc.id, &result)),
+        Err(e) => json_response(200, error_body(Some(&rpc.id), &e)),
+    };
+    let principal = ctx.principal.as_str();
+    match rpc.method.as_str() {
+        "tasks/list" => respond(list(runner, session, &rpc.params, principal).await),
+        "tasks/get" => {
+            let outcome = match task_id(&rpc.params) {
+                Ok(task_id) => get(runner, &task_id, principal)
+                    .await
+                    .map(|t| legacy::legacy_task(&t)),
+                Err(e) => Err(e),
+            };
+            respond(outcome)
+        }
+        "tasks/cancel" => respond(cancel(runner, &rpc.params, principal).await),
+        _ => {
+            // tasks/result blocks until the task ends, asking the client for input on the
+            // way; it streams so the questions can travel.
+            let task_id = match task_id(&rpc.params) {
+                Ok(task_id) => task_id,
+                Err(e) => return respond(Err(e)),
+            };
+            let channel = Channel::default();
+            let asker = runner.asker(channel.clone(), Some(task_id.clone()), accepts_sse);
+            let out = channel.clone();
+            let request_id = rpc.id.clone();
+            let principal = principal.to_owned();
+            let env = runner.env.clone();
+            let poll_ms = server.config.poll_interval_ms.max(100);
+            let runner_ref = RunnerRef { env };
+            worker::wasm_bindgen_futures::spawn_local(async move {
+                let body = match result(&runner_ref, &asker, &task_id, &principal, poll_ms).await {
+                    Ok(result) => jsonrpc::result_response(&request_id, &result),
+                    Err(error) => jsonrpc::error_response(Some(&request_id), &error),
+                };
+                out.finish(&body);
+            });
+            channel.response(HttpResponse::empty(200))
+        }
+    }
+}
+
+/// What `tasks/result` needs of the runner inside its own task.
+struct RunnerRef {
+    env: worker::Env,
+}
+
+async fn object_ref(
+    runner: &RunnerRef,
+    request: ObjectRequest,
+    principal: &str,
+) -> std::result::Result<Value, McpError> {
+    match call_object(&runner.env, &request, principal).await {
+        Ok((status, body)) => match ObjectReply::decode(status, &body) {
+            Ok(ObjectReply::Result(value)) => Ok(value),
+            Ok(ObjectReply::Error(error)) => Err(McpError::Wire(error)),
+            Err(why) => Err(McpError::Internal(why)),
+        },
+        Err(why) => Err(McpError::Internal(format!(
+            "task storage unavailable: {why}"
+        ))),
+    }
+}
+
+/// `tasks/result`: what the underlying `tools/call` would have returned, once the task
+/// ends; an `input_required` task's questions go to the client as server→client requests
+/// tagged with the task, and the answers to the task object.
+async fn result(
+    runner: &RunnerRef,
+    asker: &super::SessionAsker,
+    task_id: &str,
+    principal: &str,
+    poll_ms: u64,
+) -> std::result::Result<Value, ErrorObject> {
+    loop {
+        let task = object_ref(
+            runner,
+            ObjectRequest::Get {
+                task_id: task_id.to_owned(),
+            },
+            principal,
+        )
+        .await
+        .map_err(|e| e.to_wire())?;
+        match task["status"].as_str() {
+            Some("completed") => {
+                let mut result = task["result"].clone();
+                result["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
+                return Ok(result);
+            }
+            Some("failed") => {
+                return Err(serde_json::from_value(task["error"].clone())
+                    .unwrap_or_else(|_| McpError::Internal("the task failed".into()).to_wire()));
+            }
+            Some("cancelled") => {
+                return Err(McpError::Internal(format!("Task {task_id} was cancelled")).to_wire());
+            }
+            Some("input_required") => {
+                let requests = task["inputRequests"]
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default();
+                let answers = asker.ask(requests).await.map_err(|e| e.to_wire())?;
+                let update = ObjectRequest::Update {
+                    task_id: task_id.to_owned(),
+                    input_responses: answers,
+                };
+                object_ref(runner, update, principal)
+                    .await
+                    .map_err(|e| e.to_wire())?;
+            }
+            _ => Delay::from(Duration::from_millis(poll_ms)).await,
+        }
+    }
+}
+
+/// `tasks/cancel`: the cancelled task; -32602 for one already ended (legacy tasks
+/// "Cancelling Tasks": terminal tasks cannot be cancelled).
+async fn cancel(
+    runner: &SessionRunner,
+    params: &Map<String, Value>,
+    principal: &str,
+) -> std::result::Result<Value, McpError> {
+    let task_id = task_id(params)?;
+    let task = get(runner, &task_id, principal).await?;
+    if is_terminal(&task) {
+        return Err(McpError::InvalidParams(format!(
+            "Cannot cancel task {task_id}: it already ended ({})",
+            task["status"].as_str().unwrap_or_default()
+        )));
+    }
+    object(
+        runner,
+        ObjectRequest::Cancel {
+            task_id: task_id.clone(),
+        },
+        principal,
+    )
+    .await?;
+    get(runner, &task_id, principal)
+        .await
+        .map(|t| legacy::legacy_task(&t))
+}
+
+/// `tasks/list`: this session's tasks that still exist, newest first, 50 a page; the
+/// cursor is the offset of the next page.
+async fn list(
+    runner: &SessionRunner,
+    session: &Session,
+    params: &Map<String, Value>,
+    principal: &str,
+) -> std::result::Result<Value, McpError> {
+    let offset = match params.get("cursor") {
+        None | Some(Value::Null) => 0,
+        Some(Value::String(cursor)) => cursor
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n <= session.tasks.len())
+            .ok_or_else(|| McpError::InvalidParams(format!("Invalid cursor: {cursor:?}")))?,
+        Some(_) => {
+            return Err(McpError::InvalidParams(
+                "params.cursor must be a string".into(),
+            ));
+        }
+    };
+    let ids: Vec<&String> = session.tasks.iter().rev().skip(offset).take(PAGE).collect();
+    let mut tasks = Vec::new();
+    for task_id in &ids {
+        if let Ok(task) = get(runner, task_id, principal).await {
+            tasks.push(legacy::legacy_task(&task));
+        }
+    }
+    let mut result = json!({ "tasks": tasks });
+    if offset + ids.len() < session.tasks.len() {
+        result["nextCursor"] = (offset + ids.len()).to_string().into();
+    }
+    Ok(result)
+}
