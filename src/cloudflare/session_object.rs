@@ -6,6 +6,7 @@
 //! its response stream and waits here; the client's answer arrives as a new POST with
 //! the same session id, so it reaches this object, which hands it to the waiting step.
 
+mod resumable;
 mod tasks;
 
 use super::sse::Channel;
@@ -21,6 +22,7 @@ use crate::server::{Action, Context, Cors, Server};
 use crate::tasks::protocol::PRINCIPAL_HEADER;
 use crate::tools::Progress;
 use futures_util::future::{Either, select};
+use resumable::{Stream, Streams};
 use serde_json::{Map, Value, json};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -52,6 +54,8 @@ pub struct SessionRunner {
     pending: Pending,
     /// Open GET streams, for notifications not tied to a request.
     streams: Rc<RefCell<Vec<Channel>>>,
+    /// Response streams, kept for clients that reconnect with `Last-Event-ID`.
+    resumable: Streams,
     counter: Rc<Cell<u64>>,
 }
 
@@ -87,6 +91,7 @@ impl SessionRunner {
             build,
             pending: Rc::default(),
             streams: Rc::default(),
+            resumable: Streams::default(),
             counter: Rc::default(),
         }
     }
@@ -133,9 +138,15 @@ impl SessionRunner {
                     return not_found();
                 }
                 let channel = Channel::default();
-                self.streams.borrow_mut().retain(|s| !s.is_finished());
-                self.streams.borrow_mut().push(channel.clone());
-                keep_alive(channel.clone());
+                let resumed = match req.headers().get("last-event-id")? {
+                    Some(last) => self.resumable.resume(&last, &channel),
+                    None => false,
+                };
+                if !resumed {
+                    self.streams.borrow_mut().retain(|s| !s.is_finished());
+                    self.streams.borrow_mut().push(channel.clone());
+                    keep_alive(channel.clone());
+                }
                 return channel.response(HttpResponse::empty(200));
             }
             Method::Post => {}
@@ -309,9 +320,9 @@ impl SessionRunner {
             },
             Action::Run(run) => {
                 let channel = Channel::default();
-                let out = channel.clone();
-                let asker = self.asker(channel.clone(), None, accepts_sse);
-                let progress = self.progress(&session, channel.clone(), run.progress_token.clone());
+                let out = self.resumable.open(channel.clone());
+                let asker = self.asker(out.clone(), None, accepts_sse);
+                let progress = self.progress(&session, out.clone(), run.progress_token.clone());
                 worker::wasm_bindgen_futures::spawn_local(async move {
                     let body = match server.run(*run, &ctx, &host, &progress, Some(&asker)).await {
                         Action::Respond(response) => legacy_body(&response.body),
@@ -330,7 +341,7 @@ impl SessionRunner {
 
     /// Progress (if the request asked) and log messages (at the session's level) onto
     /// the response stream.
-    fn progress(&self, session: &Session, channel: Channel, token: Option<Value>) -> Progress {
+    fn progress(&self, session: &Session, channel: Stream, token: Option<Value>) -> Progress {
         let sink = channel.clone();
         let progress = Progress::to(move |report| {
             if let Some(token) = &token {
@@ -338,6 +349,8 @@ impl SessionRunner {
             }
         });
         let session = session.clone();
+        let stream = channel.clone();
+        let progress = progress.disconnecting_to(move || stream.disconnect());
         progress.logging_to(move |level, data| {
             if session.logs(level) {
                 let message = json!({ "jsonrpc": "2.0", "method": "notifications/message",
@@ -350,7 +363,7 @@ impl SessionRunner {
     /// Server→client requests on `channel`, answered by later POSTs to this object.
     fn asker(
         &self,
-        channel: Channel,
+        channel: Stream,
         related_task: Option<String>,
         streaming: bool,
     ) -> SessionAsker {
@@ -383,7 +396,7 @@ fn keep_alive(channel: Channel) {
 
 /// Sends a step's input requests to the client and waits for the answers.
 pub(crate) struct SessionAsker {
-    channel: Channel,
+    channel: Stream,
     pending: Pending,
     counter: Rc<Cell<u64>>,
     related_task: Option<String>,

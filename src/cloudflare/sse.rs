@@ -49,6 +49,11 @@ impl Channel {
         }
     }
 
+    /// Sends an already framed event (or events).
+    pub fn send_raw(&self, frame: Vec<u8>) {
+        self.push(frame, false);
+    }
+
     /// Sends one JSON-RPC message.
     pub fn send(&self, json: &[u8]) {
         self.push(event(json), false);

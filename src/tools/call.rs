@@ -40,6 +40,7 @@ struct Sinks {
     last: Option<Report>,
     progress: Option<Listener>,
     log: Option<LogListener>,
+    disconnect: Option<Rc<dyn Fn()>>,
 }
 
 /// Where a step's progress reports and log messages go: `notifications/progress` and
@@ -68,6 +69,20 @@ impl Progress {
     pub fn logging_to(self, listener: impl Fn(&str, &Value) + 'static) -> Progress {
         self.0.borrow_mut().log = Some(Rc::new(listener));
         self
+    }
+
+    /// What ends the client's connection on request ([`Call::close_stream`]).
+    pub fn disconnecting_to(self, f: impl Fn() + 'static) -> Progress {
+        self.0.borrow_mut().disconnect = Some(Rc::new(f));
+        self
+    }
+
+    /// Ends the client's connection to the response stream, if it can be resumed.
+    pub fn disconnect(&self) {
+        let f = self.0.borrow().disconnect.clone();
+        if let Some(f) = f {
+            f();
+        }
     }
 
     pub fn report(&self, report: Report) {
@@ -186,6 +201,14 @@ impl<A> Call<A> {
             attempt: self.attempt,
             progress: self.progress,
         }
+    }
+
+    /// Ends the client's connection to this call's response stream now, where streams are
+    /// resumable (2025-11-25 sessions, SEP-1699): the client reconnects with
+    /// `Last-Event-ID` and receives the rest. A long step can use it so no connection is
+    /// held open while it works. No effect elsewhere.
+    pub fn close_stream(&self) {
+        self.progress.disconnect();
     }
 
     /// Logs `data` at `level` (`notifications/message` to clients of a 2025-11-25 session

@@ -139,8 +139,8 @@ pub(super) async fn handle(
                 Err(e) => return respond(Err(e)),
             };
             let channel = Channel::default();
-            let asker = runner.asker(channel.clone(), Some(task_id.clone()), accepts_sse);
-            let out = channel.clone();
+            let out = runner.resumable.open(channel.clone());
+            let asker = runner.asker(out.clone(), Some(task_id.clone()), accepts_sse);
             let request_id = rpc.id.clone();
             let principal = principal.to_owned();
             let env = runner.env.clone();
