@@ -141,13 +141,23 @@ pub(super) async fn handle(
             let channel = Channel::default();
             let out = runner.resumable.open(channel.clone());
             let asker = runner.asker(out.clone(), Some(task_id.clone()), accepts_sse);
+            let status_out = out.clone();
             let request_id = rpc.id.clone();
             let principal = principal.to_owned();
             let env = runner.env.clone();
             let poll_ms = server.config.poll_interval_ms.max(100);
             let runner_ref = RunnerRef { env };
             worker::wasm_bindgen_futures::spawn_local(async move {
-                let body = match result(&runner_ref, &asker, &task_id, &principal, poll_ms).await {
+                let body = match result(
+                    &runner_ref,
+                    &asker,
+                    &status_out,
+                    &task_id,
+                    &principal,
+                    poll_ms,
+                )
+                .await
+                {
                     Ok(result) => jsonrpc::result_response(&request_id, &result),
                     Err(error) => jsonrpc::error_response(Some(&request_id), &error),
                 };
@@ -186,20 +196,27 @@ async fn object_ref(
 async fn result(
     runner: &RunnerRef,
     asker: &super::SessionAsker,
+    out: &super::Stream,
     task_id: &str,
     principal: &str,
     poll_ms: u64,
 ) -> std::result::Result<Value, ErrorObject> {
+    let mut last_status = Value::Null;
     loop {
-        let task = object_ref(
-            runner,
-            ObjectRequest::Get {
-                task_id: task_id.to_owned(),
-            },
-            principal,
-        )
-        .await
-        .map_err(|e| e.to_wire())?;
+        let request = ObjectRequest::Get {
+            task_id: task_id.to_owned(),
+        };
+        let task = object_ref(runner, request, principal)
+            .await
+            .map_err(|e| e.to_wire())?;
+        if task["status"] != last_status {
+            // notifications/tasks/status (legacy tasks "Task Status Notification"), without
+            // related-task metadata: the task id is in the params.
+            last_status = task["status"].clone();
+            let notification = json!({ "jsonrpc": "2.0", "method": "notifications/tasks/status",
+                "params": legacy::legacy_task(&task) });
+            out.send(notification.to_string().as_bytes());
+        }
         match task["status"].as_str() {
             Some("completed") => {
                 let mut result = task["result"].clone();

@@ -1,0 +1,153 @@
+// The 2025-11-25 era on the same endpoint, at the wire: sessions, SSE responses,
+// server→client requests answered by separate POSTs, logging, and legacy tasks on the
+// same task objects as the Tasks extension (a task created by either era is read by the other).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer } from '../support/server.mjs';
+import { ok } from './mcp.mjs';
+
+let server, url;
+before(async () => { server = await startServer(); url = server.mcpUrl; });
+after(async () => { await server?.stop(); });
+
+let nextId = 1;
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+async function initialize(capabilities = { elicitation: {}, sampling: {} }) {
+  const res = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'e2e-legacy', version: '1' } } }) });
+  assert.equal(res.status, 200);
+  const session = res.headers.get('mcp-session-id');
+  assert.match(session, /^[0-9a-f]{32}$/);
+  const body = await res.json();
+  assert.equal(body.result.protocolVersion, '2025-11-25');
+  const note = await post(session, { jsonrpc: '2.0', method: 'notifications/initialized' });
+  assert.equal(note.status, 202);
+  return { session, result: body.result };
+}
+
+function post(session, message) {
+  return fetch(url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify(message) });
+}
+
+/** Sends a request; returns every JSON-RPC message of its answer (JSON or SSE), calling
+ * `onRequest(message)` for server→client requests and POSTing what it returns. */
+async function call(session, method, params = {}, onRequest) {
+  const id = nextId++;
+  const res = await post(session, { jsonrpc: '2.0', id, method, params });
+  if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) return { status: res.status, messages: [await res.json()] };
+  const messages = [];
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const frame = buffer.slice(0, end); buffer = buffer.slice(end + 2);
+      const data = frame.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('');
+      if (!data) continue;
+      const message = JSON.parse(data);
+      messages.push(message);
+      if (message.method && message.id !== undefined && onRequest) {
+        const answer = await onRequest(message);
+        const r = await post(session, { jsonrpc: '2.0', id: message.id, result: answer });
+        assert.equal(r.status, 202);
+      }
+    }
+  }
+  return { status: res.status, messages };
+}
+
+const response = (r) => r.messages.find((m) => m.id !== undefined && !m.method);
+
+test('initialize, lists without 2026 fields, ping, DELETE ends the session', async () => {
+  const { session, result } = await initialize();
+  assert.ok(result.capabilities.tasks.requests.tools.call);
+  const tools = response(await call(session, 'tools/list')).result;
+  assert.equal(tools.resultType, undefined);
+  assert.equal(tools.tools.find((t) => t.name === 'confirm_delete').execution.taskSupport, 'required');
+  assert.deepEqual(response(await call(session, 'ping')).result, {});
+  const del = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': session } });
+  assert.equal(del.status, 204);
+  const gone = await post(session, { jsonrpc: '2.0', id: nextId++, method: 'ping' });
+  assert.equal(gone.status, 404);
+  const unknown = await post('ffffffffffffffffffffffffffffffff', { jsonrpc: '2.0', id: nextId++, method: 'ping' });
+  assert.equal(unknown.status, 404);
+});
+
+test('an inline call asks by a server→client request answered in a separate POST; logs follow the level', async () => {
+  const { session } = await initialize();
+  const asked = [];
+  const r = await call(session, 'tools/call', { name: 'test_elicitation', arguments: { message: 'Who?' } }, (req) => {
+    asked.push(req);
+    return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+  });
+  assert.equal(asked.length, 1);
+  assert.equal(asked[0].method, 'elicitation/create');
+  assert.equal(asked[0].params.message, 'Who?');
+  assert.match(response(r).result.content[0].text, /"username":"ada"/);
+  // Logging: info messages arrive while the level allows them, not above it.
+  const logs = (x) => x.messages.filter((m) => m.method === 'notifications/message');
+  assert.equal(logs(await call(session, 'tools/call', { name: 'test_tool_with_logging', arguments: {} })).length, 3);
+  assert.deepEqual(response(await call(session, 'logging/setLevel', { level: 'error' })).result, {});
+  assert.equal(logs(await call(session, 'tools/call', { name: 'test_tool_with_logging', arguments: {} })).length, 0);
+  // A client without the capability is refused before anything is sent.
+  const { session: plain } = await initialize({});
+  const refused = response(await call(plain, 'tools/call', { name: 'test_sampling', arguments: { prompt: 'hi' } }));
+  assert.equal(refused.error.code, -32021);
+});
+
+test('legacy tasks on the same task objects: create, tasks/result with a tagged question, both eras read it', async () => {
+  const { session } = await initialize();
+  const created = response(await call(session, 'tools/call', { name: 'confirm_delete', arguments: { filename: 'a.txt' }, task: { ttl: 60000 } }));
+  const task = created.result.task;
+  assert.match(task.taskId, /^[0-9a-f]{32}$/);
+  assert.equal(task.ttl, 60000);
+  assert.equal(task.ttlMs, undefined);
+  // The same task through the Tasks extension (2026-07-28): same principal, same object.
+  const modern = await ok(url, 'tasks/get', { taskId: task.taskId });
+  assert.equal(modern.taskId, task.taskId);
+  const questions = [];
+  const r = await call(session, 'tasks/result', { taskId: task.taskId }, (req) => {
+    questions.push(req);
+    return { action: 'accept', content: { confirm: true } };
+  });
+  assert.equal(questions.length, 1);
+  assert.equal(questions[0].params._meta['io.modelcontextprotocol/related-task'].taskId, task.taskId);
+  const result = response(r).result;
+  assert.equal(result.content[0].text, 'Deleted a.txt.');
+  assert.equal(result._meta['io.modelcontextprotocol/related-task'].taskId, task.taskId);
+  const statuses = r.messages.filter((m) => m.method === 'notifications/tasks/status').map((m) => m.params.status);
+  assert.equal(statuses.at(-1), 'completed');
+  assert.equal((await ok(url, 'tasks/get', { taskId: task.taskId })).status, 'completed');
+  // A task created by the modern era is read by the legacy one.
+  const born = await ok(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 30 } });
+  const seen = response(await call(session, 'tasks/get', { taskId: born.taskId })).result;
+  assert.equal(seen.status, 'working');
+  assert.equal(seen.pollInterval, 1000);
+  await ok(url, 'tasks/cancel', { taskId: born.taskId });
+});
+
+test('tasks/cancel, tasks/list, and refusals', async () => {
+  const { session } = await initialize();
+  const ids = [];
+  for (let i = 0; i < 3; i++) {
+    const c = response(await call(session, 'tools/call', { name: 'process_batch', arguments: { items: 50, delayMs: 500 }, task: {} }));
+    ids.push(c.result.task.taskId);
+  }
+  const cancelled = response(await call(session, 'tasks/cancel', { taskId: ids[0] })).result;
+  assert.equal(cancelled.status, 'cancelled');
+  const again = response(await call(session, 'tasks/cancel', { taskId: ids[0] }));
+  assert.equal(again.error.code, -32602);
+  const listed = response(await call(session, 'tasks/list')).result;
+  assert.deepEqual(listed.tasks.map((t) => t.taskId), [...ids].reverse());
+  assert.equal(listed.nextCursor, undefined);
+  const forbidden = response(await call(session, 'tools/call', { name: 'greet', arguments: { name: 'x' }, task: {} }));
+  assert.equal(forbidden.error.code, -32602);
+  const modernOnly = response(await call(session, 'server/discover'));
+  assert.equal(modernOnly.error.code, -32601);
+  for (const id of ids.slice(1)) await call(session, 'tasks/cancel', { taskId: id });
+});
