@@ -11,7 +11,7 @@ WRANGLER := $(CURDIR)/node_modules/.bin/wrangler
 DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-secret-change-me-in-production \
 	--var 'FETCH_ALLOWED_HOSTS:127.0.0.1:*,localhost:*'
 
-.PHONY: setup dev test test-native test-e2e conformance client test-browser test-console bench build lint
+.PHONY: setup dev test test-native test-e2e test-sdk conformance client test-browser test-console bench build lint
 
 setup:
 	@sh scripts/setup.sh
@@ -24,7 +24,7 @@ dev: setup client
 	$(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS)
 
 # Every test layer; fails on the first failing layer.
-test: setup lint test-native build test-e2e conformance client test-browser test-console
+test: setup lint test-native build test-e2e test-sdk conformance client test-browser test-console
 
 # The library and the demo server (a crate on the library), natively; doc examples too.
 test-native:
@@ -34,6 +34,11 @@ test-native:
 
 test-e2e: build
 	node --test --test-concurrency=1 'tests/e2e/*.test.mjs'
+
+# Official MCP SDK clients against the server: TypeScript 1.x (2025-11-25 sessions and
+# legacy tasks), TypeScript 2.x, Python 2.x in legacy mode, and a session across a restart.
+test-sdk: build
+	node --test --test-concurrency=1 'tests/sdk/*.test.mjs'
 
 # The suite's own definition of conformance: each frozen requirement set (every scored
 # scenario must pass) plus every tasks-* scenario; see tests/conformance/run.mjs.

@@ -2,7 +2,8 @@
 # `make setup`: installs everything the project needs on a fresh machine of this kind,
 # idempotently (seconds when already done). Nothing is downloaded from GitHub: the
 # wasm-bindgen CLI, wasm-pack, worker-build and geckodriver come from crates.io,
-# wasm-opt (binaryen), esbuild, wrangler and Node 22 from npm, browsers from Debian.
+# wasm-opt (binaryen), esbuild, wrangler and Node 22 from npm, browsers from Debian,
+# the Python MCP SDK (for tests/sdk) from PyPI into .venv-sdk.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -39,6 +40,17 @@ sum=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
   say "installing npm packages"; npm install --no-audit --no-fund
   echo "$sum" > "$stamp"
+fi
+
+# The Python SDK client for tests/sdk/python-legacy.test.mjs, in a venv under the repo root;
+# redone only when the pinned version changes.
+mcp_py=2.3.0
+venv=.venv-sdk
+if [ "$(cat "$venv/.mcp-version" 2>/dev/null)" != "$mcp_py" ] || [ ! -x "$venv/bin/python" ]; then
+  say "installing the Python MCP SDK $mcp_py into $venv"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$mcp_py"
+  echo "$mcp_py" > "$venv/.mcp-version"
 fi
 
 missing=""

@@ -121,6 +121,17 @@ fn results_and_tasks_take_the_legacy_shape() {
         json!({ "taskId": "t", "status": "completed", "statusMessage": "done", "createdAt": "a",
                 "lastUpdatedAt": "b", "ttl": null, "pollInterval": 1000 })
     );
+    // An isError result completes a modern task; a legacy client reads it as failed.
+    let tool_error = json!({ "taskId": "t", "status": "completed", "createdAt": "a", "lastUpdatedAt": "b", "ttlMs": 1,
+        "result": { "content": [{ "type": "text", "text": "boom" }], "isError": true } });
+    let legacy_view = legacy::legacy_task(&tool_error);
+    assert_eq!(
+        (
+            legacy_view["status"].as_str(),
+            legacy_view["statusMessage"].as_str()
+        ),
+        (Some("failed"), Some("The tool reported an error: boom"))
+    );
     let tools = legacy::legacy_tools(&server());
     let find = |name: &str| {
         tools["tools"]
@@ -192,9 +203,20 @@ fn task_augmented_calls_check_the_tool_like_tools_call() {
         ),
         (Some(5000), Some(NOW), Value::Null)
     );
+    let forbidden = legacy_task_record(
+        &s,
+        &params(json!({ "name": "greet", "arguments": { "name": "x" } })),
+        &session_meta(json!({})),
+        &ctx(),
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(forbidden.to_wire().code.0, -32601);
+    let required = legacy::needs_task(&s, &params(json!({ "name": "confirm_delete" }))).unwrap();
+    assert_eq!(required.to_wire().code.0, -32601);
+    assert!(legacy::needs_task(&s, &params(json!({ "name": "greet" }))).is_none());
     for bad in [
-        json!({ "name": "greet", "arguments": { "name": "x" } }), // forbidden
-        json!({ "name": "confirm_delete", "arguments": {} }),     // invalid arguments
+        json!({ "name": "confirm_delete", "arguments": {} }), // invalid arguments
         json!({ "name": "nope" }),
     ] {
         let e = legacy_task_record(

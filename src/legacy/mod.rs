@@ -191,6 +191,18 @@ pub fn legacy_result(mut result: Value) -> Value {
     result
 }
 
+/// A `tools/call` without `params.task` of a tool whose `taskSupport` is `required`:
+/// -32601 (legacy tasks "Tool-Level Negotiation": servers MUST answer so).
+pub fn needs_task(server: &Server, params: &Map<String, Value>) -> Option<McpError> {
+    let name = params.get("name").and_then(Value::as_str)?;
+    let tool = server.registry.get(name)?;
+    (tool.task_support() == TaskSupport::Required).then(|| {
+        crate::server::call::method_not_found(format!(
+            "The tool {name} only runs as a task (execution.taskSupport is \"required\"): call it with params.task"
+        ))
+    })
+}
+
 /// `tools/list` for a legacy client: each tool says whether it runs as a task
 /// (2025-11-25 `execution.taskSupport`).
 pub fn legacy_tools(server: &Server) -> Value {

@@ -6,10 +6,22 @@ use serde_json::{Map, Value, json};
 
 /// A modern `DetailedTask` (as the task object answers) as a 2025-11-25 `Task`:
 /// `ttlMs` → `ttl`, `pollIntervalMs` → `pollInterval`, no status payload.
+///
+/// A tool result with `isError: true` completes a task of the Tasks extension, but a
+/// 2025-11-25 client reads such a task as `failed` (legacy tasks "Task Execution Errors":
+/// a tool call whose result has `isError` set moves the task to `failed`); `tasks/result`
+/// still returns the result itself.
 pub fn legacy_task(detailed: &Value) -> Value {
+    let tool_error = detailed["status"] == "completed"
+        && detailed.pointer("/result/isError") == Some(&Value::Bool(true));
+    let status = if tool_error {
+        json!("failed")
+    } else {
+        detailed["status"].clone()
+    };
     let mut task = json!({
         "taskId": detailed["taskId"],
-        "status": detailed["status"],
+        "status": status,
         "createdAt": detailed["createdAt"],
         "lastUpdatedAt": detailed["lastUpdatedAt"],
         "ttl": detailed["ttlMs"],
@@ -19,6 +31,15 @@ pub fn legacy_task(detailed: &Value) -> Value {
     }
     if let Some(message) = detailed.get("statusMessage") {
         task["statusMessage"] = message.clone();
+    } else if tool_error {
+        let text = detailed
+            .pointer("/result/content/0/text")
+            .and_then(Value::as_str);
+        task["statusMessage"] = format!(
+            "The tool reported an error: {}",
+            text.unwrap_or("see tasks/result")
+        )
+        .into();
     }
     task
 }

@@ -462,7 +462,8 @@ pub fn legacy_task_record(
     let name = string_param(params, "name")?;
     let tool = server.registry.lookup(name)?;
     if tool.task_support() == TaskSupport::Forbidden {
-        return Err(McpError::InvalidParams(format!(
+        // Legacy tasks "Tool-Level Negotiation": SHOULD be -32601.
+        return Err(method_not_found(format!(
             "The tool {name} does not run as a task (execution.taskSupport is \"forbidden\"); call it without params.task"
         )));
     }
@@ -484,4 +485,13 @@ pub fn legacy_task_record(
         server.config.poll_interval_ms,
         ctx.now_ms,
     ))
+}
+
+/// A -32601 error with its own message (legacy tasks answer task-support mismatches so).
+pub fn method_not_found(message: String) -> McpError {
+    McpError::Wire(crate::jsonrpc::ErrorObject {
+        code: crate::jsonrpc::ErrorCode::METHOD_NOT_FOUND,
+        message,
+        data: None,
+    })
 }

@@ -146,7 +146,9 @@ test('tasks/cancel, tasks/list, and refusals', async () => {
   assert.deepEqual(listed.tasks.map((t) => t.taskId), [...ids].reverse());
   assert.equal(listed.nextCursor, undefined);
   const forbidden = response(await call(session, 'tools/call', { name: 'greet', arguments: { name: 'x' }, task: {} }));
-  assert.equal(forbidden.error.code, -32602);
+  assert.equal(forbidden.error.code, -32601);
+  const required = response(await call(session, 'tools/call', { name: 'confirm_delete', arguments: { filename: 'x' } }));
+  assert.equal(required.error.code, -32601);
   const modernOnly = response(await call(session, 'server/discover'));
   assert.equal(modernOnly.error.code, -32601);
   for (const id of ids.slice(1)) await call(session, 'tasks/cancel', { taskId: id });
