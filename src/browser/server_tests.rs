@@ -3,6 +3,7 @@
 
 use super::flow::{self, CallStep, InputKind};
 use super::wire::{ClientError, Outgoing, Session, check_discovery, read_response};
+use crate::host::{Host, block_on, fake::FakeHost};
 use crate::http::{Headers, HttpRequest};
 use crate::server::{Action, Config, Context, Server};
 use serde_json::{Map, Value, json};
@@ -36,7 +37,13 @@ fn exchange(server: &Server, out: &Outgoing, id: u64) -> Result<Map<String, Valu
         principal: "anonymous".into(),
         now_ms: 1_700_000_000_000,
     };
-    match server.handle(&request, &ctx) {
+    let mut action = server.handle(&request, &ctx);
+    if let Action::Run(run) = action {
+        // A tool step (MRTR rounds) runs inline, against the fake host.
+        let host = Host::new(FakeHost::new().at(ctx.now_ms));
+        action = block_on(server.run(*run, &ctx, &host));
+    }
+    match action {
         Action::Respond(response) => {
             let body = String::from_utf8(response.body.clone()).unwrap();
             read_response(

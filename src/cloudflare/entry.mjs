@@ -57,11 +57,19 @@ export default class Entrypoint extends Shim {
 // The object's DurableObjectState, kept outside the instance: the shim replaces the
 // wasm-backed instance after a crash, the JS object (and this map's key) stays.
 const contexts = new WeakMap();
+const traced = new WeakSet();
 
 export class TaskObject extends ShimTaskObject {
   constructor(ctx, env) {
     super(ctx, env);
     contexts.set(this, ctx);
+    // TRACE_OBJECT_REQUESTS=true logs one line per invocation of the object (what the
+    // notification bench counts); off by default.
+    if (env?.TRACE_OBJECT_REQUESTS === 'true') traced.add(this);
+  }
+
+  trace(kind) {
+    if (traced.has(this)) console.log(`[object-request] ${kind}`);
   }
 
   /** Tells every watcher the object crashed: they reconnect and re-read its state. */
@@ -72,6 +80,7 @@ export class TaskObject extends ShimTaskObject {
   }
 
   async fetch(request) {
+    this.trace('fetch');
     const response = await watch(super.fetch(request));
     if (response !== CRASHED) return response;
     this.dropWatchers();
@@ -79,6 +88,7 @@ export class TaskObject extends ShimTaskObject {
   }
 
   async alarm(info) {
+    this.trace('alarm');
     const done = await watch(super.alarm(info));
     if (done === CRASHED) {
       this.dropWatchers();
@@ -88,14 +98,17 @@ export class TaskObject extends ShimTaskObject {
   }
 
   async webSocketMessage(ws, message) {
+    this.trace('webSocketMessage');
     await watch(super.webSocketMessage(ws, message));
   }
 
   async webSocketClose(ws, code, reason, wasClean) {
+    this.trace('webSocketClose');
     await watch(super.webSocketClose(ws, code, reason, wasClean));
   }
 
   async webSocketError(ws, error) {
+    this.trace('webSocketError');
     await watch(super.webSocketError(ws, error));
   }
 }
