@@ -51,12 +51,12 @@ async function pushLatency(url) {
 
 async function pollLatency(url) {
   const t = await waitingTask(url);
-  // A poller's phase is arbitrary relative to the change: start it at a random offset.
-  await sleep(Math.random() * t.pollMs);
+  // A poller's phase is arbitrary relative to the change: its next read comes after a
+  // random part of the interval, then every interval.
   const start = performance.now();
   const answered = answer(url, t);
-  for (;;) {
-    await sleep(t.pollMs);
+  for (let wait = Math.random() * t.pollMs; ; wait = t.pollMs) {
+    await sleep(wait);
     const task = await ok(url, 'tasks/get', { taskId: t.taskId });
     if (task.status !== 'input_required') break;
   }
