@@ -27,7 +27,8 @@ pub fn server() -> Server {
 mod entry {
     use mcp_tasks_edge::cloudflare::{self, SessionRunner, TaskRunner};
     use worker::{
-        Context, DurableObject, Env, Request, Response, Result, State, durable_object, event,
+        Context, DurableObject, Env, Error, Request, Response, Result, State, WebSocket,
+        WebSocketIncomingMessage, durable_object, event,
     };
 
     #[event(fetch)]
@@ -50,6 +51,29 @@ mod entry {
 
         async fn alarm(&self) -> Result<Response> {
             self.0.alarm().await
+        }
+
+        // The sockets of listen streams watching the task (pushed notifications).
+        async fn websocket_message(
+            &self,
+            ws: WebSocket,
+            message: WebSocketIncomingMessage,
+        ) -> Result<()> {
+            self.0.websocket_message(ws, message).await
+        }
+
+        async fn websocket_close(
+            &self,
+            ws: WebSocket,
+            code: usize,
+            reason: String,
+            was_clean: bool,
+        ) -> Result<()> {
+            self.0.websocket_close(ws, code, reason, was_clean).await
+        }
+
+        async fn websocket_error(&self, ws: WebSocket, error: Error) -> Result<()> {
+            self.0.websocket_error(ws, error).await
         }
     }
 

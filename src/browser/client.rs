@@ -10,6 +10,8 @@ use std::cell::{Cell, RefCell};
 
 pub struct Inner {
     pub session: Session,
+    /// The one listen stream shared by every task this client follows.
+    pub hub: super::hub::Hub,
     /// The `fetch` override of `ConnectOptions`, if any.
     pub fetch: Option<Function>,
     next_id: Cell<u64>,
@@ -21,6 +23,7 @@ impl Inner {
     pub fn new(session: Session, fetch: Option<Function>) -> Self {
         Inner {
             session,
+            hub: Default::default(),
             fetch,
             next_id: Cell::new(1),
             tools: RefCell::new(None),

@@ -4,7 +4,9 @@
 
 use super::client::Inner;
 use super::flow::{self, AnsweredKeys, CallStep, InputKind, StatusWatch, TaskState};
+use super::hub;
 use super::js::{self, Abort, JsResult, to_js, to_js_error};
+use super::sse::bare_task;
 use super::wire::ClientError;
 use js_sys::{Function, Promise};
 use serde_json::{Map, Value};
@@ -199,7 +201,11 @@ impl Call {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        match self.follow_inner(&task_id, task).await {
+        // The task joins the client's shared listen stream while this call follows it.
+        hub::add_driver(&self.inner, &task_id, &task);
+        let outcome = self.follow_inner(&task_id, task).await;
+        hub::remove_driver(&self.inner, &task_id);
+        match outcome {
             Err(e) if self.abort().is_some_and(Abort::aborted) => {
                 // Best effort: the abort reason is the answer whatever the cancel says.
                 let _ = self.inner.cancel_task(&task_id).await;
@@ -233,8 +239,43 @@ impl Call {
                 TaskState::Failed(error) => return Err(to_js_error(error)),
                 TaskState::Cancelled => return Err(to_js_error(flow::cancelled(task_id))),
             }
-            js::wait(js::sleep(flow::poll_delay(&task)), self.abort()).await?;
-            task = self.inner.get_task(task_id, self.abort()).await?;
+            task = self.next_state(task_id, &task).await?;
+        }
+    }
+
+    /// The task's next state: pushed by the shared stream while it covers the task (no
+    /// polling then), else from `tasks/get` after the poll interval (or sooner, if a
+    /// notification arrives first).
+    async fn next_state(&self, task_id: &str, current: &Value) -> JsResult<Value> {
+        let hub = &self.inner.hub;
+        let newer = |current: &Value| {
+            let bare = current.as_object().map(|t| Value::Object(bare_task(t)));
+            hub.last(task_id).filter(|last| Some(last) != bare.as_ref())
+        };
+        loop {
+            if let Some(task) = newer(current) {
+                return Ok(task);
+            }
+            if hub.covers(task_id) {
+                js::wait(hub.changed(), self.abort()).await?;
+                continue;
+            }
+            let pause = Promise::race(&js_sys::Array::of2(
+                &js::sleep(flow::poll_delay(current)),
+                &hub.changed(),
+            ));
+            js::wait(pause, self.abort()).await?;
+            if let Some(task) = newer(current) {
+                return Ok(task);
+            }
+            if hub.covers(task_id) {
+                continue;
+            }
+            let task = self.inner.get_task(task_id, self.abort()).await?;
+            if let Value::Object(map) = &task {
+                hub.offer(map);
+            }
+            return Ok(task);
         }
     }
 }

@@ -11,7 +11,8 @@
 //! | `js.rs` | fetch, timers, `AbortSignal`, JSON ⇄ JS, the `McpError` class |
 //! | `client.rs` | one client's state and its JSON-RPC round trip |
 //! | `driver.rs` | drives `tools/call` through MRTR rounds and tasks; `ToolCallHandle` |
-//! | `subscribe.rs` | `listen()`: the SSE stream or polling; `Subscription` |
+//! | `hub.rs` | one shared `subscriptions/listen` stream for every task the client follows |
+//! | `subscribe.rs` | `listen()` over the hub; `Subscription` |
 //! | `types.rs` | the TypeScript declarations of options and results |
 //!
 //! The `wasm_bindgen` layer (this file, the handles) only converts values and hands work
@@ -20,6 +21,7 @@
 mod client;
 mod driver;
 pub mod flow;
+mod hub;
 mod js;
 pub mod sse;
 mod subscribe;

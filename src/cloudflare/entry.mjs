@@ -7,10 +7,13 @@
 // request; this wrapper watches that mark and answers every request in flight with a
 // JSON-RPC -32603 error carrying the request's id. The task Durable Object is wrapped the
 // same way: a crashed alarm rejects, so the runtime retries it (the lease in the task
-// record then re-runs the step, up to STEP_MAX_ATTEMPTS). Copy this file next to the build
-// output (README, "Build your own server"; rename TaskObject and SessionObject below if
-// your Durable Object classes are named otherwise); `scripts/build-worker.sh` does it for
-// the demo.
+// record then re-runs the step, up to STEP_MAX_ATTEMPTS), and the object's watch sockets
+// (pushed notifications) are closed with 1011: the listen streams holding them reconnect
+// and read the durable state again, so a crash is surfaced, not hidden. The WebSocket
+// handlers are wrapped too, so a crash there cannot leave them unsettled. Copy this file
+// next to the build output (README, "Build your own server"; rename TaskObject and
+// SessionObject below if your Durable Object classes are named otherwise);
+// `scripts/build-worker.sh` does it for the demo.
 import Shim, { SessionObject as ShimSessionObject, TaskObject as ShimTaskObject } from './index.js';
 export * from './index.js';
 
@@ -61,17 +64,62 @@ export class SessionObject extends ShimSessionObject {
   }
 }
 
+// The object's DurableObjectState, kept outside the instance: the shim replaces the
+// wasm-backed instance after a crash, the JS object (and this map's key) stays.
+const contexts = new WeakMap();
+const traced = new WeakSet();
+
 export class TaskObject extends ShimTaskObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    contexts.set(this, ctx);
+    // TRACE_OBJECT_REQUESTS=true logs one line per invocation of the object (what the
+    // notification bench counts); off by default.
+    if (env?.TRACE_OBJECT_REQUESTS === 'true') traced.add(this);
+  }
+
+  trace(kind) {
+    if (traced.has(this)) console.log(`[object-request] ${kind}`);
+  }
+
+  /** Tells every watcher the object crashed: they reconnect and re-read its state. */
+  dropWatchers() {
+    for (const ws of contexts.get(this)?.getWebSockets() ?? []) {
+      try { ws.close(1011, 'the task object crashed'); } catch { /* already closed */ }
+    }
+  }
+
   async fetch(request) {
+    this.trace('fetch');
     const response = await watch(super.fetch(request));
     if (response !== CRASHED) return response;
+    this.dropWatchers();
     return new Response('the task object crashed while handling this request', { status: 500 });
   }
 
   async alarm(info) {
+    this.trace('alarm');
     const done = await watch(super.alarm(info));
-    if (done === CRASHED) throw new Error('the task step crashed; the runtime retries the alarm');
+    if (done === CRASHED) {
+      this.dropWatchers();
+      throw new Error('the task step crashed; the runtime retries the alarm');
+    }
     return done;
+  }
+
+  async webSocketMessage(ws, message) {
+    this.trace('webSocketMessage');
+    await watch(super.webSocketMessage(ws, message));
+  }
+
+  async webSocketClose(ws, code, reason, wasClean) {
+    this.trace('webSocketClose');
+    await watch(super.webSocketClose(ws, code, reason, wasClean));
+  }
+
+  async webSocketError(ws, error) {
+    this.trace('webSocketError');
+    await watch(super.webSocketError(ws, error));
   }
 }
 

@@ -1,109 +1,285 @@
-//! The `subscriptions/listen` stream: an SSE response whose body is produced by reading
-//! the watched tasks' objects every `poll_ms` (fan-in by the Worker). Frames come from the
-//! core (`server::listen`); this file only schedules reads and writes them out.
+//! The `subscriptions/listen` stream: an SSE response fed by the watched tasks' objects
+//! over WebSockets (`tasks::watch`). Each object pushes its changes; between them the
+//! Worker only waits, the objects hibernate, and an idle watched task costs no
+//! requests. What to send, when to reconnect and when to end is decided by the pure
+//! [`Fanin`]; this file opens and closes sockets, reads them, and writes the frames.
 
-use super::{call_object, to_headers};
+use super::{TASKS_BINDING, call_object, now_ms, to_headers};
+use crate::error::McpError;
 use crate::http::HttpResponse;
-use crate::server::listen::{KEEPALIVE_MS, Listen, is_terminal};
-use crate::tasks::protocol::{ObjectReply, ObjectRequest};
-use futures_util::stream;
+use crate::server::fanin::{Command, Fanin, Opened};
+use crate::server::listen::Listen;
+use crate::tasks::protocol::{ERROR_STATUS, ObjectReply, ObjectRequest, PRINCIPAL_HEADER};
+use crate::tasks::watch::{WatchMessage, watch_url};
+use futures_channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
+use futures_util::future::{Either, join_all, select};
+use futures_util::{StreamExt, stream};
 use serde_json::Value;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
-use worker::{Delay, Env, Response};
+use worker::wasm_bindgen_futures::spawn_local;
+use worker::ws_events::WebsocketEvent;
+use worker::{Delay, Env, Request, RequestInit, Response, WebSocket};
 
-enum Phase {
-    Start,
-    Watching,
-    Done,
+/// What a socket's reader reports: a text message, or that the socket is gone.
+enum SocketEvent {
+    Message(String),
+    Lost,
+}
+
+/// (task id, socket generation, event).
+type Event = (String, u64, SocketEvent);
+
+/// The open sockets, one per watched task. A reopened socket gets a new generation, so
+/// late events of the socket it replaced are ignored.
+struct Sockets {
+    open: HashMap<String, (u64, WebSocket)>,
+    generation: u64,
+    events: UnboundedSender<Event>,
+}
+
+impl Sockets {
+    fn current(&self, task_id: &str, generation: u64) -> bool {
+        self.open
+            .get(task_id)
+            .is_some_and(|(g, _)| *g == generation)
+    }
+
+    fn add(&mut self, task_id: &str, socket: WebSocket) {
+        self.close(task_id);
+        self.generation += 1;
+        let generation = self.generation;
+        self.open
+            .insert(task_id.to_owned(), (generation, socket.clone()));
+        let events = self.events.clone();
+        let task_id = task_id.to_owned();
+        spawn_local(async move {
+            let lost = (task_id.clone(), generation, SocketEvent::Lost);
+            let Ok(mut stream) = socket.events() else {
+                if events.unbounded_send(lost).is_err() { /* the stream is over */ }
+                return;
+            };
+            while let Some(event) = stream.next().await {
+                let event = match event {
+                    Ok(WebsocketEvent::Message(message)) => match message.text() {
+                        Some(text) => SocketEvent::Message(text),
+                        None => continue,
+                    },
+                    Ok(WebsocketEvent::Close(_)) | Err(_) => SocketEvent::Lost,
+                };
+                let last = matches!(event, SocketEvent::Lost);
+                if events
+                    .unbounded_send((task_id.clone(), generation, event))
+                    .is_err()
+                    || last
+                {
+                    return;
+                }
+            }
+        });
+    }
+
+    fn close(&mut self, task_id: &str) {
+        if let Some((_, socket)) = self.open.remove(task_id)
+            && socket.close(Some(1000), Some("done")).is_err()
+        {
+            // Already closed by the object: nothing more to do.
+        }
+    }
+}
+
+impl Drop for Sockets {
+    /// The stream ended (or the client went away): release every object.
+    fn drop(&mut self) {
+        let ids: Vec<String> = self.open.keys().cloned().collect();
+        for id in ids {
+            self.close(&id);
+        }
+    }
+}
+
+/// Opens a watch socket to `task_id`'s object.
+async fn open(env: &Env, task_id: &str, principal: &str) -> (Opened, Option<WebSocket>) {
+    match try_open(env, task_id, principal).await {
+        Ok(opened) => opened,
+        Err(e) => (Opened::Failed(e.to_string()), None),
+    }
+}
+
+async fn try_open(
+    env: &Env,
+    task_id: &str,
+    principal: &str,
+) -> worker::Result<(Opened, Option<WebSocket>)> {
+    let stub = env.durable_object(TASKS_BINDING)?.get_by_name(task_id)?;
+    let headers = worker::Headers::new();
+    headers.set("upgrade", "websocket")?;
+    headers.set(PRINCIPAL_HEADER, principal)?;
+    let mut init = RequestInit::new();
+    init.with_headers(headers);
+    let request = Request::new_with_init(&watch_url(task_id), &init)?;
+    let mut response = stub.fetch_with_request(request).await?;
+    let status = response.status_code();
+    if status == 101 {
+        return Ok(match response.websocket() {
+            Some(socket) => {
+                socket.accept()?;
+                (Opened::Watching, Some(socket))
+            }
+            None => (Opened::Failed("101 without a socket".into()), None),
+        });
+    }
+    let body = response.bytes().await?;
+    Ok(match ObjectReply::decode(status, &body) {
+        Ok(ObjectReply::Error(e)) if status == ERROR_STATUS && is_not_found(&e) => {
+            (Opened::NotFound, None)
+        }
+        Ok(_) | Err(_) => (
+            Opened::Failed(format!(
+                "watch answered HTTP {status}: {}",
+                String::from_utf8_lossy(&body)
+            )),
+            None,
+        ),
+    })
+}
+
+fn is_not_found(error: &crate::jsonrpc::ErrorObject) -> bool {
+    error.code == McpError::TaskNotFound.to_wire().code
+}
+
+/// Reads a task whose state was too large to push: `None` if it is gone.
+async fn get(env: &Env, task_id: &str, principal: &str) -> Result<Option<Value>, String> {
+    let request = ObjectRequest::Get {
+        task_id: task_id.to_owned(),
+    };
+    let (status, body) = call_object(env, &request, principal).await?;
+    match ObjectReply::decode(status, &body)? {
+        ObjectReply::Result(task) => Ok(Some(task)),
+        ObjectReply::Error(e) if is_not_found(&e) => Ok(None),
+        ObjectReply::Error(e) => Err(e.message),
+    }
 }
 
 struct Stream {
     env: Env,
-    listen: Listen,
     principal: String,
-    /// Watched tasks and the last state sent for each.
-    watched: Vec<(String, Value)>,
-    queue: VecDeque<Vec<u8>>,
-    phase: Phase,
-    quiet_ms: u64,
+    fanin: Fanin,
+    sockets: Sockets,
+    events: UnboundedReceiver<Event>,
+    todo: VecDeque<Command>,
+    out: VecDeque<Vec<u8>>,
+    /// Reopens waiting for their backoff: (due at, task id).
+    timers: Vec<(u64, String)>,
+    done: bool,
 }
 
 impl Stream {
-    async fn get(&self, task_id: &str) -> Option<Value> {
-        let request = ObjectRequest::Get {
-            task_id: task_id.to_owned(),
-        };
-        let reply = call_object(&self.env, &request, &self.principal).await;
-        match reply.and_then(|(status, body)| ObjectReply::decode(status, &body)) {
-            Ok(ObjectReply::Result(task)) => Some(task),
-            _ => None,
-        }
-    }
-
-    /// Reads every requested task once; the ack lists those the caller can see.
-    async fn start(&mut self) {
-        for task_id in self.listen.task_ids.clone() {
-            if let Some(task) = self.get(&task_id).await {
-                self.watched.push((task_id, task));
-            }
-        }
-        let accepted: Vec<String> = self.watched.iter().map(|(id, _)| id.clone()).collect();
-        self.queue.push_back(self.listen.ack(&accepted));
-        for (_, task) in &self.watched {
-            self.queue.push_back(self.listen.task(task));
-        }
-        self.finish_if_all_terminal();
-    }
-
-    async fn poll(&mut self) {
-        Delay::from(Duration::from_millis(self.listen.poll_ms)).await;
-        let mut changed = Vec::new();
-        for (task_id, last) in &self.watched {
-            if is_terminal(last) {
-                continue;
-            }
-            match self.get(task_id).await {
-                Some(task) if &task != last => changed.push((task_id.clone(), Some(task))),
-                Some(_) => {}
-                // Expired or deleted while watched: nothing more will come for it.
-                None => changed.push((task_id.clone(), None)),
-            }
-        }
-        for (task_id, task) in changed {
-            match task {
-                Some(task) => {
-                    self.queue.push_back(self.listen.task(&task));
-                    if let Some(entry) = self.watched.iter_mut().find(|(id, _)| *id == task_id) {
-                        entry.1 = task;
+    /// Carries out the pending commands; opens due at once run concurrently.
+    async fn run_commands(&mut self) {
+        while let Some(command) = self.todo.pop_front() {
+            match command {
+                Command::Send(bytes) => self.out.push_back(bytes),
+                Command::Open {
+                    task_id,
+                    after_ms: 0,
+                } => {
+                    let mut batch = vec![task_id];
+                    while let Some(Command::Open { after_ms: 0, .. }) = self.todo.front() {
+                        if let Some(Command::Open { task_id, .. }) = self.todo.pop_front() {
+                            batch.push(task_id);
+                        }
+                    }
+                    let (env, principal) = (&self.env, &self.principal);
+                    let opened = join_all(batch.iter().map(|id| open(env, id, principal))).await;
+                    let now = now_ms();
+                    for (task_id, (outcome, socket)) in batch.iter().zip(opened) {
+                        if let Some(socket) = socket {
+                            self.sockets.add(task_id, socket);
+                        }
+                        let next = self.fanin.opened(task_id, outcome, now);
+                        self.todo.extend(next);
                     }
                 }
-                None => self.watched.retain(|(id, _)| *id != task_id),
+                Command::Open { task_id, after_ms } => {
+                    self.timers.push((now_ms() + after_ms, task_id));
+                }
+                Command::Close { task_id } => self.sockets.close(&task_id),
+                Command::Get { task_id, version } => {
+                    let task = get(&self.env, &task_id, &self.principal).await;
+                    let next = self.fanin.fetched(&task_id, version, task, now_ms());
+                    self.todo.extend(next);
+                }
+                Command::End { .. } => self.done = true,
             }
         }
-        self.quiet_ms = if self.queue.is_empty() {
-            self.quiet_ms + self.listen.poll_ms
-        } else {
-            0
-        };
-        if self.quiet_ms >= KEEPALIVE_MS {
-            self.quiet_ms = 0;
-            self.queue.push_back(Listen::keepalive().to_vec());
-        }
-        self.finish_if_all_terminal();
     }
 
-    /// With tasks requested and none left to change, the subscription ends gracefully.
-    fn finish_if_all_terminal(&mut self) {
-        if !self.listen.task_ids.is_empty() && self.watched.iter().all(|(_, t)| is_terminal(t)) {
-            self.queue.push_back(self.listen.closed());
-            self.phase = Phase::Done;
-        } else {
-            self.phase = Phase::Watching;
+    /// Waits for the next socket event, due reopen or tick, and feeds it to the fan-in.
+    async fn wait(&mut self) {
+        let now = now_ms();
+        let wake = self
+            .timers
+            .iter()
+            .map(|(at, _)| *at)
+            .fold(self.fanin.next_tick_ms(), u64::min);
+        let delay = Delay::from(Duration::from_millis(wake.saturating_sub(now).max(1)));
+        let next = match select(self.events.next(), delay).await {
+            Either::Left((event, _)) => event,
+            Either::Right(((), _)) => None,
+        };
+        let now = now_ms();
+        match next {
+            Some((task_id, generation, event)) if self.sockets.current(&task_id, generation) => {
+                let commands = match event {
+                    SocketEvent::Message(text) => match WatchMessage::decode(&text) {
+                        Ok(message) => self.fanin.message(&task_id, message, now),
+                        Err(_) => {
+                            self.sockets.close(&task_id);
+                            self.fanin.lost(&task_id, now)
+                        }
+                    },
+                    SocketEvent::Lost => {
+                        self.sockets.open.remove(&task_id);
+                        self.fanin.lost(&task_id, now)
+                    }
+                };
+                self.todo.extend(commands);
+            }
+            Some(_) => {} // a socket already replaced or closed
+            None => {
+                let (due, later): (Vec<_>, Vec<_>) =
+                    self.timers.drain(..).partition(|(at, _)| *at <= now);
+                self.timers = later;
+                self.todo
+                    .extend(due.into_iter().map(|(_, task_id)| Command::Open {
+                        task_id,
+                        after_ms: 0,
+                    }));
+                self.todo.extend(self.fanin.tick(now));
+            }
+        }
+    }
+
+    /// The next bytes of the body, or `None` at the end.
+    async fn next_chunk(&mut self) -> Option<Vec<u8>> {
+        loop {
+            if let Some(bytes) = self.out.pop_front() {
+                return Some(bytes);
+            }
+            if !self.todo.is_empty() {
+                self.run_commands().await;
+                continue;
+            }
+            if self.done {
+                return None;
+            }
+            self.wait().await;
         }
     }
 }
 
+/// The SSE response for `listen`, watching as `principal`.
 pub async fn stream(env: Env, listen: Listen, principal: String) -> worker::Result<Response> {
     let mut head = HttpResponse::empty(200);
     head.headers
@@ -111,26 +287,27 @@ pub async fn stream(env: Env, listen: Listen, principal: String) -> worker::Resu
     head.headers.push(("cache-control", "no-cache".into()));
     head.headers.push(("x-accel-buffering", "no".into()));
     let head = listen.cors.apply(head);
+    let (sender, events) = unbounded();
+    let limits = listen.limits;
+    let (fanin, first) = Fanin::start(listen, limits, now_ms());
     let state = Stream {
         env,
-        listen,
         principal,
-        watched: Vec::new(),
-        queue: VecDeque::new(),
-        phase: Phase::Start,
-        quiet_ms: 0,
+        fanin,
+        sockets: Sockets {
+            open: HashMap::new(),
+            generation: 0,
+            events: sender,
+        },
+        events,
+        todo: first.into(),
+        out: VecDeque::new(),
+        timers: Vec::new(),
+        done: false,
     };
     let body = stream::unfold(state, |mut s| async move {
-        loop {
-            if let Some(chunk) = s.queue.pop_front() {
-                return Some((Ok::<Vec<u8>, worker::Error>(chunk), s));
-            }
-            match s.phase {
-                Phase::Start => s.start().await,
-                Phase::Watching => s.poll().await,
-                Phase::Done => return None,
-            }
-        }
+        let chunk = s.next_chunk().await?;
+        Some((Ok::<Vec<u8>, worker::Error>(chunk), s))
     });
     let headers = to_headers(&head.headers)?;
     Ok(Response::from_stream(body)?.with_headers(headers))

@@ -302,7 +302,11 @@ impl SessionRunner {
                 Ok(Some(ttl)) => {
                     return tasks::create(self, &server, &rpc, &mut session, &ctx, ttl).await;
                 }
-                Ok(None) => {}
+                Ok(None) => {
+                    if let Some(e) = legacy::needs_task(&server, &rpc.params) {
+                        return fail(e);
+                    }
+                }
             },
             _ => {}
         }

@@ -4,6 +4,11 @@
 //! storage effects. Replies leave only after the write: the runtime's output gate holds
 //! them until the write is durable, which is what makes task creation strongly
 //! consistent.
+//!
+//! Watchers (`tasks::watch`): a watch request is accepted as a hibernatable WebSocket
+//! (`state.accept_web_socket`); after every write, [`TaskRunner::apply`] sends the new
+//! state to every socket. Between changes the object may hibernate: idle watchers cost
+//! no requests and no duration.
 
 use super::{WorkerHost, now_ms, server};
 use crate::server::Server;
@@ -11,12 +16,16 @@ use crate::tasks::layout::{self, Dirty, Need, Stored};
 use crate::tasks::machine::Illegal;
 use crate::tasks::object::{self, AlarmPlan, Effects};
 use crate::tasks::protocol::{ObjectRequest, PRINCIPAL_HEADER};
+use crate::tasks::watch::{self, CLOSE_GONE, WATCH_PATH, WatchMessage};
 use futures_util::future::try_join3;
 use js_sys::{Object, Reflect};
 use std::cell::Cell;
 use std::collections::HashMap;
 use wasm_bindgen::JsValue;
-use worker::{Env, Request, Response, Result, ScheduledTime, State};
+use worker::{
+    Env, Request, Response, Result, ScheduledTime, State, WebSocket, WebSocketIncomingMessage,
+    WebSocketPair,
+};
 
 /// What the author's `#[durable_object]` type delegates to (see [`super`]).
 pub struct TaskRunner {
@@ -32,11 +41,19 @@ fn rust_error(e: impl std::fmt::Display) -> worker::Error {
     worker::Error::RustError(e.to_string())
 }
 
+/// Closes `socket`; one already closed or closing needs nothing more.
+fn close(socket: &WebSocket, code: u16, reason: &str) {
+    if socket.close(Some(code), Some(reason)).is_err() {
+        // Already closed by the other side: nothing to do.
+    }
+}
+
 fn refused(illegal: Illegal) -> worker::Error {
     worker::Error::RustError(format!("task state machine refused: {illegal:?}"))
 }
 
 impl TaskRunner {
+    /// The runner for the object `state` belongs to; `build` defines the server.
     pub fn new(state: State, env: Env, build: fn() -> Server) -> Self {
         TaskRunner {
             state,
@@ -70,8 +87,35 @@ impl TaskRunner {
     }
 
     /// Applies `effects` as one transaction: the puts, deletes and alarm are issued
-    /// together, with no other await in between, so the runtime coalesces them.
-    async fn apply(&self, before: Option<&Stored>, effects: Effects) -> Result<()> {
+    /// together, with no other await in between, so the runtime coalesces them. Once
+    /// written, the new state goes to the watchers (numbered by [`watch::stamp`]).
+    async fn apply(&self, before: Option<&Stored>, mut effects: Effects) -> Result<()> {
+        watch::stamp(&mut effects, before);
+        let pushed = watch::after_write(&effects);
+        self.write(before, effects).await?;
+        if let Some(message) = pushed {
+            self.push(&message);
+        }
+        Ok(())
+    }
+
+    /// Sends `message` to every watcher. A socket that cannot take it is closed: its
+    /// watcher reconnects and reads the current state.
+    fn push(&self, message: &WatchMessage) {
+        let sockets = self.state.get_websockets();
+        if sockets.is_empty() {
+            return;
+        }
+        let text = message.encode();
+        for socket in sockets {
+            let sent = socket.send_with_str(&text);
+            if sent.is_err() || *message == WatchMessage::Gone {
+                close(&socket, CLOSE_GONE, "the task is gone");
+            }
+        }
+    }
+
+    async fn write(&self, before: Option<&Stored>, effects: Effects) -> Result<()> {
         let storage = self.state.storage();
         if effects.delete_all {
             storage.delete_alarm().await?;
@@ -119,10 +163,13 @@ impl TaskRunner {
         try_join3(put, delete, alarm).await.map(drop)
     }
 
-    /// A request from the Worker (see `tasks::protocol`).
+    /// A request from the Worker (see `tasks::protocol`), or a watch (`tasks::watch`).
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
         // Set by the Worker on every call; a Durable Object is not reachable from outside.
         let principal = req.headers().get(PRINCIPAL_HEADER)?.unwrap_or_default();
+        if let Some(task_id) = req.path().strip_prefix(WATCH_PATH) {
+            return self.watch(task_id, &principal).await;
+        }
         let request: ObjectRequest = match req.json().await {
             Ok(request) => request,
             Err(e) => return Response::error(format!("bad object request: {e}"), 400),
@@ -152,6 +199,56 @@ impl TaskRunner {
         }
         let (status, body) = reply.encode();
         Ok(Response::from_bytes(body)?.with_status(status))
+    }
+
+    /// Accepts a watcher: a hibernatable WebSocket whose first message is the current
+    /// state. A task the caller cannot see is refused like `tasks/get` refuses it.
+    async fn watch(&self, task_id: &str, principal: &str) -> Result<Response> {
+        let stored = self.load(Need::Result).await?;
+        match watch::open(
+            stored.as_ref().map(|s| &s.record),
+            task_id,
+            principal,
+            now_ms(),
+        ) {
+            Ok(first) => {
+                let pair = WebSocketPair::new()?;
+                self.state.accept_web_socket(&pair.server);
+                pair.server.send_with_str(first.encode())?;
+                Response::from_websocket(pair.client)
+            }
+            Err(reply) => {
+                let (status, body) = reply.encode();
+                Ok(Response::from_bytes(body)?.with_status(status))
+            }
+        }
+    }
+
+    /// A watcher never sends anything that needs an answer; messages are ignored.
+    pub async fn websocket_message(
+        &self,
+        _ws: WebSocket,
+        _message: WebSocketIncomingMessage,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    /// A watcher went away (its stream ended): complete the closing handshake.
+    pub async fn websocket_close(
+        &self,
+        ws: WebSocket,
+        _code: usize,
+        _reason: String,
+        _was_clean: bool,
+    ) -> Result<()> {
+        close(&ws, 1000, "bye");
+        Ok(())
+    }
+
+    /// A watcher's socket failed: the runtime drops it; nothing to keep.
+    pub async fn websocket_error(&self, ws: WebSocket, _error: worker::Error) -> Result<()> {
+        close(&ws, 1011, "socket error");
+        Ok(())
     }
 
     /// The alarm: expiry, lost attempts, and the due step (see `tasks::object`).

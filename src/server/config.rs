@@ -33,6 +33,12 @@ pub struct Config {
     /// Whether 2025-11-25 clients (`initialize`, sessions) are served; off, they are told
     /// which versions this server speaks.
     pub legacy_sessions: bool,
+    /// Socket reopens allowed per watched task per `subscriptions/listen` stream
+    /// (`LISTEN_RECONNECTS`); past them the stream ends without its result.
+    pub listen_reconnects: u32,
+    /// How long a `subscriptions/listen` stream lives before it ends without its result,
+    /// so the client reopens it (`LISTEN_MAX_MS`).
+    pub listen_max_ms: u64,
 }
 
 impl Default for Config {
@@ -57,6 +63,8 @@ impl Default for Config {
             step_max_attempts: 3,
             step_lease_ms: 60_000,
             legacy_sessions: true,
+            listen_reconnects: crate::server::fanin::RECONNECTS,
+            listen_max_ms: crate::server::fanin::MAX_STREAM_MS,
         }
     }
 }
@@ -136,6 +144,12 @@ impl Config {
         }
         if let Some(v) = get("STEP_LEASE_MS") {
             c.step_lease_ms = number("STEP_LEASE_MS", &v)?.max(1000);
+        }
+        if let Some(v) = get("LISTEN_RECONNECTS") {
+            c.listen_reconnects = number("LISTEN_RECONNECTS", &v)?.min(10) as u32;
+        }
+        if let Some(v) = get("LISTEN_MAX_MS") {
+            c.listen_max_ms = number("LISTEN_MAX_MS", &v)?.clamp(1_000, 3_600_000);
         }
         if let Some(v) = get("CONFORMANCE_FIXTURES") {
             c.fixtures = flag("CONFORMANCE_FIXTURES", &v)?;

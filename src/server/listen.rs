@@ -14,10 +14,12 @@
 //! The acknowledgement comes first and lists the task ids the server agreed to watch
 //! (those that exist and belong to the caller). Each notification carries the full
 //! `DetailedTask`, exactly what `tasks/get` returns. The stream ends with a
-//! `SubscriptionsListenResult` once every watched task is terminal. Today the Worker
-//! watches by reading each task's object on a timer; the contract here does not change
-//! when the objects push instead.
+//! `SubscriptionsListenResult` once every watched task is terminal, and only then: a
+//! stream that ends for any other reason (an object that stays unreachable, the
+//! stream's renewal) just closes, so the client reconnects. The task objects push their
+//! changes (`tasks::watch`); [`super::fanin`] decides what the stream sends.
 
+use super::fanin::StreamLimits;
 use super::{Action, Context, Cors, Server};
 use crate::error::McpError;
 use crate::jsonrpc::{Request, RequestId};
@@ -25,7 +27,8 @@ use crate::mcp::meta::{Capability, KEY_SUBSCRIPTION_ID, RequestMeta};
 use crate::tasks::id;
 use serde_json::{Value, json};
 
-/// At most this many tasks per stream.
+/// At most this many tasks per stream (one socket each: see [`super::fanin`] for the
+/// subrequest budget this keeps).
 pub const MAX_TASKS: usize = 100;
 /// Send a keep-alive comment after this long without a message.
 pub const KEEPALIVE_MS: u64 = 15_000;
@@ -36,8 +39,8 @@ pub struct Listen {
     pub cors: Cors,
     /// Requested task ids that have the server's id format (others cannot exist).
     pub task_ids: Vec<String>,
-    /// How often the Worker reads the watched tasks.
-    pub poll_ms: u64,
+    /// Reconnect budget and lifetime of the stream.
+    pub limits: StreamLimits,
 }
 
 pub fn open(
@@ -92,7 +95,10 @@ pub fn open(
         request_id: rpc.id.clone(),
         cors: cors.clone(),
         task_ids,
-        poll_ms: server.config.poll_interval_ms.clamp(250, 5000),
+        limits: StreamLimits {
+            reconnects: server.config.listen_reconnects,
+            max_stream_ms: server.config.listen_max_ms,
+        },
     })))
 }
 

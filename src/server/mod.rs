@@ -11,6 +11,7 @@ mod builder;
 pub mod call;
 pub mod config;
 pub mod dispatch;
+pub mod fanin;
 pub mod listen;
 
 pub use builder::ServerBuilder;

@@ -9,3 +9,4 @@ pub mod object;
 pub mod protocol;
 pub mod record;
 pub mod task;
+pub mod watch;

@@ -87,7 +87,7 @@ fn refused(illegal: Illegal) -> ObjectReply {
 
 /// The record `principal` may see, or "not found" (unknown, expired, or someone else's:
 /// one answer for all three so ids leak nothing; ext-tasks "Security Considerations").
-fn visible<'a>(
+pub fn visible_record<'a>(
     stored: Option<&'a TaskRecord>,
     task_id: &str,
     principal: &str,
@@ -116,7 +116,7 @@ pub fn handle(
         return (reply, Effects::store(*record, dirty, now_ms));
     }
     let task_id = request.task_id().to_owned();
-    let Some(record) = visible(stored.as_ref(), &task_id, principal, now_ms) else {
+    let Some(record) = visible_record(stored.as_ref(), &task_id, principal, now_ms) else {
         return (error(McpError::TaskNotFound), Effects::default());
     };
     match request {

@@ -55,6 +55,11 @@ pub struct TaskRecord {
     /// The step in flight, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease: Option<Lease>,
+    /// Counts the writes of this record (1 for the first; 0 before it is stored). Pushed
+    /// notifications carry it so a watcher never takes an older state for a newer one
+    /// (see [`super::watch`]). Records written before it existed read as 0.
+    #[serde(default)]
+    pub version: u64,
 }
 
 /// While a step runs, the alarm fires this often to check on it: a crashed attempt is
@@ -98,6 +103,7 @@ impl TaskRecord {
             round: 0,
             next_step_at_ms: Some(next_step_at_ms),
             lease: None,
+            version: 0,
         }
     }
 

@@ -6,6 +6,7 @@ use mcp_tasks_edge::tasks::layout::{self, Dirty, Need, Stored};
 use mcp_tasks_edge::tasks::object::{self, AlarmPlan, Effects, Limits};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::TaskRecord;
+use mcp_tasks_edge::tasks::watch::{self, WatchMessage};
 use mcp_tasks_edge::tools::Registry;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -20,6 +21,8 @@ pub struct Object {
     pub host: FakeHost,
     /// The attempt "this instance" is running (memory: cleared by `restart`).
     pub running: Option<u32>,
+    /// What the object pushed to its watchers, in order.
+    pub pushed: Vec<WatchMessage>,
 }
 
 impl Object {
@@ -31,6 +34,7 @@ impl Object {
             limits,
             host: FakeHost::new(),
             running: None,
+            pushed: Vec::new(),
         }
     }
 
@@ -53,7 +57,14 @@ impl Object {
         Some(stored.record)
     }
 
-    pub fn apply(&mut self, before: Option<&Stored>, effects: Effects) {
+    /// Writes `effects`, then records what watchers are sent (as the adapter does).
+    pub fn apply(&mut self, before: Option<&Stored>, mut effects: Effects) {
+        watch::stamp(&mut effects, before);
+        self.pushed.extend(watch::after_write(&effects));
+        self.write(before, effects);
+    }
+
+    fn write(&mut self, before: Option<&Stored>, effects: Effects) {
         if effects.delete_all {
             self.storage.clear();
             self.alarm = None;

@@ -111,6 +111,43 @@ describe('web console', () => {
     assert.match(await card.locator('.structured pre').textContent(), /"items": 3/);
   });
 
+  test('10 tasks at once stay live on one shared stream and the page stays responsive', async () => {
+    const methods = [];
+    const onRequest = (request) => {
+      const method = request.headers()['mcp-method'];
+      if (method) methods.push({ method, at: Date.now() });
+    };
+    page.on('request', onRequest);
+    const cards = [];
+    for (let i = 0; i < 10; i++) cards.push(await run('process_batch', { items: 4, delayMs: 900, label: `many-${i}` }));
+    const started = Date.now();
+    for (const card of cards) {
+      await until('the live indicator', async () => (await card.locator('.live-mode').getAttribute('data-mode')) === 'stream');
+    }
+    // Responsive while they run: the page answers at once, the clock on the cards ticks.
+    const lags = [];
+    for (let i = 0; i < 10; i++) {
+      const t = Date.now();
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+      lags.push(Date.now() - t);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(Math.max(...lags) < 1_000, `the page answered in ${lags.join(', ')} ms`);
+    // Live: every card shows progress before its end.
+    for (const card of cards) {
+      await until('progress on every card', async () => /Processed [1-4]\/4 items/.test(await card.locator('.status-message').textContent()), 30_000);
+    }
+    await shot('ten-tasks-live');
+    for (const card of cards) await waitStatus(card, 'completed', 60_000);
+    page.off('request', onRequest);
+    // The stream covered them: no polling of tasks/get while they ran.
+    const gets = methods.filter((m) => m.method === 'tasks/get' && m.at >= started).length;
+    const listens = methods.filter((m) => m.method === 'subscriptions/listen').length;
+    assert.ok(gets <= 10, `${gets} tasks/get while 10 tasks were covered by the stream`);
+    assert.ok(listens <= 12, `${listens} listen streams opened for 10 tasks`);
+    console.log(`# 10 tasks: ${listens} listen (re)opens, ${gets} tasks/get, page lag max ${Math.max(...lags)} ms`);
+  });
+
   test('answers an elicitation inside a task', async () => {
     const card = await run('hello_world');
     const form = card.locator('.input-request.kind-elicitation');
