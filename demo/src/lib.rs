@@ -2,8 +2,8 @@
 //! exactly as a server author's own crate is (README, "Build your own server").
 //!
 //! [`server`] defines the server; the `entry` module holds the few lines the platform
-//! needs in the final wasm: the fetch handler and the task Durable Object type, both
-//! delegating to the library.
+//! needs in the final wasm: the fetch handler and the two Durable Object types (tasks and
+//! per-principal quotas), all delegating to the library.
 
 pub mod tools;
 
@@ -22,7 +22,7 @@ pub fn server() -> Server {
 
 #[cfg(target_arch = "wasm32")]
 mod entry {
-    use mcp_tasks_edge::cloudflare::{self, TaskRunner};
+    use mcp_tasks_edge::cloudflare::{self, PrincipalRunner, TaskRunner};
     use worker::{
         Context, DurableObject, Env, Request, Response, Result, State, durable_object, event,
     };
@@ -47,6 +47,21 @@ mod entry {
 
         async fn alarm(&self) -> Result<Response> {
             self.0.alarm().await
+        }
+    }
+
+    /// One object per principal: its quota counters (wrangler.toml: binding
+    /// `PRINCIPALS`, class `PrincipalObject`).
+    #[durable_object]
+    pub struct PrincipalObject(PrincipalRunner);
+
+    impl DurableObject for PrincipalObject {
+        fn new(state: State, env: Env) -> Self {
+            PrincipalObject(PrincipalRunner::new(state, env))
+        }
+
+        async fn fetch(&self, req: Request) -> Result<Response> {
+            self.0.fetch(req).await
         }
     }
 }

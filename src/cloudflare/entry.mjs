@@ -9,8 +9,10 @@
 // same way: a crashed alarm rejects, so the runtime retries it (the lease in the task
 // record then re-runs the step, up to STEP_MAX_ATTEMPTS). Copy this file next to the build
 // output (README, "Build your own server"; rename TaskObject below if your Durable Object
-// class has another name); `scripts/build-worker.sh` does it for the demo.
-import Shim, { TaskObject as ShimTaskObject } from './index.js';
+// class has another name; likewise PrincipalObject, the quota ledger, whose crashed request
+// answers 500 so the Worker refuses instead of hanging); `scripts/build-worker.sh` does it
+// for the demo.
+import Shim, { TaskObject as ShimTaskObject, PrincipalObject as ShimPrincipalObject } from './index.js';
 export * from './index.js';
 
 const state = globalThis.__worker_init_state;
@@ -62,6 +64,14 @@ export class TaskObject extends ShimTaskObject {
     const done = await watch(super.alarm(info));
     if (done === CRASHED) throw new Error('the task step crashed; the runtime retries the alarm');
     return done;
+  }
+}
+
+export class PrincipalObject extends ShimPrincipalObject {
+  async fetch(request) {
+    const response = await watch(super.fetch(request));
+    if (response !== CRASHED) return response;
+    return new Response('the quota ledger crashed while handling this request', { status: 500 });
   }
 }
 

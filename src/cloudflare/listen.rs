@@ -2,6 +2,7 @@
 //! the watched tasks' objects every `poll_ms` (fan-in by the Worker). Frames come from the
 //! core (`server::listen`); this file only schedules reads and writes them out.
 
+use super::principal_object::StreamSlot;
 use super::{call_object, to_headers};
 use crate::http::HttpResponse;
 use crate::server::listen::{KEEPALIVE_MS, Listen, is_terminal};
@@ -27,6 +28,8 @@ struct Stream {
     queue: VecDeque<Vec<u8>>,
     phase: Phase,
     quiet_ms: u64,
+    /// The stream's slot in the principal's quota ledger (`QUOTA_LISTEN_STREAMS`).
+    slot: Option<StreamSlot>,
 }
 
 impl Stream {
@@ -58,6 +61,9 @@ impl Stream {
 
     async fn poll(&mut self) {
         Delay::from(Duration::from_millis(self.listen.poll_ms)).await;
+        if let Some(slot) = &self.slot {
+            slot.keep().await;
+        }
         let mut changed = Vec::new();
         for (task_id, last) in &self.watched {
             if is_terminal(last) {
@@ -104,7 +110,12 @@ impl Stream {
     }
 }
 
-pub async fn stream(env: Env, listen: Listen, principal: String) -> worker::Result<Response> {
+pub async fn stream(
+    env: Env,
+    listen: Listen,
+    principal: String,
+    slot: Option<StreamSlot>,
+) -> worker::Result<Response> {
     let mut head = HttpResponse::empty(200);
     head.headers
         .push(("content-type", "text/event-stream".into()));
@@ -119,6 +130,7 @@ pub async fn stream(env: Env, listen: Listen, principal: String) -> worker::Resu
         queue: VecDeque::new(),
         phase: Phase::Start,
         quiet_ms: 0,
+        slot,
     };
     let body = stream::unfold(state, |mut s| async move {
         loop {
@@ -128,7 +140,12 @@ pub async fn stream(env: Env, listen: Listen, principal: String) -> worker::Resu
             match s.phase {
                 Phase::Start => s.start().await,
                 Phase::Watching => s.poll().await,
-                Phase::Done => return None,
+                Phase::Done => {
+                    if let Some(slot) = s.slot.take() {
+                        slot.release().await;
+                    }
+                    return None;
+                }
             }
         }
     });

@@ -23,17 +23,24 @@
 //! }
 //! ```
 
+mod auth;
 mod host;
 mod listen;
+mod principal_object;
 mod task_object;
 
 pub use host::{WorkerHost, env};
+pub use principal_object::{PRINCIPALS_BINDING, PrincipalRunner};
 pub use task_object::TaskRunner;
 
+use crate::auth::Outcome;
+use crate::error::McpError;
 use crate::http::{Headers, HttpRequest, HttpResponse};
+use crate::quota::LedgerRequest;
 use crate::server::{self, Action, Context, Server};
 use crate::tasks::id;
-use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER};
+use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER, RESULT_STATUS};
+use principal_object::StreamSlot;
 use std::cell::OnceCell;
 use std::rc::Rc;
 use worker::{Date, Env, Method, Request, RequestInit, Response};
@@ -82,33 +89,71 @@ fn new_task_id() -> worker::Result<String> {
     Ok(id::format(bytes))
 }
 
-/// The Worker's fetch handler: MCP at `/mcp`. `build` defines the server (it runs once
-/// per isolate).
+/// Reads a POST body as it streams in, stopping one byte past `limit`: a chunked upload
+/// larger than `MAX_BODY_BYTES` is never held whole (the core answers 413 from the
+/// length).
+async fn read_body(req: &mut Request, limit: usize) -> worker::Result<Vec<u8>> {
+    use futures_util::StreamExt;
+    let mut body = Vec::new();
+    let mut stream = req.stream()?;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        let room = (limit + 1).saturating_sub(body.len());
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() > limit {
+            break;
+        }
+    }
+    Ok(body)
+}
+
+/// The Worker's fetch handler: MCP at `/mcp`, the Protected Resource Metadata at its
+/// well-known paths. `build` defines the server (it runs once per isolate).
 pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker::Result<Response> {
     let server = server(&env, build)?;
     let mut headers = Headers::new();
     for (name, value) in req.headers().entries() {
         headers.push(&name, &value);
     }
-    let declared_too_large = headers
-        .content_length()
-        .is_some_and(|n| n > server.config.max_body_bytes);
-    // A body declared too large is not read; the core answers 413 from the header.
-    let body = if declared_too_large || req.method() != Method::Post {
-        Vec::new()
-    } else {
-        req.bytes().await?
-    };
-    let request = HttpRequest {
+    let origin = req.url()?.origin().ascii_serialization();
+    let mut request = HttpRequest {
         method: req.method().to_string(),
         path: req.path(),
         headers,
-        body,
+        body: Vec::new(),
     };
+    if let Some(response) = server.well_known(&request, &origin) {
+        return to_response(response);
+    }
+    // Credentials first: nothing of an unauthenticated request's body is read.
+    let principal = match server.authenticate(&request) {
+        Outcome::Principal(principal) => principal,
+        Outcome::Refused(error) => return refuse(&server, &request, None, &error, &origin),
+        Outcome::Jwt(token) => {
+            let now = now_ms();
+            let granted = match auth::verify(&server.config.auth, &token, now).await {
+                Ok(()) => server.grant(&token, &origin, now),
+                Err(error) => Err(error),
+            };
+            match granted {
+                Ok(principal) => principal,
+                Err(error) => return refuse(&server, &request, None, &error, &origin),
+            }
+        }
+    };
+    let declared_too_large = request
+        .headers
+        .content_length()
+        .is_some_and(|n| n > server.config.max_body_bytes);
+    // A body declared too large is not read; the core answers 413 from the header.
+    if !declared_too_large && req.method() == Method::Post {
+        request.body = read_body(&mut req, server.config.max_body_bytes).await?;
+    }
     let ctx = Context {
-        principal: server::principal(&request),
+        principal,
         now_ms: now_ms(),
     };
+    let quotas = server.config.quotas;
     let mut action = server.handle(&request, &ctx);
     loop {
         action = match action {
@@ -123,8 +168,33 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
                 cors,
             } => {
                 record.task_id = new_task_id()?;
+                let task_id = record.task_id.clone();
+                if quotas.counts_tasks() {
+                    let acquire = LedgerRequest::AcquireTask {
+                        task_id: task_id.clone(),
+                        until_ms: record.expires_at_ms(),
+                        quotas,
+                    };
+                    match principal_object::ledger(&env, &ctx.principal, &acquire).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(exceeded)) => {
+                            let error = exceeded.to_error();
+                            return to_response(server.refuse(Some(&request_id), &error, &cors, &origin));
+                        }
+                        Err(why) => {
+                            let error = McpError::Internal(format!("quota ledger unavailable: {why}"));
+                            return to_response(server.refuse(Some(&request_id), &error, &cors, &origin));
+                        }
+                    }
+                }
                 let request = ObjectRequest::Create { record };
                 let reply = call_object(&env, &request, &ctx.principal).await;
+                let created = matches!(reply, Ok((status, _)) if status == RESULT_STATUS);
+                if quotas.counts_tasks() && !created {
+                    // Best effort; the entry's deadline (the task's expiry) is the fallback.
+                    let release = LedgerRequest::ReleaseTask { task_id };
+                    let _ = principal_object::ledger(&env, &ctx.principal, &release).await;
+                }
                 return respond_object(&server, &request_id, reply, &cors);
             }
             Action::Forward {
@@ -135,8 +205,51 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
                 let reply = call_object(&env, &request, &ctx.principal).await;
                 return respond_object(&server, &request_id, reply, &cors);
             }
-            Action::Listen(listen) => return listen::stream(env, *listen, ctx.principal).await,
+            Action::Listen(listen) => {
+                let slot = match quotas.listen_streams {
+                    None => None,
+                    Some(_) => {
+                        let stream_id = new_task_id()?;
+                        match StreamSlot::acquire(env.clone(), &ctx.principal, stream_id, quotas).await {
+                            Ok(Ok(slot)) => Some(slot),
+                            Ok(Err(exceeded)) => {
+                                let error = exceeded.to_error();
+                                let id = listen.request_id.clone();
+                                return to_response(server.refuse(Some(&id), &error, &listen.cors, &origin));
+                            }
+                            Err(why) => {
+                                let error = McpError::Internal(format!("quota ledger unavailable: {why}"));
+                                let id = listen.request_id.clone();
+                                return to_response(server.refuse(Some(&id), &error, &listen.cors, &origin));
+                            }
+                        }
+                    }
+                };
+                return listen::stream(env, *listen, ctx.principal, slot).await;
+            }
         };
+    }
+}
+
+fn refuse(
+    server: &Server,
+    request: &HttpRequest,
+    id: Option<&crate::jsonrpc::RequestId>,
+    error: &McpError,
+    origin: &str,
+) -> worker::Result<Response> {
+    let cors = server.cors_for(request);
+    to_response(server.refuse(id, error, &cors, origin))
+}
+
+/// Tells a task's owner's ledger that the task ended (best effort: the entry's deadline,
+/// the task's expiry, is the fallback).
+pub(crate) async fn task_ended(env: &Env, owner: &str, task_id: &str) {
+    let release = LedgerRequest::ReleaseTask {
+        task_id: task_id.to_owned(),
+    };
+    if let Err(why) = principal_object::ledger(env, owner, &release).await {
+        worker::console_warn!("could not release task {task_id} from its quota: {why}");
     }
 }
 
