@@ -82,9 +82,12 @@ pub fn parse(token: &str) -> Result<Token, Invalid> {
         return Err(invalid("the token is too long"));
     }
     let mut parts = token.split('.');
-    let (Some(h), Some(p), Some(s), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+    let (Some(h), Some(p), Some(s), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
     else {
-        return Err(invalid("the token is not a compact JWS (header.payload.signature)"));
+        return Err(invalid(
+            "the token is not a compact JWS (header.payload.signature)",
+        ));
     };
     let header = decode_json(h, "header")?;
     let alg = match header.get("alg").and_then(Value::as_str) {
@@ -268,7 +271,8 @@ pub fn check_claims(claims: &Value, rules: &ClaimRules) -> Result<Grant, Invalid
         return Err(invalid(format!(
             "the token was not issued by {} (iss {})",
             rules.issuer,
-            iss.map(|s| format!("{s:?}")).unwrap_or_else(|| "missing".into())
+            iss.map(|s| format!("{s:?}"))
+                .unwrap_or_else(|| "missing".into())
         )));
     }
     let audiences: Vec<&str> = match claims.get("aud") {

@@ -211,7 +211,12 @@ impl AuthConfig {
 
     /// After the adapter verified a token's signature: the claim rules and the scopes,
     /// then the principal.
-    pub fn grant(&self, token: &jwt::Token, resource: &str, now_ms: u64) -> Result<String, McpError> {
+    pub fn grant(
+        &self,
+        token: &jwt::Token,
+        resource: &str,
+        now_ms: u64,
+    ) -> Result<String, McpError> {
         let issuer = self.issuer.as_deref().unwrap_or_default();
         let audiences = self.audiences(resource);
         let rules = jwt::ClaimRules {
@@ -232,7 +237,11 @@ impl AuthConfig {
                 message: format!(
                     "The access token lacks the scope{} {} this server requires",
                     if missing.len() == 1 { "" } else { "s" },
-                    missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ")
+                    missing
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 ),
             });
         }

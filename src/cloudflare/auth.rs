@@ -3,7 +3,7 @@
 //! `OAUTH_JWKS_MIN_REFETCH_MS`) when a token names an unknown `kid`. The claim rules
 //! are the core's (`crate::auth`).
 
-use crate::auth::jwt::{self, Alg, JwksCache, Jwk, KeyChoice, Token};
+use crate::auth::jwt::{self, Alg, Jwk, JwksCache, KeyChoice, Token};
 use crate::auth::{self, AuthConfig};
 use crate::error::McpError;
 use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};

@@ -179,11 +179,22 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
                         Ok(Ok(())) => {}
                         Ok(Err(exceeded)) => {
                             let error = exceeded.to_error();
-                            return to_response(server.refuse(Some(&request_id), &error, &cors, &origin));
+                            return to_response(server.refuse(
+                                Some(&request_id),
+                                &error,
+                                &cors,
+                                &origin,
+                            ));
                         }
                         Err(why) => {
-                            let error = McpError::Internal(format!("quota ledger unavailable: {why}"));
-                            return to_response(server.refuse(Some(&request_id), &error, &cors, &origin));
+                            let error =
+                                McpError::Internal(format!("quota ledger unavailable: {why}"));
+                            return to_response(server.refuse(
+                                Some(&request_id),
+                                &error,
+                                &cors,
+                                &origin,
+                            ));
                         }
                     }
                 }
@@ -210,17 +221,30 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
                     None => None,
                     Some(_) => {
                         let stream_id = new_task_id()?;
-                        match StreamSlot::acquire(env.clone(), &ctx.principal, stream_id, quotas).await {
+                        match StreamSlot::acquire(env.clone(), &ctx.principal, stream_id, quotas)
+                            .await
+                        {
                             Ok(Ok(slot)) => Some(slot),
                             Ok(Err(exceeded)) => {
                                 let error = exceeded.to_error();
                                 let id = listen.request_id.clone();
-                                return to_response(server.refuse(Some(&id), &error, &listen.cors, &origin));
+                                return to_response(server.refuse(
+                                    Some(&id),
+                                    &error,
+                                    &listen.cors,
+                                    &origin,
+                                ));
                             }
                             Err(why) => {
-                                let error = McpError::Internal(format!("quota ledger unavailable: {why}"));
+                                let error =
+                                    McpError::Internal(format!("quota ledger unavailable: {why}"));
                                 let id = listen.request_id.clone();
-                                return to_response(server.refuse(Some(&id), &error, &listen.cors, &origin));
+                                return to_response(server.refuse(
+                                    Some(&id),
+                                    &error,
+                                    &listen.cors,
+                                    &origin,
+                                ));
                             }
                         }
                     }

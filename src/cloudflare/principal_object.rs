@@ -48,7 +48,8 @@ impl PrincipalRunner {
         let before = ledger.clone();
         let outcome = ledger.apply(&request, now_ms());
         if ledger != before {
-            let value = serde_json::to_string(&ledger).map_err(|e| worker::Error::RustError(e.to_string()))?;
+            let value = serde_json::to_string(&ledger)
+                .map_err(|e| worker::Error::RustError(e.to_string()))?;
             storage.put(LEDGER_KEY, value).await?;
         }
         Response::from_json(&Reply {
@@ -84,7 +85,10 @@ pub(crate) async fn ledger(
         .map_err(|e| e.to_string())?;
     if response.status_code() != 200 {
         let text = response.text().await.unwrap_or_default();
-        return Err(format!("ledger answered {}: {text}", response.status_code()));
+        return Err(format!(
+            "ledger answered {}: {text}",
+            response.status_code()
+        ));
     }
     let reply: Reply = response.json().await.map_err(|e| e.to_string())?;
     Ok(match reply.exceeded {
@@ -116,13 +120,15 @@ impl StreamSlot {
             stream_id: stream_id.clone(),
             quotas,
         };
-        Ok(ledger(&env, principal, &request).await?.map(|()| StreamSlot {
-            env,
-            principal: principal.to_owned(),
-            stream_id,
-            quotas,
-            renewed_at_ms: Cell::new(now_ms()),
-        }))
+        Ok(ledger(&env, principal, &request)
+            .await?
+            .map(|()| StreamSlot {
+                env,
+                principal: principal.to_owned(),
+                stream_id,
+                quotas,
+                renewed_at_ms: Cell::new(now_ms()),
+            }))
     }
 
     /// Renews the lease when due (best effort).

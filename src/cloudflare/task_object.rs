@@ -121,8 +121,8 @@ impl TaskRunner {
 
     /// The `(owner, task_id)` of a task these effects end, when live tasks are counted.
     fn ended(&self, before: Option<&Stored>, effects: &Effects) -> Option<(String, String)> {
-        let counted = server(&self.env, self.build)
-            .is_ok_and(|s| s.config.quotas.live_tasks.is_some());
+        let counted =
+            server(&self.env, self.build).is_ok_and(|s| s.config.quotas.live_tasks.is_some());
         if !counted {
             return None;
         }
