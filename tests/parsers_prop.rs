@@ -3,6 +3,8 @@
 //! request handler), `requestState`, the `Authorization` header, JWTs and `API_KEYS`. For
 //! any input: no panic, and every refusal is a clear error (a JSON-RPC error object with
 //! a message, or a reason). cargo-fuzz needs nightly; these run on stable with `cargo test`.
+// Native only: proptest is a native dev-dependency.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 
