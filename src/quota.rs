@@ -111,8 +111,8 @@ impl Ledger {
         self.streams.retain(|_, until| now_ms < *until);
     }
 
-    /// Applies one request at `now_ms`. `Ok(changed)` when granted (store when
-    /// `changed`), `Err` when a limit refuses it (nothing changes).
+    /// Applies one request at `now_ms` (expired entries are dropped first): `Ok` when
+    /// granted, `Err` when a limit refuses it (nothing is recorded).
     pub fn apply(&mut self, request: &LedgerRequest, now_ms: u64) -> Result<(), Exceeded> {
         self.purge(now_ms);
         match request {
