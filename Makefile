@@ -9,7 +9,10 @@ export CLOUDFLARE_CF_FETCH_ENABLED := false
 WRANGLER := $(CURDIR)/node_modules/.bin/wrangler
 # Development-only values; production sets REQUEST_STATE_SECRET with `wrangler secret put`.
 DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-secret-change-me-in-production \
-	--var 'FETCH_ALLOWED_HOSTS:127.0.0.1:*,localhost:*'
+	--var 'FETCH_ALLOWED_HOSTS:127.0.0.1:*,localhost:*' --var ALLOW_ANONYMOUS:true
+# Extra variables for `make dev`, after the defaults so they win:
+# make dev VARS="OAUTH_ISSUER:https://issuer.example OAUTH_REQUIRED_SCOPES:mcp ALLOW_ANONYMOUS:false"
+VARS ?=
 
 .PHONY: setup dev test test-native test-e2e test-sdk conformance client test-browser test-console bench build lint
 
@@ -21,7 +24,8 @@ build: setup
 
 # Runs the server on 127.0.0.1:$(PORT): MCP at /mcp, the web console at /.
 dev: setup client
-	$(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS)
+	$(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) \
+		$(foreach v,$(VARS),--var '$(v)')
 
 # Every test layer; fails on the first failing layer.
 test: setup lint test-native build test-e2e test-sdk conformance client test-browser test-console

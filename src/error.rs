@@ -50,6 +50,22 @@ pub enum McpError {
     UnsupportedMediaType(String),
     /// GET/DELETE/PUT… on the MCP endpoint: 405.
     MethodNotAllowed(String),
+    /// Missing or invalid credentials: 401 with `WWW-Authenticate: Bearer
+    /// resource_metadata=…` (plus `error="invalid_token"` when a token was presented).
+    Unauthorized {
+        error: Option<&'static str>,
+        message: String,
+    },
+    /// A valid token without a required scope: 403 with `error="insufficient_scope"` and
+    /// `scope` (every scope the server requires).
+    InsufficientScope { scope: String, message: String },
+    /// A per-principal quota is exhausted: 429 with `Retry-After`. `limit` is the
+    /// variable that sets it.
+    TooManyRequests {
+        limit: &'static str,
+        max: u64,
+        retry_after_s: u64,
+    },
 }
 
 impl McpError {
@@ -118,6 +134,32 @@ impl McpError {
                 ),
                 None,
             ),
+            McpError::Unauthorized { error, message } => (
+                ErrorCode::INVALID_REQUEST,
+                format!("Unauthorized: {message}"),
+                Some(json!({ "httpStatus": 401, "error": error.unwrap_or("unauthorized") })),
+            ),
+            McpError::InsufficientScope { scope, message } => (
+                ErrorCode::INVALID_REQUEST,
+                format!("Forbidden: {message}"),
+                Some(json!({ "httpStatus": 403, "error": "insufficient_scope", "scope": scope })),
+            ),
+            McpError::TooManyRequests {
+                limit,
+                max,
+                retry_after_s,
+            } => (
+                ErrorCode::RATE_LIMITED,
+                format!(
+                    "Too many requests: {} ({limit} = {max}); retry in {retry_after_s} s",
+                    match *limit {
+                        "QUOTA_TASKS_PER_MINUTE" => "this caller created the most tasks allowed per minute",
+                        "QUOTA_LIVE_TASKS" => "this caller has the most unfinished tasks allowed at once",
+                        _ => "this caller has the most listen streams allowed open at once",
+                    }
+                ),
+                Some(json!({ "limit": limit, "max": max, "retryAfterSeconds": retry_after_s })),
+            ),
         };
         ErrorObject {
             code,
@@ -135,9 +177,39 @@ impl McpError {
             McpError::PayloadTooLarge { .. } => 413,
             McpError::UnsupportedMediaType(_) => 415,
             McpError::MethodNotAllowed(_) => 405,
+            McpError::Unauthorized { .. } => 401,
+            McpError::InsufficientScope { .. } => 403,
+            McpError::TooManyRequests { .. } => 429,
             // A passed-through error's status follows its code like any other error.
             McpError::Wire(error) => status_for_code(error.code),
             _ => 400,
+        }
+    }
+}
+
+impl McpError {
+    /// The HTTP headers this error needs besides the body: the `WWW-Authenticate`
+    /// challenge of a 401/403 (naming the Protected Resource Metadata at `metadata_url`)
+    /// and the `Retry-After` of a 429.
+    pub fn http_headers(&self, metadata_url: &str) -> Vec<(&'static str, String)> {
+        match self {
+            McpError::Unauthorized { error, message } => vec![(
+                "www-authenticate",
+                crate::auth::challenge(metadata_url, *error, None, error.map(|_| message.as_str())),
+            )],
+            McpError::InsufficientScope { scope, message } => vec![(
+                "www-authenticate",
+                crate::auth::challenge(
+                    metadata_url,
+                    Some("insufficient_scope"),
+                    Some(scope),
+                    Some(message),
+                ),
+            )],
+            McpError::TooManyRequests { retry_after_s, .. } => {
+                vec![("retry-after", retry_after_s.to_string())]
+            }
+            _ => Vec::new(),
         }
     }
 }

@@ -52,6 +52,9 @@ impl ErrorCode {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: Self = Self(-32021);
     /// `UnsupportedProtocolVersion` (was -32004).
     pub const UNSUPPORTED_PROTOCOL_VERSION: Self = Self(-32022);
+    /// A per-principal quota is exhausted (HTTP 429); `data.limit` names it. From the
+    /// implementation-defined server-error range.
+    pub const RATE_LIMITED: Self = Self(-32090);
 }
 
 /// The JSON-RPC error object, as it appears on the wire and inside a failed task.

@@ -15,6 +15,8 @@
 //! | [`tasks`] | task wire types, the state machine, the stored record, the object's behaviour |
 //! | [`host`] | what a step reaches: outbound HTTP, vars, secrets, KV, D1 (and a fake for tests) |
 //! | [`tools`] | the tool API ([`tools::Tool`], [`tools::Step`], [`tools::Call`]) and the conformance fixtures |
+//! | [`auth`] | who is calling: OAuth resource server (PRM, JWT claims, challenges), API keys, anonymous |
+//! | [`quota`] | per-principal quotas: the ledger a principal's Durable Object keeps |
 //! | [`server`] | pure dispatch: an HTTP request in, an [`server::Action`] out |
 //! | `cloudflare` | (feature `cloudflare`) the Worker entry and the task Durable Object, for the author's crate to export |
 //! | `browser` | (feature `browser`) the `McpClient` JS bindings |
@@ -33,6 +35,7 @@
 //! 5. **Errors map to the wire in one place**: [`error::McpError::to_wire`] and
 //!    [`error::McpError::http_status`].
 
+pub mod auth;
 pub mod catalog;
 pub mod error;
 pub mod host;
@@ -40,6 +43,7 @@ pub mod http;
 pub mod jsonrpc;
 pub mod legacy;
 pub mod mcp;
+pub mod quota;
 pub mod server;
 pub mod tasks;
 pub mod time;

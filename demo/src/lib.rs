@@ -2,8 +2,8 @@
 //! exactly as a server author's own crate is (README, "Build your own server").
 //!
 //! [`server`] defines the server; the `entry` module holds the few lines the platform
-//! needs in the final wasm: the fetch handler and the task Durable Object type, both
-//! delegating to the library.
+//! needs in the final wasm: the fetch handler and the Durable Object types (tasks,
+//! 2025-11-25 sessions, per-principal quotas), all delegating to the library.
 
 pub mod about;
 pub mod tools;
@@ -25,7 +25,7 @@ pub fn server() -> Server {
 
 #[cfg(target_arch = "wasm32")]
 mod entry {
-    use mcp_tasks_edge::cloudflare::{self, SessionRunner, TaskRunner};
+    use mcp_tasks_edge::cloudflare::{self, PrincipalRunner, SessionRunner, TaskRunner};
     use worker::{
         Context, DurableObject, Env, Error, Request, Response, Result, State, WebSocket,
         WebSocketIncomingMessage, durable_object, event,
@@ -84,6 +84,21 @@ mod entry {
     impl DurableObject for SessionObject {
         fn new(state: State, env: Env) -> Self {
             SessionObject(SessionRunner::new(state, env, super::server))
+        }
+
+        async fn fetch(&self, req: Request) -> Result<Response> {
+            self.0.fetch(req).await
+        }
+    }
+
+    /// One object per principal: its quota counters (wrangler.toml: binding
+    /// `PRINCIPALS`, class `PrincipalObject`).
+    #[durable_object]
+    pub struct PrincipalObject(PrincipalRunner);
+
+    impl DurableObject for PrincipalObject {
+        fn new(state: State, env: Env) -> Self {
+            PrincipalObject(PrincipalRunner::new(state, env))
         }
 
         async fn fetch(&self, req: Request) -> Result<Response> {

@@ -50,8 +50,32 @@ impl Inner {
         let outgoing = self.session.request(id, method, params, input_schema);
         let response = js::post(self.fetch.as_ref(), &self.session.url, &outgoing, abort).await?;
         let body = js::text(&response, abort).await?;
-        read_response(response.status(), &js::content_type(&response), &body, id)
-            .map_err(to_js_error)
+        let status = response.status();
+        let read = read_response(status, &js::content_type(&response), &body, id);
+        if matches!(status, 401 | 403) {
+            // Name the authorization server from the Protected Resource Metadata.
+            let challenge = response
+                .headers()
+                .get("www-authenticate")
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            let metadata = match super::wire::challenge_params(&challenge)
+                .get("resource_metadata")
+                .and_then(Value::as_str)
+            {
+                Some(url) => js::get_json(self.fetch.as_ref(), url).await,
+                None => None,
+            };
+            let error = read.err();
+            return Err(js::to_js_error(super::wire::auth_error(
+                status,
+                &challenge,
+                metadata.as_ref(),
+                error,
+            )));
+        }
+        read.map_err(to_js_error)
     }
 
     pub async fn list_tools(&self) -> JsResult<Vec<Value>> {

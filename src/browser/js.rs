@@ -203,6 +203,26 @@ pub async fn post(
     }
 }
 
+/// GETs a JSON document (the Protected Resource Metadata); `None` on any failure.
+pub async fn get_json(fetch: Option<&Function>, url: &str) -> Option<serde_json::Value> {
+    let global = global();
+    let returned = match fetch {
+        Some(fetch) => fetch.call1(&JsValue::UNDEFINED, &url.into()),
+        None => get_function(&global, "fetch")?.call1(&global, &url.into()),
+    }
+    .ok()?;
+    let response: web_sys::Response = wait(Promise::resolve(&returned), None)
+        .await
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    if !response.ok() {
+        return None;
+    }
+    let text = wait(response.text().ok()?, None).await.ok()?;
+    serde_json::from_str(&text.as_string()?).ok()
+}
+
 /// The response's content type ("" when absent).
 pub fn content_type(response: &web_sys::Response) -> String {
     response

@@ -304,3 +304,46 @@ fn listen_events_and_bare_tasks() {
     );
     assert_eq!(listen_event("not json"), ListenEvent::Other);
 }
+
+#[test]
+fn a_401_or_403_names_the_authorization_server_from_the_metadata() {
+    use super::wire::{auth_error, challenge_params};
+    let challenge = r#"Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", scope="mcp:tools mcp:admin""#;
+    let params = challenge_params(challenge);
+    assert_eq!(params["scope"], "mcp:tools mcp:admin");
+    assert_eq!(params["error"], "insufficient_scope");
+    assert!(challenge_params("Basic realm=x").is_empty());
+    let prm = json!({ "resource": "https://mcp.example/mcp", "authorization_servers": ["https://id.example"] });
+    let e = auth_error(403, challenge, Some(&prm), None);
+    assert!(e.message.contains("Forbidden (HTTP 403)"), "{}", e.message);
+    assert!(e.message.contains("mcp:tools mcp:admin") && e.message.contains("https://id.example"));
+    assert_eq!(
+        e.data.as_ref().unwrap()["authorizationServers"],
+        json!(["https://id.example"])
+    );
+    let server = ClientError::new(
+        -32600,
+        "Unauthorized: Invalid access token: the token has expired",
+        None,
+    );
+    let e = auth_error(
+        401,
+        r#"Bearer resource_metadata="x", error="invalid_token""#,
+        Some(&prm),
+        Some(server),
+    );
+    assert!(
+        e.message.contains("refused")
+            && e.message.contains("https://id.example")
+            && e.message.contains("expired"),
+        "{}",
+        e.message
+    );
+    let e = auth_error(401, "", None, None);
+    assert!(
+        e.message.contains("Unauthorized (HTTP 401)"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.data.as_ref().unwrap()["httpStatus"], 401);
+}

@@ -10,11 +10,16 @@
 // record then re-runs the step, up to STEP_MAX_ATTEMPTS), and the object's watch sockets
 // (pushed notifications) are closed with 1011: the listen streams holding them reconnect
 // and read the durable state again, so a crash is surfaced, not hidden. The WebSocket
-// handlers are wrapped too, so a crash there cannot leave them unsettled. Copy this file
-// next to the build output (README, "Build your own server"; rename TaskObject and
-// SessionObject below if your Durable Object classes are named otherwise);
-// `scripts/build-worker.sh` does it for the demo.
-import Shim, { SessionObject as ShimSessionObject, TaskObject as ShimTaskObject } from './index.js';
+// handlers are wrapped too, so a crash there cannot leave them unsettled. PrincipalObject,
+// the quota ledger, answers a crashed request with 500 so the Worker refuses instead of
+// hanging. Copy this file next to the build output (README, "Build your own server";
+// rename TaskObject, SessionObject and PrincipalObject below if your Durable Object
+// classes are named otherwise); `scripts/build-worker.sh` does it for the demo.
+import Shim, {
+  PrincipalObject as ShimPrincipalObject,
+  SessionObject as ShimSessionObject,
+  TaskObject as ShimTaskObject,
+} from './index.js';
 export * from './index.js';
 
 const state = globalThis.__worker_init_state;
@@ -120,6 +125,14 @@ export class TaskObject extends ShimTaskObject {
   async webSocketError(ws, error) {
     this.trace('webSocketError');
     await watch(super.webSocketError(ws, error));
+  }
+}
+
+export class PrincipalObject extends ShimPrincipalObject {
+  async fetch(request) {
+    const response = await watch(super.fetch(request));
+    if (response !== CRASHED) return response;
+    return new Response('the quota ledger crashed while handling this request', { status: 500 });
   }
 }
 

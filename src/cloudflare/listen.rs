@@ -4,6 +4,7 @@
 //! requests. What to send, when to reconnect and when to end is decided by the pure
 //! [`Fanin`]; this file opens and closes sockets, reads them, and writes the frames.
 
+use super::principal_object::StreamSlot;
 use super::{TASKS_BINDING, call_object, now_ms, to_headers};
 use crate::error::McpError;
 use crate::http::HttpResponse;
@@ -172,6 +173,8 @@ struct Stream {
     /// Reopens waiting for their backoff: (due at, task id).
     timers: Vec<(u64, String)>,
     done: bool,
+    /// The stream's slot in the principal's quota ledger (`QUOTA_LISTEN_STREAMS`).
+    slot: Option<StreamSlot>,
 }
 
 impl Stream {
@@ -279,8 +282,14 @@ impl Stream {
     }
 }
 
-/// The SSE response for `listen`, watching as `principal`.
-pub async fn stream(env: Env, listen: Listen, principal: String) -> worker::Result<Response> {
+/// The SSE response for `listen`, watching as `principal`; `slot` is its place in the
+/// principal's stream quota, renewed while it lives and released when it ends.
+pub async fn stream(
+    env: Env,
+    listen: Listen,
+    principal: String,
+    slot: Option<StreamSlot>,
+) -> worker::Result<Response> {
     let mut head = HttpResponse::empty(200);
     head.headers
         .push(("content-type", "text/event-stream".into()));
@@ -304,10 +313,21 @@ pub async fn stream(env: Env, listen: Listen, principal: String) -> worker::Resu
         out: VecDeque::new(),
         timers: Vec::new(),
         done: false,
+        slot,
     };
     let body = stream::unfold(state, |mut s| async move {
-        let chunk = s.next_chunk().await?;
-        Some((Ok::<Vec<u8>, worker::Error>(chunk), s))
+        if let Some(slot) = &s.slot {
+            slot.keep().await;
+        }
+        match s.next_chunk().await {
+            Some(chunk) => Some((Ok::<Vec<u8>, worker::Error>(chunk), s)),
+            None => {
+                if let Some(slot) = s.slot.take() {
+                    slot.release().await;
+                }
+                None
+            }
+        }
     });
     let headers = to_headers(&head.headers)?;
     Ok(Response::from_stream(body)?.with_headers(headers))

@@ -23,22 +23,29 @@
 //! }
 //! ```
 
+mod auth;
 mod host;
 mod listen;
+mod principal_object;
 mod progress;
 mod session_object;
 mod sse;
 mod task_object;
 
 pub use host::{WorkerHost, env};
+pub use principal_object::{PRINCIPALS_BINDING, PrincipalRunner};
 pub use session_object::SessionRunner;
 pub use task_object::TaskRunner;
 
+use crate::auth::Outcome;
+use crate::error::McpError;
 use crate::http::{Headers, HttpRequest, HttpResponse};
+use crate::quota::LedgerRequest;
 use crate::server::{self, Action, Context, Server};
 use crate::tasks::id;
-use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER};
+use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER, RESULT_STATUS};
 use crate::tools::Progress;
+use principal_object::StreamSlot;
 use std::cell::OnceCell;
 use std::rc::Rc;
 use worker::{Date, Env, Method, Request, RequestInit, Response};
@@ -88,42 +95,80 @@ pub(crate) fn new_task_id() -> worker::Result<String> {
     Ok(id::format(bytes))
 }
 
-/// The Worker's fetch handler: MCP at `/mcp`. `build` defines the server (it runs once
-/// per isolate).
+/// Reads a POST body as it streams in, stopping one byte past `limit`: a chunked upload
+/// larger than `MAX_BODY_BYTES` is never held whole (the core answers 413 from the
+/// length).
+async fn read_body(req: &mut Request, limit: usize) -> worker::Result<Vec<u8>> {
+    use futures_util::StreamExt;
+    let mut body = Vec::new();
+    let mut stream = req.stream()?;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        let room = (limit + 1).saturating_sub(body.len());
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() > limit {
+            break;
+        }
+    }
+    Ok(body)
+}
+
+/// The Worker's fetch handler: MCP at `/mcp`, the Protected Resource Metadata at its
+/// well-known paths. `build` defines the server (it runs once per isolate).
 pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker::Result<Response> {
     let server = server(&env, build)?;
     let mut headers = Headers::new();
     for (name, value) in req.headers().entries() {
         headers.push(&name, &value);
     }
-    let declared_too_large = headers
-        .content_length()
-        .is_some_and(|n| n > server.config.max_body_bytes);
-    // A body declared too large is not read; the core answers 413 from the header.
-    let body = if declared_too_large || req.method() != Method::Post {
-        Vec::new()
-    } else {
-        req.bytes().await?
-    };
-    let request = HttpRequest {
+    let origin = req.url()?.origin().ascii_serialization();
+    let mut request = HttpRequest {
         method: req.method().to_string(),
         path: req.path(),
         headers,
-        body,
+        body: Vec::new(),
     };
+    if let Some(response) = server.well_known(&request, &origin) {
+        return to_response(response);
+    }
+    // Credentials first: nothing of an unauthenticated request's body is read.
+    let principal = match server.authenticate(&request) {
+        Outcome::Principal(principal) => principal,
+        Outcome::Refused(error) => return refuse(&server, &request, None, &error, &origin),
+        Outcome::Jwt(token) => {
+            let now = now_ms();
+            let granted = match auth::verify(&server.config.auth, &token, now).await {
+                Ok(()) => server.grant(&token, &origin, now),
+                Err(error) => Err(error),
+            };
+            match granted {
+                Ok(principal) => principal,
+                Err(error) => return refuse(&server, &request, None, &error, &origin),
+            }
+        }
+    };
+    let declared_too_large = request
+        .headers
+        .content_length()
+        .is_some_and(|n| n > server.config.max_body_bytes);
+    // A body declared too large is not read; the core answers 413 from the header.
+    if !declared_too_large && req.method() == Method::Post {
+        request.body = read_body(&mut req, server.config.max_body_bytes).await?;
+    }
     let ctx = Context {
-        principal: server::principal(&request),
+        principal,
         now_ms: now_ms(),
     };
     if let Some(session) = server.legacy_session(&request) {
         return legacy(&env, request, session, &ctx.principal).await;
     }
+    let quotas = server.config.quotas;
     let mut action = server.handle(&request, &ctx);
     loop {
         action = match action {
             Action::Respond(response) => return to_response(response),
             Action::Run(run) if run.progress_token.is_some() => {
-                return progress::stream(server, env, *run, ctx).await;
+                return progress::stream(server, env, *run, ctx, origin).await;
             }
             Action::Run(run) => {
                 let host = WorkerHost::host(env.clone());
@@ -137,8 +182,16 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
                 record,
                 cors,
             } => {
-                let response =
-                    create_task(&server, &env, &ctx.principal, request_id, record, &cors).await;
+                let response = create_task(
+                    &server,
+                    &env,
+                    &ctx.principal,
+                    request_id,
+                    record,
+                    &cors,
+                    &origin,
+                )
+                .await;
                 return to_response(response);
             }
             Action::Forward {
@@ -149,7 +202,41 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
                 let reply = call_object(&env, &request, &ctx.principal).await;
                 return respond_object(&server, &request_id, reply, &cors);
             }
-            Action::Listen(listen) => return listen::stream(env, *listen, ctx.principal).await,
+            Action::Listen(listen) => {
+                let slot = match quotas.listen_streams {
+                    None => None,
+                    Some(_) => {
+                        let stream_id = new_task_id()?;
+                        match StreamSlot::acquire(env.clone(), &ctx.principal, stream_id, quotas)
+                            .await
+                        {
+                            Ok(Ok(slot)) => Some(slot),
+                            Ok(Err(exceeded)) => {
+                                let error = exceeded.to_error();
+                                let id = listen.request_id.clone();
+                                return to_response(server.refuse(
+                                    Some(&id),
+                                    &error,
+                                    &listen.cors,
+                                    &origin,
+                                ));
+                            }
+                            Err(why) => {
+                                let error =
+                                    McpError::Internal(format!("quota ledger unavailable: {why}"));
+                                let id = listen.request_id.clone();
+                                return to_response(server.refuse(
+                                    Some(&id),
+                                    &error,
+                                    &listen.cors,
+                                    &origin,
+                                ));
+                            }
+                        }
+                    }
+                };
+                return listen::stream(env, *listen, ctx.principal, slot).await;
+            }
         };
     }
 }
@@ -200,25 +287,90 @@ async fn legacy(
     Ok(response.with_headers(headers))
 }
 
-/// Draws the task id, has the task's object store the record, and answers with its reply.
-async fn create_task(
+/// Draws the task id, takes a place in the principal's task quota (429 naming the limit
+/// when full), has the task's object store the record, and answers with its reply.
+pub(crate) async fn create_task(
     server: &Server,
     env: &Env,
     principal: &str,
     request_id: crate::jsonrpc::RequestId,
     mut record: Box<crate::tasks::record::TaskRecord>,
     cors: &server::Cors,
+    origin: &str,
 ) -> HttpResponse {
-    let reply = match new_task_id() {
-        Ok(id) => {
-            record.task_id = id;
-            call_object(env, &ObjectRequest::Create { record }, principal).await
-        }
-        Err(e) => Err(e.to_string()),
+    record.task_id = match new_task_id() {
+        Ok(id) => id,
+        Err(e) => return server.object_unreachable(&request_id, &e.to_string(), cors),
     };
+    if let Err(error) = acquire_task(server, env, principal, &record).await {
+        return server.refuse(Some(&request_id), &error, cors, origin);
+    }
+    let task_id = record.task_id.clone();
+    let reply = call_object(env, &ObjectRequest::Create { record }, principal).await;
+    if !matches!(reply, Ok((status, _)) if status == RESULT_STATUS) {
+        release_task(server, env, principal, task_id).await;
+    }
     match reply {
         Ok((status, body)) => server.object_response(&request_id, status, &body, cors),
         Err(why) => server.object_unreachable(&request_id, &why, cors),
+    }
+}
+
+/// Counts a new task against the principal's quotas (`QUOTA_TASKS_PER_MINUTE`,
+/// `QUOTA_LIVE_TASKS`); the error says which limit is full.
+pub(crate) async fn acquire_task(
+    server: &Server,
+    env: &Env,
+    principal: &str,
+    record: &crate::tasks::record::TaskRecord,
+) -> Result<(), McpError> {
+    let quotas = server.config.quotas;
+    if !quotas.counts_tasks() {
+        return Ok(());
+    }
+    let acquire = LedgerRequest::AcquireTask {
+        task_id: record.task_id.clone(),
+        until_ms: record.expires_at_ms(),
+        quotas,
+    };
+    match principal_object::ledger(env, principal, &acquire).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(exceeded)) => Err(exceeded.to_error()),
+        Err(why) => Err(McpError::Internal(format!(
+            "quota ledger unavailable: {why}"
+        ))),
+    }
+}
+
+/// Gives back the place of a task that was not created (best effort: the ledger entry
+/// expires with the task's TTL anyway).
+pub(crate) async fn release_task(server: &Server, env: &Env, principal: &str, task_id: String) {
+    if server.config.quotas.counts_tasks() {
+        let release = LedgerRequest::ReleaseTask { task_id };
+        // Best effort by design: the entry's deadline is the fallback.
+        let _ = principal_object::ledger(env, principal, &release).await;
+    }
+}
+
+fn refuse(
+    server: &Server,
+    request: &HttpRequest,
+    id: Option<&crate::jsonrpc::RequestId>,
+    error: &McpError,
+    origin: &str,
+) -> worker::Result<Response> {
+    let cors = server.cors_for(request);
+    to_response(server.refuse(id, error, &cors, origin))
+}
+
+/// Tells a task's owner's ledger that the task ended (best effort: the entry's deadline,
+/// the task's expiry, is the fallback).
+pub(crate) async fn task_ended(env: &Env, owner: &str, task_id: &str) {
+    let release = LedgerRequest::ReleaseTask {
+        task_id: task_id.to_owned(),
+    };
+    if let Err(why) = principal_object::ledger(env, owner, &release).await {
+        worker::console_warn!("could not release task {task_id} from its quota: {why}");
     }
 }
 

@@ -19,6 +19,7 @@ pub async fn stream(
     env: Env,
     run: InlineRun,
     ctx: Context,
+    origin: String,
 ) -> worker::Result<Response> {
     let token = run.progress_token.clone().unwrap_or_default();
     let channel = Channel::default();
@@ -38,9 +39,11 @@ pub async fn stream(
                 record,
                 cors,
             } => {
-                create_task(&server, &env, &principal, request_id, record, &cors)
-                    .await
-                    .body
+                create_task(
+                    &server, &env, &principal, request_id, record, &cors, &origin,
+                )
+                .await
+                .body
             }
             other => {
                 let e = McpError::Internal(format!("unexpected action while streaming: {other:?}"));

@@ -163,6 +163,25 @@ impl TaskRunner {
         try_join3(put, delete, alarm).await.map(drop)
     }
 
+    /// The `(owner, task_id)` of a task these effects end, when live tasks are counted.
+    fn ended(&self, before: Option<&Stored>, effects: &Effects) -> Option<(String, String)> {
+        let counted =
+            server(&self.env, self.build).is_ok_and(|s| s.config.quotas.live_tasks.is_some());
+        if !counted {
+            return None;
+        }
+        effects
+            .ended(before.map(|s| &s.record))
+            .map(|(owner, id)| (owner.to_owned(), id.to_owned()))
+    }
+
+    /// After the write: tells the owner's quota ledger the task ended.
+    async fn release(&self, ended: Option<(String, String)>) {
+        if let Some((owner, task_id)) = ended {
+            super::task_ended(&self.env, &owner, &task_id).await;
+        }
+    }
+
     /// A request from the Worker (see `tasks::protocol`), or a watch (`tasks::watch`).
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
         // Set by the Worker on every call; a Durable Object is not reachable from outside.
@@ -188,7 +207,9 @@ impl TaskRunner {
             now_ms(),
         );
         let cancelled = effects.store.clone().filter(|_| effects.cancel_hook);
+        let ended = self.ended(stored.as_ref(), &effects);
         self.apply(stored.as_ref(), effects).await?;
+        self.release(ended).await;
         if let Some(record) = cancelled {
             let server = server(&self.env, self.build)?;
             if let Some(tool) = server.registry.get(&record.tool) {
@@ -264,7 +285,11 @@ impl TaskRunner {
         )
         .map_err(refused)?;
         match plan {
-            AlarmPlan::Done(effects) => self.apply(stored.as_ref(), effects).await?,
+            AlarmPlan::Done(effects) => {
+                let ended = self.ended(stored.as_ref(), &effects);
+                self.apply(stored.as_ref(), effects).await?;
+                self.release(ended).await;
+            }
             AlarmPlan::RunStep { lease, attempt } => {
                 // The lease is durable before the step runs: if this instance dies inside
                 // the step, the next alarm finds the lease and runs the step again.
@@ -287,7 +312,9 @@ impl TaskRunner {
                     limits,
                 )
                 .map_err(refused)?;
+                let ended = self.ended(current.as_ref(), &effects);
                 self.apply(current.as_ref(), effects).await?;
+                self.release(ended).await;
             }
         }
         Response::empty()

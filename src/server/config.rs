@@ -2,6 +2,9 @@
 //! `--var` on `wrangler dev`, secrets in production). Every variable is optional and has
 //! a documented default; a malformed value is an error at start-up, not a silent default.
 
+use crate::auth::{self, AuthConfig};
+use crate::quota::Quotas;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub server_name: String,
@@ -39,6 +42,10 @@ pub struct Config {
     /// How long a `subscriptions/listen` stream lives before it ends without its result,
     /// so the client reopens it (`LISTEN_MAX_MS`).
     pub listen_max_ms: u64,
+    /// Who may call: OAuth issuer, API keys, anonymous access (`crate::auth`).
+    pub auth: AuthConfig,
+    /// Per-principal limits (`crate::quota`).
+    pub quotas: Quotas,
 }
 
 impl Default for Config {
@@ -65,8 +72,22 @@ impl Default for Config {
             legacy_sessions: true,
             listen_reconnects: crate::server::fanin::RECONNECTS,
             listen_max_ms: crate::server::fanin::MAX_STREAM_MS,
+            auth: AuthConfig {
+                jwks_min_refetch_ms: 30_000,
+                ..AuthConfig::default()
+            },
+            quotas: Quotas::default(),
         }
     }
+}
+
+/// A list separated by whitespace or commas.
+fn words(value: &str) -> Vec<String> {
+    value
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 fn number(name: &str, value: &str) -> Result<u64, String> {
@@ -156,6 +177,42 @@ impl Config {
         }
         if let Some(v) = get("LEGACY_SESSIONS") {
             c.legacy_sessions = flag("LEGACY_SESSIONS", &v)?;
+        }
+        if let Some(v) = get("OAUTH_ISSUER") {
+            let v = v.trim();
+            c.auth.issuer = if v.is_empty() {
+                None
+            } else if url::Url::parse(v)
+                .is_ok_and(|u| matches!(u.scheme(), "https" | "http") && u.host().is_some())
+            {
+                Some(v.to_owned())
+            } else {
+                return Err(format!("OAUTH_ISSUER must be an https URL, got {v:?}"));
+            };
+        }
+        if let Some(v) = get("OAUTH_AUDIENCE") {
+            c.auth.audiences = words(&v);
+        }
+        if let Some(v) = get("OAUTH_REQUIRED_SCOPES") {
+            c.auth.required_scopes = words(&v);
+        }
+        if let Some(v) = get("OAUTH_JWKS_MIN_REFETCH_MS") {
+            c.auth.jwks_min_refetch_ms = number("OAUTH_JWKS_MIN_REFETCH_MS", &v)?;
+        }
+        if let Some(v) = get("API_KEYS") {
+            c.auth.api_keys = auth::parse_api_keys(&v)?;
+        }
+        if let Some(v) = get("ALLOW_ANONYMOUS") {
+            c.auth.allow_anonymous = flag("ALLOW_ANONYMOUS", &v)?;
+        }
+        if let Some(v) = get("QUOTA_TASKS_PER_MINUTE") {
+            c.quotas.tasks_per_minute = limit("QUOTA_TASKS_PER_MINUTE", &v)?;
+        }
+        if let Some(v) = get("QUOTA_LIVE_TASKS") {
+            c.quotas.live_tasks = limit("QUOTA_LIVE_TASKS", &v)?;
+        }
+        if let Some(v) = get("QUOTA_LISTEN_STREAMS") {
+            c.quotas.listen_streams = limit("QUOTA_LISTEN_STREAMS", &v)?;
         }
         Ok(c)
     }

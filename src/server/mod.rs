@@ -17,6 +17,7 @@ pub mod listen;
 pub use builder::ServerBuilder;
 pub use config::Config;
 
+use crate::auth::{self, Outcome};
 use crate::catalog::{self, Catalog};
 use crate::error::McpError;
 use crate::host::Host;
@@ -27,32 +28,8 @@ use crate::tasks::protocol::{self, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use crate::tools::{Progress, Registry, Tool, fixtures};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 pub const MCP_PATH: &str = "/mcp";
-
-/// The caller's identity as far as the server can tell: for now the SHA-256 of the bearer
-/// token, or `anonymous`. Tasks and request states are bound to it.
-pub fn principal(request: &HttpRequest) -> String {
-    let token = request
-        .headers
-        .get("authorization")
-        .and_then(|v| {
-            let v = v.trim();
-            v.get(..7)
-                .filter(|p| p.eq_ignore_ascii_case("bearer "))
-                .map(|_| v[7..].trim().to_owned())
-        })
-        .filter(|t| !t.is_empty());
-    match token {
-        Some(token) => format!("bearer:{}", hex(&Sha256::digest(token.as_bytes()))),
-        None => "anonymous".to_owned(),
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 /// Per-request facts the adapter supplies.
 #[derive(Debug, Clone)]
@@ -124,7 +101,7 @@ impl Cors {
             response.headers.push(("vary", "Origin".into()));
             response.headers.push((
                 "access-control-expose-headers",
-                "content-type, mcp-session-id".into(),
+                "content-type, mcp-session-id, www-authenticate, retry-after".into(),
             ));
         }
         response
@@ -344,6 +321,94 @@ impl Server {
                 LegacySession::Refused(error_response(None, &e, &cors))
             }
         })
+    }
+
+    /// The Protected Resource Metadata (RFC 9728) when `request` asks for it: a public
+    /// document, readable from any origin. `origin` is the server's own
+    /// (`scheme://host[:port]`); the resource is `origin` + `/mcp`.
+    pub fn well_known(&self, request: &HttpRequest, origin: &str) -> Option<HttpResponse> {
+        if !auth::PRM_PATHS.contains(&request.path.as_str()) {
+            return None;
+        }
+        let mut response = match request.method.as_str() {
+            "GET" | "HEAD" => {
+                let doc = self
+                    .config
+                    .auth
+                    .resource_metadata(&format!("{origin}{MCP_PATH}"));
+                let mut r = HttpResponse::json(200, doc.to_string().into_bytes());
+                r.headers.push(("cache-control", "max-age=300".into()));
+                r
+            }
+            "OPTIONS" => {
+                let mut r = HttpResponse::empty(204);
+                r.headers
+                    .push(("access-control-allow-methods", "GET, OPTIONS".into()));
+                r
+            }
+            _ => {
+                let mut r = HttpResponse::empty(405);
+                r.headers.push(("allow", "GET, OPTIONS".into()));
+                r
+            }
+        };
+        response
+            .headers
+            .push(("access-control-allow-origin", "*".into()));
+        Some(response)
+    }
+
+    /// Who is calling (see [`crate::auth`]). Requests [`Server::handle`] refuses before
+    /// reading them (other paths and methods, forbidden origins, preflights) are not
+    /// authenticated: they touch nothing a principal owns.
+    pub fn authenticate(&self, request: &HttpRequest) -> Outcome {
+        let forbidden_origin = request
+            .headers
+            .get("origin")
+            .is_some_and(|o| !self.config.origin_allowed(&o));
+        if request.path != MCP_PATH || request.method != "POST" || forbidden_origin {
+            return Outcome::Principal(auth::ANONYMOUS.into());
+        }
+        self.config.auth.authenticate(&request.headers)
+    }
+
+    /// The principal of a JWT whose signature the adapter verified (`Ok`), or the
+    /// refusal. `origin` is the server's own; the default audience is `origin` + `/mcp`.
+    pub fn grant(
+        &self,
+        token: &auth::jwt::Token,
+        origin: &str,
+        now_ms: u64,
+    ) -> Result<String, McpError> {
+        self.config
+            .auth
+            .grant(token, &format!("{origin}{MCP_PATH}"), now_ms)
+    }
+
+    /// The CORS headers `request` gets (none for a forbidden or absent origin).
+    pub fn cors_for(&self, request: &HttpRequest) -> Cors {
+        Cors(
+            request
+                .headers
+                .get("origin")
+                .filter(|o| self.config.origin_allowed(o)),
+        )
+    }
+
+    /// An error answered before or beside dispatch (401, 403, 429), with the headers it
+    /// needs: the challenge names the metadata at `origin`'s well-known path.
+    pub fn refuse(
+        &self,
+        id: Option<&RequestId>,
+        error: &McpError,
+        cors: &Cors,
+        origin: &str,
+    ) -> HttpResponse {
+        let mut response = error_response(id, error, cors);
+        response
+            .headers
+            .extend(error.http_headers(&auth::metadata_url(origin)));
+        response
     }
 
     /// Handles one HTTP request to the MCP endpoint.

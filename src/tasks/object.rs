@@ -43,6 +43,19 @@ pub struct Effects {
 }
 
 impl Effects {
+    /// The task these effects end, if any: `(owner, task_id)` when the task becomes
+    /// terminal now (it was not before) or is erased. The TaskObject then tells the
+    /// owner's quota ledger (`crate::quota`), which forgets the task idempotently.
+    pub fn ended<'a>(&'a self, before: Option<&'a TaskRecord>) -> Option<(&'a str, &'a str)> {
+        if self.delete_all {
+            return before.map(|r| (r.owner.as_str(), r.task_id.as_str()));
+        }
+        let after = self.store.as_ref()?;
+        let was_terminal = before.is_some_and(|r| r.status.is_terminal());
+        (after.status.is_terminal() && !was_terminal)
+            .then_some((after.owner.as_str(), after.task_id.as_str()))
+    }
+
     fn store(record: TaskRecord, dirty: Dirty, now_ms: u64) -> Self {
         Effects {
             alarm: Some(record.next_alarm_ms(now_ms)),

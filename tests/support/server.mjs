@@ -1,6 +1,7 @@
 // Starts `wrangler dev` on a free loopback port for a test run and stops it by PID.
 // Used by the end-to-end tests, the conformance runner, the browser tests and the bench.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,11 +10,25 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Variables every test server gets: fixtures on, a development requestState secret. */
+const sha256 = (s) => createHash('sha256').update(s).digest('hex');
+
+/** API keys the test servers accept (name → key), for tests that need distinct callers. */
+export const TEST_KEYS = { alice: 'alice-token', mallory: 'mallory-token', browser: 'browser-test-token' };
+
+/**
+ * Variables every test server gets: fixtures on, a development requestState secret,
+ * anonymous callers allowed (as `make dev`), the test API keys, and quotas generous
+ * enough for the suites yet still counted.
+ */
 export const TEST_VARS = {
   CONFORMANCE_FIXTURES: 'true',
   REQUEST_STATE_SECRET: 'test-only-secret-0123456789abcdef',
   FETCH_ALLOWED_HOSTS: '127.0.0.1:*,localhost:*',
+  ALLOW_ANONYMOUS: 'true',
+  API_KEYS: Object.entries(TEST_KEYS).map(([name, key]) => `${name}=${sha256(key)}`).join(','),
+  QUOTA_TASKS_PER_MINUTE: '1000',
+  QUOTA_LIVE_TASKS: '1000',
+  QUOTA_LISTEN_STREAMS: '100',
 };
 
 export function freePort() {

@@ -3,7 +3,7 @@
 
 use super::{SessionRunner, error_body, json_response};
 use crate::cloudflare::sse::Channel;
-use crate::cloudflare::{call_object, new_task_id};
+use crate::cloudflare::{acquire_task, call_object, new_task_id, release_task};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, ErrorObject, Request as RpcRequest};
@@ -87,6 +87,10 @@ pub(super) async fn create(
     };
     record.task_id = new_task_id()?;
     let task_id = record.task_id.clone();
+    // The same quotas as a 2026-07-28 task (QUOTA_TASKS_PER_MINUTE, QUOTA_LIVE_TASKS).
+    if let Err(e) = acquire_task(server, &runner.env, &ctx.principal, &record).await {
+        return fail(e);
+    }
     match object(
         runner,
         ObjectRequest::Create {
@@ -102,7 +106,10 @@ pub(super) async fn create(
             let result = json!({ "task": legacy::legacy_task(&created) });
             json_response(200, jsonrpc::result_response(&rpc.id, &result))
         }
-        Err(e) => fail(e),
+        Err(e) => {
+            release_task(server, &runner.env, &ctx.principal, task_id).await;
+            fail(e)
+        }
     }
 }
 

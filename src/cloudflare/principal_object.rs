@@ -1,0 +1,155 @@
+//! The quota Durable Object, [`PrincipalRunner`]: one object per principal (named by
+//! it), holding that principal's [`Ledger`] under one key. A Durable Object handles its
+//! requests one at a time around storage, so read-decide-write is atomic and the
+//! counters hold across every isolate. The Worker asks it before creating a task or
+//! opening a listen stream; TaskObjects tell it when their task ends.
+
+use super::now_ms;
+use crate::quota::{Exceeded, Ledger, LedgerRequest, Quotas, RENEW_MS};
+use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+use worker::{Env, Method, Request, RequestInit, Response, Result, State};
+
+/// The Durable Object binding name (wrangler.toml).
+pub const PRINCIPALS_BINDING: &str = "PRINCIPALS";
+const LEDGER_KEY: &str = "ledger";
+const LEDGER_URL: &str = "https://principal-object/ledger";
+
+/// The ledger's answer.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Reply {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exceeded: Option<Exceeded>,
+}
+
+/// What the author's `#[durable_object] PrincipalObject` delegates to.
+pub struct PrincipalRunner {
+    state: State,
+}
+
+impl PrincipalRunner {
+    pub fn new(state: State, _env: Env) -> Self {
+        PrincipalRunner { state }
+    }
+
+    /// One [`LedgerRequest`].
+    pub async fn fetch(&self, mut req: Request) -> Result<Response> {
+        let request: LedgerRequest = match req.json().await {
+            Ok(request) => request,
+            Err(e) => return Response::error(format!("bad ledger request: {e}"), 400),
+        };
+        let storage = self.state.storage();
+        let stored = storage.get::<String>(LEDGER_KEY).await?;
+        let mut ledger: Ledger = stored
+            .as_deref()
+            .and_then(|s| serde_json::from_str(s).ok())
+            .unwrap_or_default();
+        let before = ledger.clone();
+        let outcome = ledger.apply(&request, now_ms());
+        if ledger != before {
+            let value = serde_json::to_string(&ledger)
+                .map_err(|e| worker::Error::RustError(e.to_string()))?;
+            storage.put(LEDGER_KEY, value).await?;
+        }
+        Response::from_json(&Reply {
+            exceeded: outcome.err(),
+        })
+    }
+}
+
+/// Sends one request to `principal`'s ledger: `Ok(Err(exceeded))` when a limit refuses
+/// it, `Err` when the ledger cannot be reached.
+pub(crate) async fn ledger(
+    env: &Env,
+    principal: &str,
+    request: &LedgerRequest,
+) -> std::result::Result<std::result::Result<(), Exceeded>, String> {
+    let namespace = env.durable_object(PRINCIPALS_BINDING).map_err(|_| {
+        format!(
+            "quotas need the {PRINCIPALS_BINDING} Durable Object binding (class PrincipalObject, \
+             README \"Build your own server\"), or set QUOTA_TASKS_PER_MINUTE, QUOTA_LIVE_TASKS \
+             and QUOTA_LISTEN_STREAMS to unlimited"
+        )
+    })?;
+    let stub = namespace
+        .get_by_name(principal)
+        .map_err(|e| e.to_string())?;
+    let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post).with_body(Some(body.into()));
+    let request = Request::new_with_init(LEDGER_URL, &init).map_err(|e| e.to_string())?;
+    let mut response = stub
+        .fetch_with_request(request)
+        .await
+        .map_err(|e| e.to_string())?;
+    if response.status_code() != 200 {
+        let text = response.text().await.unwrap_or_default();
+        return Err(format!(
+            "ledger answered {}: {text}",
+            response.status_code()
+        ));
+    }
+    let reply: Reply = response.json().await.map_err(|e| e.to_string())?;
+    Ok(match reply.exceeded {
+        Some(exceeded) => Err(exceeded),
+        None => Ok(()),
+    })
+}
+
+/// A listen stream's slot in its principal's ledger: renewed while the stream is open,
+/// released when it ends (a stream dropped by a disconnect frees its slot when the
+/// lease runs out).
+pub struct StreamSlot {
+    env: Env,
+    principal: String,
+    stream_id: String,
+    quotas: Quotas,
+    renewed_at_ms: Cell<u64>,
+}
+
+impl StreamSlot {
+    /// Takes a slot: `Ok(Err(exceeded))` when the principal has too many streams open.
+    pub(crate) async fn acquire(
+        env: Env,
+        principal: &str,
+        stream_id: String,
+        quotas: Quotas,
+    ) -> std::result::Result<std::result::Result<StreamSlot, Exceeded>, String> {
+        let request = LedgerRequest::AcquireStream {
+            stream_id: stream_id.clone(),
+            quotas,
+        };
+        Ok(ledger(&env, principal, &request)
+            .await?
+            .map(|()| StreamSlot {
+                env,
+                principal: principal.to_owned(),
+                stream_id,
+                quotas,
+                renewed_at_ms: Cell::new(now_ms()),
+            }))
+    }
+
+    /// Renews the lease when due (best effort).
+    pub async fn keep(&self) {
+        let now = now_ms();
+        if now < self.renewed_at_ms.get() + RENEW_MS {
+            return;
+        }
+        self.renewed_at_ms.set(now);
+        let request = LedgerRequest::AcquireStream {
+            stream_id: self.stream_id.clone(),
+            quotas: self.quotas,
+        };
+        let _ = ledger(&self.env, &self.principal, &request).await;
+    }
+
+    /// Frees the slot (best effort; the lease is the fallback).
+    pub async fn release(&self) {
+        let request = LedgerRequest::ReleaseStream {
+            stream_id: self.stream_id.clone(),
+        };
+        let _ = ledger(&self.env, &self.principal, &request).await;
+    }
+}

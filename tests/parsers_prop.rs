@@ -1,0 +1,249 @@
+//! Property tests of every parser that reads what a caller sends: the JSON-RPC envelope,
+//! the MCP headers (with their Base64 sentinel form), `_meta` and params (through the whole
+//! request handler), `requestState`, the `Authorization` header, JWTs and `API_KEYS`. For
+//! any input: no panic, and every refusal is a clear error (a JSON-RPC error object with
+//! a message, or a reason). cargo-fuzz needs nightly; these run on stable with `cargo test`.
+// Native only: proptest is a native dev-dependency.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use common::{NOW, ctx, server};
+use mcp_tasks_edge::auth::{self, AuthConfig, jwt};
+use mcp_tasks_edge::http::{Headers, HttpRequest};
+use mcp_tasks_edge::jsonrpc;
+use mcp_tasks_edge::mcp::{headers, request_state};
+use mcp_tasks_edge::server::Action;
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+/// Any JSON value, a few levels deep.
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        "\\PC{0,12}".prop_map(Value::from),
+        prop_oneof![
+            Just("2026-07-28"),
+            Just("tools/call"),
+            Just("tasks/get"),
+            Just("echo"),
+            Just("io.modelcontextprotocol/tasks"),
+            Just("io.modelcontextprotocol/protocolVersion"),
+            Just("io.modelcontextprotocol/clientCapabilities"),
+            Just("requestState"),
+        ]
+        .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::btree_map(
+                prop_oneof![
+                    "[a-zA-Z_/.]{0,10}".boxed(),
+                    prop_oneof![
+                        Just("jsonrpc"),
+                        Just("id"),
+                        Just("method"),
+                        Just("params"),
+                        Just("_meta"),
+                        Just("name"),
+                        Just("arguments"),
+                        Just("taskId"),
+                        Just("inputResponses"),
+                        Just("requestState"),
+                        Just("notifications"),
+                        Just("taskIds"),
+                    ]
+                    .prop_map(str::to_owned)
+                    .boxed(),
+                ],
+                inner,
+                0..6,
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// A request-shaped body: mostly valid envelopes with arbitrary params.
+fn any_envelope() -> impl Strategy<Value = Value> {
+    let method = prop_oneof![
+        Just("tools/call"),
+        Just("tools/list"),
+        Just("tasks/get"),
+        Just("tasks/update"),
+        Just("tasks/cancel"),
+        Just("subscriptions/listen"),
+        Just("server/discover"),
+        Just("prompts/get"),
+        Just("resources/read"),
+        Just("ping"),
+        Just("nope"),
+    ];
+    (method, any_json(), any_json(), any::<bool>()).prop_map(
+        |(method, params, meta, valid_meta)| {
+            let mut params = match params {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            };
+            params.insert(
+                "_meta".into(),
+                if valid_meta {
+                    common::meta(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}))
+                } else {
+                    meta
+                },
+            );
+            json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params })
+        },
+    )
+}
+
+fn assert_clear(response: &mcp_tasks_edge::http::HttpResponse) {
+    if response.status == 202 || response.body.is_empty() {
+        return;
+    }
+    let body: Value = serde_json::from_slice(&response.body).expect("every answer is JSON");
+    if let Some(error) = body.get("error") {
+        assert!(error["code"].is_i64(), "{body}");
+        assert!(
+            error["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{body}"
+        );
+        assert!(response.status >= 200, "{body}");
+    }
+}
+
+fn handle(request: &HttpRequest) {
+    let server = server();
+    // Other actions (reaching task objects or streams) come from valid requests.
+    if let Action::Respond(response) = common::run_action(&server, server.handle(request, &ctx())) {
+        assert_clear(&response);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_envelope_parser_never_panics_on_bytes(body in prop::collection::vec(any::<u8>(), 0..256)) {
+        if let Err(e) = jsonrpc::parse_message(&body) {
+            prop_assert!(!e.error.message.is_empty());
+        }
+    }
+
+    #[test]
+    fn the_envelope_parser_never_panics_on_json(value in any_json()) {
+        let _ = jsonrpc::parse_message(value.to_string().as_bytes());
+    }
+
+    #[test]
+    fn the_handler_answers_any_body_clearly(value in any_envelope()) {
+        let method = value["method"].as_str().unwrap_or_default().to_owned();
+        let mut request = common::raw(&value.to_string());
+        request.headers.push("mcp-method", &method);
+        if let Some(name) = value["params"].get("name").or(value["params"].get("taskId")).and_then(Value::as_str) {
+            request.headers.push("mcp-name", &headers::encode_value(name));
+        }
+        handle(&request);
+    }
+
+    #[test]
+    fn the_handler_answers_any_headers_clearly(
+        pairs in prop::collection::vec((
+            prop_oneof![
+                Just("mcp-method".to_owned()), Just("mcp-name".to_owned()),
+                Just("mcp-protocol-version".to_owned()), Just("mcp-param-a".to_owned()),
+                Just("content-type".to_owned()), Just("content-length".to_owned()),
+                Just("origin".to_owned()), "[a-z-]{1,12}",
+            ],
+            prop_oneof!["\\PC{0,20}", "=\\?base64\\?[A-Za-z0-9+/=]{0,12}\\?=", Just("2026-07-28".to_owned())],
+        ), 0..6),
+    ) {
+        let mut request = common::post("tools/call", json!({"name": "echo", "arguments": {"message": "hi"}}));
+        for (name, value) in &pairs {
+            request.headers.push(name, value);
+        }
+        handle(&request);
+    }
+
+    #[test]
+    fn header_values_decode_or_refuse(raw in prop_oneof!["\\PC{0,30}", "=\\?base64\\?\\PC{0,16}\\?="]) {
+        if let Err(e) = headers::decode_value(&raw, "Mcp-Name") {
+            prop_assert!(!e.to_wire().message.is_empty());
+        }
+        // What a client encodes decodes to itself.
+        prop_assert_eq!(headers::decode_value(&headers::encode_value(&raw), "x").unwrap(), raw);
+    }
+
+    #[test]
+    fn request_state_opens_only_what_was_sealed(
+        state in prop_oneof![
+            "\\PC{0,60}",
+            "[A-Za-z0-9_-]{0,40}\\.[A-Za-z0-9_-]{0,30}",
+            any_json().prop_map(|v| format!("{}.{}", B64.encode(v.to_string()), B64.encode([1u8; 16]))),
+        ],
+    ) {
+        let arguments = Map::new();
+        let binding = request_state::Binding { principal: "p", request: "tools/call x", arguments: &arguments };
+        let e = request_state::open(b"secret-0123456789abcdef", binding, &state, NOW).unwrap_err();
+        prop_assert!(e.to_wire().message.starts_with("Invalid requestState"));
+    }
+
+    #[test]
+    fn authorization_headers_never_panic(value in "\\PC{0,80}") {
+        let config = AuthConfig {
+            issuer: Some("https://issuer.example".into()),
+            api_keys: auth::parse_api_keys(&"a".repeat(64)).unwrap(),
+            ..AuthConfig::default()
+        };
+        let headers = Headers::from([("authorization", value.as_str())]);
+        if let auth::Outcome::Refused(e) = config.authenticate(&headers) {
+            prop_assert!(!e.to_wire().message.is_empty());
+            prop_assert!(!e.http_headers("https://x/.well-known/oauth-protected-resource/mcp").is_empty());
+        }
+    }
+
+    #[test]
+    fn jwts_parse_or_refuse_clearly(
+        header in any_json(), claims in any_json(), sig in prop::collection::vec(any::<u8>(), 0..80),
+        alg in prop_oneof![Just("RS256"), Just("ES256"), Just("none"), Just("HS256"), Just("")],
+    ) {
+        let mut header = header;
+        if let Value::Object(m) = &mut header {
+            m.insert("alg".into(), alg.into());
+        }
+        let token = format!("{}.{}.{}", B64.encode(header.to_string()), B64.encode(claims.to_string()), B64.encode(&sig));
+        match jwt::parse(&token) {
+            Ok(t) => {
+                prop_assert!(matches!(alg, "RS256" | "ES256"));
+                let audiences = vec!["https://x/mcp".to_owned()];
+                let rules = jwt::ClaimRules { issuer: "https://issuer.example", audiences: &audiences, now_ms: NOW };
+                if let Err(jwt::Invalid(why)) = jwt::check_claims(&t.claims, &rules) {
+                    prop_assert!(!why.is_empty());
+                }
+            }
+            Err(jwt::Invalid(why)) => prop_assert!(!why.is_empty()),
+        }
+    }
+
+    #[test]
+    fn jwt_shaped_garbage_never_panics(token in "[A-Za-z0-9_.-]{0,120}") {
+        let _ = jwt::parse(&token);
+        let _ = jwt::parse_jwks(token.as_bytes());
+    }
+
+    #[test]
+    fn api_key_lists_parse_or_refuse_clearly(value in prop_oneof!["\\PC{0,100}", "([a-z]{1,5}=)?[0-9a-f]{60,66}(,[0-9a-f]{64})?"]) {
+        if let Err(e) = auth::parse_api_keys(&value) {
+            prop_assert!(e.starts_with("API_KEYS"));
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! The per-principal quota ledger, natively: windows, live tasks, streams, idempotence
+//! and deadlines.
+
+use mcp_tasks_edge::quota::{Ledger, LedgerRequest, Quotas, STREAM_LEASE_MS, WINDOW_MS};
+
+const T0: u64 = 1_000_000;
+
+fn quotas(per_minute: Option<u64>, live: Option<u64>, streams: Option<u64>) -> Quotas {
+    Quotas {
+        tasks_per_minute: per_minute,
+        live_tasks: live,
+        listen_streams: streams,
+    }
+}
+
+fn acquire(id: &str, until: Option<u64>, q: Quotas) -> LedgerRequest {
+    LedgerRequest::AcquireTask {
+        task_id: id.into(),
+        until_ms: until,
+        quotas: q,
+    }
+}
+
+fn release(id: &str) -> LedgerRequest {
+    LedgerRequest::ReleaseTask { task_id: id.into() }
+}
+
+#[test]
+fn live_tasks_are_limited_and_freed_when_tasks_end() {
+    let q = quotas(None, Some(2), None);
+    let mut l = Ledger::default();
+    l.apply(&acquire("a", None, q), T0).unwrap();
+    l.apply(&acquire("b", None, q), T0).unwrap();
+    let e = l.apply(&acquire("c", None, q), T0).unwrap_err();
+    assert_eq!((e.limit.as_str(), e.max), ("QUOTA_LIVE_TASKS", 2));
+    assert!(e.retry_after_s >= 1);
+    // Idempotent: acquiring a held task again and releasing twice change nothing.
+    l.apply(&acquire("a", None, q), T0).unwrap();
+    l.apply(&release("a"), T0).unwrap();
+    l.apply(&release("a"), T0).unwrap();
+    l.apply(&acquire("c", None, q), T0).unwrap();
+    assert!(l.apply(&acquire("d", None, q), T0).is_err());
+}
+
+#[test]
+fn a_lost_release_holds_a_slot_only_until_the_task_expires() {
+    let q = quotas(None, Some(1), None);
+    let mut l = Ledger::default();
+    l.apply(&acquire("a", Some(T0 + 5000), q), T0).unwrap();
+    assert!(l.apply(&acquire("b", None, q), T0 + 4999).is_err());
+    l.apply(&acquire("b", None, q), T0 + 5000).unwrap();
+}
+
+#[test]
+fn tasks_per_minute_is_a_sliding_window() {
+    let q = quotas(Some(3), None, None);
+    let mut l = Ledger::default();
+    l.apply(&acquire("a", None, q), T0).unwrap();
+    l.apply(&acquire("b", None, q), T0 + 20_000).unwrap();
+    l.apply(&acquire("c", None, q), T0 + 40_000).unwrap();
+    let e = l.apply(&acquire("d", None, q), T0 + 50_000).unwrap_err();
+    assert_eq!(e.limit, "QUOTA_TASKS_PER_MINUTE");
+    assert_eq!(e.retry_after_s, 10, "until the oldest leaves the window");
+    l.apply(&acquire("d", None, q), T0 + WINDOW_MS).unwrap();
+    assert!(l.apply(&acquire("e", None, q), T0 + WINDOW_MS).is_err());
+    // A refusal records nothing.
+    assert_eq!(l.created.len(), 3);
+}
+
+#[test]
+fn listen_streams_are_leased_renewed_and_released() {
+    let q = quotas(None, None, Some(1));
+    let s = |id: &str| LedgerRequest::AcquireStream {
+        stream_id: id.into(),
+        quotas: q,
+    };
+    let mut l = Ledger::default();
+    l.apply(&s("one"), T0).unwrap();
+    let e = l.apply(&s("two"), T0).unwrap_err();
+    assert_eq!(e.limit, "QUOTA_LISTEN_STREAMS");
+    // Renewing the held stream is allowed and extends its lease.
+    l.apply(&s("one"), T0 + STREAM_LEASE_MS - 1).unwrap();
+    assert!(l.apply(&s("two"), T0 + STREAM_LEASE_MS + 1).is_err());
+    l.apply(
+        &LedgerRequest::ReleaseStream {
+            stream_id: "one".into(),
+        },
+        T0 + 1,
+    )
+    .unwrap();
+    l.apply(&s("two"), T0 + 2).unwrap();
+    // A stream never released frees its slot when its lease runs out.
+    l.apply(&s("three"), T0 + 2 + STREAM_LEASE_MS).unwrap();
+    let e = l.apply(&s("four"), T0 + 3 + STREAM_LEASE_MS).unwrap_err();
+    assert_eq!(e.to_error().http_status(), 429);
+}
+
+#[test]
+fn unlimited_counts_nothing_and_requests_round_trip() {
+    let q = quotas(None, None, None);
+    let mut l = Ledger::default();
+    for i in 0..1000 {
+        l.apply(&acquire(&i.to_string(), None, q), T0).unwrap();
+    }
+    assert_eq!(l, Ledger::default());
+    assert!(!q.counts_tasks());
+    let r = acquire("x", Some(5), Quotas::default());
+    let text = serde_json::to_string(&r).unwrap();
+    assert_eq!(serde_json::from_str::<LedgerRequest>(&text).unwrap(), r);
+    assert!(text.contains("\"op\":\"acquireTask\""), "{text}");
+}
