@@ -64,6 +64,8 @@ pub enum LedgerRequest {
     /// The stream closed. Idempotent.
     #[serde(rename_all = "camelCase")]
     ReleaseStream { stream_id: String },
+    /// The principal's tasks, newest first (legacy `tasks/list`): answered with the index.
+    ListTasks,
 }
 
 /// A refusal: which limit, its value, and when to retry.
@@ -101,7 +103,15 @@ pub struct Ledger {
     pub live: BTreeMap<String, u64>,
     /// Open listen streams and their lease deadlines.
     pub streams: BTreeMap<String, u64>,
+    /// Every task the principal created that may still exist: id → (created, expiry). The
+    /// index `tasks/list` reads (whatever era created the task), at most [`MAX_INDEXED`].
+    #[serde(default)]
+    pub tasks: BTreeMap<String, (u64, u64)>,
 }
+
+/// The most tasks the index keeps (the newest; older ones still exist until their TTL
+/// but are no longer listed).
+pub const MAX_INDEXED: usize = 5_000;
 
 impl Ledger {
     fn purge(&mut self, now_ms: u64) {
@@ -109,6 +119,14 @@ impl Ledger {
             .retain(|t| now_ms < t.saturating_add(WINDOW_MS));
         self.live.retain(|_, until| now_ms < *until);
         self.streams.retain(|_, until| now_ms < *until);
+        self.tasks.retain(|_, (_, until)| now_ms < *until);
+    }
+
+    /// The indexed task ids, newest first.
+    pub fn task_ids(&self) -> Vec<String> {
+        let mut tasks: Vec<(&String, &(u64, u64))> = self.tasks.iter().collect();
+        tasks.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| b.0.cmp(a.0)));
+        tasks.into_iter().map(|(id, _)| id.clone()).collect()
     }
 
     /// Applies one request at `now_ms` (expired entries are dropped first): `Ok` when
@@ -151,6 +169,13 @@ impl Ledger {
                     self.live
                         .insert(task_id.clone(), until_ms.unwrap_or(u64::MAX));
                 }
+                self.tasks
+                    .insert(task_id.clone(), (now_ms, until_ms.unwrap_or(u64::MAX)));
+                if self.tasks.len() > MAX_INDEXED
+                    && let Some(oldest) = self.task_ids().pop()
+                {
+                    self.tasks.remove(&oldest);
+                }
                 Ok(())
             }
             LedgerRequest::ReleaseTask { task_id } => {
@@ -178,6 +203,7 @@ impl Ledger {
                 self.streams.remove(stream_id);
                 Ok(())
             }
+            LedgerRequest::ListTasks => Ok(()),
         }
     }
 }

@@ -102,10 +102,31 @@ fn unlimited_counts_nothing_and_requests_round_trip() {
     for i in 0..1000 {
         l.apply(&acquire(&i.to_string(), None, q), T0).unwrap();
     }
-    assert_eq!(l, Ledger::default());
+    // Nothing is counted; the tasks are only indexed (tasks/list).
+    assert!(l.created.is_empty() && l.live.is_empty() && l.streams.is_empty());
+    assert_eq!(l.tasks.len(), 1000);
     assert!(!q.counts_tasks());
     let r = acquire("x", Some(5), Quotas::default());
     let text = serde_json::to_string(&r).unwrap();
     assert_eq!(serde_json::from_str::<LedgerRequest>(&text).unwrap(), r);
     assert!(text.contains("\"op\":\"acquireTask\""), "{text}");
+}
+
+#[test]
+fn the_ledger_indexes_every_task_until_it_expires_newest_first() {
+    let mut ledger = Ledger::default();
+    let unlimited = quotas(None, None, None);
+    for (i, id) in ["a", "b", "c"].iter().enumerate() {
+        let until = if *id == "b" { Some(500) } else { None };
+        ledger
+            .apply(&acquire(id, until, unlimited), 100 + i as u64)
+            .unwrap();
+    }
+    // Indexed even when nothing is counted, and ending a task does not unlist it.
+    ledger.apply(&release("c"), 200).unwrap();
+    ledger.apply(&LedgerRequest::ListTasks, 200).unwrap();
+    assert_eq!(ledger.task_ids(), ["c", "b", "a"]);
+    // Past its expiry a task is gone from the index too.
+    ledger.apply(&LedgerRequest::ListTasks, 500).unwrap();
+    assert_eq!(ledger.task_ids(), ["c", "a"]);
 }

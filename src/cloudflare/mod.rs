@@ -324,10 +324,9 @@ pub(crate) async fn acquire_task(
     principal: &str,
     record: &crate::tasks::record::TaskRecord,
 ) -> Result<(), McpError> {
+    // Always asked, quotas or not: the ledger also indexes the principal's tasks
+    // (tasks/list).
     let quotas = server.config.quotas;
-    if !quotas.counts_tasks() {
-        return Ok(());
-    }
     let acquire = LedgerRequest::AcquireTask {
         task_id: record.task_id.clone(),
         until_ms: record.expires_at_ms(),

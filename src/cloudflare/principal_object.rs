@@ -21,6 +21,9 @@ const LEDGER_URL: &str = "https://principal-object/ledger";
 struct Reply {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     exceeded: Option<Exceeded>,
+    /// For [`LedgerRequest::ListTasks`]: the indexed task ids, newest first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tasks: Option<Vec<String>>,
 }
 
 /// What the author's `#[durable_object] PrincipalObject` delegates to.
@@ -52,8 +55,10 @@ impl PrincipalRunner {
                 .map_err(|e| worker::Error::RustError(e.to_string()))?;
             storage.put(LEDGER_KEY, value).await?;
         }
+        let tasks = matches!(request, LedgerRequest::ListTasks).then(|| ledger.task_ids());
         Response::from_json(&Reply {
             exceeded: outcome.err(),
+            tasks,
         })
     }
 }
@@ -65,6 +70,29 @@ pub(crate) async fn ledger(
     principal: &str,
     request: &LedgerRequest,
 ) -> std::result::Result<std::result::Result<(), Exceeded>, String> {
+    let reply = send(env, principal, request).await?;
+    Ok(match reply.exceeded {
+        Some(exceeded) => Err(exceeded),
+        None => Ok(()),
+    })
+}
+
+/// `principal`'s tasks, newest first, from its ledger's index.
+pub(crate) async fn task_index(
+    env: &Env,
+    principal: &str,
+) -> std::result::Result<Vec<String>, String> {
+    Ok(send(env, principal, &LedgerRequest::ListTasks)
+        .await?
+        .tasks
+        .unwrap_or_default())
+}
+
+async fn send(
+    env: &Env,
+    principal: &str,
+    request: &LedgerRequest,
+) -> std::result::Result<Reply, String> {
     let namespace = env.durable_object(PRINCIPALS_BINDING).map_err(|_| {
         format!(
             "quotas need the {PRINCIPALS_BINDING} Durable Object binding (class PrincipalObject, \
@@ -90,11 +118,7 @@ pub(crate) async fn ledger(
             response.status_code()
         ));
     }
-    let reply: Reply = response.json().await.map_err(|e| e.to_string())?;
-    Ok(match reply.exceeded {
-        Some(exceeded) => Err(exceeded),
-        None => Ok(()),
-    })
+    response.json().await.map_err(|e| e.to_string())
 }
 
 /// A listen stream's slot in its principal's ledger: renewed while the stream is open,

@@ -295,12 +295,12 @@ impl SessionRunner {
                 return fail(McpError::MethodNotFound(rpc.method.clone()));
             }
             "tasks/get" | "tasks/cancel" | "tasks/list" | "tasks/result" => {
-                return tasks::handle(self, &server, &rpc, &mut session, &ctx, accepts_sse).await;
+                return tasks::handle(self, &server, &rpc, &ctx, accepts_sse).await;
             }
             "tools/call" => match legacy::task_params(&rpc.params) {
                 Err(e) => return fail(e),
                 Ok(Some(ttl)) => {
-                    return tasks::create(self, &server, &rpc, &mut session, &ctx, ttl).await;
+                    return tasks::create(self, &server, &rpc, &session, &ctx, ttl).await;
                 }
                 Ok(None) => {
                     if let Some(e) = legacy::needs_task(&server, &rpc.params) {

@@ -59,9 +59,6 @@ pub struct Session {
     pub log_level: Option<String>,
     #[serde(default)]
     pub subscriptions: BTreeSet<String>,
-    /// Tasks created in this session, newest last (`tasks/list`).
-    #[serde(default)]
-    pub tasks: Vec<String>,
     pub created_at_ms: u64,
     pub last_seen_ms: u64,
 }
@@ -155,7 +152,6 @@ pub fn initialize(
         client_info: params.get("clientInfo").cloned().unwrap_or(Value::Null),
         log_level: None,
         subscriptions: BTreeSet::new(),
-        tasks: Vec::new(),
         created_at_ms: now_ms,
         last_seen_ms: now_ms,
     };

@@ -2,6 +2,7 @@
 //! task objects as the Tasks extension: a task created by either era is read by the other.
 
 use super::{SessionRunner, error_body, json_response};
+use crate::cloudflare::principal_object::task_index;
 use crate::cloudflare::sse::Channel;
 use crate::cloudflare::{acquire_task, call_object, new_task_id, release_task};
 use crate::error::McpError;
@@ -76,7 +77,7 @@ pub(super) async fn create(
     runner: &SessionRunner,
     server: &Server,
     rpc: &RpcRequest,
-    session: &mut Session,
+    session: &Session,
     ctx: &Context,
     ttl: Option<u64>,
 ) -> Result<Response> {
@@ -101,8 +102,6 @@ pub(super) async fn create(
     .await
     {
         Ok(created) => {
-            session.tasks.push(task_id);
-            runner.store(session).await?;
             let result = json!({ "task": legacy::legacy_task(&created) });
             json_response(200, jsonrpc::result_response(&rpc.id, &result))
         }
@@ -117,7 +116,6 @@ pub(super) async fn handle(
     runner: &SessionRunner,
     server: &Rc<Server>,
     rpc: &RpcRequest,
-    session: &mut Session,
     ctx: &Context,
     accepts_sse: bool,
 ) -> Result<Response> {
@@ -127,7 +125,7 @@ pub(super) async fn handle(
     };
     let principal = ctx.principal.as_str();
     match rpc.method.as_str() {
-        "tasks/list" => respond(list(runner, session, &rpc.params, principal).await),
+        "tasks/list" => respond(list(runner, &rpc.params, principal).await),
         "tasks/get" => {
             let outcome = match task_id(&rpc.params) {
                 Ok(task_id) => get(runner, &task_id, principal)
@@ -284,28 +282,32 @@ async fn cancel(
         .map(|t| legacy::legacy_task(&t))
 }
 
-/// `tasks/list`: this session's tasks that still exist, newest first, 50 a page; the
-/// cursor is the offset of the next page.
+/// `tasks/list`: the caller's tasks that still exist, whichever era or session created
+/// them (legacy tasks "Task Listing": what `tasks/get` can read, `tasks/list` lists),
+/// newest first, 50 a page; the cursor is the offset of the next page.
 async fn list(
     runner: &SessionRunner,
-    session: &Session,
     params: &Map<String, Value>,
     principal: &str,
 ) -> std::result::Result<Value, McpError> {
-    let offset = match params.get("cursor") {
-        None | Some(Value::Null) => 0,
-        Some(Value::String(cursor)) => cursor
-            .parse::<usize>()
-            .ok()
-            .filter(|n| *n <= session.tasks.len())
-            .ok_or_else(|| McpError::InvalidParams(format!("Invalid cursor: {cursor:?}")))?,
-        Some(_) => {
-            return Err(McpError::InvalidParams(
-                "params.cursor must be a string".into(),
-            ));
-        }
-    };
-    let ids: Vec<&String> = session.tasks.iter().rev().skip(offset).take(PAGE).collect();
+    let index = task_index(&runner.env, principal)
+        .await
+        .map_err(|why| McpError::Internal(format!("the task index is unavailable: {why}")))?;
+    let offset =
+        match params.get("cursor") {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(cursor)) => cursor
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n <= index.len())
+                .ok_or_else(|| McpError::InvalidParams(format!("Invalid cursor: {cursor:?}")))?,
+            Some(_) => {
+                return Err(McpError::InvalidParams(
+                    "params.cursor must be a string".into(),
+                ));
+            }
+        };
+    let ids: Vec<&String> = index.iter().skip(offset).take(PAGE).collect();
     let mut tasks = Vec::new();
     for task_id in &ids {
         if let Ok(task) = get(runner, task_id, principal).await {
@@ -313,7 +315,7 @@ async fn list(
         }
     }
     let mut result = json!({ "tasks": tasks });
-    if offset + ids.len() < session.tasks.len() {
+    if offset + ids.len() < index.len() {
         result["nextCursor"] = (offset + ids.len()).to_string().into();
     }
     Ok(result)
