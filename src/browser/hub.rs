@@ -274,10 +274,7 @@ pub async fn reopen(inner: Rc<Inner>) {
                 s.reader = Some(reader.clone());
                 s.polling = false;
             }
-            for event in early {
-                handle(&inner, event, &ids);
-            }
-            spawn_local(read_stream(inner, generation, reader, parser, ids));
+            spawn_local(read_stream(inner, generation, reader, parser, ids, early));
         }
         None => {
             // The server (or something between) does not stream: poll.
@@ -341,15 +338,21 @@ async fn open_stream(
     let mut early = Vec::new();
     loop {
         let chunk = js::read_chunk(&reader).await.ok()??;
+        let mut acked = false;
         for payload in parser.push(&chunk) {
             match listen_event(&payload) {
-                ListenEvent::Acknowledged(accepted) => {
-                    early.push(ListenEvent::Acknowledged(accepted));
-                    return Some((reader, parser, early));
+                // The events after the ack in the same chunk (the tasks' current states,
+                // even the close) are kept: the parser has consumed them.
+                event @ ListenEvent::Acknowledged(_) if !acked => {
+                    acked = true;
+                    early.push(event);
                 }
-                ListenEvent::Error(_) | ListenEvent::Closed => return None,
+                ListenEvent::Error(_) | ListenEvent::Closed if !acked => return None,
                 event => early.push(event),
             }
+        }
+        if acked {
+            return Some((reader, parser, early));
         }
     }
 }
@@ -360,19 +363,18 @@ async fn read_stream(
     reader: web_sys::ReadableStreamDefaultReader,
     mut parser: SseParser,
     requested: Vec<String>,
+    early: Vec<ListenEvent>,
 ) {
     let current = |inner: &Inner| inner.hub.0.borrow().generation == generation;
+    // First the events read while opening (the ack and whatever came with it).
+    let mut events = early;
     let clean = loop {
-        let chunk = match js::read_chunk(&reader).await {
-            Ok(Some(chunk)) => chunk,
-            Ok(None) | Err(_) => break false,
-        };
         if !current(&inner) {
             return; // replaced by a newer stream
         }
         let mut over = None;
-        for payload in parser.push(&chunk) {
-            match listen_event(&payload) {
+        for event in events.drain(..) {
+            match event {
                 ListenEvent::Closed => over = Some(true),
                 ListenEvent::Error(_) => over = Some(false),
                 event => handle(&inner, event, &requested),
@@ -381,6 +383,15 @@ async fn read_stream(
         if let Some(clean) = over {
             break clean;
         }
+        let chunk = match js::read_chunk(&reader).await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) | Err(_) => break false,
+        };
+        events = parser
+            .push(&chunk)
+            .iter()
+            .map(|p| listen_event(p))
+            .collect();
     };
     if !current(&inner) {
         return;

@@ -68,6 +68,42 @@ export function noStreamFetch() {
     : fetch(url, init);
 }
 
+// A fetch under which each subscriptions/listen stream delivers its first two chunks as
+// one (the acknowledgement together with the first notification, as a network may).
+export function coalescingFetch() {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    if (new Headers(init.headers).get("mcp-method") !== "subscriptions/listen" || !response.body) return response;
+    const reader = response.body.getReader();
+    let held = null;
+    const body = new ReadableStream({
+      async pull(controller) {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) { if (held) controller.enqueue(held); held = null; controller.close(); return; }
+          if (held === null && value.length && !body.merged) { held = value; continue; }
+          if (held) {
+            const both = new Uint8Array(held.length + value.length);
+            both.set(held); both.set(value, held.length);
+            held = null; body.merged = true;
+            controller.enqueue(both);
+            return;
+          }
+          controller.enqueue(value);
+          return;
+        }
+      },
+      cancel(reason) { return reader.cancel(reason); },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+}
+
+// Rejects after `ms` (to turn a hang into a failure).
+export function timeout(ms) {
+  return new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms));
+}
+
 // Collects listen() callbacks; `until(status)` resolves once a task reaches it.
 export function collector() {
   const tasks = [];
@@ -100,6 +136,9 @@ extern "C" {
     pub fn garbage_fetch(body: &str, content_type: &str, status: u16) -> JsValue;
     #[wasm_bindgen(js_name = noStreamFetch)]
     pub fn no_stream_fetch() -> JsValue;
+    #[wasm_bindgen(js_name = coalescingFetch)]
+    pub fn coalescing_fetch() -> JsValue;
+    pub fn timeout(ms: u32) -> Promise;
     pub fn collector() -> JsValue;
 }
 

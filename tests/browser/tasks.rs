@@ -1,7 +1,7 @@
 //! Tasks: completion, input, cancellation, failure, resuming, notifications.
 
 use crate::support::*;
-use js_sys::{Array, Reflect};
+use js_sys::{Array, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
@@ -81,6 +81,28 @@ async fn task_input_is_answered_once_by_an_async_handler() {
             .iter()
             .any(|s| s.starts_with("input_required"))
     );
+}
+
+#[wasm_bindgen_test]
+async fn states_in_the_chunk_of_the_acknowledgement_count() {
+    // The stream's first chunk holds the ack and the task's current state: that state
+    // must reach the driver (it is not sent again), or the call waits forever.
+    let options = js_sys::Object::new();
+    Reflect::set(&options, &"fetch".into(), &coalescing_fetch()).unwrap();
+    let client = connect_with(&mcp_url(), options.into()).await.unwrap();
+    let recorder = recording_options(&obj(r#"{"action":"accept","content":{"confirm":true}}"#), 0);
+    let result = invoke(
+        &client,
+        "callTool",
+        args(&[
+            &"confirm_delete".into(),
+            &obj(r#"{"filename":"chunk.txt"}"#),
+            &prop(&recorder, "options"),
+        ]),
+    );
+    let raced = Promise::race(&args(&[&result, &timeout(10_000)]));
+    let result = JsFuture::from(raced).await.unwrap();
+    assert_eq!(first_text(&result), "Deleted chunk.txt.");
 }
 
 #[wasm_bindgen_test]
