@@ -60,8 +60,11 @@ test-browser: client build
 test-console: client build
 	node --test --test-concurrency=1 'tests/console/*.test.mjs'
 
+# Hot paths beside same-run baselines (JS no-op Worker, bare Durable Object, Rust no-op
+# Worker), then pushed notifications against the polling design; see tests/bench/*.mjs.
 bench: build
 	node tests/bench/run.mjs
+	node tests/bench/notifications.mjs
 
 lint: setup
 	cargo fmt --all --check

@@ -1,45 +1,411 @@
-// `make bench`: request rates of the hot paths under `wrangler dev`, as ratios to the
-// runtime's measured ceiling on this kind of machine (DESIGN.md "The local runtime's
-// ceiling", through wrangler's port: no-op Worker ~660 req/s, DO read ~520, write to a new
-// object ~100). Absolute numbers are noisy; compare the ratios within one run.
-import { startServer } from '../support/server.mjs';
-import { headersFor } from '../e2e/mcp.mjs';
+// `make bench`: the project's hot paths under `wrangler dev`, each beside the runtime's own
+// baseline measured IN THE SAME RUN (DESIGN.md "The local runtime's ceiling"); no number is
+// typed into this file.
+//
+// Baselines, built and started here next to the project:
+//   tests/bench/baseline-js/    a JavaScript no-op Worker + a bare SQLite-backed Durable Object
+//                               (routes /noop, /read, /write, /new; no build step)
+//   tests/bench/baseline-rust/  a workers-rs no-op Worker (built by its build.sh with worker-build,
+//                               its own CARGO_TARGET_DIR)
+// The project runs with startServer() (tests/support/server.mjs: fixtures on).
+//
+// Each hot path is measured twice: through wrangler's port and straight to the port workerd
+// itself listens on (found with `ss -ltnp` among the workerd processes of that wrangler's
+// process group), which skips wrangler's proxy. Pairs are measured back to back:
+//   tools/list                   vs the JS no-op Worker, and vs the Rust no-op Worker
+//   tasks/get (a working task)   vs a bare DO read (storage.get in an existing object)
+//   tasks/update (no-op ack)     vs a bare DO write (storage.put in an existing object)
+//   task creation (tools/call)   vs a write to a brand-new object (one put, fresh name)
+// then full task lifecycles (create slow_compute 0.2 s, poll tasks/get every pollIntervalMs =
+// 100 ms until completed) at several concurrencies, through wrangler's port.
+//
+// The client is node:http with keep-alive, one request in flight per connection, no
+// Accept-Encoding (nothing is compressed: on Cloudflare the edge compresses, not the Worker);
+// every response is checked (HTTP 200, a JSON-RPC result of the expected shape) and any
+// failure makes the run exit non-zero. So does a rebuild/reload of the project's wrangler dev
+// during the run (a file under src/ changed); if workerd's own port moves (wrangler restarted
+// workerd) the next measurement finds it again and the report says so. The load generator
+// shares the machine's cores with workerd; the report gives the load average and how many
+// other workerd processes were running. Tasks created by the creation measurement are
+// cancelled right after it. The project runs with quotas off (QUOTA_*=unlimited).
+//
+// Settings (environment):
+//   BENCH_CONNECTIONS=8           connections for the hot paths
+//   BENCH_SECONDS=5               measured seconds per hot path
+//   BENCH_WARMUP_SECONDS=1        unmeasured warm-up before each (same connections)
+//   BENCH_MAX_REQUESTS=200000     cap per measurement (it ends at the time or the count)
+//   BENCH_LIFECYCLE_SECONDS=10    seconds per lifecycle concurrency
+//   BENCH_LIFECYCLE_CONCURRENCY=1,8,64
+//   BENCH_DIRECT=1                also measure straight to workerd (0: wrangler's port only)
+// Output: the tables on stdout, everything as JSON in tests/bench/last-run.json.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { ROOT, startServer } from '../support/server.mjs';
+import { ALL_CAPS, headersFor } from '../e2e/mcp.mjs';
+import { directPort, send, startWrangler, workerdPorts, workerdProcesses } from './servers.mjs';
 
-const CONNECTIONS = 8;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const CEILING = { noop: 660, read: 520, create: 100 };
-const caps = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
-const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': caps };
+const env = (name, fallback) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]);
+const SETTINGS = {
+  connections: Number(env('BENCH_CONNECTIONS', 8)),
+  seconds: Number(env('BENCH_SECONDS', 5)),
+  warmupSeconds: Number(env('BENCH_WARMUP_SECONDS', 1)),
+  maxRequests: Number(env('BENCH_MAX_REQUESTS', 200_000)),
+  lifecycleSeconds: Number(env('BENCH_LIFECYCLE_SECONDS', 10)),
+  lifecycleConcurrency: String(env('BENCH_LIFECYCLE_CONCURRENCY', '1,8,64')).split(',').map(Number).filter((n) => n > 0),
+  direct: env('BENCH_DIRECT', '1') !== '0',
+  pollIntervalMs: 100,
+};
+const HERE = join(ROOT, 'tests', 'bench');
+const started = Date.now();
+const log = (msg) => console.error(`[bench +${((Date.now() - started) / 1000).toFixed(0)}s] ${msg}`);
 
-function request(url, method, params) {
-  const full = { ...params, _meta: meta };
-  return () => fetch(url, { method: 'POST', headers: headersFor(method, full), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: full }) })
-    .then(async (r) => { const body = await r.json(); if (body.error) throw new Error(JSON.stringify(body.error)); return body.result; });
+// ---------------------------------------------------------------- requests
+
+let nextId = 1;
+/** An MCP POST as a conforming 2026-07-28 client sends it (headers + _meta, like tests/e2e). */
+function mcp(method, params = {}) {
+  const full = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': ALL_CAPS } };
+  return { method: 'POST', path: '/mcp', headers: headersFor(method, full), body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: full })) };
 }
 
-async function rate(send) {
-  const end = Date.now() + SECONDS * 1000;
+/** The JSON-RPC result of a response, or throws. */
+function resultOf({ status, text }) {
+  if (status !== 200) throw new Error(`HTTP ${status}: ${text.slice(0, 300)}`);
+  const body = JSON.parse(text);
+  if (body.error || !body.result) throw new Error(`JSON-RPC error: ${text.slice(0, 300)}`);
+  return body.result;
+}
+
+const okStatus = ({ status, text }) => { if (status !== 200) throw new Error(`HTTP ${status}: ${text.slice(0, 300)}`); };
+
+async function call(agent, port, req) { return resultOf(await send(agent, port, req.method, req.path, req.headers, req.body)); }
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const newAgent = (n) => new http.Agent({ keepAlive: true, maxSockets: n, maxFreeSockets: n });
+
+// ---------------------------------------------------------------- measurement
+
+function percentile(sorted, p) {
+  if (!sorted.length) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/**
+ * Closed loop: `connections` loops each with one request in flight, for warm-up then
+ * `seconds` (or `maxRequests`). `check(response)` throws on a wrong answer.
+ */
+async function measure(port, req, check, { connections = SETTINGS.connections, seconds = SETTINGS.seconds } = {}) {
+  const agent = newAgent(connections);
+  const latencies = new Float64Array(SETTINGS.maxRequests);
   let count = 0;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (Date.now() < end) { await send(); count++; }
-  }));
-  return count / SECONDS;
+  let errors = 0;
+  let firstError;
+  const phase = async (ms, record) => {
+    const end = performance.now() + ms;
+    await Promise.all(Array.from({ length: connections }, async () => {
+      while (performance.now() < end && (!record || count < SETTINGS.maxRequests)) {
+        const t0 = performance.now();
+        try {
+          check(await send(agent, port, req.method, req.path, req.headers, req.body));
+          if (record && count < SETTINGS.maxRequests) latencies[count++] = performance.now() - t0;
+        } catch (e) {
+          errors++;
+          firstError ??= e.message;
+          if (errors > 20) return;
+        }
+      }
+    }));
+  };
+  await phase(SETTINGS.warmupSeconds * 1000, false);
+  const t0 = performance.now();
+  await phase(seconds * 1000, true);
+  const elapsed = (performance.now() - t0) / 1000;
+  agent.destroy();
+  const sorted = latencies.slice(0, count).sort();
+  return { requests: count, seconds: elapsed, rps: count / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors, firstError };
 }
 
-const server = await startServer({ vars: { TASK_TTL_MS: '120000' } });
+/** Runs `fn(item)` over items with `n` in flight; resolves to the number that succeeded. */
+async function pool(items, n, fn) {
+  let i = 0;
+  let ok = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (i < items.length) {
+      const item = items[i++];
+      try { await fn(item); ok++; } catch { /* counted by ok */ }
+    }
+  }));
+  return ok;
+}
+
+/** Full lifecycles: each client creates a 0.2 s task and polls it to completion, in a loop. */
+async function lifecycles(port, concurrency, seconds) {
+  const agent = newAgent(concurrency);
+  const durations = [];
+  let errors = 0;
+  let firstError;
+  let polls = 0;
+  const end = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      const start = performance.now();
+      try {
+        let task = await call(agent, port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 0.2 } }));
+        if (task.resultType !== 'task') throw new Error(`not a task: ${JSON.stringify(task).slice(0, 200)}`);
+        const { taskId } = task;
+        const deadline = performance.now() + 30_000;
+        while (task.status !== 'completed') {
+          if (['failed', 'cancelled'].includes(task.status)) throw new Error(`task ended ${task.status}`);
+          if (performance.now() > deadline) throw new Error(`task ${taskId} not completed after 30 s`);
+          await sleep(task.pollIntervalMs ?? SETTINGS.pollIntervalMs);
+          task = await call(agent, port, mcp('tasks/get', { taskId }));
+          polls++;
+        }
+        // Lifecycles finishing after the window (their clients were mid-way) are not counted.
+        if (performance.now() <= end) durations.push(performance.now() - start);
+      } catch (e) {
+        errors++;
+        firstError ??= e.message;
+        if (errors > 20) return;
+      }
+    }
+  }));
+  const window = Math.min(performance.now(), end) - t0;
+  agent.destroy();
+  durations.sort((a, b) => a - b);
+  return { concurrency, seconds: window / 1000, lifecycles: durations.length, perSecond: durations.length / (window / 1000),
+    p50: percentile(durations, 50), p99: percentile(durations, 99), polls, errors, firstError };
+}
+
+// ---------------------------------------------------------------- sizes
+
+function bundleSizes(dir) {
+  const files = [];
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(wasm|js|mjs)$/.test(name)) {
+        const bytes = readFileSync(p);
+        files.push({ file: relative(ROOT, p), bytes: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
+      }
+    }
+  };
+  walk(dir);
+  const sum = (f) => files.reduce((a, x) => a + x[f], 0);
+  return { files, bytes: sum('bytes'), gzip: sum('gzip') };
+}
+
+// ---------------------------------------------------------------- the run
+
+const fmt = (x, d = 0) => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(d));
+const servers = [];
+let failed = false;
+const report = { date: new Date().toISOString(), machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, loadavgAtStart: loadavg() },
+  settings: SETTINGS, client: `node:http keep-alive (Node ${process.version})`, servers: {}, sizes: {}, hotPaths: {}, baselines: {}, lifecycles: [] };
+
+// Interrupted (Ctrl-C, timeout): stop the servers we started before leaving.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, async () => {
+    await Promise.all(servers.map((s) => s.stop().catch(() => {})));
+    process.exit(130);
+  });
+}
+// Other workerd processes (someone else's tests) share the cores: say so in the report.
+report.machine.otherWorkerdAtStart = workerdProcesses().length;
+if (report.machine.otherWorkerdAtStart) log(`note: ${report.machine.otherWorkerdAtStart} other workerd process(es) are running on this machine`);
 try {
-  const url = server.mcpUrl;
-  const created = await request(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 600 } })();
-  await rate(request(url, 'tools/list', {})); // warm-up
-  const rows = [
-    ['tools/list (Worker only)', await rate(request(url, 'tools/list', {})), CEILING.noop],
-    ['tasks/get (one object read)', await rate(request(url, 'tasks/get', { taskId: created.taskId })), CEILING.read],
-    ['tools/call → new task (new object write)', await rate(request(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 600 } })), CEILING.create],
-  ];
-  console.log(`${CONNECTIONS} connections, ${SECONDS} s each, through wrangler's port`);
-  for (const [name, rps, ceiling] of rows) {
-    console.log(`${name.padEnd(44)} ${rps.toFixed(0).padStart(6)} req/s   ${(rps / ceiling).toFixed(2)} × the runtime ceiling (${ceiling})`);
+  log('building the Rust no-op baseline (tests/bench/baseline-rust/build.sh)');
+  const build = spawnSync('sh', [join(HERE, 'baseline-rust', 'build.sh')], { stdio: 'inherit', timeout: 900_000 });
+  if (build.status !== 0) throw new Error(`the Rust baseline did not build (exit ${build.status})`);
+
+  const baselineProbe = (path) => async (url) => (await fetch(url + path)).status === 200;
+  log('starting the baselines and the project under wrangler dev');
+  const js = await startWrangler({ configDir: join(HERE, 'baseline-js'), probe: baselineProbe('/noop') });
+  servers.push(js);
+  const rust = await startWrangler({ configDir: join(HERE, 'baseline-rust'), probe: baselineProbe('/') });
+  servers.push(rust);
+  // Quotas off (QUOTA_*, where the server has them) so the load is never refused; the
+  // server still counts each creation in its per-principal ledger. Every request comes from
+  // one principal, anonymous, as in the other test layers.
+  const projectVars = { TASK_POLL_INTERVAL_MS: String(SETTINGS.pollIntervalMs), QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited' };
+  report.projectVars = projectVars;
+  const project = await startServer({ vars: projectVars });
+  servers.push(project);
+  // wrangler dev rebuilds and restarts workerd when the project's sources change: a run
+  // during which that happened measured a moving target (and workerd's own port moves).
+  const logAtReady = project.log().length;
+  const count = (re) => (project.log().slice(logAtReady).match(re) ?? []).length;
+  const reloads = () => ({ builds: count(/\[custom build\] Running/g), reloads: count(/Reloading local server/g) });
+
+  // Fixtures the hot paths act on (through wrangler's port).
+  const setupAgent = newAgent(8);
+  const p = project.port;
+  okStatus(await send(setupAgent, js.port, 'POST', '/write', {}, Buffer.alloc(0))); // the key /read reads
+  const working = await call(setupAgent, p, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }));
+  if (working.resultType !== 'task') throw new Error(`slow_compute did not become a task: ${JSON.stringify(working)}`);
+  report.serverPollIntervalMs = working.pollIntervalMs ?? null; // what lifecycle clients wait between polls
+  const asking = await call(setupAgent, p, mcp('tools/call', { name: 'confirm_delete', arguments: { filename: 'x' } }));
+  for (let i = 0; asking.status !== 'input_required'; i++) {
+    if (i > 100) throw new Error(`confirm_delete never reached input_required: ${JSON.stringify(asking)}`);
+    await sleep(100);
+    Object.assign(asking, await call(setupAgent, p, mcp('tasks/get', { taskId: asking.taskId })));
   }
-} finally {
-  await server.stop();
+
+  const mcpProbe = async (url) => {
+    const r = mcp('tools/list');
+    const res = await fetch(url + r.path, { method: r.method, headers: r.headers, body: r.body });
+    return res.status === 200 && Array.isArray((await res.json()).result?.tools);
+  };
+  const ports = { wrangler: { js: js.port, rust: rust.port, project: p } };
+  report.servers = { js: { wranglerPort: js.port }, rust: { wranglerPort: rust.port }, project: { wranglerPort: p } };
+  if (SETTINGS.direct) {
+    const d = { js: await directPort(js.port, baselineProbe('/noop')), rust: await directPort(rust.port, baselineProbe('/')),
+      project: await directPort(p, mcpProbe) };
+    ports.direct = { js: d.js.port, rust: d.rust.port, project: d.project.port };
+    for (const k of Object.keys(d)) Object.assign(report.servers[k], { directPort: d[k].port, workerdPid: d[k].workerdPid, wranglerPid: d[k].wranglerPid, workerdListeners: d[k].listeners.map((l) => l.port) });
+  }
+  for (const [k, s] of Object.entries(report.servers)) log(`${k}: wrangler port ${s.wranglerPort}${s.directPort ? `, workerd port ${s.directPort} (pid ${s.workerdPid})` : ''}`);
+
+  const isTools = (r) => { if (!Array.isArray(resultOf(r).tools)) throw new Error('no tools'); };
+  const isWorking = (r) => { const t = resultOf(r); if (t.status !== 'working') throw new Error(`task is ${t.status}`); };
+  const isAck = (r) => { resultOf(r); };
+  let created = [];
+  const isCreated = (r) => { const t = resultOf(r); if (t.resultType !== 'task') throw new Error('not a task'); created.push(t.taskId); };
+
+  // workerd's own port moves if wrangler restarts workerd: check it before each measurement.
+  const probes = { js: baselineProbe('/noop'), rust: baselineProbe('/'), project: mcpProbe };
+  report.directPortMoves = [];
+  for (const [mode, port] of Object.entries(ports)) {
+    const at = async (kind) => {
+      if (mode === 'wrangler' || await probes[kind](`http://127.0.0.1:${port[kind]}`).catch(() => false)) return port[kind];
+      const moved = await directPort(ports.wrangler[kind], probes[kind]);
+      log(`    ${kind}: workerd's own port moved from ${port[kind]} to ${moved.port} (wrangler restarted workerd)`);
+      report.directPortMoves.push({ server: kind, from: port[kind], to: moved.port, at: (Date.now() - started) / 1000 });
+      port[kind] = moved.port;
+      return moved.port;
+    };
+    log(`hot paths, ${mode === 'wrangler' ? "through wrangler's port" : 'straight to workerd'}`);
+    const b = {};
+    const m = {};
+    const run = async (label, fn) => { log(`  ${label}`); const r = await fn(); if (r.errors) { failed = true; log(`    ${r.errors} errors, first: ${r.firstError}`); } return r; };
+    // Each pair back to back, the baseline first.
+    b.jsNoop = await run('JS no-op Worker', async () => measure(await at('js'), { method: 'GET', path: '/noop', headers: {} }, okStatus));
+    b.rustNoop = await run('Rust no-op Worker', async () => measure(await at('rust'), { method: 'GET', path: '/', headers: {} }, okStatus));
+    m.toolsList = await run('tools/list', async () => measure(await at('project'), mcp('tools/list'), isTools));
+    b.doRead = await run('bare DO read', async () => measure(await at('js'), { method: 'GET', path: '/read', headers: {} }, okStatus));
+    m.tasksGet = await run('tasks/get', async () => measure(await at('project'), mcp('tasks/get', { taskId: working.taskId }), isWorking));
+    b.doWrite = await run('bare DO write', async () => measure(await at('js'), { method: 'POST', path: '/write', headers: {}, body: Buffer.alloc(0) }, okStatus));
+    m.tasksUpdate = await run('tasks/update', async () => measure(await at('project'),
+      mcp('tasks/update', { taskId: asking.taskId, inputResponses: { nope: { action: 'accept', content: {} } } }), isAck));
+    const still = await call(setupAgent, p, mcp('tasks/get', { taskId: asking.taskId }));
+    if (still.status !== 'input_required') { failed = true; log(`    the task answered by tasks/update is ${still.status}, not input_required`); }
+    b.doNew = await run('bare DO write to a new object', async () => measure(await at('js'), { method: 'POST', path: '/new', headers: {}, body: Buffer.alloc(0) }, okStatus));
+    created = [];
+    m.create = await run('task creation', async () => measure(await at('project'), mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 30 } }), isCreated));
+    const ids = created;
+    const t0 = Date.now();
+    const cancelled = await pool(ids, SETTINGS.connections, (taskId) => call(setupAgent, p, mcp('tasks/cancel', { taskId })));
+    log(`    cancelled ${cancelled}/${ids.length} created tasks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    m.create.cancelled = cancelled;
+    m.create.createdIncludingWarmup = ids.length;
+
+    report.baselines[mode] = b;
+    report.hotPaths[mode] = [
+      { path: 'tools/list', ...m.toolsList, baseline: 'JS no-op Worker', baselineRps: b.jsNoop.rps },
+      { path: 'tools/list', ...m.toolsList, baseline: 'Rust no-op Worker', baselineRps: b.rustNoop.rps },
+      { path: 'tasks/get', ...m.tasksGet, baseline: 'bare DO read', baselineRps: b.doRead.rps },
+      { path: 'tasks/update (no-op ack)', ...m.tasksUpdate, baseline: 'bare DO write', baselineRps: b.doWrite.rps },
+      { path: 'task creation', ...m.create, baseline: 'DO write, new object', baselineRps: b.doNew.rps },
+    ].map((r) => ({ ...r, ratio: r.rps / r.baselineRps }));
+  }
+
+  log('full lifecycles through wrangler\'s port');
+  for (const n of SETTINGS.lifecycleConcurrency) {
+    log(`  concurrency ${n}`);
+    const r = await lifecycles(p, n, SETTINGS.lifecycleSeconds);
+    if (r.errors) { failed = true; log(`    ${r.errors} errors, first: ${r.firstError}`); }
+    report.lifecycles.push(r);
+  }
+  await call(setupAgent, p, mcp('tasks/cancel', { taskId: working.taskId }));
+  await call(setupAgent, p, mcp('tasks/cancel', { taskId: asking.taskId }));
+  setupAgent.destroy();
+
+  report.projectReloads = reloads();
+  if (report.projectReloads.builds || report.projectReloads.reloads) {
+    failed = true;
+    log(`the project's wrangler dev ran its build ${report.projectReloads.builds} time(s) and reloaded ${report.projectReloads.reloads} time(s) during the run (a file under src/ changed?): its numbers are not trustworthy`);
+    report.projectLogTail = project.log().slice(-4000);
+  }
+  // The project's bundle directory is where wrangler.toml's `main` lives.
+  const main = /^main\s*=\s*"([^"]+)"/m.exec(readFileSync(join(ROOT, 'wrangler.toml'), 'utf8'))?.[1];
+  const ours = new Set([js.pid, rust.pid, workerdPorts(p).group]);
+  report.machine.otherWorkerdAtEnd = workerdProcesses().filter((w) => !ours.has(w.pgid)).length;
+  report.sizes.project = bundleSizes(dirname(join(ROOT, main ?? 'build/index.js')));
+  report.sizes.rustNoop = bundleSizes(join(HERE, 'baseline-rust', 'build'));
+} catch (e) {
+  failed = true;
+  report.error = e.stack ?? String(e);
+  console.error(e);
+}
+if (failed) try {
+  // What wrangler said, minus the per-request lines: restarts and crashes show here.
+  const names = ['JS baseline', 'Rust baseline', 'project'];
+  report.logs = {};
+  servers.forEach((s, i) => {
+    const lines = s.log().replace(/\x1b\[[0-9;]*m/g, '').split('\n')
+      .filter((l) => l.trim() && !/^\[wrangler:info\] (GET|POST) /.test(l) && !/workerd@[0-9a-f]+/.test(l));
+    report.logs[names[i]] = lines.slice(-40);
+    console.error(`--- ${names[i]}: wrangler dev log (request lines left out), last ${Math.min(lines.length, 40)} lines\n${lines.slice(-40).join('\n')}`);
+  });
+} catch (e) { console.error(e); }
+for (const s of servers.reverse()) {
+  await s.stop();
+  try { rmSync(s.persistDir, { recursive: true, force: true }); } catch { /* best effort */ }
+}
+
+// ---------------------------------------------------------------- the tables
+
+report.loadavgAtEnd = loadavg();
+report.wallSeconds = (Date.now() - started) / 1000;
+writeFileSync(join(HERE, 'last-run.json'), `${JSON.stringify(report, null, 2)}\n`);
+
+const line = (cells, widths) => cells.map((c, i) => (i === 0 || i === 4 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+const W = [26, 7, 7, 7, 22, 8, 6];
+for (const [mode, rows] of Object.entries(report.hotPaths)) {
+  const s = report.servers;
+  const portsNote = mode === 'wrangler'
+    ? `wrangler ports: project ${s.project.wranglerPort}, JS ${s.js.wranglerPort}, Rust ${s.rust.wranglerPort}`
+    : `workerd ports: project ${s.project.directPort}, JS ${s.js.directPort}, Rust ${s.rust.directPort}`;
+  console.log(`\n${mode === 'wrangler' ? "Via wrangler's port" : 'Direct to workerd'} (${SETTINGS.connections} connections, ${SETTINGS.seconds} s each after ${SETTINGS.warmupSeconds} s warm-up; ${portsNote})`);
+  console.log(line(['hot path', 'req/s', 'p50 ms', 'p99 ms', 'baseline', 'req/s', 'ratio'], W));
+  for (const r of rows) {
+    console.log(line([r.path, fmt(r.rps), fmt(r.p50, 1), fmt(r.p99, 1), r.baseline, fmt(r.baselineRps), `${fmt(r.ratio, 2)}×`], W) + (r.errors ? `  ${r.errors} ERRORS` : ''));
+  }
+  const b = report.baselines[mode];
+  console.log(`  baselines p50/p99 ms: JS no-op ${fmt(b.jsNoop.p50, 1)}/${fmt(b.jsNoop.p99, 1)}, Rust no-op ${fmt(b.rustNoop.p50, 1)}/${fmt(b.rustNoop.p99, 1)}, DO read ${fmt(b.doRead.p50, 1)}/${fmt(b.doRead.p99, 1)}, DO write ${fmt(b.doWrite.p50, 1)}/${fmt(b.doWrite.p99, 1)}, new object ${fmt(b.doNew.p50, 1)}/${fmt(b.doNew.p99, 1)}`);
+}
+if (report.lifecycles.length) {
+  console.log(`\nFull task lifecycles via wrangler's port (slow_compute 0.2 s, tasks/get every pollIntervalMs = ${report.serverPollIntervalMs ?? `(none given) ${SETTINGS.pollIntervalMs}`} ms until completed; ${SETTINGS.lifecycleSeconds} s each)`);
+  console.log(line(['concurrency', 'per s', 'p50 ms', 'p99 ms', 'lifecycles', 'polls', ''], [12, 7, 7, 7, 10, 7, 0]));
+  for (const r of report.lifecycles) {
+    console.log(line([r.concurrency, fmt(r.perSecond, 1), fmt(r.p50), fmt(r.p99), String(r.lifecycles).padStart(10), r.polls, r.errors ? `${r.errors} ERRORS` : ''], [12, 7, 7, 7, 10, 7, 0]));
+  }
+}
+for (const [name, s] of Object.entries(report.sizes)) {
+  console.log(`\n${name === 'project' ? 'Worker bundle' : 'Rust no-op baseline bundle'}: ${s.bytes} bytes, ${s.gzip} gzipped (gzip -9)`);
+  for (const f of s.files) console.log(`  ${f.file.padEnd(52)} ${String(f.bytes).padStart(9)} bytes  ${String(f.gzip).padStart(8)} gzipped`);
+}
+for (const m of report.directPortMoves ?? []) console.log(`\nnote: the ${m.server} server's workerd moved from port ${m.from} to ${m.to} at +${m.at.toFixed(0)} s (wrangler restarted it); measurements after that used the new port`);
+console.log(`\nload average ${report.machine.loadavgAtStart.map((x) => x.toFixed(2)).join(' ')} at start, ${report.loadavgAtEnd.map((x) => x.toFixed(2)).join(' ')} at end; ${report.machine.cpus} CPUs shared by the client and workerd`
+  + `; other workerd processes: ${report.machine.otherWorkerdAtStart} at start, ${report.machine.otherWorkerdAtEnd ?? '?'} at end; ${report.wallSeconds.toFixed(0)} s; JSON in tests/bench/last-run.json`);
+if (failed) {
+  console.error(`bench: FAILED${report.error ? `: ${report.error.split('\n')[0]}` : ' (errors above)'}`);
+  process.exit(1);
 }

@@ -1,0 +1,134 @@
+// `make bench` helpers: start `wrangler dev` for a baseline's own config directory, and find
+// the port on which the workerd behind a `wrangler dev` listens itself (wrangler's port is a
+// proxy in front of it). Servers listen on 127.0.0.1 only and are stopped by process group.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, freePort } from '../support/server.mjs';
+
+/**
+ * Starts `wrangler dev` on `<configDir>/wrangler.toml` (its [build] command included) on a
+ * free loopback port. `probe(url)` resolves true once the Worker answers as expected.
+ */
+export async function startWrangler({ configDir, probe, vars = {}, startTimeoutMs = 240_000 }) {
+  const port = await freePort();
+  const persistDir = mkdtempSync(join(tmpdir(), 'mcp-bench-state-'));
+  const args = ['dev', '--config', join(configDir, 'wrangler.toml'), '--ip', '127.0.0.1', '--port', String(port),
+    '--persist-to', persistDir, '--inspector-port', String(await freePort()), '--show-interactive-dev-session=false'];
+  for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
+  const child = spawn(join(ROOT, 'node_modules', '.bin', 'wrangler'), args, {
+    cwd: configDir,
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let log = '';
+  child.stdout.on('data', (d) => { log += d; });
+  child.stderr.on('data', (d) => { log += d; });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + startTimeoutMs;
+  while (true) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev (${configDir}) exited early:\n${log}`);
+    if (/Ready on/.test(log) && await probe(url).catch(() => false)) break;
+    if (Date.now() > deadline) {
+      await stopGroup(child.pid, child);
+      throw new Error(`wrangler dev (${configDir}) did not become ready:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { url, port, persistDir, pid: child.pid, log: () => log, stop: () => stopGroup(child.pid, child) };
+}
+
+function stopGroup(pgid, child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    try { process.kill(-pgid, 'SIGTERM'); } catch { resolve(); }
+    setTimeout(() => { try { process.kill(-pgid, 'SIGKILL'); } catch { /* gone */ } resolve(); }, 10_000).unref();
+  });
+}
+
+/** Every TCP listener on the machine: [{ port, pid, command }] (from `ss -ltnpH`). */
+function listeners() {
+  const ss = spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' });
+  if (ss.status !== 0) throw new Error(`ss -ltnp failed: ${ss.stderr}`);
+  const rows = [];
+  for (const line of ss.stdout.split('\n')) {
+    const local = line.trim().split(/\s+/)[3];
+    if (!local) continue;
+    const port = Number(local.slice(local.lastIndexOf(':') + 1));
+    for (const m of line.matchAll(/\("([^"]+)",pid=(\d+)/g)) rows.push({ port, pid: Number(m[2]), command: m[1] });
+  }
+  return rows;
+}
+
+function processGroup(pid) {
+  // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+}
+
+/**
+ * The ports the `workerd` processes of the `wrangler dev` listening on `wranglerPort`
+ * listen on (same process group as that wrangler), other than wrangler's port itself.
+ */
+export function workerdPorts(wranglerPort) {
+  const all = listeners();
+  const owner = all.find((l) => l.port === wranglerPort);
+  if (!owner) throw new Error(`nothing listens on ${wranglerPort}`);
+  const group = processGroup(owner.pid);
+  const inGroup = new Set(readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number).filter((p) => {
+    try { return processGroup(p) === group; } catch { return false; }
+  }));
+  const ports = all.filter((l) => l.command === 'workerd' && inGroup.has(l.pid) && l.port !== wranglerPort);
+  return { wranglerPid: owner.pid, wranglerCommand: owner.command, group, workerd: [...new Map(ports.map((l) => [l.port, l])).values()] };
+}
+
+/**
+ * workerd's own port for the Worker behind `wranglerPort`: the one candidate on which
+ * `probe(url)` answers as through wrangler. Throws when none or several do.
+ */
+export async function directPort(wranglerPort, probe) {
+  const found = workerdPorts(wranglerPort);
+  const matches = [];
+  for (const l of found.workerd) {
+    if (await probe(`http://127.0.0.1:${l.port}`).catch(() => false)) matches.push(l);
+  }
+  if (matches.length !== 1) {
+    throw new Error(`expected one workerd port answering like wrangler's ${wranglerPort}; candidates ${JSON.stringify(found.workerd)}, answering ${JSON.stringify(matches)}`);
+  }
+  return { port: matches[0].port, workerdPid: matches[0].pid, wranglerPid: found.wranglerPid, listeners: found.workerd };
+}
+
+/** One plain HTTP request over node:http (the benchmark's client): { status, text }. */
+export function send(agent, port, method, path, headers, body, timeoutMs = 30_000) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, agent, timeout: timeoutMs,
+      headers: body ? { ...headers, 'content-length': body.length } : headers }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Live workerd processes on the machine (zombies excluded): [{ pid, pgid }]. */
+export function workerdProcesses() {
+  const out = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const [state, , pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (comm === 'workerd' && state !== 'Z') out.push({ pid: Number(p), pgid: Number(pgid) });
+    } catch { /* gone */ }
+  }
+  return out;
+}
