@@ -100,6 +100,11 @@ pub(crate) fn new_task_id() -> worker::Result<String> {
 /// length).
 async fn read_body(req: &mut Request, limit: usize) -> worker::Result<Vec<u8>> {
     use futures_util::StreamExt;
+    // A declared length was already checked against the limit: one read, no chunk loop
+    // (each chunk crosses the wasm boundary; this is the hot path of every request).
+    if req.headers().get("content-length")?.is_some() {
+        return req.bytes().await;
+    }
     let mut body = Vec::new();
     let mut stream = req.stream()?;
     while let Some(chunk) = stream.next().await {

@@ -38,7 +38,12 @@ impl PrincipalRunner {
 
     /// One [`LedgerRequest`].
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
-        let request: LedgerRequest = match req.json().await {
+        let request: LedgerRequest = match req
+            .bytes()
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+        {
             Ok(request) => request,
             Err(e) => return Response::error(format!("bad ledger request: {e}"), 400),
         };
