@@ -392,3 +392,23 @@ fn spec_examples_parse() {
         );
     }
 }
+
+#[test]
+fn the_task_list_method_is_dispatched_to_the_adapter() {
+    use mcp_tasks_edge::server::{Action, LIST_TASKS};
+    let s = server();
+    let listed = s.handle(&post(LIST_TASKS, json!({ "cursor": "50" })), &ctx());
+    assert!(
+        matches!(listed, Action::ListTasks { cursor: Some(ref c), .. } if c == "50"),
+        "{listed:?}"
+    );
+    assert_eq!(
+        error_of(&respond(&s, &post(LIST_TASKS, json!({ "cursor": 5 })))).1,
+        -32602
+    );
+    // The Tasks extension's removed tasks/list stays removed (SEP-2663).
+    assert_eq!(
+        error_of(&respond(&s, &post("tasks/list", json!({})))),
+        (404, -32601)
+    );
+}

@@ -64,6 +64,7 @@ async function connect(url, token) {
     const info = client.serverInfo;
     setStatus('ok', `Connected to ${info ? `${info.name} ${info.version ?? ''}`.trim() : url}.`);
     resumeStoredTasks();
+    showMyTasks();
   } catch (error) {
     setStatus('error', `Could not connect: ${describeError(error)}`);
   } finally {
@@ -222,6 +223,35 @@ function resumeStoredTasks() {
         if (task.status === 'completed') card.showResult(task.result, { task: true });
         else card.showError(task.error, task.status);
       }).catch(() => card.outcome.replaceChildren(el('p', { class: 'muted' }, 'The result is no longer available on the server.')));
+    }
+  }
+}
+
+/**
+ * The caller's tasks from the server's index ("my tasks": other devices, another browser,
+ * cleared storage, the other protocol era): those the board does not show yet, oldest
+ * first. Unfinished ones are followed, finished ones show their outcome.
+ */
+async function showMyTasks() {
+  let page;
+  try {
+    page = await client.listTasks();
+  } catch {
+    return; // a server without the index: the board keeps what this browser stored
+  }
+  const shown = new Set([...board.cards].map((card) => card.taskId).filter(Boolean));
+  for (const task of [...page.tasks].reverse()) {
+    if (shown.has(task.taskId) || store.dismissed(serverUrl, task.taskId)) continue;
+    const rec = { taskId: task.taskId, tool: 'task', args: {}, startedAt: Date.parse(task.createdAt) || Date.now() };
+    if (!isTerminal(task.status)) {
+      const card = addCard({ ...rec, status: 'resuming' });
+      drive(card, (hooks) => client.resumeTask(task.taskId, hooks));
+    } else {
+      const card = addCard({ ...rec, status: task.status });
+      card.endedAt = Date.parse(task.lastUpdatedAt) || card.startedAt;
+      card.tick();
+      if (task.status === 'completed') card.showResult(task.result, { task: true });
+      else card.showError(task.error, task.status);
     }
   }
 }

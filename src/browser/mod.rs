@@ -182,6 +182,24 @@ impl McpClient {
         })
     }
 
+    /// The caller's tasks, newest first, whichever device or protocol era created them
+    /// (this server's `mcp-tasks-edge/tasks/list`); `cursor` is a previous page's
+    /// `nextCursor`.
+    #[wasm_bindgen(js_name = listTasks, unchecked_return_type = "Promise<TaskPage>")]
+    pub fn list_tasks(&self, cursor: Option<String>) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let mut params = serde_json::Map::new();
+            if let Some(cursor) = cursor {
+                params.insert("cursor".into(), cursor.into());
+            }
+            let page = inner
+                .rpc(crate::server::LIST_TASKS, params, None, None)
+                .await?;
+            Ok(to_js(&Value::Object(page)))
+        })
+    }
+
     /// `tasks/get`.
     #[wasm_bindgen(js_name = getTask, unchecked_return_type = "Promise<DetailedTask>")]
     pub fn get_task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {

@@ -120,6 +120,9 @@ export interface Task {
 
 export interface JSONRPCErrorObject { code: number; message: string; data?: unknown }
 
+/** `listTasks()`: a page of the caller's tasks, newest first. */
+export interface TaskPage { tasks: DetailedTask[]; nextCursor?: string }
+
 /** tasks/get and notifications/tasks: the task with its status payload. */
 export type DetailedTask =
   | (Task & { status: "working" | "cancelled" })

@@ -26,6 +26,7 @@
 mod auth;
 mod host;
 mod listen;
+pub(crate) mod my_tasks;
 mod principal_object;
 mod progress;
 mod session_object;
@@ -182,6 +183,24 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
                     .await
             }
             Action::Read(read) => server.read(*read, &WorkerHost::host(env.clone())).await,
+            Action::ListTasks {
+                request_id,
+                cursor,
+                cors,
+            } => {
+                let response = match my_tasks::page(&env, &ctx.principal, cursor.as_deref()).await {
+                    Ok((tasks, next)) => {
+                        let mut result =
+                            serde_json::json!({ "resultType": "complete", "tasks": tasks });
+                        if let Some(next) = next {
+                            result["nextCursor"] = next.into();
+                        }
+                        server::result_response(&request_id, &result, &cors)
+                    }
+                    Err(e) => server.refuse(Some(&request_id), &e, &cors, &origin),
+                };
+                return to_response(response);
+            }
             Action::CreateTask {
                 request_id,
                 record,

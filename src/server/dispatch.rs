@@ -99,6 +99,19 @@ pub fn route(
             })
         }
         "subscriptions/listen" => listen::open(server, rpc, meta, ctx, cors),
+        super::LIST_TASKS => Ok(Action::ListTasks {
+            request_id: rpc.id.clone(),
+            cursor: match params.get("cursor") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(c)) => Some(c.clone()),
+                Some(_) => {
+                    return Err(McpError::InvalidParams(
+                        "params.cursor must be a string".into(),
+                    ));
+                }
+            },
+            cors: cors.clone(),
+        }),
         // tasks/result and tasks/list were removed by SEP-2663; initialize, ping,
         // logging/setLevel, resources/subscribe… by 2026-07-28. All are unknown here.
         other => Err(McpError::MethodNotFound(other.to_owned())),

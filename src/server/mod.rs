@@ -31,6 +31,11 @@ use serde_json::Value;
 
 pub const MCP_PATH: &str = "/mcp";
 
+/// This server's own method listing the caller's tasks, whichever era or device created
+/// them (the Tasks extension has no list; this is what the web console's "my tasks"
+/// reads). Params: `{cursor?}`; result: `{tasks: DetailedTask[], nextCursor?}`.
+pub const LIST_TASKS: &str = "mcp-tasks-edge/tasks/list";
+
 /// Per-request facts the adapter supplies.
 #[derive(Debug, Clone)]
 pub struct Context {
@@ -64,6 +69,13 @@ pub enum Action {
     Run(Box<call::InlineRun>),
     /// Read a resource with the adapter's host: `server.read(read, host).await`.
     Read(Box<ReadRun>),
+    /// List the caller's tasks from its principal's index (method [`LIST_TASKS`]) and
+    /// answer with a page of them.
+    ListTasks {
+        request_id: RequestId,
+        cursor: Option<String>,
+        cors: Cors,
+    },
     /// Open a `subscriptions/listen` stream (see [`listen`]).
     Listen(Box<listen::Listen>),
 }

@@ -314,3 +314,35 @@ async fn listen_falls_back_to_polling() {
     );
     invoke(&subscription, "close", Array::new());
 }
+
+#[wasm_bindgen_test]
+async fn list_tasks_shows_the_callers_tasks_newest_first() {
+    let client = connect().await;
+    let recorder = recording_options(&JsValue::UNDEFINED, 0);
+    call(
+        &client,
+        "callTool",
+        &[
+            &"slow_compute".into(),
+            &obj(r#"{"seconds":0.2,"label":"listed"}"#),
+            &prop(&recorder, "options"),
+        ],
+    )
+    .await
+    .unwrap();
+    let created = Array::from(&prop(&prop(&recorder, "seen"), "created"));
+    let task_id = prop(&created.get(0), "taskId").as_string().unwrap();
+    let page = call(&client, "listTasks", &[]).await.unwrap();
+    let tasks = Array::from(&prop(&page, "tasks"));
+    assert!(tasks.length() >= 1);
+    let newest = tasks.get(0);
+    assert_eq!(
+        prop(&newest, "taskId").as_string().as_deref(),
+        Some(task_id.as_str())
+    );
+    assert_eq!(
+        prop(&newest, "status").as_string().as_deref(),
+        Some("completed")
+    );
+    assert!(prop(&newest, "resultType").is_undefined());
+}

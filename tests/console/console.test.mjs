@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer, ROOT } from '../support/server.mjs';
+import { ok } from '../e2e/mcp.mjs';
 
 const SHOTS = join(ROOT, 'target', 'console');
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run',
@@ -283,6 +284,22 @@ describe('web console', () => {
     await batch.getByRole('button', { name: 'Cancel task' }).click();
     await waitStatus(hello, 'completed', 30_000);
     await waitStatus(batch, 'cancelled', 30_000);
+  });
+
+  test("shows the principal's tasks from the server, also those started elsewhere", async () => {
+    // Another device (here: a plain HTTP client) starts a task as the same principal.
+    const { taskId } = await ok(server.mcpUrl, 'tools/call', { name: 'process_batch', arguments: { items: 4, delayMs: 300, label: 'elsewhere' } });
+    await page.reload();
+    const card = page.locator(`.task-card[data-task-id="${taskId}"]`);
+    await card.waitFor({ timeout: 30_000 });
+    await waitStatus(card, 'completed', 30_000);
+    assert.match(await card.locator('.result-text').textContent(), /Processed 4 items of elsewhere/);
+    // Dismissed here, it stays dismissed: the server's list does not bring it back.
+    await card.getByRole('button', { name: /Dismiss/ }).click();
+    await page.reload();
+    await until('the console reconnected', async () => (await page.locator('#connection-status').getAttribute('data-state')) === 'ok', 30_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(await page.locator(`.task-card[data-task-id="${taskId}"]`).count(), 0);
   });
 
   test('raised no page errors', () => {

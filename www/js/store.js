@@ -4,14 +4,19 @@
 const KEY = 'mcp-tasks-console/v1';
 const TOKEN_KEY = 'mcp-tasks-console/token';
 const MAX_FINISHED = 30;
+const MAX_DISMISSED = 200;
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 function load() {
   try {
     const data = JSON.parse(localStorage.getItem(KEY) ?? '{}');
-    return { serverUrl: data.serverUrl ?? null, tasks: Array.isArray(data.tasks) ? data.tasks : [] };
+    return {
+      serverUrl: data.serverUrl ?? null,
+      tasks: Array.isArray(data.tasks) ? data.tasks : [],
+      dismissed: Array.isArray(data.dismissed) ? data.dismissed : [],
+    };
   } catch {
-    return { serverUrl: null, tasks: [] };
+    return { serverUrl: null, tasks: [], dismissed: [] };
   }
 }
 
@@ -46,9 +51,14 @@ export const store = {
     save(d);
   },
 
+  /** Dismissing a card also keeps the server's task list from bringing it back here. */
   remove(serverUrl, taskId) {
     const d = load();
     d.tasks = d.tasks.filter((t) => !(t.taskId === taskId && t.serverUrl === serverUrl));
+    d.dismissed = [...d.dismissed.filter((x) => x !== `${serverUrl} ${taskId}`), `${serverUrl} ${taskId}`].slice(-MAX_DISMISSED);
     save(d);
   },
+
+  /** Whether the user dismissed `taskId` of `serverUrl` in this browser. */
+  dismissed(serverUrl, taskId) { return load().dismissed.includes(`${serverUrl} ${taskId}`); },
 };

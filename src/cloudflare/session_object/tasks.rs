@@ -2,7 +2,6 @@
 //! task objects as the Tasks extension: a task created by either era is read by the other.
 
 use super::{SessionRunner, error_body, json_response};
-use crate::cloudflare::principal_object::task_index;
 use crate::cloudflare::sse::Channel;
 use crate::cloudflare::{acquire_task, call_object, new_task_id, release_task};
 use crate::error::McpError;
@@ -18,7 +17,6 @@ use std::rc::Rc;
 use std::time::Duration;
 use worker::{Delay, Response, Result};
 
-const PAGE: usize = 50;
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// The task object's answer for `request`, as a value or an error.
@@ -290,33 +288,20 @@ async fn list(
     params: &Map<String, Value>,
     principal: &str,
 ) -> std::result::Result<Value, McpError> {
-    let index = task_index(&runner.env, principal)
-        .await
-        .map_err(|why| McpError::Internal(format!("the task index is unavailable: {why}")))?;
-    let offset =
-        match params.get("cursor") {
-            None | Some(Value::Null) => 0,
-            Some(Value::String(cursor)) => cursor
-                .parse::<usize>()
-                .ok()
-                .filter(|n| *n <= index.len())
-                .ok_or_else(|| McpError::InvalidParams(format!("Invalid cursor: {cursor:?}")))?,
-            Some(_) => {
-                return Err(McpError::InvalidParams(
-                    "params.cursor must be a string".into(),
-                ));
-            }
-        };
-    let ids: Vec<&String> = index.iter().skip(offset).take(PAGE).collect();
-    let mut tasks = Vec::new();
-    for task_id in &ids {
-        if let Ok(task) = get(runner, task_id, principal).await {
-            tasks.push(legacy::legacy_task(&task));
+    let cursor = match params.get("cursor") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(cursor)) => Some(cursor.as_str()),
+        Some(_) => {
+            return Err(McpError::InvalidParams(
+                "params.cursor must be a string".into(),
+            ));
         }
-    }
+    };
+    let (tasks, next) = crate::cloudflare::my_tasks::page(&runner.env, principal, cursor).await?;
+    let tasks: Vec<Value> = tasks.iter().map(legacy::legacy_task).collect();
     let mut result = json!({ "tasks": tasks });
-    if offset + ids.len() < index.len() {
-        result["nextCursor"] = (offset + ids.len()).to_string().into();
+    if let Some(next) = next {
+        result["nextCursor"] = next.into();
     }
     Ok(result)
 }

@@ -1,0 +1,50 @@
+//! The caller's tasks, newest first, from its principal's index: the page both
+//! `mcp-tasks-edge/tasks/list` (any era, e.g. the web console's "my tasks") and the
+//! 2025-11-25 `tasks/list` read. Each listed task is read from its own object, so the
+//! list shows what `tasks/get` would, and skips tasks that have expired.
+
+use super::call_object;
+use super::principal_object::task_index;
+use crate::error::McpError;
+use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use serde_json::Value;
+use worker::Env;
+
+/// Tasks per page.
+pub const PAGE: usize = 50;
+
+/// One page of `DetailedTask`s (without `resultType`) and the cursor of the next; the
+/// cursor is the offset into the index.
+pub(crate) async fn page(
+    env: &Env,
+    principal: &str,
+    cursor: Option<&str>,
+) -> Result<(Vec<Value>, Option<String>), McpError> {
+    let index = task_index(env, principal)
+        .await
+        .map_err(|why| McpError::Internal(format!("the task index is unavailable: {why}")))?;
+    let offset = match cursor {
+        None => 0,
+        Some(cursor) => cursor
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n <= index.len())
+            .ok_or_else(|| McpError::InvalidParams(format!("Invalid cursor: {cursor:?}")))?,
+    };
+    let ids: Vec<&String> = index.iter().skip(offset).take(PAGE).collect();
+    let mut tasks = Vec::new();
+    for task_id in &ids {
+        let request = ObjectRequest::Get {
+            task_id: (*task_id).clone(),
+        };
+        let reply = call_object(env, &request, principal).await;
+        if let Ok(ObjectReply::Result(Value::Object(mut task))) =
+            reply.and_then(|(status, body)| ObjectReply::decode(status, &body))
+        {
+            task.remove("resultType");
+            tasks.push(Value::Object(task));
+        }
+    }
+    let next = (offset + ids.len() < index.len()).then(|| (offset + ids.len()).to_string());
+    Ok((tasks, next))
+}
