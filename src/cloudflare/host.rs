@@ -107,6 +107,28 @@ fn js_params(params: Vec<Value>) -> Result<Vec<wasm_bindgen::JsValue>, HostError
         .collect()
 }
 
+impl WorkerHost {
+    fn kv(&self, binding: &str) -> Result<worker::kv::KvStore, HostError> {
+        self.env
+            .kv(binding)
+            .map_err(|_| missing("KV binding", binding))
+    }
+
+    /// A D1 statement with its parameters bound.
+    fn statement(
+        &self,
+        binding: &str,
+        sql: &str,
+        params: Vec<Value>,
+    ) -> Result<worker::D1PreparedStatement, HostError> {
+        let db = self
+            .env
+            .d1(binding)
+            .map_err(|_| missing("D1 binding", binding))?;
+        db.prepare(sql).bind(&js_params(params)?).map_err(storage)
+    }
+}
+
 impl Platform for WorkerHost {
     fn fetch(&self, request: Outbound) -> BoxFuture<'_, Result<Inbound, HostError>> {
         Box::pin(send(request))
@@ -138,10 +160,7 @@ impl Platform for WorkerHost {
         key: &'a str,
     ) -> BoxFuture<'a, Result<Option<String>, HostError>> {
         Box::pin(async move {
-            let kv = self
-                .env
-                .kv(binding)
-                .map_err(|_| missing("KV binding", binding))?;
+            let kv = self.kv(binding)?;
             kv.get(key).text().await.map_err(storage)
         })
     }
@@ -154,10 +173,7 @@ impl Platform for WorkerHost {
         ttl_seconds: Option<u64>,
     ) -> BoxFuture<'a, Result<(), HostError>> {
         Box::pin(async move {
-            let kv = self
-                .env
-                .kv(binding)
-                .map_err(|_| missing("KV binding", binding))?;
+            let kv = self.kv(binding)?;
             let mut put = kv.put(key, value).map_err(storage)?;
             if let Some(ttl) = ttl_seconds {
                 put = put.expiration_ttl(ttl);
@@ -172,10 +188,7 @@ impl Platform for WorkerHost {
         key: &'a str,
     ) -> BoxFuture<'a, Result<(), HostError>> {
         Box::pin(async move {
-            let kv = self
-                .env
-                .kv(binding)
-                .map_err(|_| missing("KV binding", binding))?;
+            let kv = self.kv(binding)?;
             kv.delete(key).await.map_err(storage)
         })
     }
@@ -187,11 +200,7 @@ impl Platform for WorkerHost {
         params: Vec<Value>,
     ) -> BoxFuture<'a, Result<Vec<Map<String, Value>>, HostError>> {
         Box::pin(async move {
-            let db = self
-                .env
-                .d1(binding)
-                .map_err(|_| missing("D1 binding", binding))?;
-            let statement = db.prepare(sql).bind(&js_params(params)?).map_err(storage)?;
+            let statement = self.statement(binding, sql, params)?;
             statement
                 .all()
                 .await
@@ -208,11 +217,7 @@ impl Platform for WorkerHost {
         params: Vec<Value>,
     ) -> BoxFuture<'a, Result<u64, HostError>> {
         Box::pin(async move {
-            let db = self
-                .env
-                .d1(binding)
-                .map_err(|_| missing("D1 binding", binding))?;
-            let statement = db.prepare(sql).bind(&js_params(params)?).map_err(storage)?;
+            let statement = self.statement(binding, sql, params)?;
             let result = statement.run().await.map_err(storage)?;
             Ok(result
                 .meta()

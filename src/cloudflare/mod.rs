@@ -231,30 +231,27 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
                     None => None,
                     Some(_) => {
                         let stream_id = new_task_id()?;
-                        match StreamSlot::acquire(env.clone(), &ctx.principal, stream_id, quotas)
-                            .await
+                        let refused = match StreamSlot::acquire(
+                            env.clone(),
+                            &ctx.principal,
+                            stream_id,
+                            quotas,
+                        )
+                        .await
                         {
-                            Ok(Ok(slot)) => Some(slot),
-                            Ok(Err(exceeded)) => {
-                                let error = exceeded.to_error();
+                            Ok(Ok(slot)) => Ok(slot),
+                            Ok(Err(exceeded)) => Err(exceeded.to_error()),
+                            Err(why) => Err(McpError::Internal(format!(
+                                "quota ledger unavailable: {why}"
+                            ))),
+                        };
+                        match refused {
+                            Ok(slot) => Some(slot),
+                            Err(error) => {
                                 let id = listen.request_id.clone();
-                                return to_response(server.refuse(
-                                    Some(&id),
-                                    &error,
-                                    &listen.cors,
-                                    &origin,
-                                ));
-                            }
-                            Err(why) => {
-                                let error =
-                                    McpError::Internal(format!("quota ledger unavailable: {why}"));
-                                let id = listen.request_id.clone();
-                                return to_response(server.refuse(
-                                    Some(&id),
-                                    &error,
-                                    &listen.cors,
-                                    &origin,
-                                ));
+                                let response =
+                                    server.refuse(Some(&id), &error, &listen.cors, &origin);
+                                return to_response(response);
                             }
                         }
                     }

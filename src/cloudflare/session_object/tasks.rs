@@ -21,11 +21,11 @@ const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// The task object's answer for `request`, as a value or an error.
 async fn object(
-    runner: &SessionRunner,
+    env: &worker::Env,
     request: ObjectRequest,
     principal: &str,
 ) -> std::result::Result<Value, McpError> {
-    match call_object(&runner.env, &request, principal).await {
+    match call_object(env, &request, principal).await {
         Ok((status, body)) => match ObjectReply::decode(status, &body) {
             Ok(ObjectReply::Result(value)) => Ok(value),
             Ok(ObjectReply::Error(error)) => Err(McpError::Wire(error)),
@@ -43,7 +43,7 @@ async fn get(
     principal: &str,
 ) -> std::result::Result<Value, McpError> {
     object(
-        runner,
+        &runner.env,
         ObjectRequest::Get {
             task_id: task_id.to_owned(),
         },
@@ -91,7 +91,7 @@ pub(super) async fn create(
         return fail(e);
     }
     match object(
-        runner,
+        &runner.env,
         ObjectRequest::Create {
             record: Box::new(record),
         },
@@ -149,21 +149,12 @@ pub(super) async fn handle(
             let principal = principal.to_owned();
             let env = runner.env.clone();
             let poll_ms = server.config.poll_interval_ms.max(100);
-            let runner_ref = RunnerRef { env };
             worker::wasm_bindgen_futures::spawn_local(async move {
-                let body = match result(
-                    &runner_ref,
-                    &asker,
-                    &status_out,
-                    &task_id,
-                    &principal,
-                    poll_ms,
-                )
-                .await
-                {
-                    Ok(result) => jsonrpc::result_response(&request_id, &result),
-                    Err(error) => jsonrpc::error_response(Some(&request_id), &error),
-                };
+                let body =
+                    match result(&env, &asker, &status_out, &task_id, &principal, poll_ms).await {
+                        Ok(result) => jsonrpc::result_response(&request_id, &result),
+                        Err(error) => jsonrpc::error_response(Some(&request_id), &error),
+                    };
                 out.finish(&body);
             });
             channel.response(HttpResponse::empty(200))
@@ -171,33 +162,11 @@ pub(super) async fn handle(
     }
 }
 
-/// What `tasks/result` needs of the runner inside its own task.
-struct RunnerRef {
-    env: worker::Env,
-}
-
-async fn object_ref(
-    runner: &RunnerRef,
-    request: ObjectRequest,
-    principal: &str,
-) -> std::result::Result<Value, McpError> {
-    match call_object(&runner.env, &request, principal).await {
-        Ok((status, body)) => match ObjectReply::decode(status, &body) {
-            Ok(ObjectReply::Result(value)) => Ok(value),
-            Ok(ObjectReply::Error(error)) => Err(McpError::Wire(error)),
-            Err(why) => Err(McpError::Internal(why)),
-        },
-        Err(why) => Err(McpError::Internal(format!(
-            "task storage unavailable: {why}"
-        ))),
-    }
-}
-
 /// `tasks/result`: what the underlying `tools/call` would have returned, once the task
 /// ends; an `input_required` task's questions go to the client as server→client requests
 /// tagged with the task, and the answers to the task object.
 async fn result(
-    runner: &RunnerRef,
+    env: &worker::Env,
     asker: &super::SessionAsker,
     out: &super::Stream,
     task_id: &str,
@@ -209,7 +178,7 @@ async fn result(
         let request = ObjectRequest::Get {
             task_id: task_id.to_owned(),
         };
-        let task = object_ref(runner, request, principal)
+        let task = object(env, request, principal)
             .await
             .map_err(|e| e.to_wire())?;
         if task["status"] != last_status {
@@ -243,7 +212,7 @@ async fn result(
                     task_id: task_id.to_owned(),
                     input_responses: answers,
                 };
-                object_ref(runner, update, principal)
+                object(env, update, principal)
                     .await
                     .map_err(|e| e.to_wire())?;
             }
@@ -268,7 +237,7 @@ async fn cancel(
         )));
     }
     object(
-        runner,
+        &runner.env,
         ObjectRequest::Cancel {
             task_id: task_id.clone(),
         },
