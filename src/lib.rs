@@ -15,17 +15,20 @@
 //! | [`tasks`] | task wire types, the state machine, the stored record, the object's behaviour |
 //! | [`host`] | what a step reaches: outbound HTTP, vars, secrets, KV, D1 (and a fake for tests) |
 //! | [`tools`] | the tool API ([`tools::Tool`], [`tools::Step`], [`tools::Call`]) and the conformance fixtures |
+//! | [`catalog`] | resources, resource templates, prompts and completions |
+//! | [`legacy`] | the 2025-11-25 era: sessions, result and legacy task shapes |
 //! | [`auth`] | who is calling: OAuth resource server (PRM, JWT claims, challenges), API keys, anonymous |
 //! | [`quota`] | per-principal quotas: the ledger a principal's Durable Object keeps |
 //! | [`server`] | pure dispatch: an HTTP request in, an [`server::Action`] out |
-//! | `cloudflare` | (feature `cloudflare`) the Worker entry and the task Durable Object, for the author's crate to export |
+//! | `cloudflare` | (feature `cloudflare`) the Worker entry and the task, session and principal Durable Objects, for the author's crate to export |
 //! | `browser` | (feature `browser`) the `McpClient` JS bindings |
 //!
 //! ## Invariants
 //!
 //! 1. **The core is pure.** Everything outside `cloudflare` and `browser` does no I/O and
-//!    reads no clock or RNG: the time and new ids are arguments. It builds and tests
-//!    natively with `cargo test` and no features.
+//!    reads no clock or RNG: the time and new ids are arguments, and a tool step reaches
+//!    the platform only through the [`host::Host`] it is given (the adapter's, or a fake).
+//!    It builds and tests natively with `cargo test` and no features.
 //! 2. **Only the Cloudflare adapter knows `worker`; only the browser adapter knows
 //!    `web_sys`.** Features gate them, so a stray import in the core fails to compile.
 //! 3. **Task status changes in one place**: [`tasks::machine::apply`]. The Durable Object
