@@ -353,3 +353,17 @@ fn progress_shows_in_the_status_message_of_a_task() {
     o.tick(NOW);
     assert_eq!(o.get(NOW + 1)["statusMessage"], "50/100: half");
 }
+
+#[test]
+fn a_step_can_announce_a_resource_update() {
+    use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
+    let fake = FakeHost::new();
+    let s = server();
+    let tool = s.registry.get("test_update_resource").unwrap();
+    let step = block_on(tool.step(
+        Call::new(json!({ "uri": "test://watched" })),
+        Host::new(fake.clone()),
+    ));
+    assert_eq!(step, Step::text("Announced an update of test://watched."));
+    assert_eq!(fake.updated_resources(), ["test://watched"]);
+}

@@ -154,6 +154,14 @@ impl Platform for WorkerHost {
         Date::now().as_millis()
     }
 
+    fn resource_updated<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<(), HostError>> {
+        Box::pin(async move {
+            super::session_object::registry::announce(&self.env, uri)
+                .await
+                .map_err(HostError::Network)
+        })
+    }
+
     fn kv_get<'a>(
         &'a self,
         binding: &'a str,

@@ -6,6 +6,7 @@
 //! its response stream and waits here; the client's answer arrives as a new POST with
 //! the same session id, so it reaches this object, which hands it to the waiting step.
 
+pub(crate) mod registry;
 mod resumable;
 mod tasks;
 
@@ -115,6 +116,9 @@ impl SessionRunner {
     /// A request from the Worker: the client's HTTP request, with the principal and
     /// the session id set by the Worker.
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
+        if let Some(op) = req.headers().get(registry::REGISTRY_HEADER)? {
+            return registry::handle(self, &op, req).await;
+        }
         let server = server(&self.env, self.build)?;
         let principal = req.headers().get(PRINCIPAL_HEADER)?.unwrap_or_default();
         let session_id = req.headers().get(SESSION_HEADER)?.unwrap_or_default();
@@ -130,6 +134,14 @@ impl SessionRunner {
                 }
                 for stream in self.streams.borrow_mut().drain(..) {
                     stream.close();
+                }
+                if let Some(session) = &session {
+                    for uri in &session.subscriptions {
+                        // Best effort: a registry that keeps an ended session tells it in vain.
+                        if let Err(why) = registry::unsubscribe(&self.env, uri, &session.id).await {
+                            worker::console_warn!("unsubscribing {uri}: {why}");
+                        }
+                    }
                 }
                 self.state.storage().delete_all().await?;
                 return Ok(Response::empty()?.with_status(204));
@@ -282,10 +294,17 @@ impl SessionRunner {
                         "params.uri must be a string".into(),
                     ));
                 };
-                if rpc.method == "resources/subscribe" {
+                let registered = if rpc.method == "resources/subscribe" {
                     session.subscriptions.insert(uri.to_owned());
+                    registry::subscribe(&self.env, uri, &session.id).await
                 } else {
                     session.subscriptions.remove(uri);
+                    registry::unsubscribe(&self.env, uri, &session.id).await
+                };
+                if let Err(why) = registered {
+                    return fail(McpError::Internal(format!(
+                        "the subscription registry is unavailable: {why}"
+                    )));
                 }
                 self.store(&session).await?;
                 return ok(json!({}));
@@ -342,6 +361,25 @@ impl SessionRunner {
             }
             other => fail(McpError::Internal(format!("unexpected action {other:?}"))),
         }
+    }
+
+    /// `notifications/resources/updated` on the open GET streams, if this session is still
+    /// subscribed to `uri`.
+    async fn resource_updated(&self, uri: &str) -> Result<()> {
+        let subscribed = self
+            .load()
+            .await?
+            .is_some_and(|s| s.subscriptions.contains(uri));
+        if subscribed {
+            let message = json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated",
+                "params": { "uri": uri } });
+            let text = message.to_string();
+            self.streams.borrow_mut().retain(|s| !s.is_finished());
+            for stream in self.streams.borrow().iter() {
+                stream.send(text.as_bytes());
+            }
+        }
+        Ok(())
     }
 
     /// Progress (if the request asked) and log messages (at the session's level) onto

@@ -30,6 +30,7 @@ struct State {
     d1: Vec<(String, Vec<Map<String, Value>>)>,
     slept_ms: u64,
     now_ms: u64,
+    updated: Vec<String>,
 }
 
 /// See the module docs. Clones share state, so a test keeps one to inspect.
@@ -111,6 +112,11 @@ impl FakeHost {
         self
     }
 
+    /// The resources announced as updated, in order.
+    pub fn updated_resources(&self) -> Vec<String> {
+        self.0.borrow().updated.clone()
+    }
+
     /// Total milliseconds `sleep` was asked for.
     pub fn slept_ms(&self) -> u64 {
         self.0.borrow().slept_ms
@@ -174,6 +180,11 @@ impl Platform for FakeHost {
 
     fn now_ms(&self) -> u64 {
         self.0.borrow().now_ms
+    }
+
+    fn resource_updated<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<(), HostError>> {
+        self.0.borrow_mut().updated.push(uri.to_owned());
+        Box::pin(async { Ok(()) })
     }
 
     fn kv_get<'a>(

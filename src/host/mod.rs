@@ -77,6 +77,9 @@ pub trait Platform {
     fn sleep(&self, ms: u64) -> BoxFuture<'_, ()>;
     /// The time, in Unix milliseconds.
     fn now_ms(&self) -> u64;
+    /// Tells the clients subscribed to `uri` (2025-11-25 `resources/subscribe`) that the
+    /// resource changed: `notifications/resources/updated` on their sessions' streams.
+    fn resource_updated<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<(), HostError>>;
     fn kv_get<'a>(
         &'a self,
         binding: &'a str,
@@ -168,6 +171,12 @@ impl Host {
     /// The time, in Unix milliseconds.
     pub fn now_ms(&self) -> u64 {
         self.0.now_ms()
+    }
+
+    /// Announces that resource `uri` changed: every session subscribed to it gets
+    /// `notifications/resources/updated` (best effort: a client not listening misses it).
+    pub async fn resource_updated(&self, uri: &str) -> Result<(), HostError> {
+        self.0.resource_updated(uri).await
     }
 
     /// The KV namespace bound as `binding`.

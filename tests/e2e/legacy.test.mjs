@@ -158,3 +158,44 @@ test('tasks/cancel, tasks/list, and refusals', async () => {
   assert.equal(modernOnly.error.code, -32601);
   for (const id of ids.slice(1)) await call(session, 'tasks/cancel', { taskId: id });
 });
+
+test('resources/subscribe: an announced update reaches the subscribed sessions, not the others', async () => {
+  const { session: watcher } = await initialize();
+  const { session: other } = await initialize();
+  assert.deepEqual(response(await call(watcher, 'resources/subscribe', { uri: 'test://watched' })).result, {});
+  const stream = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': watcher } });
+  const otherStream = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': other } });
+  assert.equal(stream.status, 200);
+  const updates = (res) => {
+    const seen = [];
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    (async () => {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          for (const line of value.split('\n').filter((l) => l.startsWith('data: '))) seen.push(JSON.parse(line.slice(6)));
+        }
+      } catch { /* cancelled */ }
+    })();
+    return { seen, stop: () => reader.cancel() };
+  };
+  const mine = updates(stream);
+  const theirs = updates(otherStream);
+  // Another client (here a 2026-07-28 call) changes the resource.
+  const done = await ok(url, 'tools/call', { name: 'test_update_resource', arguments: { uri: 'test://watched' } });
+  assert.equal(done.content[0].text, 'Announced an update of test://watched.');
+  const deadline = Date.now() + 10_000;
+  while (!mine.seen.some((m) => m.method === 'notifications/resources/updated') && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.deepEqual(mine.seen.find((m) => m.method === 'notifications/resources/updated')?.params, { uri: 'test://watched' });
+  // After unsubscribing, the next update is not sent; the unsubscribed session never got one.
+  assert.deepEqual(response(await call(watcher, 'resources/unsubscribe', { uri: 'test://watched' })).result, {});
+  await ok(url, 'tools/call', { name: 'test_update_resource', arguments: { uri: 'test://watched' } });
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(mine.seen.filter((m) => m.method === 'notifications/resources/updated').length, 1);
+  assert.equal(theirs.seen.filter((m) => m.method === 'notifications/resources/updated').length, 0);
+  mine.stop();
+  theirs.stop();
+});

@@ -1,0 +1,131 @@
+//! Who subscribed to a resource (2025-11-25 `resources/subscribe`): one object per URI in
+//! the sessions' namespace, named `resource:{uri}` (never a session's name: those are 32
+//! hex digits, and the Worker routes nothing else here), keeping the ids of the sessions
+//! subscribed to it. `resources/subscribe` adds a session, `unsubscribe` and `DELETE`
+//! remove it; `Host::resource_updated` announces a change: the registry tells each session,
+//! which sends `notifications/resources/updated` on its open GET streams.
+//!
+//! # Format
+//!
+//! ```text
+//! POST https://task-object/op   x-mcp-tasks-registry: add | remove | announce | updated
+//! {"uri": "...", "session": "3f0c…"}          (session: for add and remove)
+//! ```
+
+use super::SessionRunner;
+use crate::cloudflare::SESSIONS_BINDING;
+use crate::tasks::protocol::OBJECT_URL;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use worker::{Env, Method, Request, RequestInit, Response, Result};
+
+/// The internal header naming a registry operation (the Worker never forwards it).
+pub const REGISTRY_HEADER: &str = "x-mcp-tasks-registry";
+const SUBSCRIBERS_KEY: &str = "subscribers";
+
+#[derive(Serialize, Deserialize)]
+struct Message {
+    uri: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    session: Option<String>,
+}
+
+async fn send(
+    env: &Env,
+    object: &str,
+    op: &str,
+    message: &Message,
+) -> std::result::Result<(), String> {
+    let headers = worker::Headers::new();
+    headers
+        .set(REGISTRY_HEADER, op)
+        .map_err(|e| e.to_string())?;
+    let body = serde_json::to_string(message).map_err(|e| e.to_string())?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post)
+        .with_headers(headers)
+        .with_body(Some(body.into()));
+    let stub = env
+        .durable_object(SESSIONS_BINDING)
+        .and_then(|ns| ns.get_by_name(object))
+        .map_err(|e| e.to_string())?;
+    let request = Request::new_with_init(OBJECT_URL, &init).map_err(|e| e.to_string())?;
+    let response = stub
+        .fetch_with_request(request)
+        .await
+        .map_err(|e| e.to_string())?;
+    match response.status_code() {
+        200..=299 => Ok(()),
+        status => Err(format!("the subscription registry answered HTTP {status}")),
+    }
+}
+
+fn registry(uri: &str) -> String {
+    format!("resource:{uri}")
+}
+
+/// Records that `session` subscribed to `uri`.
+pub(crate) async fn subscribe(
+    env: &Env,
+    uri: &str,
+    session: &str,
+) -> std::result::Result<(), String> {
+    let message = Message {
+        uri: uri.to_owned(),
+        session: Some(session.to_owned()),
+    };
+    send(env, &registry(uri), "add", &message).await
+}
+
+/// Records that `session` no longer listens to `uri`.
+pub(crate) async fn unsubscribe(
+    env: &Env,
+    uri: &str,
+    session: &str,
+) -> std::result::Result<(), String> {
+    let message = Message {
+        uri: uri.to_owned(),
+        session: Some(session.to_owned()),
+    };
+    send(env, &registry(uri), "remove", &message).await
+}
+
+/// Tells every session subscribed to `uri` that it changed.
+pub(crate) async fn announce(env: &Env, uri: &str) -> std::result::Result<(), String> {
+    let message = Message {
+        uri: uri.to_owned(),
+        session: None,
+    };
+    send(env, &registry(uri), "announce", &message).await
+}
+
+/// A registry operation, or a session being told of an update.
+pub(super) async fn handle(runner: &SessionRunner, op: &str, mut req: Request) -> Result<Response> {
+    let message: Message = match req.bytes().await.map(|b| serde_json::from_slice(&b)) {
+        Ok(Ok(message)) => message,
+        _ => return Response::error("bad registry message", 400),
+    };
+    let storage = runner.state.storage();
+    let mut subscribers: BTreeSet<String> = storage.get(SUBSCRIBERS_KEY).await?.unwrap_or_default();
+    match (op, message.session.as_deref()) {
+        ("add", Some(session)) => {
+            subscribers.insert(session.to_owned());
+            storage.put(SUBSCRIBERS_KEY, &subscribers).await?;
+        }
+        ("remove", Some(session)) => {
+            subscribers.remove(session);
+            storage.put(SUBSCRIBERS_KEY, &subscribers).await?;
+        }
+        ("announce", None) => {
+            for session in &subscribers {
+                // A session that ended no longer answers for the URI: nothing to tell it.
+                if let Err(why) = send(&runner.env, session, "updated", &message).await {
+                    worker::console_warn!("resources/updated for {}: {why}", message.uri);
+                }
+            }
+        }
+        ("updated", None) => runner.resource_updated(&message.uri).await?,
+        _ => return Response::error(format!("unknown registry operation {op:?}"), 400),
+    }
+    Response::empty()
+}
