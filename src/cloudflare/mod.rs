@@ -99,11 +99,15 @@ pub(crate) fn new_task_id() -> worker::Result<String> {
 /// Reads a POST body as it streams in, stopping one byte past `limit`: a chunked upload
 /// larger than `MAX_BODY_BYTES` is never held whole (the core answers 413 from the
 /// length).
-async fn read_body(req: &mut Request, limit: usize) -> worker::Result<Vec<u8>> {
+async fn read_body(
+    req: &mut Request,
+    declared: Option<usize>,
+    limit: usize,
+) -> worker::Result<Vec<u8>> {
     use futures_util::StreamExt;
     // A declared length was already checked against the limit: one read, no chunk loop
     // (each chunk crosses the wasm boundary; this is the hot path of every request).
-    if req.headers().get("content-length")?.is_some() {
+    if declared.is_some() {
         return req.bytes().await;
     }
     let mut body = Vec::new();
@@ -153,13 +157,11 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
             }
         }
     };
-    let declared_too_large = request
-        .headers
-        .content_length()
-        .is_some_and(|n| n > server.config.max_body_bytes);
+    let declared = request.headers.content_length();
+    let limit = server.config.max_body_bytes;
     // A body declared too large is not read; the core answers 413 from the header.
-    if !declared_too_large && req.method() == Method::Post {
-        request.body = read_body(&mut req, server.config.max_body_bytes).await?;
+    if declared.is_none_or(|n| n <= limit) && request.method == "POST" {
+        request.body = read_body(&mut req, declared, limit).await?;
     }
     let ctx = Context {
         principal,

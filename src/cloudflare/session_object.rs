@@ -138,7 +138,7 @@ impl SessionRunner {
                 if let Some(session) = &session {
                     for uri in &session.subscriptions {
                         // Best effort: a registry that keeps an ended session tells it in vain.
-                        if let Err(why) = registry::unsubscribe(&self.env, uri, &session.id).await {
+                        if let Err(why) = registry::set(&self.env, uri, &session.id, false).await {
                             worker::console_warn!("unsubscribing {uri}: {why}");
                         }
                     }
@@ -294,13 +294,13 @@ impl SessionRunner {
                         "params.uri must be a string".into(),
                     ));
                 };
-                let registered = if rpc.method == "resources/subscribe" {
+                let subscribed = rpc.method == "resources/subscribe";
+                if subscribed {
                     session.subscriptions.insert(uri.to_owned());
-                    registry::subscribe(&self.env, uri, &session.id).await
                 } else {
                     session.subscriptions.remove(uri);
-                    registry::unsubscribe(&self.env, uri, &session.id).await
-                };
+                }
+                let registered = registry::set(&self.env, uri, &session.id, subscribed).await;
                 if let Err(why) = registered {
                     return fail(McpError::Internal(format!(
                         "the subscription registry is unavailable: {why}"

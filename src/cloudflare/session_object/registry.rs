@@ -64,30 +64,19 @@ fn registry(uri: &str) -> String {
     format!("resource:{uri}")
 }
 
-/// Records that `session` subscribed to `uri`.
-pub(crate) async fn subscribe(
+/// Records that `session` subscribed to `uri` (`subscribed`), or no longer listens.
+pub(crate) async fn set(
     env: &Env,
     uri: &str,
     session: &str,
+    subscribed: bool,
 ) -> std::result::Result<(), String> {
     let message = Message {
         uri: uri.to_owned(),
         session: Some(session.to_owned()),
     };
-    send(env, &registry(uri), "add", &message).await
-}
-
-/// Records that `session` no longer listens to `uri`.
-pub(crate) async fn unsubscribe(
-    env: &Env,
-    uri: &str,
-    session: &str,
-) -> std::result::Result<(), String> {
-    let message = Message {
-        uri: uri.to_owned(),
-        session: Some(session.to_owned()),
-    };
-    send(env, &registry(uri), "remove", &message).await
+    let op = if subscribed { "add" } else { "remove" };
+    send(env, &registry(uri), op, &message).await
 }
 
 /// Tells every session subscribed to `uri` that it changed.
