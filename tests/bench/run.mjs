@@ -17,7 +17,16 @@
 //   tasks/update (no-op ack)     vs a bare DO write (storage.put in an existing object)
 //   task creation (tools/call)   vs a write to a brand-new object (one put, fresh name)
 // then full task lifecycles (create slow_compute 0.2 s, poll tasks/get every pollIntervalMs =
-// 100 ms until completed) at several concurrencies, through wrangler's port.
+// 100 ms until completed) at several concurrencies, through wrangler's port, each followed at
+// once by the same loop against the rmcp peer:
+//   tests/bench/peer-rmcp/      a minimal native server on the official Rust SDK (rmcp 3.11,
+//                               tokio + hyper; built by its build.sh, its own CARGO_TARGET_DIR)
+//                               with the same slow_compute as a Tasks-extension tool; its tasks
+//                               live in rmcp's in-memory TaskManager (not durable, one process),
+//                               and it is reached on its own port (no proxy in front of it).
+// The peer gets the same requests plus `Accept: application/json, text/event-stream` (rmcp
+// answers 406 without it; the project's requests are left as they were); the table gives the
+// ratio project per s ÷ peer per s.
 //
 // The client is node:http with keep-alive, one request in flight per connection, no
 // Accept-Encoding (nothing is compressed: on Cloudflare the edge compresses, not the Worker);
@@ -37,6 +46,7 @@
 //   BENCH_LIFECYCLE_SECONDS=10    seconds per lifecycle concurrency
 //   BENCH_LIFECYCLE_CONCURRENCY=1,8,64
 //   BENCH_DIRECT=1                also measure straight to workerd (0: wrangler's port only)
+//   BENCH_PEER=1                  also run the lifecycles against the rmcp peer (0: skip it)
 // Output: the tables on stdout, everything as JSON in tests/bench/last-run.json.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -46,7 +56,7 @@ import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT, startServer } from '../support/server.mjs';
 import { ALL_CAPS, headersFor } from '../e2e/mcp.mjs';
-import { directPort, send, startWrangler, workerdPorts, workerdProcesses } from './servers.mjs';
+import { directPort, send, startPeer, startWrangler, workerdPorts, workerdProcesses } from './servers.mjs';
 
 const env = (name, fallback) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]);
 const SETTINGS = {
@@ -57,6 +67,7 @@ const SETTINGS = {
   lifecycleSeconds: Number(env('BENCH_LIFECYCLE_SECONDS', 10)),
   lifecycleConcurrency: String(env('BENCH_LIFECYCLE_CONCURRENCY', '1,8,64')).split(',').map(Number).filter((n) => n > 0),
   direct: env('BENCH_DIRECT', '1') !== '0',
+  peer: env('BENCH_PEER', '1') !== '0',
   pollIntervalMs: 100,
 };
 const HERE = join(ROOT, 'tests', 'bench');
@@ -66,12 +77,18 @@ const log = (msg) => console.error(`[bench +${((Date.now() - started) / 1000).to
 // ---------------------------------------------------------------- requests
 
 let nextId = 1;
-/** An MCP POST as a conforming 2026-07-28 client sends it (headers + _meta, like tests/e2e). */
-function mcp(method, params = {}) {
+/**
+ * An MCP POST as a conforming 2026-07-28 client sends it (headers + _meta, like tests/e2e);
+ * `extraHeaders` are added (the peer's Accept).
+ */
+function mcp(method, params = {}, extraHeaders = {}) {
   const full = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': ALL_CAPS } };
-  return { method: 'POST', path: '/mcp', headers: headersFor(method, full), body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: full })) };
+  return { method: 'POST', path: '/mcp', headers: headersFor(method, full, extraHeaders), body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: full })) };
 }
+
+/** What the rmcp peer needs beyond the project's requests: rmcp answers 406 without it. */
+const PEER_HEADERS = { accept: 'application/json, text/event-stream' };
 
 /** The JSON-RPC result of a response, or throws. */
 function resultOf({ status, text }) {
@@ -143,8 +160,11 @@ async function pool(items, n, fn) {
   return ok;
 }
 
-/** Full lifecycles: each client creates a 0.2 s task and polls it to completion, in a loop. */
-async function lifecycles(port, concurrency, seconds) {
+/**
+ * Full lifecycles: each client creates a 0.2 s task and polls it to completion, in a loop.
+ * `headers` are added to every request (the peer's Accept).
+ */
+async function lifecycles(port, concurrency, seconds, headers = {}) {
   const agent = newAgent(concurrency);
   const durations = [];
   let errors = 0;
@@ -156,7 +176,7 @@ async function lifecycles(port, concurrency, seconds) {
     while (performance.now() < end) {
       const start = performance.now();
       try {
-        let task = await call(agent, port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 0.2 } }));
+        let task = await call(agent, port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 0.2 } }, headers));
         if (task.resultType !== 'task') throw new Error(`not a task: ${JSON.stringify(task).slice(0, 200)}`);
         const { taskId } = task;
         const deadline = performance.now() + 30_000;
@@ -164,7 +184,7 @@ async function lifecycles(port, concurrency, seconds) {
           if (['failed', 'cancelled'].includes(task.status)) throw new Error(`task ended ${task.status}`);
           if (performance.now() > deadline) throw new Error(`task ${taskId} not completed after 30 s`);
           await sleep(task.pollIntervalMs ?? SETTINGS.pollIntervalMs);
-          task = await call(agent, port, mcp('tasks/get', { taskId }));
+          task = await call(agent, port, mcp('tasks/get', { taskId }, headers));
           polls++;
         }
         // Lifecycles finishing after the window (their clients were mid-way) are not counted.
@@ -224,6 +244,11 @@ try {
   log('building the Rust no-op baseline (tests/bench/baseline-rust/build.sh)');
   const build = spawnSync('sh', [join(HERE, 'baseline-rust', 'build.sh')], { stdio: 'inherit', timeout: 900_000 });
   if (build.status !== 0) throw new Error(`the Rust baseline did not build (exit ${build.status})`);
+  if (SETTINGS.peer) {
+    log('building the rmcp peer (tests/bench/peer-rmcp/build.sh)');
+    const peerBuild = spawnSync('sh', [join(HERE, 'peer-rmcp', 'build.sh')], { stdio: 'inherit', timeout: 900_000 });
+    if (peerBuild.status !== 0) throw new Error(`the rmcp peer did not build (exit ${peerBuild.status})`);
+  }
 
   const baselineProbe = (path) => async (url) => (await fetch(url + path)).status === 200;
   log('starting the baselines and the project under wrangler dev');
@@ -238,6 +263,23 @@ try {
   report.projectVars = projectVars;
   const project = await startServer({ vars: projectVars });
   servers.push(project);
+  // The rmcp peer, checked like the project: tools/list answers, slow_compute becomes a task.
+  let peer;
+  if (SETTINGS.peer) {
+    const peerProbe = async (url) => {
+      const r = mcp('tools/list', {}, PEER_HEADERS);
+      const res = await fetch(url + r.path, { method: r.method, headers: r.headers, body: r.body });
+      return res.status === 200 && Array.isArray((await res.json()).result?.tools);
+    };
+    peer = await startPeer({ binary: join(HERE, 'peer-rmcp', 'target', 'release', 'bench-peer-rmcp'), pollIntervalMs: SETTINGS.pollIntervalMs, probe: peerProbe });
+    peer.name = 'rmcp peer';
+    servers.push(peer);
+    const peerAgent = newAgent(1);
+    const peerTask = await call(peerAgent, peer.port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 0 } }, PEER_HEADERS));
+    peerAgent.destroy();
+    if (peerTask.resultType !== 'task') throw new Error(`the peer's slow_compute did not become a task: ${JSON.stringify(peerTask)}`);
+    report.peerPollIntervalMs = peerTask.pollIntervalMs ?? null;
+  }
   // wrangler dev rebuilds and restarts workerd when the project's sources change: a run
   // during which that happened measured a moving target (and workerd's own port moves).
   const logAtReady = project.log().length;
@@ -265,13 +307,17 @@ try {
   };
   const ports = { wrangler: { js: js.port, rust: rust.port, project: p } };
   report.servers = { js: { wranglerPort: js.port }, rust: { wranglerPort: rust.port }, project: { wranglerPort: p } };
+  if (peer) report.servers.peer = { port: peer.port, pid: peer.pid, sdk: 'rmcp 3.11.0 (native, tokio + hyper)' };
   if (SETTINGS.direct) {
     const d = { js: await directPort(js.port, baselineProbe('/noop')), rust: await directPort(rust.port, baselineProbe('/')),
       project: await directPort(p, mcpProbe) };
     ports.direct = { js: d.js.port, rust: d.rust.port, project: d.project.port };
     for (const k of Object.keys(d)) Object.assign(report.servers[k], { directPort: d[k].port, workerdPid: d[k].workerdPid, wranglerPid: d[k].wranglerPid, workerdListeners: d[k].listeners.map((l) => l.port) });
   }
-  for (const [k, s] of Object.entries(report.servers)) log(`${k}: wrangler port ${s.wranglerPort}${s.directPort ? `, workerd port ${s.directPort} (pid ${s.workerdPid})` : ''}`);
+  for (const [k, s] of Object.entries(report.servers)) {
+    if (k === 'peer') log(`peer: port ${s.port} (pid ${s.pid})`);
+    else log(`${k}: wrangler port ${s.wranglerPort}${s.directPort ? `, workerd port ${s.directPort} (pid ${s.workerdPid})` : ''}`);
+  }
 
   const isTools = (r) => { if (!Array.isArray(resultOf(r).tools)) throw new Error('no tools'); };
   const isWorking = (r) => { const t = resultOf(r); if (t.status !== 'working') throw new Error(`task is ${t.status}`); };
@@ -326,11 +372,17 @@ try {
     ].map((r) => ({ ...r, ratio: r.rps / r.baselineRps }));
   }
 
-  log('full lifecycles through wrangler\'s port');
+  log(`full lifecycles through wrangler's port${peer ? ', each followed by the rmcp peer' : ''}`);
   for (const n of SETTINGS.lifecycleConcurrency) {
     log(`  concurrency ${n}`);
     const r = await lifecycles(p, n, SETTINGS.lifecycleSeconds);
     if (r.errors) { failed = true; log(`    ${r.errors} errors, first: ${r.firstError}`); }
+    if (peer) {
+      log(`  concurrency ${n}, rmcp peer`);
+      r.peer = await lifecycles(peer.port, n, SETTINGS.lifecycleSeconds, PEER_HEADERS);
+      if (r.peer.errors) { failed = true; log(`    ${r.peer.errors} errors, first: ${r.peer.firstError}`); }
+      r.ratioToPeer = r.peer.perSecond ? r.perSecond / r.peer.perSecond : null;
+    }
     report.lifecycles.push(r);
   }
   await call(setupAgent, p, mcp('tasks/cancel', { taskId: working.taskId }));
@@ -359,15 +411,16 @@ if (failed) try {
   const names = ['JS baseline', 'Rust baseline', 'project'];
   report.logs = {};
   servers.forEach((s, i) => {
+    const name = s.name ?? names[i];
     const lines = s.log().replace(/\x1b\[[0-9;]*m/g, '').split('\n')
       .filter((l) => l.trim() && !/^\[wrangler:info\] (GET|POST) /.test(l) && !/workerd@[0-9a-f]+/.test(l));
-    report.logs[names[i]] = lines.slice(-40);
-    console.error(`--- ${names[i]}: wrangler dev log (request lines left out), last ${Math.min(lines.length, 40)} lines\n${lines.slice(-40).join('\n')}`);
+    report.logs[name] = lines.slice(-40);
+    console.error(`--- ${name}: ${s.name ? 'its output' : 'wrangler dev log (request lines left out)'}, last ${Math.min(lines.length, 40)} lines\n${lines.slice(-40).join('\n')}`);
   });
 } catch (e) { console.error(e); }
 for (const s of servers.reverse()) {
   await s.stop();
-  try { rmSync(s.persistDir, { recursive: true, force: true }); } catch { /* best effort */ }
+  if (s.persistDir) try { rmSync(s.persistDir, { recursive: true, force: true }); } catch { /* best effort */ }
 }
 
 // ---------------------------------------------------------------- the tables
@@ -392,10 +445,21 @@ for (const [mode, rows] of Object.entries(report.hotPaths)) {
   console.log(`  baselines p50/p99 ms: JS no-op ${fmt(b.jsNoop.p50, 1)}/${fmt(b.jsNoop.p99, 1)}, Rust no-op ${fmt(b.rustNoop.p50, 1)}/${fmt(b.rustNoop.p99, 1)}, DO read ${fmt(b.doRead.p50, 1)}/${fmt(b.doRead.p99, 1)}, DO write ${fmt(b.doWrite.p50, 1)}/${fmt(b.doWrite.p99, 1)}, new object ${fmt(b.doNew.p50, 1)}/${fmt(b.doNew.p99, 1)}`);
 }
 if (report.lifecycles.length) {
+  const withPeer = report.lifecycles.some((r) => r.peer);
   console.log(`\nFull task lifecycles via wrangler's port (slow_compute 0.2 s, tasks/get every pollIntervalMs = ${report.serverPollIntervalMs ?? `(none given) ${SETTINGS.pollIntervalMs}`} ms until completed; ${SETTINGS.lifecycleSeconds} s each)`);
-  console.log(line(['concurrency', 'per s', 'p50 ms', 'p99 ms', 'lifecycles', 'polls', ''], [12, 7, 7, 7, 10, 7, 0]));
+  if (withPeer) console.log(`each followed by the rmcp peer (rmcp 3.11 native, tasks in memory, its own port; pollIntervalMs = ${report.peerPollIntervalMs ?? '(none given)'} ms); ratio = project per s ÷ peer per s`);
+  const cols = (r) => [fmt(r.perSecond, 1), fmt(r.p50), fmt(r.p99), r.lifecycles, r.polls];
+  const LW = [12, 7, 7, 7, 10, 7];
+  const PW = [10, 7, 7, 10, 7, 6];
+  const row = (cells, widths) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+  const right = (cells, widths) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
+  console.log(row(['concurrency', 'per s', 'p50 ms', 'p99 ms', 'lifecycles', 'polls'], LW)
+    + (withPeer ? `  ${right(['peer per s', 'p50 ms', 'p99 ms', 'lifecycles', 'polls', 'ratio'], PW)}` : ''));
   for (const r of report.lifecycles) {
-    console.log(line([r.concurrency, fmt(r.perSecond, 1), fmt(r.p50), fmt(r.p99), String(r.lifecycles).padStart(10), r.polls, r.errors ? `${r.errors} ERRORS` : ''], [12, 7, 7, 7, 10, 7, 0]));
+    const errors = [r.errors ? `${r.errors} ERRORS` : '', r.peer?.errors ? `peer: ${r.peer.errors} ERRORS` : ''].filter(Boolean).join(', ');
+    console.log(row([r.concurrency, ...cols(r)], LW)
+      + (r.peer ? `  ${right([...cols(r.peer), r.ratioToPeer === null ? '-' : `${fmt(r.ratioToPeer, 2)}×`], PW)}` : '')
+      + (errors ? `  ${errors}` : ''));
   }
 }
 for (const [name, s] of Object.entries(report.sizes)) {

@@ -1,6 +1,7 @@
-// `make bench` helpers: start `wrangler dev` for a baseline's own config directory, and find
+// `make bench` helpers: start `wrangler dev` for a baseline's own config directory, find
 // the port on which the workerd behind a `wrangler dev` listens itself (wrangler's port is a
-// proxy in front of it). Servers listen on 127.0.0.1 only and are stopped by process group.
+// proxy in front of it), and start the rmcp peer (tests/bench/peer-rmcp, a native binary).
+// Servers listen on 127.0.0.1 only; wrangler is stopped by process group, the peer by PID.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
@@ -48,6 +49,42 @@ function stopGroup(pgid, child) {
     try { process.kill(-pgid, 'SIGTERM'); } catch { resolve(); }
     setTimeout(() => { try { process.kill(-pgid, 'SIGKILL'); } catch { /* gone */ } resolve(); }, 10_000).unref();
   });
+}
+
+/**
+ * Starts the rmcp peer's binary (built by tests/bench/peer-rmcp/build.sh) on a free loopback
+ * port, telling it the poll interval to suggest. `probe(url)` resolves true once it answers as
+ * expected. Stopped by its PID (SIGTERM, then SIGKILL after 10 s).
+ */
+export async function startPeer({ binary, pollIntervalMs, probe, startTimeoutMs = 30_000 }) {
+  const port = await freePort();
+  const child = spawn(binary, [String(port), String(pollIntervalMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => { log += d; });
+  child.stderr.on('data', (d) => { log += d; });
+  let spawnError;
+  child.on('error', (e) => { spawnError = e; });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    try { process.kill(child.pid, 'SIGTERM'); } catch { return; }
+    const timer = setTimeout(() => { try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ } }, 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + startTimeoutMs;
+  while (true) {
+    if (spawnError) throw new Error(`the rmcp peer (${binary}) did not start: ${spawnError.message}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the rmcp peer (${binary}) exited early:\n${log}`);
+    if (/listening on/.test(log) && await probe(url).catch(() => false)) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the rmcp peer (${binary}) did not become ready:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, port, pid: child.pid, log: () => log, stop };
 }
 
 /** Every TCP listener on the machine: [{ port, pid, command }] (from `ss -ltnpH`). */
