@@ -103,15 +103,60 @@ pub struct Ledger {
     pub live: BTreeMap<String, u64>,
     /// Open listen streams and their lease deadlines.
     pub streams: BTreeMap<String, u64>,
-    /// Every task the principal created that may still exist: id → (created, expiry). The
-    /// index `tasks/list` reads (whatever era created the task), at most [`MAX_INDEXED`].
+    /// How many entries the task index holds (its entries are keys of their own, see
+    /// [`index_key`]: one small write per task, never a rewrite of the whole index).
     #[serde(default)]
-    pub tasks: BTreeMap<String, (u64, u64)>,
+    pub indexed: u64,
+    /// The index as format 1 kept it, inside this value: read once, moved to keys.
+    #[serde(default, rename = "tasks", skip_serializing)]
+    pub legacy_index: BTreeMap<String, (u64, u64)>,
 }
 
 /// The most tasks the index keeps (the newest; older ones still exist until their TTL
 /// but are no longer listed).
-pub const MAX_INDEXED: usize = 5_000;
+pub const MAX_INDEXED: u64 = 5_000;
+
+/// The prefix of the index's storage keys.
+pub const INDEX_PREFIX: &str = "task:";
+
+/// A task's entry in the index: a storage key of its own, which sorts by creation time
+/// (then id), so the newest are listed first by reading the keys backwards. Its value is
+/// the task's expiry ([`index_value`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexEntry {
+    pub key: String,
+    pub until_ms: u64,
+}
+
+/// The storage key of `task_id`'s index entry, created at `created_ms`.
+pub fn index_key(created_ms: u64, task_id: &str) -> String {
+    format!("{INDEX_PREFIX}{created_ms:016}:{task_id}")
+}
+
+/// The stored value of an entry: its expiry, in decimal.
+pub fn index_value(until_ms: u64) -> String {
+    until_ms.to_string()
+}
+
+/// Sorts stored index entries (key, value), newest first, into the ids of tasks still
+/// live at `now_ms` and the keys of the expired ones (to delete).
+pub fn read_index(entries: Vec<(String, String)>, now_ms: u64) -> (Vec<String>, Vec<String>) {
+    let mut entries = entries;
+    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut live = Vec::new();
+    let mut expired = Vec::new();
+    for (key, value) in entries {
+        let id = key
+            .strip_prefix(INDEX_PREFIX)
+            .and_then(|rest| rest.split_once(':'))
+            .map(|(_, id)| id.to_owned());
+        match (id, value.parse::<u64>()) {
+            (Some(id), Ok(until)) if now_ms < until => live.push(id),
+            _ => expired.push(key),
+        }
+    }
+    (live, expired)
+}
 
 impl Ledger {
     fn purge(&mut self, now_ms: u64) {
@@ -119,19 +164,37 @@ impl Ledger {
             .retain(|t| now_ms < t.saturating_add(WINDOW_MS));
         self.live.retain(|_, until| now_ms < *until);
         self.streams.retain(|_, until| now_ms < *until);
-        self.tasks.retain(|_, (_, until)| now_ms < *until);
     }
 
-    /// The indexed task ids, newest first.
-    pub fn task_ids(&self) -> Vec<String> {
-        let mut tasks: Vec<(&String, &(u64, u64))> = self.tasks.iter().collect();
-        tasks.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| b.0.cmp(a.0)));
-        tasks.into_iter().map(|(id, _)| id.clone()).collect()
+    /// Moves a format-1 index out of the value: the entries to write as keys.
+    pub fn take_legacy_index(&mut self) -> Vec<IndexEntry> {
+        let entries: Vec<IndexEntry> = std::mem::take(&mut self.legacy_index)
+            .into_iter()
+            .map(|(id, (created, until))| IndexEntry {
+                key: index_key(created, &id),
+                until_ms: until,
+            })
+            .collect();
+        self.indexed += entries.len() as u64;
+        entries
+    }
+
+    /// How many of the oldest index entries to drop to stay within [`MAX_INDEXED`]
+    /// (counted as dropped already).
+    pub fn trim_index(&mut self) -> u64 {
+        let excess = self.indexed.saturating_sub(MAX_INDEXED);
+        self.indexed -= excess;
+        excess
     }
 
     /// Applies one request at `now_ms` (expired entries are dropped first): `Ok` when
-    /// granted, `Err` when a limit refuses it (nothing is recorded).
-    pub fn apply(&mut self, request: &LedgerRequest, now_ms: u64) -> Result<(), Exceeded> {
+    /// granted, with the index entry to write for a new task; `Err` when a limit refuses
+    /// it (nothing is recorded).
+    pub fn apply(
+        &mut self,
+        request: &LedgerRequest,
+        now_ms: u64,
+    ) -> Result<Option<IndexEntry>, Exceeded> {
         self.purge(now_ms);
         match request {
             LedgerRequest::AcquireTask {
@@ -140,7 +203,7 @@ impl Ledger {
                 quotas,
             } => {
                 if self.live.contains_key(task_id) {
-                    return Ok(());
+                    return Ok(None);
                 }
                 if let Some(max) = quotas.tasks_per_minute
                     && self.created.len() as u64 >= max
@@ -169,18 +232,15 @@ impl Ledger {
                     self.live
                         .insert(task_id.clone(), until_ms.unwrap_or(u64::MAX));
                 }
-                self.tasks
-                    .insert(task_id.clone(), (now_ms, until_ms.unwrap_or(u64::MAX)));
-                if self.tasks.len() > MAX_INDEXED
-                    && let Some(oldest) = self.task_ids().pop()
-                {
-                    self.tasks.remove(&oldest);
-                }
-                Ok(())
+                self.indexed += 1;
+                Ok(Some(IndexEntry {
+                    key: index_key(now_ms, task_id),
+                    until_ms: until_ms.unwrap_or(u64::MAX),
+                }))
             }
             LedgerRequest::ReleaseTask { task_id } => {
                 self.live.remove(task_id);
-                Ok(())
+                Ok(None)
             }
             LedgerRequest::AcquireStream { stream_id, quotas } => {
                 if let Some(max) = quotas.listen_streams
@@ -197,13 +257,13 @@ impl Ledger {
                     self.streams
                         .insert(stream_id.clone(), now_ms.saturating_add(STREAM_LEASE_MS));
                 }
-                Ok(())
+                Ok(None)
             }
             LedgerRequest::ReleaseStream { stream_id } => {
                 self.streams.remove(stream_id);
-                Ok(())
+                Ok(None)
             }
-            LedgerRequest::ListTasks => Ok(()),
+            LedgerRequest::ListTasks => Ok(None),
         }
     }
 }

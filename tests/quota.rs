@@ -1,7 +1,10 @@
 //! The per-principal quota ledger, natively: windows, live tasks, streams, idempotence
 //! and deadlines.
 
-use mcp_tasks_edge::quota::{Ledger, LedgerRequest, Quotas, STREAM_LEASE_MS, WINDOW_MS};
+use mcp_tasks_edge::quota::{
+    IndexEntry, Ledger, LedgerRequest, MAX_INDEXED, Quotas, STREAM_LEASE_MS, WINDOW_MS, index_key,
+    index_value, read_index,
+};
 
 const T0: u64 = 1_000_000;
 
@@ -100,11 +103,14 @@ fn unlimited_counts_nothing_and_requests_round_trip() {
     let q = quotas(None, None, None);
     let mut l = Ledger::default();
     for i in 0..1000 {
-        l.apply(&acquire(&i.to_string(), None, q), T0).unwrap();
+        let entry = l.apply(&acquire(&i.to_string(), None, q), T0).unwrap();
+        assert!(entry.is_some(), "every new task gets an index entry");
     }
-    // Nothing is counted; the tasks are only indexed (tasks/list).
+    // Nothing is counted; the tasks are only indexed (tasks/list), as keys of their own.
     assert!(l.created.is_empty() && l.live.is_empty() && l.streams.is_empty());
-    assert_eq!(l.tasks.len(), 1000);
+    assert_eq!(l.indexed, 1000);
+    let value = serde_json::to_string(&l).unwrap();
+    assert!(value.len() < 100, "the ledger value stays small: {value}");
     assert!(!q.counts_tasks());
     let r = acquire("x", Some(5), Quotas::default());
     let text = serde_json::to_string(&r).unwrap();
@@ -112,21 +118,79 @@ fn unlimited_counts_nothing_and_requests_round_trip() {
     assert!(text.contains("\"op\":\"acquireTask\""), "{text}");
 }
 
+/// The index as storage holds it: every entry `apply` asked to write, minus releases'
+/// (none: ending a task does not unlist it).
+fn stored(entries: &[IndexEntry]) -> Vec<(String, String)> {
+    entries
+        .iter()
+        .map(|e| (e.key.clone(), index_value(e.until_ms)))
+        .collect()
+}
+
 #[test]
-fn the_ledger_indexes_every_task_until_it_expires_newest_first() {
+fn the_index_lists_every_task_until_it_expires_newest_first() {
     let mut ledger = Ledger::default();
     let unlimited = quotas(None, None, None);
-    for (i, id) in ["a", "b", "c"].iter().enumerate() {
-        let until = if *id == "b" { Some(500) } else { None };
-        ledger
-            .apply(&acquire(id, until, unlimited), 100 + i as u64)
-            .unwrap();
+    let mut entries = Vec::new();
+    // Created out of id order, and two in the same millisecond.
+    for (at, id) in [(100, "z"), (101, "b"), (102, "a"), (102, "c")] {
+        let until = if id == "b" { Some(500) } else { None };
+        entries.push(
+            ledger
+                .apply(&acquire(id, until, unlimited), at)
+                .unwrap()
+                .unwrap(),
+        );
     }
     // Indexed even when nothing is counted, and ending a task does not unlist it.
-    ledger.apply(&release("c"), 200).unwrap();
-    ledger.apply(&LedgerRequest::ListTasks, 200).unwrap();
-    assert_eq!(ledger.task_ids(), ["c", "b", "a"]);
-    // Past its expiry a task is gone from the index too.
-    ledger.apply(&LedgerRequest::ListTasks, 500).unwrap();
-    assert_eq!(ledger.task_ids(), ["c", "a"]);
+    assert_eq!(ledger.apply(&release("c"), 200).unwrap(), None);
+    let (live, expired) = read_index(stored(&entries), 200);
+    assert_eq!(live, ["c", "a", "b", "z"]);
+    assert!(expired.is_empty());
+    // Past its expiry a task is gone from the list, and its key is to be deleted.
+    let (live, expired) = read_index(stored(&entries), 500);
+    assert_eq!(live, ["c", "a", "z"]);
+    assert_eq!(expired, [index_key(101, "b")]);
+    // A key that is not an entry is dropped rather than listed.
+    let (live, expired) = read_index(vec![("task:junk".into(), "x".into())], 0);
+    assert!(live.is_empty() && expired == ["task:junk"]);
+}
+
+#[test]
+fn the_index_keeps_the_newest_max_indexed_entries() {
+    let mut ledger = Ledger::default();
+    let unlimited = quotas(None, None, None);
+    for i in 0..MAX_INDEXED + 3 {
+        ledger
+            .apply(&acquire(&i.to_string(), None, unlimited), T0 + i)
+            .unwrap();
+    }
+    // Three oldest entries to drop; the count is then at the bound.
+    assert_eq!(ledger.trim_index(), 3);
+    assert_eq!(ledger.indexed, MAX_INDEXED);
+    assert_eq!(ledger.trim_index(), 0);
+}
+
+#[test]
+fn a_format_1_index_moves_to_keys() {
+    let stored = r#"{"created":[],"live":{},"streams":{},"tasks":{"a":[100,900],"b":[200,900]}}"#;
+    let mut ledger: Ledger = serde_json::from_str(stored).unwrap();
+    let entries = ledger.take_legacy_index();
+    assert_eq!(
+        entries,
+        [
+            IndexEntry {
+                key: index_key(100, "a"),
+                until_ms: 900
+            },
+            IndexEntry {
+                key: index_key(200, "b"),
+                until_ms: 900
+            },
+        ]
+    );
+    assert_eq!(ledger.indexed, 2);
+    // The value written back no longer holds the index.
+    assert!(!serde_json::to_string(&ledger).unwrap().contains("tasks"));
+    assert!(ledger.take_legacy_index().is_empty());
 }

@@ -1,14 +1,19 @@
 //! The quota Durable Object, [`PrincipalRunner`]: one object per principal (named by
-//! it), holding that principal's [`Ledger`] under one key. A Durable Object handles its
+//! it), holding that principal's [`Ledger`] (its counters) under one key and its task
+//! index as one key per task ([`crate::quota::index_key`]). A Durable Object handles its
 //! requests one at a time around storage, so read-decide-write is atomic and the
 //! counters hold across every isolate. The Worker asks it before creating a task or
 //! opening a listen stream; TaskObjects tell it when their task ends.
 
 use super::now_ms;
-use crate::quota::{Exceeded, Ledger, LedgerRequest, Quotas, RENEW_MS};
+use crate::quota::{
+    self, Exceeded, INDEX_PREFIX, Ledger, LedgerRequest, Quotas, RENEW_MS, index_value,
+};
+use js_sys::{Object, Reflect};
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
-use worker::{Env, Method, Request, RequestInit, Response, Result, State};
+use wasm_bindgen::JsValue;
+use worker::{Env, ListOptions, Method, Request, RequestInit, Response, Result, State, Storage};
 
 /// The Durable Object binding name (wrangler.toml).
 pub const PRINCIPALS_BINDING: &str = "PRINCIPALS";
@@ -54,18 +59,78 @@ impl PrincipalRunner {
             .and_then(|s| serde_json::from_str(s).ok())
             .unwrap_or_default();
         let before = ledger.clone();
+        let mut entries = ledger.take_legacy_index();
         let outcome = ledger.apply(&request, now_ms());
+        if let Ok(Some(entry)) = &outcome {
+            entries.push(entry.clone());
+        }
+        let trim = ledger.trim_index();
+        let puts = Object::new();
+        for entry in &entries {
+            let value = JsValue::from_str(&index_value(entry.until_ms));
+            Reflect::set(&puts, &JsValue::from_str(&entry.key), &value)?;
+        }
         if ledger != before {
             let value = serde_json::to_string(&ledger)
                 .map_err(|e| worker::Error::RustError(e.to_string()))?;
-            storage.put(LEDGER_KEY, value).await?;
+            Reflect::set(
+                &puts,
+                &JsValue::from_str(LEDGER_KEY),
+                &JsValue::from_str(&value),
+            )?;
         }
-        let tasks = matches!(request, LedgerRequest::ListTasks).then(|| ledger.task_ids());
+        if trim > 0 {
+            let oldest = index_keys(&storage, false, Some(trim as usize)).await?;
+            storage
+                .delete_multiple(oldest.into_iter().map(|(k, _)| k).collect())
+                .await?;
+        }
+        if !entries.is_empty() || ledger != before {
+            storage.put_multiple_raw(puts).await?;
+        }
+        let tasks = match request {
+            LedgerRequest::ListTasks => Some(self.list(&storage, &mut ledger).await?),
+            _ => None,
+        };
         Response::from_json(&Reply {
             exceeded: outcome.err(),
             tasks,
         })
     }
+
+    /// The live indexed task ids, newest first; expired entries are deleted on the way.
+    async fn list(&self, storage: &Storage, ledger: &mut Ledger) -> Result<Vec<String>> {
+        let (live, expired) = quota::read_index(index_keys(storage, true, None).await?, now_ms());
+        if !expired.is_empty() {
+            ledger.indexed = ledger.indexed.saturating_sub(expired.len() as u64);
+            let value = serde_json::to_string(&*ledger)
+                .map_err(|e| worker::Error::RustError(e.to_string()))?;
+            storage.delete_multiple(expired).await?;
+            storage.put(LEDGER_KEY, value).await?;
+        }
+        Ok(live)
+    }
+}
+
+/// The index's entries (key, value), newest first when `newest`, at most `limit`.
+async fn index_keys(
+    storage: &Storage,
+    newest: bool,
+    limit: Option<usize>,
+) -> Result<Vec<(String, String)>> {
+    let mut options = ListOptions::new().prefix(INDEX_PREFIX).reverse(newest);
+    if let Some(limit) = limit {
+        options = options.limit(limit);
+    }
+    let map = storage.list_with_options(options).await?;
+    let mut entries = Vec::new();
+    for entry in map.entries() {
+        let pair: js_sys::Array = entry?.into();
+        if let (Some(key), Some(value)) = (pair.get(0).as_string(), pair.get(1).as_string()) {
+            entries.push((key, value));
+        }
+    }
+    Ok(entries)
 }
 
 /// Sends one request to `principal`'s ledger: `Ok(Err(exceeded))` when a limit refuses
@@ -116,14 +181,17 @@ async fn send(
         .fetch_with_request(request)
         .await
         .map_err(|e| e.to_string())?;
+    let body = super::response_bytes(&mut response)
+        .await
+        .map_err(|e| e.to_string())?;
     if response.status_code() != 200 {
-        let text = response.text().await.unwrap_or_default();
         return Err(format!(
-            "ledger answered {}: {text}",
-            response.status_code()
+            "ledger answered {}: {}",
+            response.status_code(),
+            String::from_utf8_lossy(&body)
         ));
     }
-    response.json().await.map_err(|e| e.to_string())
+    serde_json::from_slice(&body).map_err(|e| e.to_string())
 }
 
 /// A listen stream's slot in its principal's ledger: renewed while the stream is open,
