@@ -28,11 +28,11 @@ mod entry {
     use mcp_tasks_edge::cloudflare::{self, PrincipalRunner, SessionRunner, TaskRunner};
     use worker::{
         Context, DurableObject, Env, Error, Request, Response, Result, State, WebSocket,
-        WebSocketIncomingMessage, durable_object, event,
+        WebSocketIncomingMessage, durable_object, event, web_sys,
     };
 
     #[event(fetch)]
-    async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
+    async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<web_sys::Response> {
         cloudflare::fetch(req, env, super::server).await
     }
 

@@ -84,7 +84,9 @@ async fn get(url: &str) -> Result<Vec<u8>, String> {
     if response.status_code() != 200 {
         return Err(format!("{url}: HTTP {}", response.status_code()));
     }
-    response.bytes().await.map_err(|e| format!("{url}: {e}"))
+    super::response_bytes(&mut response)
+        .await
+        .map_err(|e| format!("{url}: {e}"))
 }
 
 /// Fetches the JWKS again (and the metadata, the first time). The attempt is recorded

@@ -54,18 +54,16 @@ async function watch(work) {
 
 export default class Entrypoint extends Shim {
   async fetch(request) {
-    const copy = request.method === 'POST' ? request.clone() : null;
     const response = await watch(super.fetch(request));
-    return response === CRASHED ? crashed(copy) : response;
+    return response === CRASHED ? crashed(request) : response;
   }
 }
 
 /** A session's object serves its requests' steps: a crash answers them -32603 too. */
 export class SessionObject extends ShimSessionObject {
   async fetch(request) {
-    const copy = request.method === 'POST' ? request.clone() : null;
     const response = await watch(super.fetch(request));
-    return response === CRASHED ? crashed(copy) : response;
+    return response === CRASHED ? crashed(request) : response;
   }
 }
 
@@ -136,12 +134,17 @@ export class PrincipalObject extends ShimPrincipalObject {
   }
 }
 
-async function crashed(request) {
+/**
+ * The answer to a request whose instance crashed: JSON-RPC -32603 with the request's id,
+ * read from the body the Rust side left on the request when it read it (`mcpBody`, see
+ * `read_whole_body` in src/cloudflare/mod.rs); no id when it crashed before that.
+ */
+function crashed(request) {
   let id = null;
   try {
-    const body = await request?.json();
+    const body = JSON.parse(new TextDecoder().decode(request.mcpBody));
     if (typeof body?.id === 'string' || typeof body?.id === 'number') id = body.id;
-  } catch { /* not JSON: the id stays null */ }
+  } catch { /* no body read, or not JSON: the id stays null */ }
   const error = {
     code: -32603,
     message: 'Internal error: the server crashed while handling this request (a tool step panicked). Nothing was stored; the next request is served normally.',

@@ -82,7 +82,9 @@ async fn send(request: Outbound) -> Result<Inbound, HostError> {
             request.max_bytes
         )));
     }
-    let body = response.bytes().await.map_err(network)?;
+    let body = super::response_bytes(&mut response)
+        .await
+        .map_err(network)?;
     if body.len() > request.max_bytes {
         return Err(HostError::Network(format!(
             "{} answered with more than the {} bytes allowed",

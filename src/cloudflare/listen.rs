@@ -130,7 +130,7 @@ async fn try_open(
             None => (Opened::Failed("101 without a socket".into()), None),
         });
     }
-    let body = response.bytes().await?;
+    let body = super::response_bytes(&mut response).await?;
     Ok(match ObjectReply::decode(status, &body) {
         Ok(ObjectReply::Error(e)) if status == ERROR_STATUS && is_not_found(&e) => {
             (Opened::NotFound, None)

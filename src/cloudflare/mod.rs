@@ -49,7 +49,7 @@ use crate::tools::Progress;
 use principal_object::StreamSlot;
 use std::cell::OnceCell;
 use std::rc::Rc;
-use worker::{Date, Env, Method, Request, RequestInit, Response};
+use worker::{Date, Env, Method, Request, RequestInit, Response, web_sys};
 
 /// The Durable Object binding names (wrangler.toml).
 pub const TASKS_BINDING: &str = "TASKS";
@@ -96,9 +96,21 @@ pub(crate) fn new_task_id() -> worker::Result<String> {
     Ok(id::format(bytes))
 }
 
+/// The property of the incoming `Request` that holds its body once read: `entry.mjs`
+/// answers a request whose instance crashed with the JSON-RPC id found there (instead of
+/// cloning every request's body up front).
+const BODY_PROPERTY: &str = "mcpBody";
+
+/// Reads the whole body in one piece, leaving it on the request for `entry.mjs`.
+pub(crate) async fn read_whole_body(req: &Request) -> worker::Result<Vec<u8>> {
+    let buffer = worker::wasm_bindgen_futures::JsFuture::from(req.inner().array_buffer()?).await?;
+    js_sys::Reflect::set(req.inner(), &BODY_PROPERTY.into(), &buffer)?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
 /// Reads a POST body as it streams in, stopping one byte past `limit`: a chunked upload
 /// larger than `MAX_BODY_BYTES` is never held whole (the core answers 413 from the
-/// length).
+/// length). The bytes read are left on the request for `entry.mjs` ([`BODY_PROPERTY`]).
 async fn read_body(
     req: &mut Request,
     declared: Option<usize>,
@@ -108,7 +120,7 @@ async fn read_body(
     // A declared length was already checked against the limit: one read, no chunk loop
     // (each chunk crosses the wasm boundary; this is the hot path of every request).
     if declared.is_some() {
-        return req.bytes().await;
+        return read_whole_body(req).await;
     }
     let mut body = Vec::new();
     let mut stream = req.stream()?;
@@ -120,24 +132,30 @@ async fn read_body(
             break;
         }
     }
+    let copy = js_sys::Uint8Array::from(body.as_slice());
+    js_sys::Reflect::set(req.inner(), &BODY_PROPERTY.into(), &copy)?;
     Ok(body)
 }
 
 /// The Worker's fetch handler: MCP at `/mcp`, the Protected Resource Metadata at its
 /// well-known paths. `build` defines the server (it runs once per isolate).
-pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker::Result<Response> {
+///
+/// It answers a `web_sys::Response` (which `#[event(fetch)]` accepts as it is): built
+/// straight from the core's bytes, without `worker::Response`'s extra copy of the body.
+pub async fn fetch(
+    mut req: Request,
+    env: Env,
+    build: fn() -> Server,
+) -> worker::Result<web_sys::Response> {
     let server = server(&env, build)?;
-    let mut headers = Headers::new();
-    for (name, value) in req.headers().entries() {
-        headers.push(&name, &value);
-    }
-    let origin = req.url()?.origin().ascii_serialization();
+    let url = worker::Url::parse(&req.inner().url())?;
     let mut request = HttpRequest {
         method: req.method().to_string(),
-        path: req.path(),
-        headers,
+        path: url.path().to_owned(),
+        headers: request_headers(&req),
         body: Vec::new(),
     };
+    let origin = url.origin().ascii_serialization();
     if let Some(response) = server.well_known(&request, &origin) {
         return to_response(response);
     }
@@ -168,7 +186,9 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
         now_ms: now_ms(),
     };
     if let Some(session) = server.legacy_session(&request) {
-        return legacy(&env, request, session, &ctx.principal).await;
+        return legacy(&env, request, session, &ctx.principal)
+            .await
+            .map(Into::into);
     }
     let quotas = server.config.quotas;
     let mut action = server.handle(&request, &ctx);
@@ -176,7 +196,9 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
         action = match action {
             Action::Respond(response) => return to_response(response),
             Action::Run(run) if run.progress_token.is_some() => {
-                return progress::stream(server, env, *run, ctx, origin).await;
+                return progress::stream(server, env, *run, ctx, origin)
+                    .await
+                    .map(Into::into);
             }
             Action::Run(run) => {
                 let host = WorkerHost::host(env.clone());
@@ -258,7 +280,9 @@ pub async fn fetch(mut req: Request, env: Env, build: fn() -> Server) -> worker:
                         }
                     }
                 };
-                return listen::stream(env, *listen, ctx.principal, slot).await;
+                return listen::stream(env, *listen, ctx.principal, slot)
+                    .await
+                    .map(Into::into);
             }
         };
     }
@@ -273,7 +297,7 @@ async fn legacy(
     principal: &str,
 ) -> worker::Result<Response> {
     let (session_id, cors) = match session {
-        server::LegacySession::Refused(response) => return to_response(response),
+        server::LegacySession::Refused(response) => return to_worker_response(response),
         server::LegacySession::New(cors) => (new_task_id()?, cors),
         server::LegacySession::Existing(id, cors) => (id, cors),
     };
@@ -325,14 +349,34 @@ pub(crate) async fn create_task(
         Ok(id) => id,
         Err(e) => return server.object_unreachable(&request_id, &e.to_string(), cors),
     };
-    if let Err(error) = acquire_task(server, env, principal, &record).await {
-        return server.refuse(Some(&request_id), &error, cors, origin);
-    }
     let task_id = record.task_id.clone();
-    let reply = call_object(env, &ObjectRequest::Create { record }, principal).await;
-    if !matches!(reply, Ok((status, _)) if status == RESULT_STATUS) {
-        release_task(server, env, principal, task_id).await;
-    }
+    let reply = if server.config.quotas.counts_tasks() {
+        // A quota decides whether the task may exist: the ledger answers first.
+        if let Err(error) = acquire_task(server, env, principal, &record).await {
+            return server.refuse(Some(&request_id), &error, cors, origin);
+        }
+        let reply = call_object(env, &ObjectRequest::Create { record }, principal).await;
+        if !matches!(reply, Ok((status, _)) if status == RESULT_STATUS) {
+            release_task(server, env, principal, task_id).await;
+        }
+        reply
+    } else {
+        // Nothing to refuse: the ledger only indexes the task (tasks/list), so both
+        // objects are asked at once and creation waits for one round trip, not two.
+        let create = ObjectRequest::Create {
+            record: record.clone(),
+        };
+        let (indexed, reply) = futures_util::future::join(
+            acquire_task(server, env, principal, &record),
+            call_object(env, &create, principal),
+        )
+        .await;
+        if let Err(error) = indexed {
+            // The task exists and runs; only its listing is missing. Said, not hidden.
+            worker::console_warn!("task {task_id} is not in its owner's index: {error:?}");
+        }
+        reply
+    };
     match reply {
         Ok((status, body)) => server.object_response(&request_id, status, &body, cors),
         Err(why) => server.object_unreachable(&request_id, &why, cors),
@@ -380,7 +424,7 @@ fn refuse(
     id: Option<&crate::jsonrpc::RequestId>,
     error: &McpError,
     origin: &str,
-) -> worker::Result<Response> {
+) -> worker::Result<web_sys::Response> {
     let cors = server.cors_for(request);
     to_response(server.refuse(id, error, &cors, origin))
 }
@@ -401,7 +445,7 @@ fn respond_object(
     request_id: &crate::jsonrpc::RequestId,
     reply: Result<(u16, Vec<u8>), String>,
     cors: &server::Cors,
-) -> worker::Result<Response> {
+) -> worker::Result<web_sys::Response> {
     let response = match reply {
         Ok((status, body)) => server.object_response(request_id, status, &body, cors),
         Err(why) => server.object_unreachable(request_id, &why, cors),
@@ -439,8 +483,37 @@ pub(crate) async fn call_object(
         .fetch_with_request(object_request)
         .await
         .map_err(|e| e.to_string())?;
-    let body = response.bytes().await.map_err(|e| e.to_string())?;
+    let body = response_bytes(&mut response)
+        .await
+        .map_err(|e| e.to_string())?;
     Ok((response.status_code(), body))
+}
+
+/// A response's whole body in one `arrayBuffer()`: `worker::Response::bytes` reads a
+/// streamed body (every subrequest's) chunk by chunk through a stream reader, several
+/// wasm-boundary crossings and promises per chunk.
+pub(crate) async fn response_bytes(response: &mut Response) -> worker::Result<Vec<u8>> {
+    let worker::ResponseBody::Stream(stream) = response.body() else {
+        return response.bytes().await;
+    };
+    let whole = web_sys::Response::new_with_opt_readable_stream(Some(stream))?;
+    let buffer = worker::wasm_bindgen_futures::JsFuture::from(whole.array_buffer()?).await?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// The request's headers in one crossing of the wasm boundary: `Array.from(headers)`
+/// joined into one string, "name,value" per line (a header name never holds a comma,
+/// and a value never a line break), instead of several crossings per header.
+fn request_headers(req: &Request) -> Headers {
+    let pairs = js_sys::Array::from(req.inner().headers().as_ref());
+    let joined = String::from(pairs.join("\n"));
+    let mut headers = Headers::new();
+    for line in joined.split('\n') {
+        if let Some((name, value)) = line.split_once(',') {
+            headers.push(name, value);
+        }
+    }
+    headers
 }
 
 fn to_headers(pairs: &[(&'static str, String)]) -> worker::Result<worker::Headers> {
@@ -451,7 +524,27 @@ fn to_headers(pairs: &[(&'static str, String)]) -> worker::Result<worker::Header
     Ok(headers)
 }
 
-fn to_response(response: HttpResponse) -> worker::Result<Response> {
+/// The core's response as the runtime's own, built directly (`worker::Response` would
+/// add a conversion with its own copy of the body).
+fn to_response(response: HttpResponse) -> worker::Result<web_sys::Response> {
+    let headers = web_sys::Headers::new()?;
+    for (name, value) in &response.headers {
+        headers.append(name, value)?;
+    }
+    let init = web_sys::ResponseInit::new();
+    init.set_status(response.status);
+    init.set_headers(&headers);
+    let built = if response.body.is_empty() {
+        web_sys::Response::new_with_opt_str_and_init(None, &init)
+    } else {
+        let body = js_sys::Uint8Array::from(response.body.as_slice());
+        web_sys::Response::new_with_opt_buffer_source_and_init(Some(&body), &init)
+    };
+    Ok(built?)
+}
+
+/// The core's response as a `worker::Response`, for the Durable Objects' handlers.
+fn to_worker_response(response: HttpResponse) -> worker::Result<Response> {
     let headers = to_headers(&response.headers)?;
     let built = if response.body.is_empty() {
         Response::empty()?

@@ -63,7 +63,7 @@ pub struct SessionRunner {
 
 fn json_response(status: u16, body: Vec<u8>) -> Result<Response> {
     let response = HttpResponse::json(status, body);
-    super::to_response(response)
+    super::to_worker_response(response)
 }
 
 /// A JSON-RPC error for a legacy client: HTTP 200, as the 2025-11-25 transport carries
@@ -115,7 +115,7 @@ impl SessionRunner {
 
     /// A request from the Worker: the client's HTTP request, with the principal and
     /// the session id set by the Worker.
-    pub async fn fetch(&self, mut req: Request) -> Result<Response> {
+    pub async fn fetch(&self, req: Request) -> Result<Response> {
         if let Some(op) = req.headers().get(registry::REGISTRY_HEADER)? {
             return registry::handle(self, &op, req).await;
         }
@@ -170,7 +170,7 @@ impl SessionRunner {
                 );
             }
         }
-        let body = req.bytes().await?;
+        let body = super::read_whole_body(&req).await?;
         let value: Value = match serde_json::from_slice(&body) {
             Ok(value) => value,
             Err(e) => {
@@ -231,7 +231,7 @@ impl SessionRunner {
                 response
                     .headers
                     .push(("mcp-session-id", session_id.to_owned()));
-                super::to_response(response)
+                super::to_worker_response(response)
             }
             Err(e) => json_response(200, error_body(Some(&rpc.id), &e)),
         }

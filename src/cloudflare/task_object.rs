@@ -23,13 +23,15 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use wasm_bindgen::JsValue;
 use worker::{
-    Env, Request, Response, Result, ScheduledTime, State, WebSocket, WebSocketIncomingMessage,
-    WebSocketPair,
+    Env, Request, Response, Result, ScheduledTime, State, Storage, WebSocket,
+    WebSocketIncomingMessage, WebSocketPair,
 };
 
 /// What the author's `#[durable_object]` type delegates to (see [`super`]).
 pub struct TaskRunner {
     state: State,
+    /// `state.storage()`, asked once: every call of it crosses into the runtime.
+    storage: Storage,
     env: Env,
     build: fn() -> Server,
     /// The attempt this instance is running right now. Memory, not storage: an instance
@@ -56,6 +58,7 @@ impl TaskRunner {
     /// The runner for the object `state` belongs to; `build` defines the server.
     pub fn new(state: State, env: Env, build: fn() -> Server) -> Self {
         TaskRunner {
+            storage: state.storage(),
             state,
             env,
             build,
@@ -65,7 +68,7 @@ impl TaskRunner {
 
     /// Reads the task: the hot record, then the parts `need` names (one more read).
     async fn load(&self, need: Need) -> Result<Option<Stored>> {
-        let storage = self.state.storage();
+        let storage = &self.storage;
         let Some(hot) = storage.get::<String>(layout::HOT_KEY).await? else {
             return Ok(None);
         };
@@ -116,7 +119,7 @@ impl TaskRunner {
     }
 
     async fn write(&self, before: Option<&Stored>, effects: Effects) -> Result<()> {
-        let storage = self.state.storage();
+        let storage = &self.storage;
         if effects.delete_all {
             storage.delete_alarm().await?;
             return storage.delete_all().await;
