@@ -14,7 +14,7 @@ DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-
 # make dev VARS="OAUTH_ISSUER:https://issuer.example OAUTH_REQUIRED_SCOPES:mcp ALLOW_ANONYMOUS:false"
 VARS ?=
 
-.PHONY: setup dev test test-native test-e2e test-sdk conformance client test-browser test-console bench build lint
+.PHONY: setup dev test test-native test-e2e test-sdk conformance client test-browser test-console bench profile build lint
 
 setup:
 	@sh scripts/setup.sh
@@ -65,6 +65,12 @@ test-console: client build
 bench: build
 	node tests/bench/run.mjs
 	node tests/bench/notifications.mjs
+
+# Where the Worker's CPU goes on one hot path: CPU per request of each process, then a V8
+# profile of the isolate (PROFILE_PATH=tools/list|tasks/get|tasks/update|create|lifecycle,
+# or noop|read for the JS baseline); see tests/bench/profile.mjs.
+profile: build
+	node tests/bench/profile.mjs
 
 lint: setup
 	cargo fmt --all --check

@@ -24,6 +24,9 @@
 //                               with the same slow_compute as a Tasks-extension tool; its tasks
 //                               live in rmcp's in-memory TaskManager (not durable, one process),
 //                               and it is reached on its own port (no proxy in front of it).
+// Then the same lifecycles with pushed notifications: one subscriptions/listen stream per task
+// until its completed notification (which carries the result), nothing polled; the project
+// only (rmcp's TaskManager sends no notifications/tasks), its ratio is to the peer's polling.
 // The peer gets the same requests plus `Accept: application/json, text/event-stream` (rmcp
 // answers 406 without it; the project's requests are left as they were); the table gives the
 // ratio project per s ÷ peer per s.
@@ -56,6 +59,7 @@ import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT, startServer } from '../support/server.mjs';
 import { ALL_CAPS, headersFor } from '../e2e/mcp.mjs';
+import { openListen } from '../support/listen.mjs';
 import { directPort, send, startPeer, startWrangler, workerdPorts, workerdProcesses } from './servers.mjs';
 
 const env = (name, fallback) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]);
@@ -203,6 +207,47 @@ async function lifecycles(port, concurrency, seconds, headers = {}) {
     p50: percentile(durations, 50), p99: percentile(durations, 99), polls, errors, firstError };
 }
 
+/**
+ * Full lifecycles with pushed notifications instead of polling: each client creates a
+ * 0.2 s task, opens a subscriptions/listen stream for it, and waits for the
+ * notifications/tasks that says completed (it carries the result: nothing is polled).
+ */
+async function listeningLifecycles(port, concurrency, seconds) {
+  const agent = newAgent(concurrency);
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const durations = [];
+  let errors = 0;
+  let firstError;
+  const end = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      const start = performance.now();
+      let stream;
+      try {
+        const task = await call(agent, port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 0.2 } }));
+        if (task.resultType !== 'task') throw new Error(`not a task: ${JSON.stringify(task).slice(0, 200)}`);
+        stream = await openListen(url, [task.taskId]);
+        const done = await stream.until((m) => m.method === 'notifications/tasks' && m.params?.taskId === task.taskId
+          && ['completed', 'failed', 'cancelled'].includes(m.params.status), 30_000);
+        if (done.params.status !== 'completed' || !done.params.result) throw new Error(`task ended ${done.params.status} ${JSON.stringify(done.params).slice(0, 200)}`);
+        if (performance.now() <= end) durations.push(performance.now() - start);
+      } catch (e) {
+        errors++;
+        firstError ??= e.message;
+        if (errors > 20) return;
+      } finally {
+        stream?.close();
+      }
+    }
+  }));
+  const window = Math.min(performance.now(), end) - t0;
+  agent.destroy();
+  durations.sort((a, b) => a - b);
+  return { concurrency, seconds: window / 1000, lifecycles: durations.length, perSecond: durations.length / (window / 1000),
+    p50: percentile(durations, 50), p99: percentile(durations, 99), errors, firstError };
+}
+
 // ---------------------------------------------------------------- sizes
 
 function bundleSizes(dir) {
@@ -228,7 +273,7 @@ const fmt = (x, d = 0) => (x === null || x === undefined || Number.isNaN(x) ? '-
 const servers = [];
 let failed = false;
 const report = { date: new Date().toISOString(), machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, loadavgAtStart: loadavg() },
-  settings: SETTINGS, client: `node:http keep-alive (Node ${process.version})`, servers: {}, sizes: {}, hotPaths: {}, baselines: {}, lifecycles: [] };
+  settings: SETTINGS, client: `node:http keep-alive (Node ${process.version})`, servers: {}, sizes: {}, hotPaths: {}, baselines: {}, lifecycles: [], listeningLifecycles: [] };
 
 // Interrupted (Ctrl-C, timeout): stop the servers we started before leaving.
 for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -385,6 +430,15 @@ try {
     }
     report.lifecycles.push(r);
   }
+  log('full lifecycles with pushed notifications (subscriptions/listen) through wrangler\'s port');
+  for (const n of SETTINGS.lifecycleConcurrency) {
+    log(`  concurrency ${n}`);
+    const r = await listeningLifecycles(p, n, SETTINGS.lifecycleSeconds);
+    if (r.errors) { failed = true; log(`    ${r.errors} errors, first: ${r.firstError}`); }
+    const polled = report.lifecycles.find((l) => l.concurrency === n);
+    if (polled?.peer?.perSecond) r.ratioToPeer = r.perSecond / polled.peer.perSecond;
+    report.listeningLifecycles.push(r);
+  }
   await call(setupAgent, p, mcp('tasks/cancel', { taskId: working.taskId }));
   await call(setupAgent, p, mcp('tasks/cancel', { taskId: asking.taskId }));
   setupAgent.destroy();
@@ -460,6 +514,15 @@ if (report.lifecycles.length) {
     console.log(row([r.concurrency, ...cols(r)], LW)
       + (r.peer ? `  ${right([...cols(r.peer), r.ratioToPeer === null ? '-' : `${fmt(r.ratioToPeer, 2)}×`], PW)}` : '')
       + (errors ? `  ${errors}` : ''));
+  }
+}
+if (report.listeningLifecycles.length) {
+  console.log(`\nFull task lifecycles with pushed notifications via wrangler's port (slow_compute 0.2 s; one subscriptions/listen stream per task until its completed notification, which carries the result; ${SETTINGS.lifecycleSeconds} s each); ratio = per s ÷ the rmcp peer's polling per s`);
+  const W = [12, 7, 7, 7, 10, 6];
+  console.log(line(['concurrency', 'per s', 'p50 ms', 'p99 ms', 'lifecycles', 'ratio'], W));
+  for (const r of report.listeningLifecycles) {
+    console.log(line([r.concurrency, fmt(r.perSecond, 1), fmt(r.p50), fmt(r.p99), r.lifecycles, r.ratioToPeer ? `${fmt(r.ratioToPeer, 2)}×` : '-'], W)
+      + (r.errors ? `  ${r.errors} ERRORS` : ''));
   }
 }
 for (const [name, s] of Object.entries(report.sizes)) {

@@ -1,0 +1,99 @@
+// A/B comparison of Worker builds on one hot path (a development tool for optimizing, not
+// part of `make bench`): `node tests/bench/ab.mjs <dirA> <dirB> ...`, each dir holding a
+// wrangler.toml whose `main` points at a built bundle (copy demo/build there and drop the
+// [build] command). The variants run one at a time, in rounds (A B A B ...), so a change in
+// the machine's load affects them alike; each round reports requests per second and the
+// CPU time workerd and wrangler's proxy spent per request (/proc/<pid>/stat), which the
+// 2 shared cores disturb less than throughput.
+//
+// Settings: AB_PATH=tools/list | tasks/get | tasks/update | create, AB_ROUNDS=3,
+// AB_SECONDS=5, AB_CONNECTIONS=8.
+import http from 'node:http';
+import { readFileSync, readdirSync } from 'node:fs';
+import { ALL_CAPS, headersFor } from '../e2e/mcp.mjs';
+import { TEST_VARS } from '../support/server.mjs';
+import { send, startWrangler, workerdPorts } from './servers.mjs';
+
+const PATH = process.env.AB_PATH || 'tools/list';
+const ROUNDS = Number(process.env.AB_ROUNDS || 3);
+const SECONDS = Number(process.env.AB_SECONDS || 5);
+const CONNECTIONS = Number(process.env.AB_CONNECTIONS || 8);
+const dirs = process.argv.slice(2);
+if (!dirs.length) throw new Error('usage: node tests/bench/ab.mjs <dirA> <dirB> ...');
+
+let nextId = 1;
+function mcp(method, params = {}) {
+  const full = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'ab', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': ALL_CAPS } };
+  return { headers: headersFor(method, full), body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: full })) };
+}
+
+async function call(agent, port, req) {
+  const { status, text } = await send(agent, port, 'POST', '/mcp', req.headers, req.body);
+  const body = status === 200 ? JSON.parse(text) : null;
+  if (!body?.result) throw new Error(`HTTP ${status}: ${text.slice(0, 300)}`);
+  return body.result;
+}
+
+function groupCpu(group) {
+  const out = {};
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(f[2]) === group) out[comm] = (out[comm] ?? 0) + (Number(f[11]) + Number(f[12])) / 100;
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+async function round(dir) {
+  const vars = { ...TEST_VARS, QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', QUOTA_LISTEN_STREAMS: 'unlimited' };
+  const probe = async (url) => (await fetch(`${url}/mcp`, { method: 'OPTIONS' })).status < 500;
+  const server = await startWrangler({ configDir: dir, probe, vars });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
+  try {
+    let step;
+    if (PATH === 'tools/list') step = () => call(agent, server.port, mcp('tools/list'));
+    else if (PATH === 'create') step = () => call(agent, server.port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 30 } }));
+    else {
+      const task = await call(agent, server.port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }));
+      const taskId = task.task?.taskId ?? task.taskId;
+      step = PATH === 'tasks/get'
+        ? () => call(agent, server.port, mcp('tasks/get', { taskId }))
+        : () => call(agent, server.port, mcp('tasks/update', { taskId, inputResponses: {} }));
+    }
+    const loop = async (ms) => {
+      let n = 0;
+      const end = performance.now() + ms;
+      await Promise.all(Array.from({ length: CONNECTIONS }, async () => { while (performance.now() < end) { await step(); n++; } }));
+      return n;
+    };
+    await loop(2000);
+    const { group } = workerdPorts(server.port);
+    const before = groupCpu(group);
+    const n = await loop(SECONDS * 1000);
+    const after = groupCpu(group);
+    const per = (comm) => Math.round((1e6 * ((after[comm] ?? 0) - (before[comm] ?? 0))) / n);
+    return { rps: n / SECONDS, workerd: per('workerd'), proxy: per('node') };
+  } finally {
+    agent.destroy();
+    await server.stop();
+  }
+}
+
+const results = Object.fromEntries(dirs.map((d) => [d, []]));
+for (let r = 0; r < ROUNDS; r++) {
+  for (const dir of dirs) {
+    const m = await round(dir);
+    results[dir].push(m);
+    console.log(`round ${r + 1} ${dir}: ${m.rps.toFixed(0)} req/s, workerd ${m.workerd} µs/req, proxy ${m.proxy} µs/req`);
+  }
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log(`\n${PATH}, ${CONNECTIONS} connections, medians of ${ROUNDS} rounds:`);
+for (const dir of dirs) {
+  const ms = results[dir];
+  console.log(`  ${dir}: ${median(ms.map((m) => m.rps)).toFixed(0)} req/s, workerd ${median(ms.map((m) => m.workerd))} µs/req`);
+}

@@ -1,0 +1,218 @@
+// `make profile`: where the Worker's CPU goes on one hot path. Starts the project under
+// `wrangler dev` (fixtures on, quotas off, as `make bench`), drives a closed-loop load on the
+// chosen path, and samples the isolate's CPU through wrangler's DevTools port (the V8
+// profiler: the Worker and its Durable Objects share the isolate locally). Prints self time
+// per function, grouped by kind (wasm function, JS glue, runtime, idle), and the wasm
+// functions with the most inclusive time. Before sampling, an unprofiled window of the same
+// load measures the CPU time each process spent per operation (/proc/<pid>/stat: workerd,
+// wrangler's proxy, this load generator): the profiler's own figures are inflated by its
+// sampling and by the 2 cores being shared, so only its shares are meant to be compared. The profile itself is written next to this file
+// (last-profile.cpuprofile) for Chrome DevTools' Performance panel.
+//
+// Settings (environment):
+//   PROFILE_PATH=tools/list     tools/list | tasks/get | tasks/update | create | lifecycle, or
+//                               noop | read: the JS baselines (tests/bench/baseline-js), to compare
+//   PROFILE_SECONDS=5           sampled seconds (after 1 s of warm-up)
+//   PROFILE_CONNECTIONS=8
+//   PROFILE_TOP=40              rows per table
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { join } from 'node:path';
+import { ROOT, startServer } from '../support/server.mjs';
+import { ALL_CAPS, headersFor } from '../e2e/mcp.mjs';
+import { send, startWrangler, workerdPorts } from './servers.mjs';
+import WebSocket from 'ws';
+
+const env = (name, fallback) => process.env[name] || fallback;
+const PATH = env('PROFILE_PATH', 'tools/list');
+const SECONDS = Number(env('PROFILE_SECONDS', 5));
+const CONNECTIONS = Number(env('PROFILE_CONNECTIONS', 8));
+const TOP = Number(env('PROFILE_TOP', 40));
+
+let nextId = 1;
+function mcp(method, params = {}) {
+  const full = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'profile', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': ALL_CAPS } };
+  return { method: 'POST', path: '/mcp', headers: headersFor(method, full), body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: full })) };
+}
+
+function resultOf({ status, text }) {
+  if (status !== 200) throw new Error(`HTTP ${status}: ${text.slice(0, 300)}`);
+  const body = JSON.parse(text);
+  if (body.error || !body.result) throw new Error(`JSON-RPC error: ${text.slice(0, 300)}`);
+  return body.result;
+}
+
+/**
+ * A minimal DevTools protocol client, connected straight to workerd's own inspector (found
+ * among the ports workerd listens on), not through wrangler's inspector proxy: a DevTools
+ * client on the proxy makes it send Debugger.enable, and V8 then runs WebAssembly in its
+ * unoptimized debugging tier, which would be profiled instead of the real code. (The `ws`
+ * package: workerd's inspector refuses Node's own WebSocket.) Ids start high, above any
+ * the runtime's other clients use.
+ */
+async function devtools(wranglerPort) {
+  let port;
+  for (const l of workerdPorts(wranglerPort).workerd) {
+    const answer = await fetch(`http://127.0.0.1:${l.port}/json/version`).then((r) => r.ok && r.json()).catch(() => null);
+    if (answer && answer['Protocol-Version']) { port = l.port; break; }
+  }
+  if (!port) throw new Error("workerd's inspector port not found");
+  const [target] = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  let id = 1_000_000_000;
+  const pending = new Map();
+  ws.on('message', (data) => {
+    const msg = JSON.parse(String(data));
+    const waiter = pending.get(msg.id);
+    if (!waiter) return;
+    pending.delete(msg.id);
+    if (msg.error) waiter.reject(new Error(`${msg.error.message}`)); else waiter.resolve(msg.result);
+  });
+  const cmd = (method, params = {}) => new Promise((resolve, reject) => {
+    const n = ++id;
+    pending.set(n, { resolve, reject });
+    ws.send(JSON.stringify({ id: n, method, params }));
+  });
+  return { cmd, close: () => ws.close(), title: target.title };
+}
+
+/** The request each loop sends, and its check. */
+async function workload(server, agent) {
+  const call = async (req) => resultOf(await send(agent, server.port, req.method, req.path, req.headers, req.body));
+  switch (PATH) {
+    case 'noop':
+    case 'read':
+      return async () => {
+        const { status } = await send(agent, server.port, 'GET', `/${PATH}`, {}, undefined);
+        if (status !== 200) throw new Error(`/${PATH}: HTTP ${status}`);
+      };
+    case 'tools/list':
+      return () => call(mcp('tools/list'));
+    case 'tasks/get':
+    case 'tasks/update': {
+      const task = await call(mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }));
+      const taskId = task.task?.taskId ?? task.taskId;
+      return PATH === 'tasks/get'
+        ? () => call(mcp('tasks/get', { taskId }))
+        : () => call(mcp('tasks/update', { taskId, inputResponses: {} }));
+    }
+    case 'create':
+      return () => call(mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 30 } }));
+    case 'lifecycle':
+      return async () => {
+        const task = await call(mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 0.2 } }));
+        const taskId = task.task?.taskId ?? task.taskId;
+        for (;;) {
+          await new Promise((r) => setTimeout(r, 100));
+          const got = await call(mcp('tasks/get', { taskId }));
+          if ((got.task?.status ?? got.status) === 'completed') return;
+        }
+      };
+    default:
+      throw new Error(`PROFILE_PATH ${PATH}: not one of tools/list, tasks/get, tasks/update, create, lifecycle`);
+  }
+}
+
+async function load(step, ms) {
+  let count = 0;
+  const end = performance.now() + ms;
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (performance.now() < end) { await step(); count++; }
+  }));
+  return count;
+}
+
+/** CPU seconds (user + system) of each process of a process group, by command name. */
+function groupCpu(group) {
+  const ticks = 100; // USER_HZ on Linux
+  const byCommand = {};
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(f[2]) !== group) continue;
+      byCommand[comm] = (byCommand[comm] ?? 0) + (Number(f[11]) + Number(f[12])) / ticks;
+    } catch { /* gone */ }
+  }
+  return byCommand;
+}
+
+/** Self and inclusive sample time per node, grouped by function. */
+function summarize(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const dt = new Map();
+  profile.samples.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0)));
+  const total = [...dt.values()].reduce((a, b) => a + b, 0);
+  const kind = (f) => {
+    const name = f.functionName;
+    if (name === '(idle)') return 'idle';
+    if (name === '(program)' || name === '(garbage collector)') return 'runtime';
+    if (f.url.startsWith('wasm://') || /^\$|wasm-function/.test(name)) return 'wasm';
+    return 'js';
+  };
+  const label = (f) => `${f.functionName || '(anonymous)'}${f.url && !f.url.startsWith('wasm://') ? ` ${f.url.split('/').pop()}:${f.lineNumber + 1}` : ''}`;
+  const self = new Map();
+  const inclusive = new Map();
+  const kinds = new Map();
+  for (const [id, t] of dt) {
+    const f = byId.get(id).callFrame;
+    self.set(label(f), (self.get(label(f)) ?? 0) + t);
+    kinds.set(kind(f), (kinds.get(kind(f)) ?? 0) + t);
+    const seen = new Set();
+    for (let n = id; n !== undefined; n = parent.get(n)) {
+      const g = byId.get(n).callFrame;
+      if (kind(g) !== 'wasm' || seen.has(label(g))) continue;
+      seen.add(label(g));
+      inclusive.set(label(g), (inclusive.get(label(g)) ?? 0) + t);
+    }
+  }
+  return { total, self, inclusive, kinds };
+}
+
+const BASELINE = PATH === 'noop' || PATH === 'read';
+const server = BASELINE
+  ? await startWrangler({ configDir: join(ROOT, 'tests', 'bench', 'baseline-js'), probe: async (url) => (await fetch(`${url}/noop`)).ok })
+  : await startServer({ vars: { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', QUOTA_LISTEN_STREAMS: 'unlimited' } });
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
+try {
+  const step = await workload(server, agent);
+  await load(step, 1000);
+  const { group } = workerdPorts(server.port);
+  const cpu0 = groupCpu(group);
+  const self0 = process.cpuUsage();
+  const plain = await load(step, SECONDS * 1000);
+  const cpu1 = groupCpu(group);
+  const selfUs = process.cpuUsage(self0);
+  console.log(`${PATH}, unprofiled: ${plain} operations in ${SECONDS} s = ${(plain / SECONDS).toFixed(0)}/s over ${CONNECTIONS} connections; CPU per operation:`);
+  for (const comm of Object.keys(cpu1)) {
+    console.log(`  ${comm.padEnd(16)} ${((1e6 * (cpu1[comm] - (cpu0[comm] ?? 0))) / plain).toFixed(0).padStart(6)} µs`);
+  }
+  console.log(`  ${'load generator'.padEnd(16)} ${((selfUs.user + selfUs.system) / plain).toFixed(0).padStart(6)} µs\n`);
+  const dt = await devtools(server.port);
+  await dt.cmd('Profiler.enable');
+  await dt.cmd('Profiler.setSamplingInterval', { interval: 100 });
+  await dt.cmd('Profiler.start');
+  const count = await load(step, SECONDS * 1000);
+  const { profile } = await dt.cmd('Profiler.stop');
+  dt.close();
+  writeFileSync(join(ROOT, 'tests', 'bench', 'last-profile.cpuprofile'), JSON.stringify(profile));
+  const { total, self, inclusive, kinds } = summarize(profile);
+  const busy = total - (kinds.get('idle') ?? 0);
+  const us = (t) => `${(t / count).toFixed(1).padStart(8)} µs/req`;
+  const pct = (t) => `${((100 * t) / busy).toFixed(1).padStart(5)}%`;
+  console.log(`${PATH}: ${count} operations in ${SECONDS} s over ${CONNECTIONS} connections (isolate "${dt.title}")`);
+  console.log(`isolate busy ${(busy / 1000).toFixed(0)} ms of ${(total / 1000).toFixed(0)} ms sampled = ${(busy / count).toFixed(1)} µs per operation`);
+  for (const [k, t] of [...kinds].sort((a, b) => b[1] - a[1])) if (k !== 'idle') console.log(`  ${k.padEnd(8)} ${pct(t)} ${us(t)}`);
+  console.log(`\nself time (busy), top ${TOP}:`);
+  for (const [name, t] of [...self].filter(([n]) => n !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`  ${pct(t)} ${us(t)}  ${name}`);
+  console.log(`\nwasm functions by inclusive time, top ${TOP}:`);
+  for (const [name, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`  ${pct(t)} ${us(t)}  ${name}`);
+} finally {
+  agent.destroy();
+  await server.stop();
+}
