@@ -68,9 +68,11 @@ bench: build
 
 # Where the Worker's CPU goes on one hot path: CPU per request of each process, then a V8
 # profile of the isolate (PROFILE_PATH=tools/list|tasks/get|tasks/update|create|lifecycle,
-# or noop|read for the JS baseline); see tests/bench/profile.mjs.
-profile: build
-	node tests/bench/profile.mjs
+# or noop|read for the JS baseline); see tests/bench/profile.mjs. Built with function names
+# (the release build strips them).
+profile: setup
+	CARGO_PROFILE_RELEASE_STRIP=none sh scripts/build-worker.sh
+	CARGO_PROFILE_RELEASE_STRIP=none node tests/bench/profile.mjs
 
 lint: setup
 	cargo fmt --all --check
