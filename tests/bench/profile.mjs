@@ -54,15 +54,25 @@ function resultOf({ status, text }) {
 async function devtools(wranglerPort) {
   let port;
   for (const l of workerdPorts(wranglerPort).workerd) {
-    const answer = await fetch(`http://127.0.0.1:${l.port}/json/version`).then((r) => r.ok && r.json()).catch(() => null);
+    const answer = await fetch(`http://127.0.0.1:${l.port}/json/version`, { signal: AbortSignal.timeout(5_000) })
+      .then((r) => r.ok && r.json()).catch(() => null);
     if (answer && answer['Protocol-Version']) { port = l.port; break; }
   }
   if (!port) throw new Error("workerd's inspector port not found");
   const [target] = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
   const ws = new WebSocket(target.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  // Every wait has a deadline: a promise nothing settles would otherwise let Node exit
+  // quietly with the server still running.
+  const within = (promise, what, ms = 30_000) => {
+    let timer;
+    return Promise.race([promise, new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`devtools: ${what} did not answer within ${ms} ms`)), ms);
+    })]).finally(() => clearTimeout(timer));
+  };
+  await within(new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); }), 'the WebSocket');
   let id = 1_000_000_000;
   const pending = new Map();
+  ws.on('close', () => { for (const { reject } of pending.values()) reject(new Error('devtools: the inspector closed the connection')); });
   ws.on('message', (data) => {
     const msg = JSON.parse(String(data));
     const waiter = pending.get(msg.id);
@@ -70,11 +80,11 @@ async function devtools(wranglerPort) {
     pending.delete(msg.id);
     if (msg.error) waiter.reject(new Error(`${msg.error.message}`)); else waiter.resolve(msg.result);
   });
-  const cmd = (method, params = {}) => new Promise((resolve, reject) => {
+  const cmd = (method, params = {}) => within(new Promise((resolve, reject) => {
     const n = ++id;
     pending.set(n, { resolve, reject });
     ws.send(JSON.stringify({ id: n, method, params }));
-  });
+  }), method);
   return { cmd, close: () => ws.close(), title: target.title };
 }
 
@@ -193,13 +203,24 @@ try {
     console.log(`  ${comm.padEnd(16)} ${((1e6 * (cpu1[comm] - (cpu0[comm] ?? 0))) / plain).toFixed(0).padStart(6)} µs`);
   }
   console.log(`  ${'load generator'.padEnd(16)} ${((selfUs.user + selfUs.system) / plain).toFixed(0).padStart(6)} µs\n`);
-  const dt = await devtools(server.port);
-  await dt.cmd('Profiler.enable');
-  await dt.cmd('Profiler.setSamplingInterval', { interval: 100 });
-  await dt.cmd('Profiler.start');
-  const count = await load(step, SECONDS * 1000);
-  const { profile } = await dt.cmd('Profiler.stop');
-  dt.close();
+  // workerd's inspector sometimes drops a second DevTools session (wrangler holds one for
+  // the logs): the profile is then taken again, up to three times.
+  let dt, count, profile;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      dt = await devtools(server.port);
+      await dt.cmd('Profiler.enable');
+      await dt.cmd('Profiler.setSamplingInterval', { interval: 100 });
+      await dt.cmd('Profiler.start');
+      count = await load(step, SECONDS * 1000);
+      ({ profile } = await dt.cmd('Profiler.stop'));
+      dt.close();
+      break;
+    } catch (error) {
+      if (attempt === 3 || !/closed the connection/.test(error.message)) throw error;
+      console.error(`${error.message}; profiling again (attempt ${attempt + 1} of 3)`);
+    }
+  }
   writeFileSync(join(ROOT, 'tests', 'bench', 'last-profile.cpuprofile'), JSON.stringify(profile));
   const { total, self, inclusive, kinds } = summarize(profile);
   const busy = total - (kinds.get('idle') ?? 0);
