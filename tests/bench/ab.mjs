@@ -1,7 +1,7 @@
 // A/B comparison of Worker builds on one hot path (a development tool for optimizing, not
 // part of `make bench`): `node tests/bench/ab.mjs <dirA> <dirB> ...`, each dir holding a
-// wrangler.toml whose `main` points at a built bundle (copy demo/build there and drop the
-// [build] command). The variants run one at a time, in rounds (A B A B ...), so a change in
+// wrangler.toml whose `main` points at a built bundle (copy demo/build and wrangler.toml
+// there, drop the [build] command, and give [assets] the absolute path of www/). The variants run one at a time, in rounds (A B A B ...), so a change in
 // the machine's load affects them alike; each round reports requests per second and the
 // CPU time workerd and wrangler's proxy spent per request (/proc/<pid>/stat), which the
 // 2 shared cores disturb less than throughput.
