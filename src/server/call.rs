@@ -354,19 +354,25 @@ pub async fn drive(
     Action::Respond(super::error_response(Some(&request_id), &e, &cors))
 }
 
+/// A step's input requests, checked before they are sent: well-formed (else the tool has
+/// a bug, named) and only for capabilities the client declared.
+fn check_step_requests(run: &InlineRun, requests: &Map<String, Value>) -> Result<(), McpError> {
+    input::check_requests(requests).map_err(|why| {
+        McpError::Internal(format!(
+            "{} returned an illegal step: {why}",
+            run.target.name()
+        ))
+    })?;
+    input::check_capabilities(requests, &run.capabilities)
+}
+
 /// Asks the client directly (legacy sessions); every answer is validated on arrival.
 async fn ask(
     asker: &dyn Asker,
     run: &InlineRun,
     requests: Map<String, Value>,
 ) -> Result<Map<String, Value>, McpError> {
-    input::check_requests(&requests).map_err(|why| {
-        McpError::Internal(format!(
-            "{} returned an illegal step: {why}",
-            run.target.name()
-        ))
-    })?;
-    input::check_capabilities(&requests, &run.capabilities)?;
+    check_step_requests(run, &requests)?;
     let answers = asker.ask(requests.clone()).await?;
     for (key, request) in &requests {
         let answer = answers.get(key).ok_or_else(|| {
@@ -387,13 +393,7 @@ fn input_required(
     requests: Map<String, Value>,
     ctx: &Context,
 ) -> Result<Action, McpError> {
-    input::check_requests(&requests).map_err(|why| {
-        McpError::Internal(format!(
-            "{} returned an illegal step: {why}",
-            run.target.name()
-        ))
-    })?;
-    input::check_capabilities(&requests, &run.capabilities)?;
+    check_step_requests(&run, &requests)?;
     let carried = Carried {
         rounds: run.carried.rounds + 1,
         ..run.carried
