@@ -349,25 +349,31 @@ pub(crate) async fn create_task(
         Ok(id) => id,
         Err(e) => return server.object_unreachable(&request_id, &e.to_string(), cors),
     };
+    match store_new_task(server, env, principal, record).await {
+        Err(refused) => server.refuse(Some(&request_id), &refused, cors, origin),
+        Ok(Ok((status, body))) => server.object_response(&request_id, status, &body, cors),
+        Ok(Err(why)) => server.object_unreachable(&request_id, &why, cors),
+    }
+}
+
+/// Enters a new task (its id drawn) in its principal's ledger and has the task's object
+/// store it, for both eras: `Err` when a quota refuses it, else the object's reply
+/// (status, body) or why the object could not be reached. A task that was not stored
+/// gives its quota place back.
+pub(crate) async fn store_new_task(
+    server: &Server,
+    env: &Env,
+    principal: &str,
+    record: Box<crate::tasks::record::TaskRecord>,
+) -> Result<Result<(u16, Vec<u8>), String>, McpError> {
     let task_id = record.task_id.clone();
-    let reply = if server.config.quotas.counts_tasks() {
-        // A quota decides whether the task may exist: the ledger answers first.
-        if let Err(error) = acquire_task(server, env, principal, &record).await {
-            return server.refuse(Some(&request_id), &error, cors, origin);
-        }
-        let reply = call_object(env, &ObjectRequest::Create { record }, principal).await;
-        if !matches!(reply, Ok((status, _)) if status == RESULT_STATUS) {
-            release_task(server, env, principal, task_id).await;
-        }
-        reply
-    } else {
+    let until_ms = record.expires_at_ms();
+    let create = ObjectRequest::Create { record };
+    if !server.config.quotas.counts_tasks() {
         // Nothing to refuse: the ledger only indexes the task (tasks/list), so both
         // objects are asked at once and creation waits for one round trip, not two.
-        let create = ObjectRequest::Create {
-            record: record.clone(),
-        };
         let (indexed, reply) = futures_util::future::join(
-            acquire_task(server, env, principal, &record),
+            acquire_task(server, env, principal, &task_id, until_ms),
             call_object(env, &create, principal),
         )
         .await;
@@ -375,29 +381,30 @@ pub(crate) async fn create_task(
             // The task exists and runs; only its listing is missing. Said, not hidden.
             worker::console_warn!("task {task_id} is not in its owner's index: {error:?}");
         }
-        reply
-    };
-    match reply {
-        Ok((status, body)) => server.object_response(&request_id, status, &body, cors),
-        Err(why) => server.object_unreachable(&request_id, &why, cors),
+        return Ok(reply);
     }
+    // A quota decides whether the task may exist: the ledger answers first.
+    acquire_task(server, env, principal, &task_id, until_ms).await?;
+    let reply = call_object(env, &create, principal).await;
+    if !matches!(reply, Ok((status, _)) if status == RESULT_STATUS) {
+        release_task(server, env, principal, task_id).await;
+    }
+    Ok(reply)
 }
 
 /// Counts a new task against the principal's quotas (`QUOTA_TASKS_PER_MINUTE`,
-/// `QUOTA_LIVE_TASKS`); the error says which limit is full.
-pub(crate) async fn acquire_task(
+/// `QUOTA_LIVE_TASKS`) and indexes it; the error says which limit is full.
+async fn acquire_task(
     server: &Server,
     env: &Env,
     principal: &str,
-    record: &crate::tasks::record::TaskRecord,
+    task_id: &str,
+    until_ms: Option<u64>,
 ) -> Result<(), McpError> {
-    // Always asked, quotas or not: the ledger also indexes the principal's tasks
-    // (tasks/list).
-    let quotas = server.config.quotas;
     let acquire = LedgerRequest::AcquireTask {
-        task_id: record.task_id.clone(),
-        until_ms: record.expires_at_ms(),
-        quotas,
+        task_id: task_id.to_owned(),
+        until_ms,
+        quotas: server.config.quotas,
     };
     match principal_object::ledger(env, principal, &acquire).await {
         Ok(Ok(())) => Ok(()),
@@ -410,7 +417,7 @@ pub(crate) async fn acquire_task(
 
 /// Gives back the place of a task that was not created (best effort: the ledger entry
 /// expires with the task's TTL anyway).
-pub(crate) async fn release_task(server: &Server, env: &Env, principal: &str, task_id: String) {
+async fn release_task(server: &Server, env: &Env, principal: &str, task_id: String) {
     if server.config.quotas.counts_tasks() {
         let release = LedgerRequest::ReleaseTask { task_id };
         // Best effort by design: the entry's deadline is the fallback.
@@ -460,33 +467,50 @@ pub(crate) async fn call_object(
     request: &ObjectRequest,
     principal: &str,
 ) -> Result<(u16, Vec<u8>), String> {
-    let namespace = env
+    let stub = env
         .durable_object(TASKS_BINDING)
-        .map_err(|e| e.to_string())?;
-    let stub = namespace
-        .get_by_name(request.task_id())
-        .map_err(|e| e.to_string())?;
-    let headers = worker::Headers::new();
-    headers
-        .set(PRINCIPAL_HEADER, principal)
-        .map_err(|e| e.to_string())?;
-    headers
-        .set("content-type", "application/json")
+        .and_then(|namespace| namespace.get_by_name(request.task_id()))
         .map_err(|e| e.to_string())?;
     let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post)
-        .with_headers(headers)
-        .with_body(Some(body.into()));
-    let object_request = Request::new_with_init(OBJECT_URL, &init).map_err(|e| e.to_string())?;
-    let mut response = stub
-        .fetch_with_request(object_request)
-        .await
-        .map_err(|e| e.to_string())?;
+    let headers = [
+        (PRINCIPAL_HEADER, principal),
+        ("content-type", "application/json"),
+    ];
+    let mut response = post_to_object(&stub, OBJECT_URL, &headers, body).await?;
     let body = response_bytes(&mut response)
         .await
         .map_err(|e| e.to_string())?;
     Ok((response.status_code(), body))
+}
+
+/// POSTs `body` with `headers` to a Durable Object (the objects' requests among
+/// themselves: tasks, ledgers, subscription registries).
+pub(crate) async fn post_to_object(
+    stub: &worker::Stub,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: String,
+) -> Result<Response, String> {
+    let sent = worker::Headers::new();
+    for (name, value) in headers {
+        sent.set(name, value).map_err(|e| e.to_string())?;
+    }
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post)
+        .with_headers(sent)
+        .with_body(Some(body.into()));
+    let request = Request::new_with_init(url, &init).map_err(|e| e.to_string())?;
+    stub.fetch_with_request(request)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// An object's decoded request body (JSON); the error says why it is not one.
+pub(crate) async fn request_json<T: serde::de::DeserializeOwned>(
+    req: &mut Request,
+) -> Result<T, String> {
+    let body = req.bytes().await.map_err(|e| e.to_string())?;
+    serde_json::from_slice(&body).map_err(|e| e.to_string())
 }
 
 /// A response's whole body in one `arrayBuffer()`: `worker::Response::bytes` reads a

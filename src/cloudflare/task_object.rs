@@ -192,12 +192,7 @@ impl TaskRunner {
         if let Some(task_id) = req.path().strip_prefix(WATCH_PATH) {
             return self.watch(task_id, &principal).await;
         }
-        let request: ObjectRequest = match req
-            .bytes()
-            .await
-            .map_err(|e| e.to_string())
-            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
-        {
+        let request: ObjectRequest = match super::request_json(&mut req).await {
             Ok(request) => request,
             Err(e) => return Response::error(format!("bad object request: {e}"), 400),
         };

@@ -17,7 +17,7 @@ use crate::cloudflare::SESSIONS_BINDING;
 use crate::tasks::protocol::OBJECT_URL;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use worker::{Env, Method, Request, RequestInit, Response, Result};
+use worker::{Env, Request, Response, Result};
 
 /// The internal header naming a registry operation (the Worker never forwards it).
 pub const REGISTRY_HEADER: &str = "x-mcp-tasks-registry";
@@ -36,24 +36,14 @@ async fn send(
     op: &str,
     message: &Message,
 ) -> std::result::Result<(), String> {
-    let headers = worker::Headers::new();
-    headers
-        .set(REGISTRY_HEADER, op)
-        .map_err(|e| e.to_string())?;
     let body = serde_json::to_string(message).map_err(|e| e.to_string())?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post)
-        .with_headers(headers)
-        .with_body(Some(body.into()));
     let stub = env
         .durable_object(SESSIONS_BINDING)
         .and_then(|ns| ns.get_by_name(object))
         .map_err(|e| e.to_string())?;
-    let request = Request::new_with_init(OBJECT_URL, &init).map_err(|e| e.to_string())?;
-    let response = stub
-        .fetch_with_request(request)
-        .await
-        .map_err(|e| e.to_string())?;
+    let response =
+        crate::cloudflare::post_to_object(&stub, OBJECT_URL, &[(REGISTRY_HEADER, op)], body)
+            .await?;
     match response.status_code() {
         200..=299 => Ok(()),
         status => Err(format!("the subscription registry answered HTTP {status}")),
@@ -90,9 +80,9 @@ pub(crate) async fn announce(env: &Env, uri: &str) -> std::result::Result<(), St
 
 /// A registry operation, or a session being told of an update.
 pub(super) async fn handle(runner: &SessionRunner, op: &str, mut req: Request) -> Result<Response> {
-    let message: Message = match req.bytes().await.map(|b| serde_json::from_slice(&b)) {
-        Ok(Ok(message)) => message,
-        _ => return Response::error("bad registry message", 400),
+    let message: Message = match crate::cloudflare::request_json(&mut req).await {
+        Ok(message) => message,
+        Err(e) => return Response::error(format!("bad registry message: {e}"), 400),
     };
     let storage = runner.state.storage();
     let mut subscribers: BTreeSet<String> = storage.get(SUBSCRIBERS_KEY).await?.unwrap_or_default();

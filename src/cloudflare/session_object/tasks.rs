@@ -3,7 +3,7 @@
 
 use super::{SessionRunner, error_body, json_response};
 use crate::cloudflare::sse::Channel;
-use crate::cloudflare::{acquire_task, call_object, new_task_id, release_task};
+use crate::cloudflare::{call_object, new_task_id, store_new_task};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, ErrorObject, Request as RpcRequest};
@@ -25,7 +25,14 @@ async fn object(
     request: ObjectRequest,
     principal: &str,
 ) -> std::result::Result<Value, McpError> {
-    match call_object(env, &request, principal).await {
+    decode(call_object(env, &request, principal).await)
+}
+
+/// A task object's reply (or why it could not be reached) as the result or the error.
+fn decode(
+    reply: std::result::Result<(u16, Vec<u8>), String>,
+) -> std::result::Result<Value, McpError> {
+    match reply {
         Ok((status, body)) => match ObjectReply::decode(status, &body) {
             Ok(ObjectReply::Result(value)) => Ok(value),
             Ok(ObjectReply::Error(error)) => Err(McpError::Wire(error)),
@@ -85,28 +92,17 @@ pub(super) async fn create(
         Err(e) => return fail(e),
     };
     record.task_id = new_task_id()?;
-    let task_id = record.task_id.clone();
     // The same quotas as a 2026-07-28 task (QUOTA_TASKS_PER_MINUTE, QUOTA_LIVE_TASKS).
-    if let Err(e) = acquire_task(server, &runner.env, &ctx.principal, &record).await {
-        return fail(e);
-    }
-    match object(
-        &runner.env,
-        ObjectRequest::Create {
-            record: Box::new(record),
-        },
-        &ctx.principal,
-    )
-    .await
-    {
+    let reply = match store_new_task(server, &runner.env, &ctx.principal, Box::new(record)).await {
+        Ok(reply) => reply,
+        Err(refused) => return fail(refused),
+    };
+    match decode(reply) {
         Ok(created) => {
             let result = json!({ "task": legacy::legacy_task(&created) });
             json_response(200, jsonrpc::result_response(&rpc.id, &result))
         }
-        Err(e) => {
-            release_task(server, &runner.env, &ctx.principal, task_id).await;
-            fail(e)
-        }
+        Err(e) => fail(e),
     }
 }
 
