@@ -13,7 +13,7 @@ use js_sys::{Object, Reflect};
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 use wasm_bindgen::JsValue;
-use worker::{Env, ListOptions, Method, Request, RequestInit, Response, Result, State, Storage};
+use worker::{Env, ListOptions, Request, Response, Result, State, Storage};
 
 /// The Durable Object binding name (wrangler.toml).
 pub const PRINCIPALS_BINDING: &str = "PRINCIPALS";
@@ -43,12 +43,7 @@ impl PrincipalRunner {
 
     /// One [`LedgerRequest`].
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
-        let request: LedgerRequest = match req
-            .bytes()
-            .await
-            .map_err(|e| e.to_string())
-            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
-        {
+        let request: LedgerRequest = match super::request_json(&mut req).await {
             Ok(request) => request,
             Err(e) => return Response::error(format!("bad ledger request: {e}"), 400),
         };
@@ -59,18 +54,40 @@ impl PrincipalRunner {
             .and_then(|s| serde_json::from_str(s).ok())
             .unwrap_or_default();
         let before = ledger.clone();
+        let now = now_ms();
         let mut entries = ledger.take_legacy_index();
-        let outcome = ledger.apply(&request, now_ms());
+        let outcome = ledger.apply(&request, now);
         if let Ok(Some(entry)) = &outcome {
             entries.push(entry.clone());
         }
+        // Listing reads the index, and its expired entries go with this request's writes.
+        let (tasks, mut deletes) = match request {
+            LedgerRequest::ListTasks => {
+                let (live, expired) =
+                    quota::read_index(index_keys(&storage, true, None).await?, now);
+                ledger.indexed = ledger.indexed.saturating_sub(expired.len() as u64);
+                (Some(live), expired)
+            }
+            _ => (None, Vec::new()),
+        };
         let trim = ledger.trim_index();
+        if trim > 0 {
+            for (key, _) in index_keys(&storage, false, Some(trim as usize)).await? {
+                if deletes.contains(&key) {
+                    // Already dropped as expired (and uncounted): not twice.
+                    ledger.indexed += 1;
+                } else {
+                    deletes.push(key);
+                }
+            }
+        }
         let puts = Object::new();
         for entry in &entries {
             let value = JsValue::from_str(&index_value(entry.until_ms));
             Reflect::set(&puts, &JsValue::from_str(&entry.key), &value)?;
         }
-        if ledger != before {
+        let changed = ledger != before;
+        if changed {
             let value = serde_json::to_string(&ledger)
                 .map_err(|e| worker::Error::RustError(e.to_string()))?;
             Reflect::set(
@@ -79,36 +96,16 @@ impl PrincipalRunner {
                 &JsValue::from_str(&value),
             )?;
         }
-        if trim > 0 {
-            let oldest = index_keys(&storage, false, Some(trim as usize)).await?;
-            storage
-                .delete_multiple(oldest.into_iter().map(|(k, _)| k).collect())
-                .await?;
+        if !deletes.is_empty() {
+            storage.delete_multiple(deletes).await?;
         }
-        if !entries.is_empty() || ledger != before {
+        if changed || !entries.is_empty() {
             storage.put_multiple_raw(puts).await?;
         }
-        let tasks = match request {
-            LedgerRequest::ListTasks => Some(self.list(&storage, &mut ledger).await?),
-            _ => None,
-        };
         Response::from_json(&Reply {
             exceeded: outcome.err(),
             tasks,
         })
-    }
-
-    /// The live indexed task ids, newest first; expired entries are deleted on the way.
-    async fn list(&self, storage: &Storage, ledger: &mut Ledger) -> Result<Vec<String>> {
-        let (live, expired) = quota::read_index(index_keys(storage, true, None).await?, now_ms());
-        if !expired.is_empty() {
-            ledger.indexed = ledger.indexed.saturating_sub(expired.len() as u64);
-            let value = serde_json::to_string(&*ledger)
-                .map_err(|e| worker::Error::RustError(e.to_string()))?;
-            storage.delete_multiple(expired).await?;
-            storage.put(LEDGER_KEY, value).await?;
-        }
-        Ok(live)
     }
 }
 
@@ -174,13 +171,7 @@ async fn send(
         .get_by_name(principal)
         .map_err(|e| e.to_string())?;
     let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post).with_body(Some(body.into()));
-    let request = Request::new_with_init(LEDGER_URL, &init).map_err(|e| e.to_string())?;
-    let mut response = stub
-        .fetch_with_request(request)
-        .await
-        .map_err(|e| e.to_string())?;
+    let mut response = super::post_to_object(&stub, LEDGER_URL, &[], body).await?;
     let body = super::response_bytes(&mut response)
         .await
         .map_err(|e| e.to_string())?;
