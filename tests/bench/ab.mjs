@@ -9,10 +9,10 @@
 // Settings: AB_PATH=tools/list | tasks/get | tasks/update | create, AB_ROUNDS=3,
 // AB_SECONDS=5, AB_CONNECTIONS=8.
 import http from 'node:http';
-import { readFileSync, readdirSync } from 'node:fs';
-import { ALL_CAPS, headersFor } from '../e2e/mcp.mjs';
 import { TEST_VARS } from '../support/server.mjs';
-import { send, startWrangler, workerdPorts } from './servers.mjs';
+import { groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
+
+const mcp = (method, params) => mcpRequest('ab', method, params);
 
 const PATH = process.env.AB_PATH || 'tools/list';
 const ROUNDS = Number(process.env.AB_ROUNDS || 3);
@@ -21,31 +21,8 @@ const CONNECTIONS = Number(process.env.AB_CONNECTIONS || 8);
 const dirs = process.argv.slice(2);
 if (!dirs.length) throw new Error('usage: node tests/bench/ab.mjs <dirA> <dirB> ...');
 
-let nextId = 1;
-function mcp(method, params = {}) {
-  const full = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'ab', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': ALL_CAPS } };
-  return { headers: headersFor(method, full), body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: full })) };
-}
-
 async function call(agent, port, req) {
-  const { status, text } = await send(agent, port, 'POST', '/mcp', req.headers, req.body);
-  const body = status === 200 ? JSON.parse(text) : null;
-  if (!body?.result) throw new Error(`HTTP ${status}: ${text.slice(0, 300)}`);
-  return body.result;
-}
-
-function groupCpu(group) {
-  const out = {};
-  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[2]) === group) out[comm] = (out[comm] ?? 0) + (Number(f[11]) + Number(f[12])) / 100;
-    } catch { /* gone */ }
-  }
-  return out;
+  return resultOf(await send(agent, port, req.method, req.path, req.headers, req.body));
 }
 
 async function round(dir) {

@@ -15,33 +15,20 @@
 //   PROFILE_SECONDS=5           sampled seconds (after 1 s of warm-up)
 //   PROFILE_CONNECTIONS=8
 //   PROFILE_TOP=40              rows per table
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
-import { ALL_CAPS, headersFor } from '../e2e/mcp.mjs';
-import { send, startWrangler, workerdPorts } from './servers.mjs';
+import { groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
 import WebSocket from 'ws';
+
+const mcp = (method, params) => mcpRequest('profile', method, params);
 
 const env = (name, fallback) => process.env[name] || fallback;
 const PATH = env('PROFILE_PATH', 'tools/list');
 const SECONDS = Number(env('PROFILE_SECONDS', 5));
 const CONNECTIONS = Number(env('PROFILE_CONNECTIONS', 8));
 const TOP = Number(env('PROFILE_TOP', 40));
-
-let nextId = 1;
-function mcp(method, params = {}) {
-  const full = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'profile', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': ALL_CAPS } };
-  return { method: 'POST', path: '/mcp', headers: headersFor(method, full), body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: full })) };
-}
-
-function resultOf({ status, text }) {
-  if (status !== 200) throw new Error(`HTTP ${status}: ${text.slice(0, 300)}`);
-  const body = JSON.parse(text);
-  if (body.error || !body.result) throw new Error(`JSON-RPC error: ${text.slice(0, 300)}`);
-  return body.result;
-}
 
 /**
  * A minimal DevTools protocol client, connected straight to workerd's own inspector (found
@@ -132,22 +119,6 @@ async function load(step, ms) {
     while (performance.now() < end) { await step(); count++; }
   }));
   return count;
-}
-
-/** CPU seconds (user + system) of each process of a process group, by command name. */
-function groupCpu(group) {
-  const ticks = 100; // USER_HZ on Linux
-  const byCommand = {};
-  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[2]) !== group) continue;
-      byCommand[comm] = (byCommand[comm] ?? 0) + (Number(f[11]) + Number(f[12])) / ticks;
-    } catch { /* gone */ }
-  }
-  return byCommand;
 }
 
 /** Self and inclusive sample time per node, grouped by function. */

@@ -58,9 +58,8 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT, startServer } from '../support/server.mjs';
-import { ALL_CAPS, headersFor } from '../e2e/mcp.mjs';
 import { openListen } from '../support/listen.mjs';
-import { directPort, send, startPeer, startWrangler, workerdPorts, workerdProcesses } from './servers.mjs';
+import { directPort, mcpRequest, resultOf, send, startPeer, startWrangler, workerdPorts, workerdProcesses } from './servers.mjs';
 
 const env = (name, fallback) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]);
 const SETTINGS = {
@@ -80,27 +79,10 @@ const log = (msg) => console.error(`[bench +${((Date.now() - started) / 1000).to
 
 // ---------------------------------------------------------------- requests
 
-let nextId = 1;
-/**
- * An MCP POST as a conforming 2026-07-28 client sends it (headers + _meta, like tests/e2e);
- * `extraHeaders` are added (the peer's Accept).
- */
-function mcp(method, params = {}, extraHeaders = {}) {
-  const full = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': ALL_CAPS } };
-  return { method: 'POST', path: '/mcp', headers: headersFor(method, full, extraHeaders), body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: full })) };
-}
+const mcp = (method, params, extraHeaders) => mcpRequest('bench', method, params, extraHeaders);
 
 /** What the rmcp peer needs beyond the project's requests: rmcp answers 406 without it. */
 const PEER_HEADERS = { accept: 'application/json, text/event-stream' };
-
-/** The JSON-RPC result of a response, or throws. */
-function resultOf({ status, text }) {
-  if (status !== 200) throw new Error(`HTTP ${status}: ${text.slice(0, 300)}`);
-  const body = JSON.parse(text);
-  if (body.error || !body.result) throw new Error(`JSON-RPC error: ${text.slice(0, 300)}`);
-  return body.result;
-}
 
 const okStatus = ({ status, text }) => { if (status !== 200) throw new Error(`HTTP ${status}: ${text.slice(0, 300)}`); };
 

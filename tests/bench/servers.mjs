@@ -8,6 +8,42 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, freePort } from '../support/server.mjs';
+import { ALL_CAPS, headersFor } from '../e2e/mcp.mjs';
+
+let nextId = 1;
+/**
+ * An MCP POST as a conforming 2026-07-28 client sends it (headers + _meta, like
+ * tests/e2e), from `client` (its clientInfo name): { method, path, headers, body }.
+ */
+export function mcpRequest(client, method, params = {}, extraHeaders = {}) {
+  const full = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: client, version: '1' }, 'io.modelcontextprotocol/clientCapabilities': ALL_CAPS } };
+  return { method: 'POST', path: '/mcp', headers: headersFor(method, full, extraHeaders), body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: full })) };
+}
+
+/** The JSON-RPC result of a response, or throws. */
+export function resultOf({ status, text }) {
+  if (status !== 200) throw new Error(`HTTP ${status}: ${text.slice(0, 300)}`);
+  const body = JSON.parse(text);
+  if (body.error || !body.result) throw new Error(`JSON-RPC error: ${text.slice(0, 300)}`);
+  return body.result;
+}
+
+/** CPU seconds (user + system) spent so far by each process of a process group, by command name. */
+export function groupCpu(group) {
+  const ticks = 100; // USER_HZ on Linux
+  const byCommand = {};
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(f[2]) !== group) continue;
+      byCommand[comm] = (byCommand[comm] ?? 0) + (Number(f[11]) + Number(f[12])) / ticks;
+    } catch { /* gone */ }
+  }
+  return byCommand;
+}
 
 /**
  * Starts `wrangler dev` on `<configDir>/wrangler.toml` (its [build] command included) on a
