@@ -1,5 +1,5 @@
 //! The demo server: the tools `make dev` serves, built on the `mcp-tasks-edge` library
-//! exactly as a server author's own crate is (README, "Build your own server").
+//! exactly as a server author's own crate is (docs/authoring.md).
 //!
 //! [`server`] defines the server; the `entry` module holds the few lines the platform
 //! needs in the final wasm: the fetch handler and the Durable Object types (tasks,

@@ -12,7 +12,7 @@
 // and read the durable state again, so a crash is surfaced, not hidden. The WebSocket
 // handlers are wrapped too, so a crash there cannot leave them unsettled. PrincipalObject,
 // the quota ledger, answers a crashed request with 500 so the Worker refuses instead of
-// hanging. Copy this file next to the build output (README, "Build your own server";
+// hanging. Copy this file next to the build output (docs/authoring.md;
 // rename TaskObject, SessionObject and PrincipalObject below if your Durable Object
 // classes are named otherwise); `scripts/build-worker.sh` does it for the demo.
 import Shim, {

@@ -3,7 +3,7 @@
 //! [`Action`] asks for, and nothing else.
 //!
 //! A server author's crate owns the few lines the platform needs in the final wasm and
-//! delegates to this module (see the README, "Build your own server"):
+//! delegates to this module (see docs/authoring.md):
 //!
 //! ```text
 //! #[event(fetch)]

@@ -163,7 +163,7 @@ async fn send(
     let namespace = env.durable_object(PRINCIPALS_BINDING).map_err(|_| {
         format!(
             "quotas need the {PRINCIPALS_BINDING} Durable Object binding (class PrincipalObject, \
-             README \"Build your own server\"), or set QUOTA_TASKS_PER_MINUTE, QUOTA_LIVE_TASKS \
+             docs/authoring.md), or set QUOTA_TASKS_PER_MINUTE, QUOTA_LIVE_TASKS \
              and QUOTA_LISTEN_STREAMS to unlimited"
         )
     })?;
