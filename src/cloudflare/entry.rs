@@ -80,12 +80,16 @@ pub async fn fetch(
                     .map(Into::into);
             }
             Action::Run(run) => {
-                let host = WorkerHost::host(env.clone());
+                let host = WorkerHost::host(env.clone(), &server);
                 server
                     .run(*run, &ctx, &host, &Progress::default(), None)
                     .await
             }
-            Action::Read(read) => server.read(*read, &WorkerHost::host(env.clone())).await,
+            Action::Read(read) => {
+                server
+                    .read(*read, &WorkerHost::host(env.clone(), &server))
+                    .await
+            }
             Action::ListTasks {
                 request_id,
                 cursor,

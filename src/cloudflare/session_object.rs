@@ -335,7 +335,7 @@ impl SessionRunner {
             Ok(action) => action,
             Err(e) => return fail(e),
         };
-        let host = WorkerHost::host(self.env.clone());
+        let host = WorkerHost::host(self.env.clone(), &server);
         match action {
             Action::Respond(response) => json_response(200, legacy_body(&response.body)),
             Action::Read(read) => match server.read(*read, &host).await {

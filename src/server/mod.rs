@@ -20,7 +20,7 @@ pub use config::Config;
 use crate::auth::{self, Outcome};
 use crate::catalog::{self, Catalog};
 use crate::error::McpError;
-use crate::host::Host;
+use crate::host::{Host, Platform, Policy};
 use crate::http::{HttpRequest, HttpResponse};
 use crate::jsonrpc::{self, Message, RequestId};
 use crate::tasks::object::Limits;
@@ -28,6 +28,7 @@ use crate::tasks::protocol::{self, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use crate::tools::{Progress, Registry, Tool, fixtures};
 use serde_json::Value;
+use std::rc::Rc;
 
 pub const MCP_PATH: &str = "/mcp";
 
@@ -138,6 +139,8 @@ pub struct Server {
     pub instructions: Option<String>,
     /// discover and the lists, serialized once.
     pub lists: dispatch::StaticResults,
+    /// `config.outbound`, shared by every [`Host`] this server hands out.
+    outbound: Rc<Result<Policy, String>>,
 }
 
 pub(crate) fn error_response(
@@ -193,7 +196,9 @@ impl Server {
         let registry = Registry::new(all);
         let lists =
             dispatch::StaticResults::new(&config, &registry, &catalog, instructions.as_deref());
+        let outbound = Rc::new(Ok(config.outbound.clone()));
         Server {
+            outbound,
             config,
             registry,
             catalog,
@@ -220,6 +225,11 @@ impl Server {
         let mut problems = self.registry.problems();
         problems.extend(self.catalog.problems());
         problems
+    }
+
+    /// A [`Host`] over the adapter's `platform`, under this server's outbound policy.
+    pub fn host(&self, platform: Rc<dyn Platform>) -> Host {
+        Host::with_policy(platform, self.outbound.clone())
     }
 
     /// Limits on task steps.
