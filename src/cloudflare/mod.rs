@@ -26,6 +26,8 @@
 mod auth;
 mod creation;
 mod entry;
+#[doc(hidden)]
+pub mod export;
 mod host;
 mod http;
 mod listen;

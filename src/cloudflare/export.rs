@@ -1,0 +1,183 @@
+//! What [`export_worker!`](crate::export_worker) expands to calls: the Worker's fetch
+//! handler and the three Durable Object classes, as JS values in and promises out, each
+//! under the panic guard (`guard.js`, bundled by wasm-bindgen as a snippet of this crate).
+//!
+//! The platform needs the exports themselves (`#[wasm_bindgen]` items) in the final
+//! crate, so the macro writes them there; everything they do is here, so an author's
+//! crate needs no `worker` dependency and no JS file of its own.
+
+use super::{PrincipalRunner, SessionRunner, TaskRunner};
+use crate::server::Server;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use worker::wasm_bindgen_futures::future_to_promise;
+use worker::worker_sys::{Context, DurableObjectState};
+use worker::{Env, web_sys};
+
+// The types the macro's exports take and give, by paths that resolve in any crate.
+#[doc(hidden)]
+pub use worker::worker_sys::DurableObjectState as JsState;
+#[doc(hidden)]
+pub use {js_sys::Promise, wasm_bindgen as bindgen, worker::js_sys};
+#[doc(hidden)]
+pub use {web_sys::Request as JsRequest, web_sys::WebSocket as JsWebSocket};
+#[doc(hidden)]
+pub use {worker::Env as JsEnv, worker::worker_sys::Context as JsContext};
+
+#[wasm_bindgen(module = "/src/cloudflare/guard.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = guardRequest)]
+    fn guard_request(work: Promise, request: &JsValue) -> Promise;
+    #[wasm_bindgen(js_name = guardTask)]
+    fn guard_task(work: Promise, state: &JsValue, kind: &str) -> Promise;
+    #[wasm_bindgen(js_name = guardLedger)]
+    fn guard_ledger(work: Promise) -> Promise;
+}
+
+type Outcome = std::result::Result<JsValue, JsValue>;
+
+fn respond(result: worker::Result<worker::Response>) -> Outcome {
+    result
+        .map(web_sys::Response::from)
+        .map(JsValue::from)
+        .map_err(JsValue::from)
+}
+
+fn settle(result: worker::Result<()>) -> Outcome {
+    result.map(|()| JsValue::NULL).map_err(JsValue::from)
+}
+
+/// The Worker's `fetch` export: [`super::fetch`] under the guard. An error the handler
+/// returns is logged and answered 500, as `#[event(fetch)]` does.
+#[doc(hidden)]
+pub fn fetch(req: web_sys::Request, env: Env, _ctx: Context, build: fn() -> Server) -> Promise {
+    // The JS object, not `Request.clone()` (which copies the body).
+    let raw: JsValue = AsRef::<JsValue>::as_ref(&req).clone();
+    let work = future_to_promise(async move {
+        match super::fetch(req.into(), env, build).await {
+            Ok(response) => Ok(response.into()),
+            Err(e) => {
+                worker::console_error!("{e}");
+                respond(worker::Response::error("INTERNAL SERVER ERROR", 500))
+            }
+        }
+    });
+    guard_request(work, &raw)
+}
+
+/// The `TaskObject` class: one object per task ([`TaskRunner`]).
+#[doc(hidden)]
+pub struct TaskExport {
+    runner: Rc<TaskRunner>,
+    /// The object's DurableObjectState, for the guard to close watchers after a crash.
+    state: JsValue,
+    /// `TRACE_OBJECT_REQUESTS=true`: one log line per invocation (what the notification
+    /// bench counts, tests/bench/notifications.mjs).
+    traced: bool,
+}
+
+impl TaskExport {
+    pub fn new(state: DurableObjectState, env: Env, build: fn() -> Server) -> Self {
+        let raw = JsValue::from(state.clone());
+        let traced = env
+            .var("TRACE_OBJECT_REQUESTS")
+            .is_ok_and(|v| v.to_string() == "true");
+        TaskExport {
+            runner: Rc::new(TaskRunner::new(state.into(), env, build)),
+            state: raw,
+            traced,
+        }
+    }
+
+    fn guard(&self, kind: &str, work: impl Future<Output = Outcome> + 'static) -> Promise {
+        if self.traced {
+            worker::console_log!("[object-request] {kind}");
+        }
+        guard_task(future_to_promise(work), &self.state, kind)
+    }
+
+    pub fn fetch(&self, req: web_sys::Request) -> Promise {
+        let runner = self.runner.clone();
+        self.guard(
+            "fetch",
+            async move { respond(runner.fetch(req.into()).await) },
+        )
+    }
+
+    pub fn alarm(&self) -> Promise {
+        let runner = self.runner.clone();
+        self.guard("alarm", async move { respond(runner.alarm().await) })
+    }
+
+    pub fn websocket_message(&self, ws: web_sys::WebSocket, message: JsValue) -> Promise {
+        let runner = self.runner.clone();
+        let message = match message.as_string() {
+            Some(text) => worker::WebSocketIncomingMessage::String(text),
+            None => {
+                worker::WebSocketIncomingMessage::Binary(js_sys::Uint8Array::new(&message).to_vec())
+            }
+        };
+        self.guard("webSocketMessage", async move {
+            settle(runner.websocket_message(ws.into(), message).await)
+        })
+    }
+
+    pub fn websocket_close(
+        &self,
+        ws: web_sys::WebSocket,
+        code: usize,
+        reason: String,
+        was_clean: bool,
+    ) -> Promise {
+        let runner = self.runner.clone();
+        self.guard("webSocketClose", async move {
+            settle(
+                runner
+                    .websocket_close(ws.into(), code, reason, was_clean)
+                    .await,
+            )
+        })
+    }
+
+    pub fn websocket_error(&self, ws: web_sys::WebSocket, error: JsValue) -> Promise {
+        let runner = self.runner.clone();
+        self.guard("webSocketError", async move {
+            settle(runner.websocket_error(ws.into(), error.into()).await)
+        })
+    }
+}
+
+/// The `SessionObject` class: one object per 2025-11-25 session ([`SessionRunner`]).
+#[doc(hidden)]
+pub struct SessionExport(Rc<SessionRunner>);
+
+impl SessionExport {
+    pub fn new(state: DurableObjectState, env: Env, build: fn() -> Server) -> Self {
+        SessionExport(Rc::new(SessionRunner::new(state.into(), env, build)))
+    }
+
+    pub fn fetch(&self, req: web_sys::Request) -> Promise {
+        let runner = self.0.clone();
+        let raw: JsValue = AsRef::<JsValue>::as_ref(&req).clone();
+        let work = future_to_promise(async move { respond(runner.fetch(req.into()).await) });
+        guard_request(work, &raw)
+    }
+}
+
+/// The `PrincipalObject` class: one object per principal, its quota ledger
+/// ([`PrincipalRunner`]).
+#[doc(hidden)]
+pub struct PrincipalExport(Rc<PrincipalRunner>);
+
+impl PrincipalExport {
+    pub fn new(state: DurableObjectState, env: Env) -> Self {
+        PrincipalExport(Rc::new(PrincipalRunner::new(state.into(), env)))
+    }
+
+    pub fn fetch(&self, req: web_sys::Request) -> Promise {
+        let runner = self.0.clone();
+        guard_ledger(future_to_promise(async move {
+            respond(runner.fetch(req.into()).await)
+        }))
+    }
+}

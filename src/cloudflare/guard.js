@@ -1,0 +1,110 @@
+// The panic guard, bundled into the Worker by wasm-bindgen as a snippet of this crate
+// (src/cloudflare/export.rs calls it): nothing for a server author to copy.
+//
+// A Rust panic aborts the wasm instance (wasm32 has no unwinding on stable Rust). The
+// requests the instance was handling then never settle: their futures died with it, and
+// the runtime would end them with a bare HTTP 500 ("the Worker hung"). The `worker`
+// crate's panic hook marks the instance with `__worker_init_state.criticalError` (the shim
+// worker-build generates reinitialises it on the next request); every export of
+// `export_worker!` hands its work to a function below, which watches that mark and
+// settles the work itself when the instance dies:
+// - the Worker's fetch and a session's requests answer JSON-RPC -32603 with the
+//   request's id;
+// - a task object's alarm rejects, so the runtime retries it (the lease in the task
+//   record then re-runs the step, up to STEP_MAX_ATTEMPTS), and the object's watch
+//   sockets (pushed notifications) are closed with 1011: the listen streams holding them
+//   reconnect and read the durable state again, so a crash is surfaced, not hidden; its
+//   requests answer 500 and its WebSocket handlers settle;
+// - the principal's quota ledger answers 500, so the Worker refuses instead of hanging.
+
+const CRASHED = Symbol('crashed');
+const inFlight = new Set();
+let hooked = false;
+
+/**
+ * Watches the instance's crash mark. Done on first use: the `worker` crate's own snippet
+ * creates `__worker_init_state`, and the order snippets are evaluated in is not ours.
+ */
+function hookCrashMark() {
+  const state = globalThis.__worker_init_state;
+  if (hooked || !state) return;
+  hooked = true;
+  let critical = state.criticalError;
+  Object.defineProperty(state, 'criticalError', {
+    configurable: true,
+    enumerable: true,
+    get: () => critical,
+    set(value) {
+      critical = value;
+      if (value) for (const crashed of inFlight) crashed();
+    },
+  });
+}
+
+/** `work`, or CRASHED if the instance aborts first (or `work` rejects because of it). */
+async function watch(work) {
+  hookCrashMark();
+  let onCrash;
+  const crash = new Promise((resolve) => { onCrash = () => resolve(CRASHED); });
+  inFlight.add(onCrash);
+  try {
+    return await Promise.race([work, crash]);
+  } catch (error) {
+    if (error instanceof WebAssembly.RuntimeError) return CRASHED;
+    throw error;
+  } finally {
+    inFlight.delete(onCrash);
+  }
+}
+
+/** The Worker's fetch, or a session object's: -32603 with the request's id on a crash. */
+export async function guardRequest(work, request) {
+  const response = await watch(work);
+  return response === CRASHED ? crashed(request) : response;
+}
+
+/**
+ * A task object's invocation (`kind`: fetch, alarm or a WebSocket handler). `ctx` is the
+ * object's DurableObjectState: the JS object outlives the crashed wasm instance.
+ */
+export async function guardTask(work, ctx, kind) {
+  const done = await watch(work);
+  if (done !== CRASHED) return done;
+  // Tells every watcher the object crashed: they reconnect and re-read its state.
+  for (const ws of ctx?.getWebSockets?.() ?? []) {
+    try { ws.close(1011, 'the task object crashed'); } catch { /* already closed */ }
+  }
+  if (kind === 'alarm') throw new Error('the task step crashed; the runtime retries the alarm');
+  if (kind === 'fetch') {
+    return new Response('the task object crashed while handling this request', { status: 500 });
+  }
+  return undefined;
+}
+
+/** The quota ledger's request: 500 on a crash, so the Worker refuses instead of hanging. */
+export async function guardLedger(work) {
+  const response = await watch(work);
+  if (response !== CRASHED) return response;
+  return new Response('the quota ledger crashed while handling this request', { status: 500 });
+}
+
+/**
+ * The answer to a request whose instance crashed: JSON-RPC -32603 with the request's id,
+ * read from the body the Rust side left on the request when it read it (`mcpBody`, see
+ * `read_whole_body` in src/cloudflare/http.rs); no id when it crashed before that.
+ */
+function crashed(request) {
+  let id = null;
+  try {
+    const body = JSON.parse(new TextDecoder().decode(request.mcpBody));
+    if (typeof body?.id === 'string' || typeof body?.id === 'number') id = body.id;
+  } catch { /* no body read, or not JSON: the id stays null */ }
+  const error = {
+    code: -32603,
+    message: 'Internal error: the server crashed while handling this request (a tool step panicked). Nothing was stored; the next request is served normally.',
+  };
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error }), {
+    status: 500,
+    headers: { 'content-type': 'application/json' },
+  });
+}
