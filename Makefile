@@ -34,7 +34,7 @@ test: setup lint test-native build test-e2e test-sdk conformance client test-bro
 test-native:
 	cargo test --workspace --all-targets
 	cargo test --workspace --doc
-	cargo test --features browser --lib browser::
+	cargo test --features browser,fixtures --lib browser::
 
 test-e2e: build
 	node --test --test-concurrency=1 'tests/e2e/*.test.mjs'

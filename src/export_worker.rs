@@ -21,12 +21,20 @@
 /// instance answers -32603, a crashed task step is retried). The exports exist in wasm32
 /// builds with the `cloudflare` feature; elsewhere (native tests) the line only checks
 /// that `server` has the right type.
-#[cfg(feature = "cloudflare")]
 #[macro_export]
 macro_rules! export_worker {
     ($server:path) => {
         const _: fn() -> $crate::server::Server = $server;
+        $crate::__export_worker_items!($server);
+    };
+}
 
+/// The exports of [`export_worker!`](crate::export_worker) (wasm32 builds only).
+#[cfg(feature = "cloudflare")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __export_worker_items {
+    ($server:path) => {
         #[cfg(target_arch = "wasm32")]
         const _: () = {
             use $crate::cloudflare::export as __mte;
@@ -118,12 +126,11 @@ macro_rules! export_worker {
     };
 }
 
-/// Without the `cloudflare` feature there is nothing to export: the line only checks
-/// that `server` has the right type (so native `cargo test` builds the author's crate).
+/// Without the `cloudflare` feature there is nothing to export (native `cargo test` of
+/// the author's crate).
 #[cfg(not(feature = "cloudflare"))]
+#[doc(hidden)]
 #[macro_export]
-macro_rules! export_worker {
-    ($server:path) => {
-        const _: fn() -> $crate::server::Server = $server;
-    };
+macro_rules! __export_worker_items {
+    ($server:path) => {};
 }

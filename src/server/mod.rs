@@ -26,7 +26,7 @@ use crate::jsonrpc::{self, Message, RequestId};
 use crate::tasks::object::Limits;
 use crate::tasks::protocol::{self, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
-use crate::tools::{Progress, Registry, Tool, fixtures};
+use crate::tools::{Progress, Registry, Tool};
 use serde_json::Value;
 use std::rc::Rc;
 
@@ -180,11 +180,18 @@ impl Server {
         instructions: Option<String>,
     ) -> Self {
         // The fixtures come first: http-header-validation calls the first listed tool.
+        #[cfg(feature = "fixtures")]
         let (mut all, mut catalog) = if config.fixtures {
-            (fixtures::tools(), fixtures::catalog())
+            (
+                crate::tools::fixtures::tools(),
+                crate::tools::fixtures::catalog(),
+            )
         } else {
             (Vec::new(), Catalog::default())
         };
+        // Built without them: `Server::problems` says so if the deployment asks for them.
+        #[cfg(not(feature = "fixtures"))]
+        let (mut all, mut catalog) = (Vec::<Tool>::new(), Catalog::default());
         all.extend(tools.iter().cloned());
         catalog
             .resources
@@ -224,6 +231,11 @@ impl Server {
     pub fn problems(&self) -> Vec<String> {
         let mut problems = self.registry.problems();
         problems.extend(self.catalog.problems());
+        if self.config.fixtures && !cfg!(feature = "fixtures") {
+            problems.push(
+                "CONFORMANCE_FIXTURES=true, but this build has no conformance fixtures (the `fixtures` feature of mcp-tasks-edge is off)".into(),
+            );
+        }
         problems
     }
 

@@ -22,10 +22,13 @@
 //! for example by using [`Call::task_id`] as an idempotency key.
 
 mod call;
+#[cfg(feature = "fixtures")]
 pub mod fixtures;
+mod output;
 mod tool;
 
 pub use call::{Call, Progress, Report};
+pub use output::{IntoStep, Output, StepResult};
 pub(crate) use tool::Handler;
 pub use tool::{Registry, TaskSupport, Tool};
 
@@ -55,7 +58,9 @@ pub enum Step {
 }
 
 impl Step {
-    /// Done, with this `CallToolResult`.
+    /// Done, with this `CallToolResult` (or, for a prompt, `GetPromptResult`). A tool's
+    /// result without `isError` gets `isError: false`, as [`Step::text`]'s has. For a
+    /// typed result, see [`Step::output`].
     pub fn complete(result: Value) -> Step {
         Step::Complete(result)
     }

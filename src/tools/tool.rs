@@ -1,11 +1,12 @@
 //! Registering a tool: [`Tool`], and the set of them a server offers: [`Registry`].
 
-use super::{Call, Step, ToolError};
+use super::{Call, Step, StepResult, ToolError};
 use crate::error::McpError;
 use crate::host::{AllowList, BoxFuture, Host};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
+use std::any::TypeId;
 use std::fmt;
 use std::future::Future;
 use std::rc::Rc;
@@ -32,17 +33,21 @@ pub(crate) struct Handler(Option<StepFn>);
 
 impl Handler {
     /// Decodes the arguments into `A` (-32602 if they do not fit) and runs `step`.
-    pub(crate) fn typed<A, F, Fut>(step: F) -> Handler
+    pub(crate) fn typed<A, R, F, Fut>(step: F) -> Handler
     where
         A: DeserializeOwned + 'static,
+        R: StepResult + 'static,
         F: Fn(Call<A>, Host) -> Fut + 'static,
-        Fut: Future<Output = Result<Step, ToolError>> + 'static,
+        Fut: Future<Output = R> + 'static,
     {
         Handler(Some(Rc::new(
             move |call: Call, host| match serde_json::from_value::<A>(Value::Object(
                 call.arguments.clone(),
             )) {
-                Ok(args) => Box::pin(step(call.with_args(args), host)),
+                Ok(args) => {
+                    let step = step(call.with_args(args), host);
+                    Box::pin(async move { Ok(step.await.into_step()) })
+                }
                 Err(e) => Box::pin(std::future::ready(Err(ToolError::invalid_params(format!(
                     "Invalid arguments: {e}"
                 ))))),
@@ -58,10 +63,14 @@ impl Handler {
         Handler(Some(Rc::new(move |call, host| Box::pin(step(call, host)))))
     }
 
-    pub(crate) fn sync(step: fn(&Call) -> Step) -> Handler {
-        Handler(Some(Rc::new(move |call, _host| {
-            Box::pin(std::future::ready(Ok(step(&call))))
-        })))
+    /// Decodes the arguments into `A` (-32602 if they do not fit) and runs `step`.
+    pub(crate) fn sync<A, R, F>(step: F) -> Handler
+    where
+        A: DeserializeOwned + 'static,
+        R: StepResult + 'static,
+        F: Fn(&Call<A>) -> R + 'static,
+    {
+        Handler::typed(move |call: Call<A>, _host| std::future::ready(step(&call)))
     }
 
     pub(crate) fn is_set(&self) -> bool {
@@ -104,6 +113,7 @@ pub struct Tool {
     task_support: TaskSupport,
     ttl_ms: Option<u64>,
     schema_given: bool,
+    output_given: bool,
     step: Handler,
     cancel: Option<CancelFn>,
     /// Hosts this tool may reach beyond the deployment's `FETCH_ALLOWED_HOSTS`
@@ -134,6 +144,7 @@ impl Tool {
             task_support: TaskSupport::Forbidden,
             ttl_ms: None,
             schema_given: false,
+            output_given: false,
             step: Handler::default(),
             cancel: None,
             allow: Ok(AllowList::default()),
@@ -151,7 +162,11 @@ impl Tool {
         self.field("inputSchema", schema)
     }
 
-    pub fn output_schema(self, schema: Value) -> Tool {
+    /// A hand-written output schema (a JSON Schema object with `"type": "object"`); it
+    /// wins over the one a typed output derives. A tool with one must return
+    /// `structuredContent` that conforms to it.
+    pub fn output_schema(mut self, schema: Value) -> Tool {
+        self.output_given = true;
         self.field("outputSchema", schema)
     }
 
@@ -178,18 +193,33 @@ impl Tool {
     }
 
     /// The step function, with arguments decoded into `A`; the input schema is derived
-    /// from `A` unless [`Tool::schema`] gave one.
-    pub fn run<A, F, Fut>(mut self, step: F) -> Tool
+    /// from `A` unless [`Tool::schema`] gave one. It returns `Result<R, ToolError>`
+    /// where `R` is a [`Step`], a typed output (the `outputSchema` is then derived from
+    /// it unless [`Tool::output_schema`] gave one) or an [`Output`](super::Output) (see
+    /// [`StepResult`]).
+    pub fn run<A, R, F, Fut>(self, step: F) -> Tool
     where
         A: DeserializeOwned + JsonSchema + 'static,
+        R: StepResult + 'static,
         F: Fn(Call<A>, Host) -> Fut + 'static,
-        Fut: Future<Output = Result<Step, ToolError>> + 'static,
+        Fut: Future<Output = R> + 'static,
     {
-        if !self.schema_given {
+        let mut tool = self.schemas::<A, R>();
+        tool.step = Handler::typed(step);
+        tool
+    }
+
+    /// The schemas derived from the step function's argument and return types, where
+    /// none was given. Raw JSON arguments (`Call` with no type) keep the given schema,
+    /// or any object.
+    fn schemas<A: JsonSchema + 'static, R: StepResult>(mut self) -> Tool {
+        if !self.schema_given && TypeId::of::<A>() != TypeId::of::<Map<String, Value>>() {
             self.definition
                 .insert("inputSchema".into(), derived_schema::<A>());
         }
-        self.step = Handler::typed(step);
+        if let Some(schema) = R::output_schema().filter(|_| !self.output_given) {
+            self.definition.insert("outputSchema".into(), schema);
+        }
         self
     }
 
@@ -203,10 +233,18 @@ impl Tool {
         self
     }
 
-    /// A synchronous step function that needs no platform access.
-    pub fn sync(mut self, step: fn(&Call) -> Step) -> Tool {
-        self.step = Handler::sync(step);
-        self
+    /// A synchronous step function that needs no platform access: typed like
+    /// [`Tool::run`] (`fn(&Call<Args>) -> Result<Out, ToolError>`), or on the raw
+    /// arguments (`fn(&Call) -> Step`, with [`Tool::schema`]).
+    pub fn sync<A, R, F>(self, step: F) -> Tool
+    where
+        A: DeserializeOwned + JsonSchema + 'static,
+        R: StepResult + 'static,
+        F: Fn(&Call<A>) -> R + 'static,
+    {
+        let mut tool = self.schemas::<A, R>();
+        tool.step = Handler::sync(step);
+        tool
     }
 
     /// Lets this tool's requests reach `hosts` too (the format of `FETCH_ALLOWED_HOSTS`,
@@ -254,10 +292,17 @@ impl Tool {
     }
 
     /// Runs one step; a [`ToolError`] becomes the step it stands for. Its requests go
-    /// through `host`'s outbound policy, widened by [`Tool::allow_hosts`].
+    /// through `host`'s outbound policy, widened by [`Tool::allow_hosts`]. A result
+    /// always says whether it is an error: `isError: false` where the step left it out.
     pub async fn step(&self, call: Call, host: Host) -> Step {
         let what = format!("the tool {}", self.name());
-        self.step.run(&what, call, self.host(&host)).await
+        match self.step.run(&what, call, self.host(&host)).await {
+            Step::Complete(Value::Object(mut result)) => {
+                result.entry("isError").or_insert(Value::Bool(false));
+                Step::Complete(Value::Object(result))
+            }
+            step => step,
+        }
     }
 
     /// Runs the cancel hook, if any.
@@ -300,12 +345,19 @@ impl Tool {
                 "tool {name}: the input schema must have \"type\": \"object\""
             ));
         }
+        if let Some(output) = self.definition.get("outputSchema")
+            && output.get("type").and_then(Value::as_str) != Some("object")
+        {
+            problems.push(format!(
+                "tool {name}: the output schema must have \"type\": \"object\" (structuredContent is a JSON object; a typed output must be a struct or a map)"
+            ));
+        }
         problems
     }
 }
 
-/// The JSON Schema of `A`, as MCP wants it in `inputSchema`.
-fn derived_schema<A: JsonSchema>() -> Value {
+/// The JSON Schema of `A`, as MCP wants it in `inputSchema` and `outputSchema`.
+pub(super) fn derived_schema<A: JsonSchema>() -> Value {
     let mut schema = schemars::SchemaGenerator::default()
         .into_root_schema_for::<A>()
         .to_value();
