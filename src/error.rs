@@ -68,6 +68,13 @@ pub enum McpError {
     },
 }
 
+/// The wire message (what a client would read).
+impl std::fmt::Display for McpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_wire().message)
+    }
+}
+
 impl McpError {
     /// The JSON-RPC error object for this failure.
     pub fn to_wire(&self) -> ErrorObject {

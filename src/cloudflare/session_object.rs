@@ -266,18 +266,11 @@ impl SessionRunner {
             until_ms: session.held_until_ms,
             quotas: server.config.quotas,
         };
-        if server.config.quotas.sessions.is_some() {
-            let refused =
-                match principal_object::ledger(&self.env, &session.opened_by, &acquire).await {
-                    Ok(Ok(())) => None,
-                    Ok(Err(exceeded)) => Some(exceeded.to_error()),
-                    Err(why) => Some(McpError::Internal(format!(
-                        "quota ledger unavailable: {why}"
-                    ))),
-                };
-            if let Some(e) = refused {
-                return json_reply(Some(&id), Err(e));
-            }
+        if server.config.quotas.sessions.is_some()
+            && let Err(refused) =
+                principal_object::ledger(&self.env, &session.opened_by, &acquire).await
+        {
+            return json_reply(Some(&id), Err(refused));
         }
         self.store(&session).await?;
         let expires = session.expires_at_ms(server.config.session_idle_ms);

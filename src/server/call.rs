@@ -14,7 +14,6 @@
 //! hands the adapter an [`Action::Run`]; the adapter then awaits [`drive`] with its
 //! [`Host`], because steps are async and may use the platform.
 
-use super::dispatch::string_param;
 use super::{Action, Context, Cors, Server, result_response};
 use crate::error::McpError;
 use crate::host::{BoxFuture, Host};
@@ -23,6 +22,7 @@ use crate::jsonrpc::{Request, RequestId};
 use crate::mcp::headers;
 use crate::mcp::input;
 use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
+use crate::mcp::params;
 use crate::mcp::request_state::{self, Binding, Carried};
 use crate::mcp::schema;
 use crate::tasks::record::{NewTask, TaskRecord, check_result};
@@ -162,7 +162,7 @@ pub fn checked_call<'a>(
     params: &Map<String, Value>,
     http_headers: Option<&Headers>,
 ) -> Result<(&'a Tool, Map<String, Value>), McpError> {
-    let name = string_param(params, "name")?;
+    let name = params::string(params, "name")?;
     let tool = server.registry.lookup(name)?;
     let arguments = arguments(params)?;
     if let Some(http_headers) = http_headers {
@@ -216,7 +216,7 @@ pub fn prompts_get(
     ctx: &Context,
     cors: &Cors,
 ) -> Result<Action, McpError> {
-    let name = string_param(&rpc.params, "name")?;
+    let name = params::string(&rpc.params, "name")?;
     let prompt = server
         .catalog
         .prompt(name)
