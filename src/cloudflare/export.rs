@@ -28,8 +28,8 @@ pub use {worker::Env as JsEnv, worker::worker_sys::Context as JsContext};
 extern "C" {
     #[wasm_bindgen(js_name = guardRequest)]
     fn guard_request(work: Promise, request: &JsValue) -> Promise;
-    #[wasm_bindgen(js_name = guardTask)]
-    fn guard_task(work: Promise, state: &JsValue, kind: &str) -> Promise;
+    #[wasm_bindgen(js_name = guardObject)]
+    fn guard_object(work: Promise, state: &JsValue, kind: &str) -> Promise;
     #[wasm_bindgen(js_name = guardLedger)]
     fn guard_ledger(work: Promise) -> Promise;
 }
@@ -93,7 +93,7 @@ impl TaskExport {
         if self.traced {
             worker::console_log!("[object-request] {kind}");
         }
-        guard_task(future_to_promise(work), &self.state, kind)
+        guard_object(future_to_promise(work), &self.state, kind)
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
@@ -162,6 +162,18 @@ impl SessionExport {
         let work = future_to_promise(async move { respond(runner.fetch(req.into()).await) });
         guard_request(work, &raw)
     }
+
+    /// An idle session's expiry.
+    pub fn alarm(&self) -> Promise {
+        let runner = self.0.clone();
+        alarm(async move { respond(runner.alarm().await) })
+    }
+}
+
+/// An alarm of an object without watchers, under the guard: a crash rejects it, so the
+/// runtime retries it.
+fn alarm(work: impl Future<Output = Outcome> + 'static) -> Promise {
+    guard_object(future_to_promise(work), &JsValue::NULL, "alarm")
 }
 
 /// The `PrincipalObject` class: one object per principal, its quota ledger
@@ -179,5 +191,11 @@ impl PrincipalExport {
         guard_ledger(future_to_promise(async move {
             respond(runner.fetch(req.into()).await)
         }))
+    }
+
+    /// An abandoned principal's cleanup.
+    pub fn alarm(&self) -> Promise {
+        let runner = self.0.clone();
+        alarm(async move { respond(runner.alarm().await) })
     }
 }

@@ -15,7 +15,8 @@
 //   sockets (pushed notifications) are closed with 1011: the listen streams holding them
 //   reconnect and read the durable state again, so a crash is surfaced, not hidden; its
 //   requests answer 500 and its WebSocket handlers settle;
-// - the principal's quota ledger answers 500, so the Worker refuses instead of hanging.
+// - the principal's quota ledger answers 500, so the Worker refuses instead of hanging;
+// - the session and principal objects' alarms (expiry, cleanup) reject and are retried.
 
 const CRASHED = Symbol('crashed');
 const inFlight = new Set();
@@ -64,10 +65,11 @@ export async function guardRequest(work, request) {
 }
 
 /**
- * A task object's invocation (`kind`: fetch, alarm or a WebSocket handler). `ctx` is the
- * object's DurableObjectState: the JS object outlives the crashed wasm instance.
+ * A task object's invocation (`kind`: fetch, alarm or a WebSocket handler), or another
+ * object's alarm (`ctx` null: no watchers). `ctx` is the object's DurableObjectState: the
+ * JS object outlives the crashed wasm instance.
  */
-export async function guardTask(work, ctx, kind) {
+export async function guardObject(work, ctx, kind) {
   const done = await watch(work);
   if (done !== CRASHED) return done;
   // Tells every watcher the object crashed: they reconnect and re-read its state.

@@ -28,6 +28,7 @@ mod creation;
 mod entry;
 #[doc(hidden)]
 pub mod export;
+mod export_items;
 mod host;
 mod http;
 mod listen;
