@@ -4,12 +4,12 @@
 use crate::http::{Headers, HttpResponse};
 use worker::{Request, Response, web_sys};
 
-/// The property of the incoming `Request` that holds its body once read: `entry.mjs`
+/// The property of the incoming `Request` that holds its body once read: `guard.js`
 /// answers a request whose instance crashed with the JSON-RPC id found there (instead of
 /// cloning every request's body up front).
 const BODY_PROPERTY: &str = "mcpBody";
 
-/// Reads the whole body in one piece, leaving it on the request for `entry.mjs`.
+/// Reads the whole body in one piece, leaving it on the request for `guard.js`.
 pub(crate) async fn read_whole_body(req: &Request) -> worker::Result<Vec<u8>> {
     let buffer = worker::wasm_bindgen_futures::JsFuture::from(req.inner().array_buffer()?).await?;
     js_sys::Reflect::set(req.inner(), &BODY_PROPERTY.into(), &buffer)?;
@@ -18,7 +18,7 @@ pub(crate) async fn read_whole_body(req: &Request) -> worker::Result<Vec<u8>> {
 
 /// Reads a POST body as it streams in, stopping one byte past `limit`: a chunked upload
 /// larger than `MAX_BODY_BYTES` is never held whole (the core answers 413 from the
-/// length). The bytes read are left on the request for `entry.mjs` ([`BODY_PROPERTY`]).
+/// length). The bytes read are left on the request for `guard.js` ([`BODY_PROPERTY`]).
 pub(crate) async fn read_body(
     req: &mut Request,
     declared: Option<usize>,

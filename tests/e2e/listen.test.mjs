@@ -90,7 +90,7 @@ test('another principal is not acknowledged', async () => {
 
 test('an object failure mid-stream ends the stream without the graceful result', async () => {
   // panic_job's second step panics in every attempt: each crash closes the object's
-  // watch sockets (entry.mjs). The first is reopened (LISTEN_RECONNECTS=1); the second
+  // watch sockets (src/cloudflare/guard.js). The first is reopened (LISTEN_RECONNECTS=1); the second
   // exhausts the budget and the stream must end as an error, not as a clean close.
   // (Under wrangler dev the Worker shares the object's wasm instance, so the panic may
   // also break the stream's connection: either way there must be no result.)
