@@ -14,7 +14,7 @@ DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-
 # make dev VARS="OAUTH_ISSUER:https://issuer.example OAUTH_REQUIRED_SCOPES:mcp ALLOW_ANONYMOUS:false"
 VARS ?=
 
-.PHONY: setup dev test test-native test-e2e test-sdk conformance client test-browser test-console bench profile build lint
+.PHONY: setup dev test package test-native test-e2e test-sdk conformance client test-browser test-console bench profile build lint
 
 setup:
 	@sh scripts/setup.sh
@@ -28,7 +28,12 @@ dev: setup client
 		$(foreach v,$(VARS),--var '$(v)')
 
 # Every test layer; fails on the first failing layer.
-test: setup lint test-native build test-e2e test-sdk conformance client test-browser test-console
+test: setup lint package test-native build test-e2e test-sdk conformance client test-browser test-console
+
+# The library as crates.io would get it: packaged alone (src/, docs/, README; Cargo.toml
+# `include`), then built from the package. Uploads nothing.
+package: setup
+	cargo publish --dry-run --allow-dirty -p mcp-tasks-edge
 
 # The library and the demo server (a crate on the library), natively; doc examples too.
 test-native:
@@ -77,6 +82,9 @@ profile: setup
 lint: setup
 	cargo fmt --all --check
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace -q
+	# What docs.rs builds (Cargo.toml [package.metadata.docs.rs]): the adapters too.
+	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p mcp-tasks-edge -q \
+		--target wasm32-unknown-unknown --features cloudflare,browser,fixtures
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown -p mcp-tasks-edge-demo -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown --features cloudflare -- -D warnings

@@ -1,27 +1,19 @@
-//! The Cloudflare adapter: the Worker's fetch entry and the task Durable Object. It
-//! translates `worker` types to the core's plain HTTP values, performs the I/O an
-//! [`Action`] asks for, and nothing else.
+//! The Cloudflare adapter: the Worker's fetch entry and the task, session and principal
+//! Durable Objects. It translates `worker` types to the core's plain HTTP values, performs
+//! the I/O a [`crate::server::Action`] asks for, and nothing else.
 //!
-//! A server author's crate owns the few lines the platform needs in the final wasm and
-//! delegates to this module (see docs/authoring.md):
+//! A server author's crate exports all of it with one line (docs/authoring.md):
 //!
 //! ```text
-//! #[event(fetch)]
-//! async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
-//!     mcp_tasks_edge::cloudflare::fetch(req, env, my_server).await
-//! }
-//!
-//! #[durable_object]
-//! pub struct TaskObject(mcp_tasks_edge::cloudflare::TaskRunner);
-//!
-//! impl DurableObject for TaskObject {
-//!     fn new(state: State, env: Env) -> Self {
-//!         TaskObject(TaskRunner::new(state, env, my_server))
-//!     }
-//!     async fn fetch(&self, req: Request) -> Result<Response> { self.0.fetch(req).await }
-//!     async fn alarm(&self) -> Result<Response> { self.0.alarm().await }
-//! }
+//! mcp_tasks_edge::export_worker!(server);
 //! ```
+//!
+//! [`crate::export_worker!`] writes the `#[wasm_bindgen]` exports the platform needs in
+//! the final crate (the `fetch` handler and the `TaskObject`, `SessionObject` and
+//! `PrincipalObject` classes); they run [`fetch`], [`TaskRunner`], [`SessionRunner`] and
+//! [`PrincipalRunner`] under the panic guard (`guard.js`). A crate that needs its own
+//! entry (more routes, other objects) can call those four directly from `worker`'s
+//! `#[event(fetch)]` and `#[durable_object]` items instead (without the guard).
 
 mod auth;
 mod creation;
