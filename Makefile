@@ -14,7 +14,7 @@ DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-
 # make dev VARS="OAUTH_ISSUER:https://issuer.example OAUTH_REQUIRED_SCOPES:mcp ALLOW_ANONYMOUS:false"
 VARS ?=
 
-.PHONY: setup dev test package test-native test-e2e test-sdk conformance client test-browser test-console bench profile build lint
+.PHONY: setup dev test package test-starter test-native test-e2e test-sdk conformance client test-browser test-console bench profile build lint
 
 setup:
 	@sh scripts/setup.sh
@@ -28,7 +28,7 @@ dev: setup client
 		$(foreach v,$(VARS),--var '$(v)')
 
 # Every test layer; fails on the first failing layer.
-test: setup lint package test-native build test-e2e test-sdk conformance client test-browser test-console
+test: setup lint package test-native test-starter build test-e2e test-sdk conformance client test-browser test-console
 
 # The library as crates.io would get it: packaged alone (src/, docs/, README; Cargo.toml
 # `include`), then built from the package. Uploads nothing.
@@ -40,6 +40,12 @@ test-native:
 	cargo test --workspace --all-targets
 	cargo test --workspace --doc
 	cargo test --features browser,fixtures --lib browser::
+
+# The starter (templates/starter) as an author gets it: copied outside the repository,
+# pointed at this library, its own tests, built, served by `wrangler dev`, used; and its
+# Worker's size against the budget. See tests/starter/starter.test.mjs.
+test-starter: setup
+	node --test tests/starter/*.test.mjs
 
 test-e2e: build
 	node --test --test-concurrency=1 'tests/e2e/*.test.mjs'

@@ -26,12 +26,8 @@ pub use {worker::Env as JsEnv, worker::worker_sys::Context as JsContext};
 
 #[wasm_bindgen(module = "/src/cloudflare/guard.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = guardRequest)]
-    fn guard_request(work: Promise, request: &JsValue) -> Promise;
-    #[wasm_bindgen(js_name = guardObject)]
-    fn guard_object(work: Promise, state: &JsValue, kind: &str) -> Promise;
-    #[wasm_bindgen(js_name = guardLedger)]
-    fn guard_ledger(work: Promise) -> Promise;
+    /// `work` under the guard; `kind` says what a crash answers (see guard.js).
+    fn guard(work: Promise, target: &JsValue, kind: &str) -> Promise;
 }
 
 type Outcome = std::result::Result<JsValue, JsValue>;
@@ -62,7 +58,7 @@ pub fn fetch(req: web_sys::Request, env: Env, _ctx: Context, build: fn() -> Serv
             }
         }
     });
-    guard_request(work, &raw)
+    guard(work, &raw, "request")
 }
 
 /// The `TaskObject` class: one object per task ([`TaskRunner`]).
@@ -89,16 +85,16 @@ impl TaskExport {
         }
     }
 
-    fn guard(&self, kind: &str, work: impl Future<Output = Outcome> + 'static) -> Promise {
+    fn guarded(&self, kind: &str, work: impl Future<Output = Outcome> + 'static) -> Promise {
         if self.traced {
             worker::console_log!("[object-request] {kind}");
         }
-        guard_object(future_to_promise(work), &self.state, kind)
+        guard(future_to_promise(work), &self.state, kind)
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
         let runner = self.runner.clone();
-        self.guard(
+        self.guarded(
             "fetch",
             async move { respond(runner.fetch(req.into()).await) },
         )
@@ -106,7 +102,7 @@ impl TaskExport {
 
     pub fn alarm(&self) -> Promise {
         let runner = self.runner.clone();
-        self.guard("alarm", async move { respond(runner.alarm().await) })
+        self.guarded("alarm", async move { respond(runner.alarm().await) })
     }
 
     pub fn websocket_message(&self, ws: web_sys::WebSocket, message: JsValue) -> Promise {
@@ -117,7 +113,7 @@ impl TaskExport {
                 worker::WebSocketIncomingMessage::Binary(js_sys::Uint8Array::new(&message).to_vec())
             }
         };
-        self.guard("webSocketMessage", async move {
+        self.guarded("webSocketMessage", async move {
             settle(runner.websocket_message(ws.into(), message).await)
         })
     }
@@ -130,7 +126,7 @@ impl TaskExport {
         was_clean: bool,
     ) -> Promise {
         let runner = self.runner.clone();
-        self.guard("webSocketClose", async move {
+        self.guarded("webSocketClose", async move {
             settle(
                 runner
                     .websocket_close(ws.into(), code, reason, was_clean)
@@ -141,7 +137,7 @@ impl TaskExport {
 
     pub fn websocket_error(&self, ws: web_sys::WebSocket, error: JsValue) -> Promise {
         let runner = self.runner.clone();
-        self.guard("webSocketError", async move {
+        self.guarded("webSocketError", async move {
             settle(runner.websocket_error(ws.into(), error.into()).await)
         })
     }
@@ -160,7 +156,7 @@ impl SessionExport {
         let runner = self.0.clone();
         let raw: JsValue = AsRef::<JsValue>::as_ref(&req).clone();
         let work = future_to_promise(async move { respond(runner.fetch(req.into()).await) });
-        guard_request(work, &raw)
+        guard(work, &raw, "request")
     }
 
     /// An idle session's expiry.
@@ -173,7 +169,7 @@ impl SessionExport {
 /// An alarm of an object without watchers, under the guard: a crash rejects it, so the
 /// runtime retries it.
 fn alarm(work: impl Future<Output = Outcome> + 'static) -> Promise {
-    guard_object(future_to_promise(work), &JsValue::NULL, "alarm")
+    guard(future_to_promise(work), &JsValue::NULL, "objectAlarm")
 }
 
 /// The `PrincipalObject` class: one object per principal, its quota ledger
@@ -188,9 +184,8 @@ impl PrincipalExport {
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
         let runner = self.0.clone();
-        guard_ledger(future_to_promise(async move {
-            respond(runner.fetch(req.into()).await)
-        }))
+        let work = future_to_promise(async move { respond(runner.fetch(req.into()).await) });
+        guard(work, &JsValue::NULL, "ledger")
     }
 
     /// An abandoned principal's cleanup.

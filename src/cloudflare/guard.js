@@ -6,7 +6,7 @@
 // the runtime would end them with a bare HTTP 500 ("the Worker hung"). The `worker`
 // crate's panic hook marks the instance with `__worker_init_state.criticalError` (the shim
 // worker-build generates reinitialises it on the next request); every export of
-// `export_worker!` hands its work to a function below, which watches that mark and
+// `export_worker!` hands its work to `guard` below, which watches that mark and
 // settles the work itself when the instance dies:
 // - the Worker's fetch and a session's requests answer JSON-RPC -32603 with the
 //   request's id;
@@ -58,22 +58,35 @@ async function watch(work) {
   }
 }
 
-/** The Worker's fetch, or a session object's: -32603 with the request's id on a crash. */
-export async function guardRequest(work, request) {
-  const response = await watch(work);
-  return response === CRASHED ? crashed(request) : response;
-}
-
 /**
- * A task object's invocation (`kind`: fetch, alarm or a WebSocket handler), or another
- * object's alarm (`ctx` null: no watchers). `ctx` is the object's DurableObjectState: the
- * JS object outlives the crashed wasm instance.
+ * `work` (the promise of one invocation), settled even if the instance crashes first.
+ * `kind` says what the invocation is, and so what a crash answers:
+ * - `request`: the Worker's fetch or a session object's; `target` is the request:
+ *   JSON-RPC -32603 with its id;
+ * - `fetch`, `alarm`, `webSocketMessage`, `webSocketClose`, `webSocketError`: a task
+ *   object's; `target` is its DurableObjectState (the JS object outlives the crashed wasm
+ *   instance): its watchers are closed, then a fetch answers 500, an alarm rejects;
+ * - `objectAlarm`: another object's alarm (`target` null): it rejects;
+ * - `ledger`: the quota ledger's request: 500.
+ *
+ * One function for all (not one each): wasm-bindgen imports a function that needs no
+ * glue once per use, which repeats the module's key in its import object.
  */
-export async function guardObject(work, ctx, kind) {
+export async function guard(work, target, kind) {
   const done = await watch(work);
   if (done !== CRASHED) return done;
-  // Tells every watcher the object crashed: they reconnect and re-read its state.
-  for (const ws of ctx?.getWebSockets?.() ?? []) {
+  switch (kind) {
+    case 'request':
+      return crashed(target);
+    case 'ledger':
+      return new Response('the quota ledger crashed while handling this request', { status: 500 });
+    case 'objectAlarm':
+      throw new Error('the object crashed in its alarm; the runtime retries it');
+    default:
+      break;
+  }
+  // A task object: tell every watcher it crashed, so they reconnect and re-read its state.
+  for (const ws of target?.getWebSockets?.() ?? []) {
     try { ws.close(1011, 'the task object crashed'); } catch { /* already closed */ }
   }
   if (kind === 'alarm') throw new Error('the task step crashed; the runtime retries the alarm');
@@ -81,13 +94,6 @@ export async function guardObject(work, ctx, kind) {
     return new Response('the task object crashed while handling this request', { status: 500 });
   }
   return undefined;
-}
-
-/** The quota ledger's request: 500 on a crash, so the Worker refuses instead of hanging. */
-export async function guardLedger(work) {
-  const response = await watch(work);
-  if (response !== CRASHED) return response;
-  return new Response('the quota ledger crashed while handling this request', { status: 500 });
 }
 
 /**

@@ -45,18 +45,19 @@ export function freePort() {
 
 /**
  * Starts a server. Options: persistDir (default: a new temp dir), port (default: free),
- * vars (merged over TEST_VARS). Resolves once wrangler reports it is ready.
+ * vars (merged over baseVars, default TEST_VARS), cwd (the project wrangler serves,
+ * default this repository). Resolves once wrangler reports it is ready.
  */
 export async function startServer(options = {}) {
   const port = options.port ?? (await freePort());
   const persistDir = options.persistDir ?? mkdtempSync(join(tmpdir(), 'mcp-tasks-state-'));
-  const vars = { ...TEST_VARS, ...(options.vars ?? {}) };
+  const vars = { ...(options.baseVars ?? TEST_VARS), ...(options.vars ?? {}) };
   const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistDir,
     '--inspector-port', String(await freePort()), '--show-interactive-dev-session=false'];
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
   const child = spawn(join(ROOT, 'node_modules', '.bin', 'wrangler'), args, {
-    cwd: ROOT,
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: 'true' },
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: 'true', ...(options.env ?? {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

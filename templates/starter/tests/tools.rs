@@ -1,0 +1,118 @@
+//! The tools, natively, on the library's fake host: no runtime, no network (`cargo test`).
+
+use mcp_tasks_edge::host::fake::FakeHost;
+use mcp_tasks_edge::host::{Host, block_on};
+use mcp_tasks_edge::prelude::*;
+use my_mcp::check_links::{Link, Report};
+use my_mcp::server;
+use my_mcp::word_count::Counts;
+
+/// One step of `tool` with `call`, on `host`, as the server runs it.
+fn step(tool: &str, call: Call, host: &FakeHost) -> Step {
+    let server = server();
+    let tool = server.registry.get(tool).expect("registered");
+    block_on(tool.step(call, Host::new(host.clone())))
+}
+
+/// The `structuredContent` of a completed step, decoded.
+fn output<T: serde::de::DeserializeOwned>(step: Step) -> T {
+    match step {
+        Step::Complete(result) => {
+            assert_eq!(result["isError"], false, "{result}");
+            serde_json::from_value(result["structuredContent"].clone()).expect("the output")
+        }
+        other => panic!("expected a result, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_server_registers_cleanly_with_both_schemas() {
+    let server = server();
+    assert_eq!(server.problems(), Vec::<String>::new());
+    for name in ["word_count", "check_links"] {
+        let definition = server.registry.get(name).expect(name).definition();
+        assert_eq!(definition["inputSchema"]["type"], "object", "{name}");
+        assert_eq!(definition["outputSchema"]["type"], "object", "{name}");
+    }
+}
+
+#[test]
+fn word_count_counts_and_refuses_huge_texts() {
+    let counts: Counts = output(step(
+        "word_count",
+        Call::new(json!({ "text": "one two\nthree" })),
+        &FakeHost::new(),
+    ));
+    assert_eq!(
+        counts,
+        Counts {
+            words: 3,
+            characters: 13,
+            lines: 2
+        }
+    );
+    let huge = "a".repeat(100_001);
+    match step(
+        "word_count",
+        Call::new(json!({ "text": huge })),
+        &FakeHost::new(),
+    ) {
+        Step::Complete(result) => assert_eq!(result["isError"], true),
+        other => panic!("expected an isError result, got {other:?}"),
+    }
+}
+
+#[test]
+fn check_links_checks_one_url_per_step_and_reports() {
+    let host = FakeHost::new()
+        .allow("example.com")
+        .route("GET", "https://example.com/", 200, "<html>")
+        .route("GET", "https://example.com/gone", 404, "");
+    let args = json!({
+        "urls": ["https://example.com/", "https://example.com/gone", "https://elsewhere.test/"],
+        "delayMs": 250
+    });
+    // Step 1: the first URL, then wait 250 ms with the links so far as the checkpoint.
+    let first = step("check_links", Call::new(args.clone()), &host);
+    let Step::Continue {
+        checkpoint: Some(checkpoint),
+        resume_after_ms: 250,
+        ..
+    } = first
+    else {
+        panic!("expected a wait, got {first:?}")
+    };
+    assert_eq!(checkpoint[0]["status"], 200);
+    // Steps 2 and 3 resume from the checkpoint; elsewhere.test is not allowed, so the
+    // outbound policy refuses it before any connection.
+    let second = step(
+        "check_links",
+        Call::new(args.clone()).checkpoint_at(checkpoint),
+        &host,
+    );
+    let Step::Continue {
+        checkpoint: Some(checkpoint),
+        ..
+    } = second
+    else {
+        panic!("expected a wait, got {second:?}")
+    };
+    let report: Report = output(step(
+        "check_links",
+        Call::new(args).checkpoint_at(checkpoint),
+        &host,
+    ));
+    assert_eq!(report.broken, 2);
+    assert_eq!(report.links[1].status, Some(404));
+    let Link { status, error, .. } = &report.links[2];
+    assert_eq!(*status, None);
+    assert!(
+        error.as_deref().unwrap_or("").contains("elsewhere.test"),
+        "{error:?}"
+    );
+    assert_eq!(
+        host.requests().len(),
+        2,
+        "the refused URL was never requested"
+    );
+}

