@@ -24,7 +24,6 @@ use crate::mcp::headers;
 use crate::mcp::input;
 use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
 use crate::mcp::request_state::{self, Binding, Carried};
-use crate::mcp::schema;
 use crate::tasks::record::{TaskRecord, check_result};
 use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED};
 use crate::tools::{Call, Progress, Report, Step, TaskSupport};
@@ -71,6 +70,11 @@ pub struct InlineRun {
     pub arguments: Map<String, Value>,
     pub capabilities: ClientCapabilities,
     pub carried: Carried,
+    /// Answers the client sent to requests the last round did not ask (no
+    /// `requestState`, or other keys). One moves to the answers, checked against the
+    /// request, only when a step asks for its key; the rest are ignored (mrtr "Error
+    /// Handling": unexpected information is ignored).
+    pub offered: Map<String, Value>,
     pub tasks_allowed: bool,
     pub started_at_ms: u64,
     /// `_meta.progressToken`: the adapter streams `notifications/progress` (SSE) while
@@ -122,19 +126,24 @@ fn arguments(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError
     }
 }
 
-/// Opens the `requestState` (if any) and merges this round's answers over the carried ones.
+/// Opens the `requestState` (if any) and takes this round's answers. An answer to a
+/// request the last round asked (sealed in the state) is checked against it at once
+/// (-32602 naming the problem); any other answer is only offered (the second value) to a
+/// step that asks for its key, and checked then (see [`InlineRun::offered`]). So no
+/// answer reaches a step unchecked, and a signed answer is never replaced.
 fn carried(
     server: &Server,
     params: &Map<String, Value>,
     binding: Binding,
     now_ms: u64,
-) -> Result<Carried, McpError> {
+) -> Result<(Carried, Map<String, Value>), McpError> {
     let responses = input::parse_input_responses(params)?;
     let mut carried = match params.get("requestState") {
         None | Some(Value::Null) => Carried {
             rounds: 0,
             answers: Map::new(),
             checkpoint: Value::Null,
+            pending: Map::new(),
         },
         Some(Value::String(state)) => request_state::open(secret(server)?, binding, state, now_ms)?,
         Some(_) => {
@@ -143,8 +152,20 @@ fn carried(
             ));
         }
     };
-    carried.answers.extend(responses);
-    Ok(carried)
+    let pending = std::mem::take(&mut carried.pending);
+    let mut offered = Map::new();
+    for (key, answer) in responses {
+        match pending.get(&key) {
+            Some(request) => {
+                input::check_answer(&key, request, &answer)?;
+                carried.answers.insert(key, answer);
+            }
+            None => {
+                offered.insert(key, answer);
+            }
+        }
+    }
+    Ok((carried, offered))
 }
 
 fn secret(server: &Server) -> Result<&[u8], McpError> {
@@ -171,9 +192,7 @@ pub fn tools_call(
             &arguments,
         )?;
     }
-    schema::validate(spec.input_schema(), &Value::Object(arguments.clone())).map_err(|why| {
-        McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
-    })?;
+    spec.check_arguments(rpc.params.get("arguments"))?;
     let tasks_declared = meta.capabilities.has(Capability::TasksExtension);
     if spec.task_support() == TaskSupport::Required && !tasks_declared {
         return Err(
@@ -232,7 +251,7 @@ fn start(
         request: &request_key,
         arguments: &arguments,
     };
-    let carried = carried(server, &rpc.params, binding, ctx.now_ms)?;
+    let (carried, offered) = carried(server, &rpc.params, binding, ctx.now_ms)?;
     Ok(Action::Run(Box::new(InlineRun {
         request_id: rpc.id.clone(),
         cors: cors.clone(),
@@ -240,6 +259,7 @@ fn start(
         arguments,
         capabilities: meta.capabilities.clone(),
         carried,
+        offered,
         tasks_allowed,
         started_at_ms: ctx.now_ms,
         progress_token: progress_token(&rpc.params)?,
@@ -304,16 +324,25 @@ pub async fn drive(
                 }
             },
             Step::Fail(error) => Err(McpError::Wire(error)),
-            Step::NeedInput(requests) => match asker {
-                None => input_required(server, run, requests, &ctx),
-                Some(asker) => match ask(asker, &run, requests).await {
-                    Ok(answers) => {
-                        run.carried.answers.extend(answers);
-                        run.carried.rounds += 1;
-                        ctx.now_ms = host.now_ms();
-                        continue;
-                    }
-                    Err(e) => Err(e),
+            Step::NeedInput(requests) => match check_step_requests(&run, &requests)
+                .and_then(|()| take_offered(&mut run, &requests))
+            {
+                Err(e) => Err(e),
+                Ok(true) => {
+                    run.carried.rounds += 1;
+                    continue;
+                }
+                Ok(false) => match asker {
+                    None => input_required(server, run, requests, &ctx),
+                    Some(asker) => match ask(asker, requests).await {
+                        Ok(answers) => {
+                            run.carried.answers.extend(answers);
+                            run.carried.rounds += 1;
+                            ctx.now_ms = host.now_ms();
+                            continue;
+                        }
+                        Err(e) => Err(e),
+                    },
                 },
             },
             Step::Continue {
@@ -366,13 +395,26 @@ fn check_step_requests(run: &InlineRun, requests: &Map<String, Value>) -> Result
     input::check_capabilities(requests, &run.capabilities)
 }
 
+/// Answers already offered for keys the step now asks (see [`InlineRun::offered`]),
+/// each checked against its request and moved to the answers. `Ok(true)` if any was, so
+/// the step runs again without a round trip.
+fn take_offered(run: &mut InlineRun, requests: &Map<String, Value>) -> Result<bool, McpError> {
+    let mut took = false;
+    for (key, request) in requests {
+        if let Some(answer) = run.offered.remove(key) {
+            input::check_answer(key, request, &answer)?;
+            run.carried.answers.insert(key.clone(), answer);
+            took = true;
+        }
+    }
+    Ok(took)
+}
+
 /// Asks the client directly (legacy sessions); every answer is validated on arrival.
 async fn ask(
     asker: &dyn Asker,
-    run: &InlineRun,
     requests: Map<String, Value>,
 ) -> Result<Map<String, Value>, McpError> {
-    check_step_requests(run, &requests)?;
     let answers = asker.ask(requests.clone()).await?;
     for (key, request) in &requests {
         let answer = answers.get(key).ok_or_else(|| {
@@ -393,9 +435,12 @@ fn input_required(
     requests: Map<String, Value>,
     ctx: &Context,
 ) -> Result<Action, McpError> {
-    check_step_requests(&run, &requests)?;
     let carried = Carried {
         rounds: run.carried.rounds + 1,
+        pending: requests
+            .iter()
+            .map(|(key, request)| (key.clone(), input::answer_check(request)))
+            .collect(),
         ..run.carried
     };
     let request_key = run.target.request_key();
@@ -468,9 +513,7 @@ pub fn legacy_task_record(
         )));
     }
     let arguments = arguments(params)?;
-    schema::validate(tool.input_schema(), &Value::Object(arguments.clone())).map_err(|why| {
-        McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
-    })?;
+    tool.check_arguments(params.get("arguments"))?;
     let ttl = server.config.task_ttl(requested_ttl_ms.or(tool.ttl_ms()));
     Ok(TaskRecord::new(
         name.to_owned(),
