@@ -9,22 +9,43 @@
 
 use boon::{ErrorKind, InstanceToken, ValidationError};
 use serde_json::Value;
+use std::cmp::Ordering;
 
 /// Longest echo of one value or name.
 const VALUE_CHARS: usize = 40;
 /// Longest instance path.
 const PATH_CHARS: usize = 120;
 
-/// The line for `error`, a failure of `instance` (see the module docs).
-pub(super) fn describe(error: &ValidationError, instance: &Value) -> String {
+/// The line for `error`, a failure of `instance` against `schema` (see the module docs).
+pub(super) fn describe(error: &ValidationError, instance: &Value, schema: &Value) -> String {
     let mut leaf = error;
     while descend(&leaf.kind)
-        && let Some(first) = leaf.causes.first()
+        && let Some(first) = leaf.causes.iter().min_by(|a, b| order(a, b))
     {
         leaf = first;
     }
-    let (what, keyword) = what(leaf, instance);
-    format!("{}: {what} ({keyword})", path(leaf))
+    let mut tokens = leaf.instance_location.tokens.clone();
+    fix_item_index(&mut tokens, leaf.schema_url, schema);
+    let (what, keyword) = what(leaf, value_at(&tokens, instance));
+    format!("{}: {what} ({keyword})", path(&tokens))
+}
+
+/// Which of sibling failures to describe: the first by instance location (items by
+/// index), then by schema location. boon's order of siblings is not stable (it walks
+/// hash sets seeded at random), and the same request must get the same message.
+fn order(a: &ValidationError, b: &ValidationError) -> Ordering {
+    let (ta, tb) = (&a.instance_location.tokens, &b.instance_location.tokens);
+    ta.iter()
+        .map(token_key)
+        .cmp(tb.iter().map(token_key))
+        .then_with(|| a.schema_url.cmp(b.schema_url))
+}
+
+fn token_key<'t>(token: &'t InstanceToken) -> (u8, usize, &'t str) {
+    match token {
+        InstanceToken::Item(i) => (0, *i, ""),
+        InstanceToken::Prop(p) => (1, 0, p.as_ref()),
+    }
 }
 
 /// Whether an error only wraps the ones that say what is wrong.
@@ -40,8 +61,7 @@ fn descend(kind: &ErrorKind) -> bool {
 }
 
 /// The instance location as a JSON Pointer (RFC 6901), `(root)` for the whole instance.
-fn path(error: &ValidationError) -> String {
-    let tokens = &error.instance_location.tokens;
+fn path(tokens: &[InstanceToken]) -> String {
     if tokens.is_empty() {
         return "(root)".into();
     }
@@ -59,18 +79,21 @@ fn path(error: &ValidationError) -> String {
     shorten(&path, PATH_CHARS)
 }
 
-/// What is wrong, and the keyword that says so.
-fn what(error: &ValidationError, instance: &Value) -> (String, &'static str) {
+/// What is wrong with `value` (the failing value, when found), and the keyword that
+/// says so.
+fn what(error: &ValidationError, value: Option<&Value>) -> (String, &'static str) {
     use ErrorKind as K;
     match &error.kind {
         K::Type { got, want } => {
             let want: Vec<String> = want.iter().map(|t| t.to_string()).collect();
+            // boon calls every number "number"; say "integer" for 1 as JSON Schema does.
+            let got = value.map_or_else(|| got.to_string(), |v| type_name(v).into());
             (format!("expected {}, got {got}", want.join(" or ")), "type")
         }
         K::Enum { want } => (
             format!(
                 "{} is not one of {}",
-                value_at(error, instance),
+                value.map_or_else(|| "the value".into(), json),
                 json(&Value::Array(want.to_vec()))
             ),
             "enum",
@@ -157,21 +180,107 @@ fn false_schema(error: &ValidationError) -> (String, &'static str) {
     }
 }
 
-/// The failing value itself, found in `instance` by the error's location (the error
-/// does not carry it for every keyword).
-fn value_at(error: &ValidationError, instance: &Value) -> String {
-    let mut value = instance;
-    for token in &error.instance_location.tokens {
-        let next = match token {
-            InstanceToken::Prop(name) => value.get(name.as_ref()),
-            InstanceToken::Item(i) => value.get(*i),
+/// The failing value itself, found in `instance` by its location (the error does not
+/// carry it for every keyword).
+fn value_at<'v>(tokens: &[InstanceToken], instance: &'v Value) -> Option<&'v Value> {
+    tokens.iter().try_fold(instance, |value, token| match token {
+        InstanceToken::Prop(name) => value.get(name.as_ref()),
+        InstanceToken::Item(i) => value.get(*i),
+    })
+}
+
+/// The JSON Schema type of `value` (`integer` for a number without a fraction).
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// boon 0.6.1 numbers the items that `items` checks after a `prefixItems` (and
+/// `additionalItems` after an `items` array) from 0 rather than from their place in the
+/// array. The failing subschema's location (`schema_url`, a JSON Pointer into `schema`)
+/// says where: for its last such keyword, add the length of the array before it to the
+/// instance token that keyword consumed (the one before the tokens the rest of the
+/// location consumed).
+fn fix_item_index(tokens: &mut [InstanceToken], schema_url: &str, schema: &Value) {
+    let Some((_, fragment)) = schema_url.split_once('#') else {
+        return;
+    };
+    let segments: Vec<&str> = fragment.split('/').skip(1).collect();
+    for at in (0..segments.len()).rev() {
+        let before = match segments[at] {
+            "items" => "prefixItems",
+            "additionalItems" => "items",
+            _ => continue,
         };
-        match next {
-            Some(next) => value = next,
-            None => return "the value".into(),
+        let parent = segments[..at]
+            .iter()
+            .try_fold(schema, |s, seg| s.get(unescape(seg).as_str()).or_else(|| {
+                seg.parse::<usize>().ok().and_then(|i| s.get(i))
+            }));
+        let offset = parent
+            .and_then(|p| p.get(before))
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        let consumed = consumed_tokens(&segments[at + 1..]);
+        if let Some(pos) = tokens.len().checked_sub(1 + consumed)
+            && let InstanceToken::Item(i) = &mut tokens[pos]
+        {
+            *i += offset;
+        }
+        return;
+    }
+}
+
+/// How many instance tokens a schema location's segments step into (`properties/x`
+/// one, `allOf/0` none, ...).
+fn consumed_tokens(segments: &[&str]) -> usize {
+    let mut consumed = 0;
+    let mut rest = segments.iter();
+    while let Some(segment) = rest.next() {
+        match *segment {
+            "properties" | "patternProperties" | "prefixItems" => {
+                rest.next();
+                consumed += 1;
+            }
+            "$defs" | "definitions" | "dependentSchemas" | "allOf" | "anyOf" | "oneOf" => {
+                rest.next();
+            }
+            "items" | "additionalItems" | "additionalProperties" | "unevaluatedItems"
+            | "unevaluatedProperties" | "contains" => consumed += 1,
+            _ => {}
         }
     }
-    json(value)
+    consumed
+}
+
+/// A JSON Pointer segment as written in a URI fragment (percent-encoded, RFC 6901).
+fn unescape(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out)
+        .replace("~1", "/")
+        .replace("~0", "~")
 }
 
 /// `property "a"` or `properties "a", "b"`.

@@ -49,6 +49,8 @@ pub struct Schema(Rc<Compiled>);
 struct Compiled {
     schemas: boon::Schemas,
     index: boon::SchemaIndex,
+    /// The schema as written, for error messages (see `message::fix_item_index`).
+    source: Value,
 }
 
 impl fmt::Debug for Schema {
@@ -80,7 +82,11 @@ impl Schema {
         let index = compiler
             .compile(BASE, &mut schemas)
             .map_err(|e| compile_error(&e))?;
-        Ok(Schema(Rc::new(Compiled { schemas, index })))
+        Ok(Schema(Rc::new(Compiled {
+            schemas,
+            index,
+            source: schema.clone(),
+        })))
     }
 
     /// Validates `instance`; `Err` is one short line naming the first violation:
@@ -95,7 +101,7 @@ impl Schema {
         compiled
             .schemas
             .validate(instance, compiled.index)
-            .map_err(|e| message::describe(&e, instance))
+            .map_err(|e| message::describe(&e, instance, &compiled.source))
     }
 }
 
