@@ -153,8 +153,9 @@ impl McpError {
                 format!(
                     "Too many requests: {} ({limit} = {max}); retry in {retry_after_s} s",
                     match *limit {
-                        "QUOTA_TASKS_PER_MINUTE" => "this caller created the most tasks allowed per minute",
+                        "QUOTA_TASKS_PER_MINUTE" => "this caller started the most tool runs allowed per minute",
                         "QUOTA_LIVE_TASKS" => "this caller has the most unfinished tasks allowed at once",
+                        "QUOTA_SESSIONS" => "this caller has the most sessions allowed open at once",
                         _ => "this caller has the most listen streams allowed open at once",
                     }
                 ),

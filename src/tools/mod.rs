@@ -170,7 +170,9 @@ impl fmt::Display for ToolError {
 impl From<HostError> for ToolError {
     fn from(e: HostError) -> Self {
         match e {
-            HostError::Missing { .. } => ToolError::internal(format!("server misconfigured: {e}")),
+            HostError::Missing { .. } | HostError::Misconfigured(_) => {
+                ToolError::internal(format!("server misconfigured: {e}"))
+            }
             other => ToolError::Result(other.to_string()),
         }
     }
