@@ -4,7 +4,7 @@
 //! back.
 
 use super::new_task_id;
-use super::principal_object;
+use super::principal_object::{self, ledger};
 use super::rpc::call_object;
 use crate::auth::anonymous::{lists_tasks, task_principal};
 use crate::error::McpError;
@@ -103,18 +103,6 @@ pub(crate) async fn store_new_task(
         release_task(server, env, &owner, task_id).await;
     }
     Ok(reply)
-}
-
-/// One request to the ledger counting `principal`'s work; the error says which limit is
-/// full, or that the ledger is unreachable.
-async fn ledger(env: &Env, principal: &str, request: &LedgerRequest) -> Result<(), McpError> {
-    match principal_object::ledger(env, principal, request).await {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(exceeded)) => Err(exceeded.to_error()),
-        Err(why) => Err(McpError::Internal(format!(
-            "quota ledger unavailable: {why}"
-        ))),
-    }
 }
 
 /// Gives back the place of a task that was not created (best effort: the ledger entry
