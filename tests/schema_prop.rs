@@ -21,7 +21,8 @@ fn any_instance() -> impl Strategy<Value = Value> {
             .prop_filter("finite", |f| f.is_finite())
             .prop_map(Value::from),
         "\\PC{0,8}".prop_map(Value::from),
-        prop_oneof![Just("a"), Just("b"), Just("x-1"), Just("phone"), Just("")].prop_map(Value::from),
+        prop_oneof![Just("a"), Just("b"), Just("x-1"), Just("phone"), Just("")]
+            .prop_map(Value::from),
     ];
     leaf.prop_recursive(5, 48, 6, |inner| {
         prop_oneof![
@@ -34,7 +35,14 @@ fn any_instance() -> impl Strategy<Value = Value> {
 
 fn name() -> impl Strategy<Value = String> {
     prop_oneof![
-        prop_oneof![Just("a"), Just("b"), Just("x-1"), Just("kind"), Just("a/b~c")].prop_map(str::to_owned),
+        prop_oneof![
+            Just("a"),
+            Just("b"),
+            Just("x-1"),
+            Just("kind"),
+            Just("a/b~c")
+        ]
+        .prop_map(str::to_owned),
         "\\PC{0,6}",
     ]
 }
@@ -70,8 +78,14 @@ fn any_schema() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::from),
         Just(json!({})),
         prop_oneof![
-            Just("string"), Just("integer"), Just("number"), Just("object"), Just("array"),
-            Just("boolean"), Just("null"), Just("strnig")
+            Just("string"),
+            Just("integer"),
+            Just("number"),
+            Just("object"),
+            Just("array"),
+            Just("boolean"),
+            Just("null"),
+            Just("strnig")
         ]
         .prop_map(|t| json!({ "type": t })),
         reference().prop_map(|r| json!({ "$ref": r })),
@@ -85,13 +99,25 @@ fn any_schema() -> impl Strategy<Value = Value> {
         number().prop_map(|n| json!({ "maxLength": n })),
         number().prop_map(|n| json!({ "minItems": n })),
         number().prop_map(|n| json!({ "minProperties": n })),
-        prop_oneof![Just("^a"), Just("[0-9]+"), Just("(unclosed"), Just("\\p{L}"), Just("(?=x)")]
-            .prop_map(|p| json!({ "pattern": p })),
+        prop_oneof![
+            Just("^a"),
+            Just("[0-9]+"),
+            Just("(unclosed"),
+            Just("\\p{L}"),
+            Just("(?=x)")
+        ]
+        .prop_map(|p| json!({ "pattern": p })),
         prop::collection::vec(name(), 0..3).prop_map(|r| json!({ "required": r })),
         Just(json!({ "uniqueItems": true })),
         Just(json!({ "dependentRequired": { "a": ["b"] } })),
-        prop_oneof![Just("email"), Just("date-time"), Just("ipv4"), Just("uri"), Just("regex")]
-            .prop_map(|f| json!({ "format": f })),
+        prop_oneof![
+            Just("email"),
+            Just("date-time"),
+            Just("ipv4"),
+            Just("uri"),
+            Just("regex")
+        ]
+        .prop_map(|f| json!({ "format": f })),
         Just(json!({ "$schema": "http://json-schema.org/draft-07/schema#", "format": "ipv4" })),
         Just(json!({ "$schema": "https://example.com/unknown" })),
         Just(json!({ "minContains": 1, "maxContains": 2 })),
@@ -104,15 +130,25 @@ fn any_schema() -> impl Strategy<Value = Value> {
             .prop_map(|m| Value::Object(m.into_iter().collect()))
             .boxed();
         prop_oneof![
-            map.clone().prop_map(|m| json!({ "type": "object", "properties": m })),
-            map.clone().prop_map(|m| json!({ "patternProperties": { "^x-": m } })),
-            map.clone().prop_map(|m| json!({ "$defs": { "a": m }, "$ref": "#/$defs/a" })),
+            map.clone()
+                .prop_map(|m| json!({ "type": "object", "properties": m })),
+            map.clone()
+                .prop_map(|m| json!({ "patternProperties": { "^x-": m } })),
+            map.clone()
+                .prop_map(|m| json!({ "$defs": { "a": m }, "$ref": "#/$defs/a" })),
             map.prop_map(|m| json!({ "dependentSchemas": m })),
-            inner.clone().prop_map(|s| json!({ "additionalProperties": s })),
-            inner.clone().prop_map(|s| json!({ "unevaluatedProperties": s, "anyOf": [{ "properties": { "a": {} } }] })),
+            inner
+                .clone()
+                .prop_map(|s| json!({ "additionalProperties": s })),
+            inner.clone().prop_map(
+                |s| json!({ "unevaluatedProperties": s, "anyOf": [{ "properties": { "a": {} } }] })
+            ),
             inner.clone().prop_map(|s| json!({ "items": s })),
-            (list.clone(), inner.clone()).prop_map(|(p, s)| json!({ "prefixItems": p, "items": s })),
-            inner.clone().prop_map(|s| json!({ "unevaluatedItems": s, "prefixItems": [{}] })),
+            (list.clone(), inner.clone())
+                .prop_map(|(p, s)| json!({ "prefixItems": p, "items": s })),
+            inner
+                .clone()
+                .prop_map(|s| json!({ "unevaluatedItems": s, "prefixItems": [{}] })),
             inner.clone().prop_map(|s| json!({ "contains": s })),
             inner.clone().prop_map(|s| json!({ "propertyNames": s })),
             inner.clone().prop_map(|s| json!({ "not": s })),

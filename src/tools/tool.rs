@@ -308,7 +308,9 @@ impl Tool {
         let empty = Value::Object(Map::new());
         schema
             .validate(arguments.filter(|a| !a.is_null()).unwrap_or(&empty))
-            .map_err(|why| McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}")))
+            .map_err(|why| {
+                McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
+            })
     }
 
     /// What is wrong with this registration, if anything.
@@ -338,7 +340,9 @@ impl Tool {
             ));
         }
         if let Some(Err(why)) = &self.compiled {
-            problems.push(format!("tool {name}: the input schema cannot be used: {why}"));
+            problems.push(format!(
+                "tool {name}: the input schema cannot be used: {why}"
+            ));
         }
         problems
     }

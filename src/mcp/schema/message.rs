@@ -100,14 +100,24 @@ fn what(error: &ValidationError, value: Option<&Value>) -> (String, &'static str
         ),
         K::Const { want } => (format!("must be {}", json(want)), "const"),
         K::Format { got, want, .. } => (format!("{} is not a valid {want}", json(got)), "format"),
-        K::MinProperties { want, .. } => (format!("needs at least {want} properties"), "minProperties"),
-        K::MaxProperties { want, .. } => (format!("allows at most {want} properties"), "maxProperties"),
+        K::MinProperties { want, .. } => {
+            (format!("needs at least {want} properties"), "minProperties")
+        }
+        K::MaxProperties { want, .. } => {
+            (format!("allows at most {want} properties"), "maxProperties")
+        }
         K::AdditionalProperties { got } => (
-            format!("unexpected {}", names("property", got.iter().map(|n| n.as_ref()))),
+            format!(
+                "unexpected {}",
+                names("property", got.iter().map(|n| n.as_ref()))
+            ),
             "additionalProperties",
         ),
         K::Required { want } => (
-            format!("missing required {}", names("property", want.iter().copied())),
+            format!(
+                "missing required {}",
+                names("property", want.iter().copied())
+            ),
             "required",
         ),
         K::DependentRequired { prop, missing } | K::Dependency { prop, missing } => (
@@ -143,9 +153,10 @@ fn what(error: &ValidationError, value: Option<&Value>) -> (String, &'static str
         ),
         K::Minimum { got, want } => (format!("{got} is less than {want}"), "minimum"),
         K::Maximum { got, want } => (format!("{got} is greater than {want}"), "maximum"),
-        K::ExclusiveMinimum { got, want } => {
-            (format!("{got} is not greater than {want}"), "exclusiveMinimum")
-        }
+        K::ExclusiveMinimum { got, want } => (
+            format!("{got} is not greater than {want}"),
+            "exclusiveMinimum",
+        ),
         K::ExclusiveMaximum { got, want } => {
             (format!("{got} is not less than {want}"), "exclusiveMaximum")
         }
@@ -183,10 +194,12 @@ fn false_schema(error: &ValidationError) -> (String, &'static str) {
 /// The failing value itself, found in `instance` by its location (the error does not
 /// carry it for every keyword).
 fn value_at<'v>(tokens: &[InstanceToken], instance: &'v Value) -> Option<&'v Value> {
-    tokens.iter().try_fold(instance, |value, token| match token {
-        InstanceToken::Prop(name) => value.get(name.as_ref()),
-        InstanceToken::Item(i) => value.get(*i),
-    })
+    tokens
+        .iter()
+        .try_fold(instance, |value, token| match token {
+            InstanceToken::Prop(name) => value.get(name.as_ref()),
+            InstanceToken::Item(i) => value.get(*i),
+        })
 }
 
 /// The JSON Schema type of `value` (`integer` for a number without a fraction).
@@ -219,11 +232,10 @@ fn fix_item_index(tokens: &mut [InstanceToken], schema_url: &str, schema: &Value
             "additionalItems" => "items",
             _ => continue,
         };
-        let parent = segments[..at]
-            .iter()
-            .try_fold(schema, |s, seg| s.get(unescape(seg).as_str()).or_else(|| {
-                seg.parse::<usize>().ok().and_then(|i| s.get(i))
-            }));
+        let parent = segments[..at].iter().try_fold(schema, |s, seg| {
+            s.get(unescape(seg).as_str())
+                .or_else(|| seg.parse::<usize>().ok().and_then(|i| s.get(i)))
+        });
         let offset = parent
             .and_then(|p| p.get(before))
             .and_then(Value::as_array)
@@ -252,8 +264,12 @@ fn consumed_tokens(segments: &[&str]) -> usize {
             "$defs" | "definitions" | "dependentSchemas" | "allOf" | "anyOf" | "oneOf" => {
                 rest.next();
             }
-            "items" | "additionalItems" | "additionalProperties" | "unevaluatedItems"
-            | "unevaluatedProperties" | "contains" => consumed += 1,
+            "items"
+            | "additionalItems"
+            | "additionalProperties"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "contains" => consumed += 1,
             _ => {}
         }
     }
@@ -266,7 +282,9 @@ fn unescape(segment: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
         match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
             (b'%', Some(byte)) => {
                 out.push(byte);

@@ -4,7 +4,7 @@
 //!
 //! A [`Schema`] is compiled once (a tool's `inputSchema` when the server is assembled) and
 //! then validates any number of instances; `tools/call` answers -32602 with the first
-//! violation, its instance path (a JSON Pointer) and keyword (see [`message`]).
+//! violation, its instance path (a JSON Pointer) and keyword (see `message.rs`).
 //!
 //! What compiling refuses, so a server never runs with a schema it cannot enforce:
 //! - a schema that is not valid against its dialect's metaschema, or names a dialect this
@@ -110,7 +110,9 @@ fn compile_error(e: &boon::CompileError) -> String {
     let text = match e {
         // The loader's refusal says which reference and why; boon's wrapper adds nothing.
         boon::CompileError::LoadUrlError { url, .. } => {
-            format!("{url} is outside the schema, and schemas are never fetched (remote $ref or unknown $schema)")
+            format!(
+                "{url} is outside the schema, and schemas are never fetched (remote $ref or unknown $schema)"
+            )
         }
         boon::CompileError::UnsupportedUrlScheme { url } => {
             format!("{url} is outside the schema, and schemas are never fetched (remote $ref)")
