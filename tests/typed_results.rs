@@ -1,5 +1,6 @@
 //! Typed results: an output type gives the tool its `outputSchema` and the result its
-//! `structuredContent` (with the same JSON in a text block); the typed sync form; and
+//! `structuredContent` (with the same JSON in a text block); the typed sync form
+//! (`run_sync`); and
 //! every tool result saying whether it is an error.
 
 use mcp_tasks_edge::host::fake::FakeHost;
@@ -45,7 +46,7 @@ fn result(step: Step) -> Value {
 
 #[test]
 fn a_typed_sync_tool_derives_both_schemas_and_fills_structured_content() {
-    let tool = Tool::new("add", "Adds").sync(add);
+    let tool = Tool::new("add", "Adds").run_sync(add);
     let definition = tool.definition();
     assert_eq!(definition["inputSchema"]["required"], json!(["a", "b"]));
     assert_eq!(definition["outputSchema"]["type"], "object");
@@ -85,7 +86,7 @@ fn a_typed_async_tool_is_the_same_and_its_errors_are_is_error_results() {
 
 #[test]
 fn typed_arguments_that_do_not_fit_are_invalid_params() {
-    let tool = Tool::new("add", "Adds").sync(add);
+    let tool = Tool::new("add", "Adds").run_sync(add);
     match run(&tool, json!({ "a": "two", "b": 3 })) {
         Step::Fail(error) => {
             assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
@@ -132,7 +133,7 @@ fn an_output_type_that_is_not_an_object_is_a_definition_problem() {
         Ok(3)
     }
     let server = Server::builder("s")
-        .tool(Tool::new("count", "Counts").sync(count))
+        .tool(Tool::new("count", "Counts").run_sync(count))
         .build();
     let problems = server.problems().join("; ");
     assert!(
@@ -155,7 +156,7 @@ fn a_hand_written_output_schema_wins_over_the_derived_one() {
         json!({ "type": "object", "properties": { "sum": { "type": "integer", "minimum": 0 } } });
     let tool = Tool::new("add", "Adds")
         .output_schema(schema.clone())
-        .sync(add);
+        .run_sync(add);
     assert_eq!(tool.definition()["outputSchema"], schema);
 }
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 /// What a step function may return ([`Tool::run`](super::Tool::run),
-/// [`Tool::sync`](super::Tool::sync)): a [`Step`], or `Result<R, ToolError>` where `R` is
+/// [`Tool::run_sync`](super::Tool::run_sync)): a [`Step`], or `Result<R, ToolError>` where `R` is
 /// an [`IntoStep`] (a step, a typed output, or an [`Output`]).
 pub trait StepResult {
     /// The `outputSchema` this return type declares, if it is typed.

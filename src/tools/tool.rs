@@ -3,6 +3,7 @@
 use super::{Call, Step, StepResult, ToolError};
 use crate::error::McpError;
 use crate::host::{AllowList, BoxFuture, Host};
+use crate::mcp::schema::Schema;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -63,14 +64,10 @@ impl Handler {
         Handler(Some(Rc::new(move |call, host| Box::pin(step(call, host)))))
     }
 
-    /// Decodes the arguments into `A` (-32602 if they do not fit) and runs `step`.
-    pub(crate) fn sync<A, R, F>(step: F) -> Handler
-    where
-        A: DeserializeOwned + 'static,
-        R: StepResult + 'static,
-        F: Fn(&Call<A>) -> R + 'static,
-    {
-        Handler::typed(move |call: Call<A>, _host| std::future::ready(step(&call)))
+    pub(crate) fn sync(step: fn(&Call) -> Step) -> Handler {
+        Handler(Some(Rc::new(move |call, _host| {
+            Box::pin(std::future::ready(Ok(step(&call))))
+        })))
     }
 
     pub(crate) fn is_set(&self) -> bool {
@@ -114,6 +111,9 @@ pub struct Tool {
     ttl_ms: Option<u64>,
     schema_given: bool,
     output_given: bool,
+    /// The input schema compiled by [`Registry::new`] (once per server, not per call);
+    /// `Err` says why it cannot be used.
+    compiled: Option<Result<Schema, String>>,
     step: Handler,
     cancel: Option<CancelFn>,
     /// Hosts this tool may reach beyond the deployment's `FETCH_ALLOWED_HOSTS`
@@ -145,6 +145,7 @@ impl Tool {
             ttl_ms: None,
             schema_given: false,
             output_given: false,
+            compiled: None,
             step: Handler::default(),
             cancel: None,
             allow: Ok(AllowList::default()),
@@ -233,17 +234,24 @@ impl Tool {
         self
     }
 
-    /// A synchronous step function that needs no platform access: typed like
-    /// [`Tool::run`] (`fn(&Call<Args>) -> Result<Out, ToolError>`), or on the raw
-    /// arguments (`fn(&Call) -> Step`, with [`Tool::schema`]).
-    pub fn sync<A, R, F>(self, step: F) -> Tool
+    /// A synchronous step function on the raw arguments, with no platform access (give
+    /// the schema with [`Tool::schema`]). Typed: [`Tool::run_sync`].
+    pub fn sync(mut self, step: fn(&Call) -> Step) -> Tool {
+        self.step = Handler::sync(step);
+        self
+    }
+
+    /// A synchronous step function with typed arguments and result, with no platform
+    /// access: `fn(&Call<Args>) -> Result<Out, ToolError>`. The schemas are derived as for
+    /// [`Tool::run`].
+    pub fn run_sync<A, R, F>(self, step: F) -> Tool
     where
         A: DeserializeOwned + JsonSchema + 'static,
         R: StepResult + 'static,
         F: Fn(&Call<A>) -> R + 'static,
     {
         let mut tool = self.schemas::<A, R>();
-        tool.step = Handler::sync(step);
+        tool.step = Handler::typed(move |call: Call<A>, _host| std::future::ready(step(&call)));
         tool
     }
 
@@ -319,6 +327,41 @@ impl Tool {
         }
     }
 
+    /// Compiles the input schema (what [`Registry::new`] does for each tool).
+    fn compile(mut self) -> Tool {
+        self.compiled = Some(Schema::compile(self.input_schema()));
+        self
+    }
+
+    /// Checks `arguments` (the request's `params.arguments`: an object, or `None` or
+    /// `null` for none, which count as `{}`) against the input schema: -32602 naming the
+    /// first violation's path and keyword, e.g. `Invalid arguments for tool t:
+    /// /items/2/kind: "c" is not one of ["a","b"] (enum)`. A tool outside a [`Registry`]
+    /// compiles its schema on the spot.
+    pub fn check_arguments(&self, arguments: Option<&Value>) -> Result<(), McpError> {
+        let name = self.name();
+        let unusable = |why: &String| {
+            McpError::Internal(format!(
+                "the tool {name} cannot be called: its input schema cannot be used: {why}"
+            ))
+        };
+        let compiled_now;
+        let schema = match &self.compiled {
+            Some(Ok(schema)) => schema,
+            Some(Err(why)) => return Err(unusable(why)),
+            None => {
+                compiled_now = Schema::compile(self.input_schema()).map_err(|e| unusable(&e))?;
+                &compiled_now
+            }
+        };
+        let empty = Value::Object(Map::new());
+        schema
+            .validate(arguments.filter(|a| !a.is_null()).unwrap_or(&empty))
+            .map_err(|why| {
+                McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
+            })
+    }
+
     /// What is wrong with this registration, if anything.
     pub(crate) fn problems(&self) -> Vec<String> {
         let name = self.name();
@@ -334,7 +377,7 @@ impl Tool {
         }
         if !self.step.is_set() {
             problems.push(format!(
-                "tool {name} has no step function (call .run, .run_json or .sync)"
+                "tool {name} has no step function (call .run, .run_sync, .run_json or .sync)"
             ));
         }
         if let Err(e) = &self.allow {
@@ -350,6 +393,11 @@ impl Tool {
         {
             problems.push(format!(
                 "tool {name}: the output schema must have \"type\": \"object\" (structuredContent is a JSON object; a typed output must be a struct or a map)"
+            ));
+        }
+        if let Some(Err(why)) = &self.compiled {
+            problems.push(format!(
+                "tool {name}: the input schema cannot be used: {why}"
             ));
         }
         problems
@@ -376,8 +424,12 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// The tools, each input schema compiled here, once: `tools/call` only validates.
+    /// A schema that does not compile is one of [`Registry::problems`].
     pub fn new(tools: Vec<Tool>) -> Self {
-        Registry { tools }
+        Registry {
+            tools: tools.into_iter().map(Tool::compile).collect(),
+        }
     }
 
     pub fn get(&self, name: &str) -> Option<&Tool> {

@@ -31,7 +31,7 @@ pub fn tool() -> Tool {
     )
     .title("Word count")
     .annotations(json!({ "readOnlyHint": true }))
-    .sync(word_count)
+    .run_sync(word_count)
 }
 
 pub fn word_count(call: &Call<Args>) -> Result<Counts, ToolError> {
