@@ -17,7 +17,7 @@ use futures_channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
 use futures_util::future::{Either, join_all, select};
 use futures_util::{StreamExt, stream};
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 use worker::wasm_bindgen_futures::spawn_local;
 use worker::ws_events::WebsocketEvent;
@@ -35,7 +35,7 @@ type Event = (String, u64, SocketEvent);
 /// The open sockets, one per watched task. A reopened socket gets a new generation, so
 /// late events of the socket it replaced are ignored.
 struct Sockets {
-    open: HashMap<String, (u64, WebSocket)>,
+    open: BTreeMap<String, (u64, WebSocket)>,
     generation: u64,
     events: UnboundedSender<Event>,
 }
@@ -305,7 +305,7 @@ pub async fn stream(
         principal,
         fanin,
         sockets: Sockets {
-            open: HashMap::new(),
+            open: BTreeMap::new(),
             generation: 0,
             events: sender,
         },

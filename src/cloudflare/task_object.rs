@@ -20,7 +20,7 @@ use crate::tasks::watch::{self, CLOSE_GONE, WATCH_PATH, WatchMessage};
 use futures_util::future::try_join3;
 use js_sys::{Object, Reflect};
 use std::cell::Cell;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use wasm_bindgen::JsValue;
 use worker::{
     Env, Request, Response, Result, ScheduledTime, State, Storage, WebSocket,
@@ -76,7 +76,7 @@ impl TaskRunner {
         let keys = layout::keys_for(&stored, need);
         if !keys.is_empty() {
             let map = storage.get_multiple(keys).await?;
-            let mut values = HashMap::new();
+            let mut values = BTreeMap::new();
             for entry in map.entries() {
                 let pair: js_sys::Array = entry?.into();
                 if let (Some(key), Some(value)) = (pair.get(0).as_string(), pair.get(1).as_string())

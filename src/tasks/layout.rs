@@ -20,7 +20,7 @@ use super::record::{Lease, TaskRecord};
 use super::task::TaskStatus;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 pub const HOT_KEY: &str = "task";
 pub const FORMAT: u32 = 2;
@@ -168,7 +168,7 @@ pub fn keys_for(stored: &Stored, need: Need) -> Vec<String> {
     }
 }
 
-fn join(name: &str, chunks: u32, values: &HashMap<String, String>) -> Result<Value, String> {
+fn join(name: &str, chunks: u32, values: &BTreeMap<String, String>) -> Result<Value, String> {
     let mut text = String::new();
     for key in chunk_keys(name, chunks) {
         text.push_str(
@@ -184,7 +184,7 @@ fn join(name: &str, chunks: u32, values: &HashMap<String, String>) -> Result<Val
 pub fn fill(
     stored: &mut Stored,
     need: Need,
-    values: &HashMap<String, String>,
+    values: &BTreeMap<String, String>,
 ) -> Result<(), String> {
     if stored.legacy {
         return Ok(());

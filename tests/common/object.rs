@@ -9,7 +9,7 @@ use mcp_tasks_edge::tasks::record::TaskRecord;
 use mcp_tasks_edge::tasks::watch::{self, WatchMessage};
 use mcp_tasks_edge::tools::Registry;
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 pub const ID: &str = "0123456789abcdef0123456789abcdef";
 
@@ -41,7 +41,7 @@ impl Object {
     pub fn load(&self, need: Need) -> Option<Stored> {
         let hot = self.storage.get(layout::HOT_KEY)?;
         let mut stored = layout::decode_hot(hot).expect("hot record decodes");
-        let values: HashMap<String, String> = layout::keys_for(&stored, need)
+        let values: BTreeMap<String, String> = layout::keys_for(&stored, need)
             .into_iter()
             .filter_map(|k| self.storage.get(&k).map(|v| (k, v.clone())))
             .collect();

@@ -13,7 +13,7 @@ use crate::server::call::Asker;
 use futures_util::future::{Either, select};
 use serde_json::{Map, Value, json};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 use std::time::Duration;
@@ -29,7 +29,7 @@ type Slot = Rc<RefCell<(Option<Result<Value, ErrorObject>>, Option<Waker>)>>;
 /// this instance is serving). Bounded by the steps waiting on them, each removed when
 /// answered or timed out.
 #[derive(Clone, Default)]
-pub(crate) struct Pending(Rc<RefCell<HashMap<String, Slot>>>);
+pub(crate) struct Pending(Rc<RefCell<BTreeMap<String, Slot>>>);
 
 impl Pending {
     /// Hands a client's answer to the step waiting for it; `false` when nothing waits

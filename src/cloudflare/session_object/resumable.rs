@@ -6,7 +6,7 @@
 
 use crate::cloudflare::sse::{Channel, event};
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
 /// How long a client should wait before reconnecting (the SSE `retry` field).
@@ -78,7 +78,7 @@ impl Stream {
 
 /// A session's streams, by id.
 #[derive(Clone, Default)]
-pub struct Streams(Rc<RefCell<(u64, HashMap<String, Stream>)>>);
+pub struct Streams(Rc<RefCell<(u64, BTreeMap<String, Stream>)>>);
 
 impl Streams {
     /// A new stream whose events go to `channel`, which gets the priming event first.
