@@ -1,6 +1,6 @@
-//! What [`export_worker!`](crate::export_worker) expands to calls: the Worker's fetch
-//! handler and the three Durable Object classes, as JS values in and promises out, each
-//! under the panic guard (`guard.js`, bundled by wasm-bindgen as a snippet of this crate).
+//! What the exports of [`export_worker!`](crate::export_worker) call: the Worker's fetch
+//! handler and the three Durable Object classes, JS values in and promises out, each under
+//! the panic guard (`guard.js`, bundled by wasm-bindgen as a snippet of this crate).
 //!
 //! The platform needs the exports themselves (`#[wasm_bindgen]` items) in the final
 //! crate, so the macro writes them there; everything they do is here, so an author's

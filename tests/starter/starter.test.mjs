@@ -1,5 +1,6 @@
-// The starter (templates/starter) as a server author gets it: copied to a fresh directory
-// outside this repository, pointed at this library by path, its own tests run natively
+// The starter (templates/starter) as a server author gets it: made by templates/new-server.sh
+// in a fresh directory outside this repository (named, and pointed at this library by
+// path), its own tests run natively
 // (FakeHost), built with the project's tools (no downloads from GitHub: WASM_BINDGEN_BIN and
 // ESBUILD_BIN, as scripts/build-worker.sh does; wasm-opt is off in its Cargo.toml), served by
 // `wrangler dev` with nothing but its own files (its .dev.vars allows anonymous callers, so
@@ -8,21 +9,22 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
 import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 
-const STARTER = join(ROOT, 'templates', 'starter');
+// Not "my-mcp": the script's renaming (crate, Worker, server, tests) is exercised too.
+const NAME = 'link-checker';
 // The Worker's size budget, gzipped, in KiB (wrangler's figure). The goal is 400; without the
 // JSON Schema validator (boon, whose `regex` weighs most) the starter measured 402-407 KiB,
 // with it 759 KiB (docs/authoring.md "Size"). This bound catches regressions meanwhile.
 const BUDGET_KIB = 800;
 
 const parent = mkdtempSync(join(tmpdir(), 'mcp-starter-'));
-const dir = join(parent, 'my-mcp');
+const dir = join(parent, NAME);
 assert.ok(relative(ROOT, dir).startsWith('..'), `${dir} must be outside the repository`);
 
 const env = {
@@ -36,8 +38,8 @@ const env = {
   CLOUDFLARE_CF_FETCH_ENABLED: 'false',
 };
 
-function run(command, args) {
-  const r = spawnSync(command, args, { cwd: dir, env, encoding: 'utf8', maxBuffer: 64 << 20 });
+function run(command, args, cwd = dir) {
+  const r = spawnSync(command, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 });
   return { status: r.status, output: `${r.stdout}\n${r.stderr}` };
 }
 
@@ -51,14 +53,12 @@ let server;
 let pagesUrl;
 
 test.before(async () => {
-  cpSync(STARTER, dir, {
-    recursive: true,
-    filter: (src) => !/^(target|build|dist|node_modules|\.wrangler)(\/|$)/.test(relative(STARTER, src)),
-  });
-  const manifest = join(dir, 'Cargo.toml');
-  const pointed = readFileSync(manifest, 'utf8').replace('path = "../.."', `path = ${JSON.stringify(ROOT)}`);
-  assert.match(pointed, new RegExp(`path = "${ROOT}"`), 'the starter names the library by path "../.."');
-  writeFileSync(manifest, pointed);
+  const made = run('sh', [join(ROOT, 'templates', 'new-server.sh'), NAME], parent);
+  assert.equal(made.status, 0, made.output);
+  const manifest = readFileSync(join(dir, 'Cargo.toml'), 'utf8');
+  assert.ok(manifest.includes(`path = "${ROOT}"`), manifest);
+  assert.match(manifest, /^name = "link-checker"$/m);
+  assert.match(readFileSync(join(dir, 'wrangler.toml'), 'utf8'), /^name = "link-checker"$/m);
   await new Promise((resolve) => pages.listen(0, '127.0.0.1', resolve));
   pagesUrl = `http://127.0.0.1:${pages.address().port}`;
 });
@@ -71,7 +71,7 @@ test.after(async () => {
 
 test('its Cargo.lock is current: the build uses exactly the committed versions', () => {
   const { status, output } = run('cargo', ['metadata', '--locked', '--format-version', '1']);
-  assert.equal(status, 0, `templates/starter/Cargo.lock is stale; refresh it with \`cargo update --workspace --manifest-path templates/starter/Cargo.toml\`:\n${output}`);
+  assert.equal(status, 0, `templates/starter/Cargo.lock is stale (refresh it: cargo update --workspace --manifest-path templates/starter/Cargo.toml):\n${output}`);
 });
 
 test('its own tests pass natively, on the fake host', () => {

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Creates a server of your own tools from the starter, next to nothing else:
+#
+#   sh path/to/mcp-tasks-edge/templates/new-server.sh NAME
+#
+# makes the directory NAME (also the crate's, the Worker's and the server's name) from
+# templates/starter, with its dependency on the library pointed at this copy of it (by
+# path). See docs/authoring.md.
+set -eu
+name=${1:-}
+case $name in
+  '' | -* | *[!a-z0-9-]*)
+    echo "usage: new-server.sh NAME  (lower-case letters, digits and '-'; a new directory)" >&2
+    exit 2 ;;
+esac
+if [ -e "$name" ]; then
+  echo "new-server.sh: $name already exists" >&2
+  exit 1
+fi
+templates=$(cd "$(dirname "$0")" && pwd)
+library=$(dirname "$templates")
+crate=$(printf %s "$name" | tr - _)
+cp -R "$templates/starter" "$name"
+# Build output of a starter built in place, if any.
+rm -rf "$name/target" "$name/build" "$name/dist" "$name/node_modules" "$name/.wrangler"
+for file in Cargo.toml Cargo.lock wrangler.toml src/lib.rs tests/tools.rs; do
+  sed -e "s|path = \"../..\"|path = \"$library\"|" -e "s/my-mcp/$name/g" -e "s/my_mcp/$crate/g" \
+    "$name/$file" > "$name/$file.new"
+  mv "$name/$file.new" "$name/$file"
+done
+echo "new-server.sh: $name/ is a server on the library in $library; next: cd $name && cargo test"
