@@ -21,7 +21,7 @@
 
 mod tasks;
 
-pub use tasks::{legacy_task, task_params};
+pub use tasks::{RELATED_TASK, legacy_task, task_params, task_result};
 
 use crate::error::McpError;
 use crate::mcp::meta::{ClientCapabilities, RequestMeta};

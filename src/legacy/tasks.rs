@@ -44,6 +44,19 @@ pub fn legacy_task(detailed: &Value) -> Value {
     task
 }
 
+/// The related-task `_meta` key (legacy tasks "Associating Task-Related Messages").
+pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// What `tasks/result` returns for a completed task, from the modern `DetailedTask`: its
+/// `CallToolResult` as 2025-11-25 has it (without `resultType`, which only 2026-07-28
+/// readers get, see `TaskRecord::to_task`), tagged with the task (legacy tasks
+/// "Associating Task-Related Messages", and the `tasks/result` example).
+pub fn task_result(detailed: &Value) -> Value {
+    let mut result = super::legacy_result(detailed["result"].clone());
+    result["_meta"][RELATED_TASK] = json!({ "taskId": detailed["taskId"] });
+    result
+}
+
 /// `params.task` of a task-augmented request: `Some(requested ttl)` if present (the
 /// ttl may be absent or null), -32602 if it is not an object.
 pub fn task_params(params: &Map<String, Value>) -> Result<Option<Option<u64>>, McpError> {

@@ -17,8 +17,6 @@ use std::rc::Rc;
 use std::time::Duration;
 use worker::{Delay, Response, Result};
 
-const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
-
 /// The task object's answer for `request`, as a value or an error.
 async fn object(
     env: &worker::Env,
@@ -186,11 +184,7 @@ async fn result(
             out.send(notification.to_string().as_bytes());
         }
         match task["status"].as_str() {
-            Some("completed") => {
-                let mut result = task["result"].clone();
-                result["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
-                return Ok(result);
-            }
+            Some("completed") => return Ok(legacy::task_result(&task)),
             Some("failed") => {
                 return Err(serde_json::from_value(task["error"].clone())
                     .unwrap_or_else(|_| McpError::Internal("the task failed".into()).to_wire()));

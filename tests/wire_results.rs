@@ -1,0 +1,535 @@
+//! Every result object the server emits on the 2026-07-28 path, checked against the
+//! official schemas (tests/fixtures/schema): every tool called (and, when it asks, answered
+//! by MRTR retries until it ends), every task driven through every status it reaches with
+//! its tasks/get, tasks/update and tasks/cancel results, every prompt, resource and
+//! template, a listen stream's acknowledgement, notifications and closing result, and
+//! every error the server can answer with, in the shape the schema gives its code.
+//! Each result is also checked as a `Result`: `resultType` is required on all of them.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+use common::object::{ID, Object};
+use common::*;
+use mcp_tasks_edge::http::HttpRequest;
+use mcp_tasks_edge::server::fanin::{Command, Fanin, Opened, StreamLimits};
+use mcp_tasks_edge::server::{Action, Config, Server};
+use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
+use mcp_tasks_edge::tasks::watch::WatchMessage;
+use serde_json::{Map, Value, json};
+
+const CORE: &str = include_str!("fixtures/schema/mcp-2026-07-28.json");
+const TASKS: &str = include_str!("fixtures/schema/ext-tasks.json");
+
+fn errors_of(schema: &str, def: &str, instance: &Value) -> Vec<String> {
+    let mut root: Value = serde_json::from_str(schema).unwrap();
+    root["$ref"] = json!(format!("#/$defs/{def}"));
+    let validator = jsonschema::validator_for(&root).unwrap();
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
+}
+
+fn assert_valid(schema: &str, def: &str, instance: &Value, context: &str) {
+    let errors = errors_of(schema, def, instance);
+    assert!(
+        errors.is_empty(),
+        "{context}: {def} invalid: {errors:?}\n{instance}"
+    );
+}
+
+/// A value of `schema`'s type (the first enum value, a property-complete object).
+fn sample(schema: &Value) -> Value {
+    if let Some(first) = schema.get("enum").and_then(|e| e.get(0)) {
+        return first.clone();
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("string") => json!("x"),
+        Some("number") | Some("integer") => json!(1),
+        Some("boolean") => json!(true),
+        Some("array") => json!([]),
+        Some("object") | None => {
+            let mut object = Map::new();
+            if let Some(Value::Object(properties)) = schema.get("properties") {
+                for (name, property) in properties {
+                    object.insert(name.clone(), sample(property));
+                }
+            }
+            Value::Object(object)
+        }
+        Some(_) => Value::Null,
+    }
+}
+
+/// A well-formed answer to an input request, as a client would give it.
+fn answer(request: &Value) -> Value {
+    match request["method"].as_str() {
+        Some("elicitation/create") if request["params"]["mode"] == "url" => {
+            json!({ "action": "accept" })
+        }
+        Some("elicitation/create") => {
+            json!({ "action": "accept", "content": sample(&request["params"]["requestedSchema"]) })
+        }
+        Some("sampling/createMessage") => json!({ "role": "assistant", "model": "test-model",
+            "content": { "type": "text", "text": "an answer" } }),
+        Some("roots/list") => json!({ "roots": [{ "uri": "file:///tmp/project", "name": "p" }] }),
+        other => panic!("unknown input request method {other:?}"),
+    }
+}
+
+fn answers(requests: &Value) -> Value {
+    let mut out = Map::new();
+    for (key, request) in requests.as_object().unwrap() {
+        out.insert(key.clone(), answer(request));
+    }
+    Value::Object(out)
+}
+
+/// The result (or error) of one request, with tasks created as the adapter would.
+enum Outcome {
+    Body(u16, Value),
+    Task(Box<mcp_tasks_edge::tasks::record::TaskRecord>),
+}
+
+fn outcome(s: &Server, request: &HttpRequest) -> Outcome {
+    match run_action(s, s.handle(request, &ctx())) {
+        Action::Respond(r) => Outcome::Body(r.status, body(&r)),
+        Action::CreateTask { mut record, .. } => {
+            record.task_id = ID.into();
+            Outcome::Task(record)
+        }
+        other => panic!("unexpected action {other:?}"),
+    }
+}
+
+/// Checks a JSON-RPC error response: the envelope, and the shape its code has in the schema.
+fn check_error(body: &Value, context: &str) {
+    assert_valid(CORE, "JSONRPCErrorResponse", body, context);
+    let specific = match body["error"]["code"].as_i64() {
+        Some(-32700) => Some("ParseError"),
+        Some(-32600) => Some("InvalidRequestError"),
+        Some(-32601) => Some("MethodNotFoundError"),
+        Some(-32602) => Some("InvalidParamsError"),
+        Some(-32603) => Some("InternalError"),
+        _ => None,
+    };
+    if let Some(def) = specific {
+        assert_valid(CORE, def, &body["error"], context);
+    }
+    let whole = match body["error"]["code"].as_i64() {
+        Some(-32020) => Some("HeaderMismatchError"),
+        Some(-32021) => Some("MissingRequiredClientCapabilityError"),
+        Some(-32022) => Some("UnsupportedProtocolVersionError"),
+        _ => None,
+    };
+    if let Some(def) = whole {
+        assert_valid(CORE, def, body, context);
+    }
+}
+
+fn check_result(result: &Value, def: &str, context: &str) {
+    assert_valid(CORE, "Result", result, context);
+    assert_valid(CORE, def, result, context);
+}
+
+/// Drives a task to its end in an object, checking every tasks/get and tasks/update
+/// result on the way; returns the statuses it went through.
+fn drive_task(s: &Server, record: mcp_tasks_edge::tasks::record::TaskRecord) -> Vec<String> {
+    let context = format!("task {}", record.tool);
+    let created = record.to_task().to_result("task");
+    assert_valid(TASKS, "CreateTaskResult", &created, &context);
+    let mut o = Object::new(s.registry.clone(), s.limits());
+    o.request(
+        ObjectRequest::Create {
+            record: Box::new(record),
+        },
+        "anonymous",
+        NOW,
+    );
+    let mut statuses = Vec::new();
+    let mut now = NOW;
+    for _ in 0..20 {
+        let task = o.get(now);
+        assert_valid(TASKS, "GetTaskResult", &task, &context);
+        assert_valid(TASKS, "Result", &task, &context);
+        let status = task["status"].as_str().unwrap().to_owned();
+        if statuses.last() != Some(&status) {
+            statuses.push(status.clone());
+        }
+        match status.as_str() {
+            "completed" => {
+                check_result(&task["result"], "CallToolResult", &context);
+                break;
+            }
+            "failed" | "cancelled" => break,
+            "input_required" => {
+                let reply = o.update(answers(&task["inputRequests"]), now);
+                let ObjectReply::Result(updated) = reply else {
+                    panic!("{context}: update refused: {reply:?}")
+                };
+                assert_valid(TASKS, "UpdateTaskResult", &updated, &context);
+            }
+            _ => {}
+        }
+        now = o.alarm.unwrap_or(now + 1000).max(now + 1);
+        o.tick(now);
+    }
+    statuses
+}
+
+#[test]
+fn every_tool_call_result_matches_the_schema() {
+    let s = server();
+    let (mut results, mut tasks, mut errors) = (0, 0, 0);
+    let mut seen = std::collections::BTreeSet::new();
+    for tool in s.registry.tools() {
+        let definition = tool.definition();
+        let name = definition["name"].as_str().unwrap().to_owned();
+        if name.starts_with("panic_") {
+            continue; // crash tests: the platform answers for them (tests/e2e/execution.test.mjs)
+        }
+        let mut params = json!({ "name": name, "arguments": sample(&definition["inputSchema"]) });
+        for round in 0..5 {
+            let context = format!("tools/call {name} round {round}");
+            match outcome(&s, &post("tools/call", params.clone())) {
+                Outcome::Task(record) => {
+                    tasks += 1;
+                    seen.extend(drive_task(&s, *record));
+                    break;
+                }
+                Outcome::Body(_, body) if body.get("error").is_some() => {
+                    errors += 1;
+                    check_error(&body, &context);
+                    break;
+                }
+                Outcome::Body(status, body) => {
+                    assert_eq!(status, 200, "{context}");
+                    let result = &body["result"];
+                    results += 1;
+                    if result["resultType"] == "input_required" {
+                        check_result(result, "InputRequiredResult", &context);
+                        params["inputResponses"] = answers(&result["inputRequests"]);
+                        params["requestState"] = result["requestState"].clone();
+                        continue;
+                    }
+                    check_result(result, "CallToolResult", &context);
+                    break;
+                }
+            }
+        }
+    }
+    // The fixtures exercise every shape: plain results, MRTR rounds, tasks, refusals.
+    assert!(
+        results >= 20 && tasks >= 3 && errors >= 1,
+        "{results} {tasks} {errors}"
+    );
+    for status in ["working", "input_required", "completed"] {
+        assert!(seen.contains(status), "no task reached {status}: {seen:?}");
+    }
+}
+
+#[test]
+fn cancel_and_failure_results_match_the_schema() {
+    let s = server();
+    let Outcome::Task(record) = outcome(
+        &s,
+        &post(
+            "tools/call",
+            json!({ "name": "slow_compute", "arguments": { "seconds": 9 } }),
+        ),
+    ) else {
+        panic!("expected a task")
+    };
+    let mut o = Object::new(s.registry.clone(), s.limits());
+    o.request(ObjectRequest::Create { record }, "anonymous", NOW);
+    let ObjectReply::Result(cancelled) = o.request(
+        ObjectRequest::Cancel { task_id: ID.into() },
+        "anonymous",
+        NOW + 1,
+    ) else {
+        panic!()
+    };
+    assert_valid(TASKS, "CancelTaskResult", &cancelled, "cancel");
+    let task = o.get(NOW + 2);
+    assert_eq!(task["status"], "cancelled");
+    assert_valid(TASKS, "GetTaskResult", &task, "cancelled");
+    // A failed task: a step that fails with a JSON-RPC error.
+    let mut record = mcp_tasks_edge::tasks::record::TaskRecord::new(
+        "slow_compute".into(),
+        "anonymous".into(),
+        Map::new(),
+        Map::new(),
+        Value::Null,
+        Map::new(),
+        None,
+        NOW,
+        None,
+        1000,
+        NOW,
+    );
+    record.task_id = ID.into();
+    let error = mcp_tasks_edge::tools::internal_error("it broke");
+    mcp_tasks_edge::tasks::object::advance(
+        &mut record,
+        mcp_tasks_edge::tools::Step::Fail(error),
+        NOW,
+        s.limits(),
+    )
+    .unwrap();
+    let failed = record.to_task().to_result("complete");
+    assert_eq!(failed["status"], "failed");
+    assert_valid(TASKS, "GetTaskResult", &failed, "failed");
+    // An unknown task is the -32602 the extension prescribes.
+    let ObjectReply::Error(missing) = o.request(
+        ObjectRequest::Get {
+            task_id: "f".repeat(32),
+        },
+        "anonymous",
+        NOW,
+    ) else {
+        panic!()
+    };
+    assert_valid(
+        CORE,
+        "InvalidParamsError",
+        &serde_json::to_value(missing).unwrap(),
+        "missing",
+    );
+}
+
+#[test]
+fn every_prompt_resource_and_template_result_matches_the_schema() {
+    let s = server();
+    let result = |method: &str, params: Value| match outcome(&s, &post(method, params)) {
+        Outcome::Body(200, body) => body["result"].clone(),
+        Outcome::Body(status, body) => panic!("{method}: {status} {body}"),
+        Outcome::Task(_) => panic!("{method} made a task"),
+    };
+    for prompt in &s.catalog.prompts {
+        let definition = prompt.definition();
+        let name = definition["name"].as_str().unwrap();
+        let mut arguments = Map::new();
+        for argument in definition["arguments"].as_array().into_iter().flatten() {
+            arguments.insert(argument["name"].as_str().unwrap().into(), json!("x"));
+        }
+        let mut params = json!({ "name": name, "arguments": arguments });
+        for round in 0..3 {
+            let got = result("prompts/get", params.clone());
+            let context = format!("prompts/get {name} round {round}");
+            if got["resultType"] == "input_required" {
+                check_result(&got, "InputRequiredResult", &context);
+                params["inputResponses"] = answers(&got["inputRequests"]);
+                params["requestState"] = got["requestState"].clone();
+                continue;
+            }
+            check_result(&got, "GetPromptResult", &context);
+            break;
+        }
+    }
+    let listed = result("resources/list", json!({}));
+    check_result(&listed, "ListResourcesResult", "resources/list");
+    for resource in listed["resources"].as_array().unwrap() {
+        let uri = resource["uri"].as_str().unwrap();
+        check_result(
+            &result("resources/read", json!({ "uri": uri })),
+            "ReadResourceResult",
+            uri,
+        );
+    }
+    let templates = result("resources/templates/list", json!({}));
+    check_result(&templates, "ListResourceTemplatesResult", "templates");
+    for template in templates["resourceTemplates"].as_array().unwrap() {
+        let uri = template["uriTemplate"]
+            .as_str()
+            .unwrap()
+            .replace(['{', '}'], "");
+        check_result(
+            &result("resources/read", json!({ "uri": uri })),
+            "ReadResourceResult",
+            &uri,
+        );
+    }
+    check_result(
+        &result("server/discover", json!({})),
+        "DiscoverResult",
+        "discover",
+    );
+    check_result(
+        &result("tools/list", json!({})),
+        "ListToolsResult",
+        "tools/list",
+    );
+    check_result(
+        &result("prompts/list", json!({})),
+        "ListPromptsResult",
+        "prompts/list",
+    );
+}
+
+#[test]
+fn a_listen_stream_matches_the_schema() {
+    let s = server();
+    let Outcome::Task(record) = outcome(
+        &s,
+        &post(
+            "tools/call",
+            json!({ "name": "slow_compute", "arguments": { "seconds": 1 } }),
+        ),
+    ) else {
+        panic!("expected a task")
+    };
+    let mut o = Object::new(s.registry.clone(), s.limits());
+    o.request(ObjectRequest::Create { record }, "anonymous", NOW);
+    let request = post(
+        "subscriptions/listen",
+        json!({ "notifications": { "taskIds": [ID, "f".repeat(32)] } }),
+    );
+    let Action::Listen(listen) = s.handle(&request, &ctx()) else {
+        panic!()
+    };
+    let (mut fanin, _) = Fanin::start(*listen, StreamLimits::default(), NOW);
+    let mut commands = fanin.opened(&"f".repeat(32), Opened::NotFound, NOW);
+    commands.extend(fanin.opened(ID, Opened::Watching, NOW));
+    commands.extend(fanin.message(ID, o.pushed[0].clone(), NOW));
+    o.tick(NOW + 1000);
+    let last: WatchMessage = o.pushed.last().cloned().unwrap();
+    commands.extend(fanin.message(ID, last, NOW + 1000));
+    let messages: Vec<Value> = commands
+        .iter()
+        .filter_map(|c| match c {
+            Command::Send(bytes) => std::str::from_utf8(bytes)
+                .unwrap()
+                .strip_prefix("data: ")
+                .map(|j| serde_json::from_str(j.trim()).unwrap()),
+            _ => None,
+        })
+        .collect();
+    assert_valid(
+        CORE,
+        "SubscriptionsAcknowledgedNotification",
+        &messages[0],
+        "ack",
+    );
+    assert_eq!(
+        messages[0]["params"]["notifications"]["taskIds"],
+        json!([ID])
+    );
+    let statuses: Vec<&str> = messages[1..messages.len() - 1]
+        .iter()
+        .map(|n| {
+            assert_valid(TASKS, "TaskStatusNotification", n, "notifications/tasks");
+            n["params"]["status"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(statuses, ["working", "completed"]);
+    let closing = messages.last().unwrap();
+    assert_valid(
+        CORE,
+        "SubscriptionsListenResultResponse",
+        closing,
+        "closing",
+    );
+    check_result(&closing["result"], "SubscriptionsListenResult", "closing");
+}
+
+#[test]
+fn every_error_matches_the_schema() {
+    let s = server();
+    let mut cases: Vec<(&str, HttpRequest)> = vec![
+        ("parse", raw("{")),
+        ("invalid request", raw(r#"{"jsonrpc":"2.0","id":1}"#)),
+        ("unknown method", post("ping", json!({}))),
+        ("removed method", post("tasks/list", json!({}))),
+        ("bad params", post("tools/call", json!({ "name": 3 }))),
+        (
+            "unknown tool",
+            post("tools/call", json!({ "name": "nope" })),
+        ),
+        (
+            "bad arguments",
+            post(
+                "tools/call",
+                json!({ "name": "greet", "arguments": { "name": 1 } }),
+            ),
+        ),
+        (
+            "unknown resource",
+            post("resources/read", json!({ "uri": "test://nope" })),
+        ),
+        (
+            "bad requestState",
+            post(
+                "tools/call",
+                json!({ "name": "greet", "arguments": { "name": "a" }, "requestState": "forged" }),
+            ),
+        ),
+        (
+            "no tasks capability",
+            post(
+                "tasks/get",
+                json!({ "taskId": ID, "_meta": meta(json!({})) }),
+            ),
+        ),
+        (
+            "missing capability",
+            post(
+                "tools/call",
+                json!({ "name": "test_missing_capability", "_meta": meta(json!({})) }),
+            ),
+        ),
+        (
+            "bad listen",
+            post("subscriptions/listen", json!({ "notifications": [] })),
+        ),
+        ("unsupported version", {
+            let mut r = post(
+                "tools/list",
+                json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": "2099-01-01" } }),
+            );
+            r.headers = mcp_tasks_edge::http::Headers::from([
+                ("content-type", "application/json"),
+                ("mcp-protocol-version", "2099-01-01"),
+                ("mcp-method", "tools/list"),
+            ]);
+            r
+        }),
+        ("header mismatch", {
+            let mut r = post("tools/list", json!({}));
+            r.headers.push("mcp-method", "x");
+            r
+        }),
+        ("media type", {
+            let mut r = post("tools/list", json!({}));
+            r.headers = mcp_tasks_edge::http::Headers::from([("content-type", "text/plain")]);
+            r
+        }),
+        (
+            "method",
+            HttpRequest {
+                method: "GET".into(),
+                ..post("tools/list", json!({}))
+            },
+        ),
+        ("origin", {
+            let mut r = post("tools/list", json!({}));
+            r.headers.push("origin", "https://evil.example");
+            r
+        }),
+    ];
+    let small = Server::new(Config {
+        max_body_bytes: 10,
+        ..Config::default()
+    });
+    for (context, request) in cases.drain(..) {
+        let Outcome::Body(status, body) = outcome(&s, &request) else {
+            panic!("{context}: made a task")
+        };
+        assert!(status >= 400, "{context}: {status} {body}");
+        assert!(body.get("error").is_some(), "{context}: {body}");
+        check_error(&body, context);
+    }
+    let Outcome::Body(413, too_large) = outcome(&small, &post("tools/list", json!({}))) else {
+        panic!("expected 413")
+    };
+    check_error(&too_large, "too large");
+}
