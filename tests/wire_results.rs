@@ -498,6 +498,14 @@ fn every_error_matches_the_schema() {
             r.headers.push("mcp-method", "x");
             r
         }),
+        ("json only listen", {
+            let mut r = post(
+                "subscriptions/listen",
+                json!({ "notifications": { "taskIds": [] } }),
+            );
+            r.headers.push("accept", "application/json");
+            r
+        }),
         ("media type", {
             let mut r = post("tools/list", json!({}));
             r.headers = mcp_tasks_edge::http::Headers::from([("content-type", "text/plain")]);
