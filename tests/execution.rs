@@ -12,7 +12,7 @@ use mcp_tasks_edge::server::Server;
 use mcp_tasks_edge::tasks::layout::{self, CHUNK_BYTES};
 use mcp_tasks_edge::tasks::object::Limits;
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
-use mcp_tasks_edge::tasks::record::{LEASE_CHECK_MS, TaskRecord};
+use mcp_tasks_edge::tasks::record::{LEASE_CHECK_MS, NewTask, TaskRecord};
 use mcp_tasks_edge::tools::{Call, Step, TaskSupport, Tool};
 use serde_json::{Map, Value, json};
 
@@ -78,19 +78,19 @@ fn start(o: &mut Object, tool: &str, arguments: Value) {
     let Value::Object(arguments) = arguments else {
         panic!()
     };
-    let mut record = TaskRecord::new(
-        tool.into(),
-        "anonymous".into(),
+    let mut record = TaskRecord::new(NewTask {
+        tool: tool.into(),
+        owner: "anonymous".into(),
         arguments,
-        json!({ "elicitation": {} }).as_object().unwrap().clone(),
-        json!(1),
-        Map::new(),
-        None,
-        NOW,
-        Some(3_600_000),
-        1000,
-        NOW,
-    );
+        capabilities: json!({ "elicitation": {} }).as_object().unwrap().clone(),
+        checkpoint: json!(1),
+        answers: Map::new(),
+        status_message: None,
+        now_ms: NOW,
+        ttl_ms: Some(3_600_000),
+        poll_interval_ms: 1000,
+        next_step_at_ms: NOW,
+    });
     record.task_id = ID.into();
     let reply = o.request(
         ObjectRequest::Create {

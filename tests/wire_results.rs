@@ -254,19 +254,20 @@ fn cancel_and_failure_results_match_the_schema() {
     assert_eq!(task["status"], "cancelled");
     assert_valid(TASKS, "GetTaskResult", &task, "cancelled");
     // A failed task: a step that fails with a JSON-RPC error.
-    let mut record = mcp_tasks_edge::tasks::record::TaskRecord::new(
-        "slow_compute".into(),
-        "anonymous".into(),
-        Map::new(),
-        Map::new(),
-        Value::Null,
-        Map::new(),
-        None,
-        NOW,
-        None,
-        1000,
-        NOW,
-    );
+    let mut record =
+        mcp_tasks_edge::tasks::record::TaskRecord::new(mcp_tasks_edge::tasks::record::NewTask {
+            tool: "slow_compute".into(),
+            owner: "anonymous".into(),
+            arguments: Default::default(),
+            capabilities: Default::default(),
+            checkpoint: Value::Null,
+            answers: Default::default(),
+            status_message: None,
+            now_ms: NOW,
+            ttl_ms: Some(60_000),
+            poll_interval_ms: 1000,
+            next_step_at_ms: NOW,
+        });
     record.task_id = ID.into();
     let error = mcp_tasks_edge::tools::internal_error("it broke");
     mcp_tasks_edge::tasks::object::advance(

@@ -90,9 +90,9 @@ fn storage_stays_era_neutral() {
 
 #[test]
 fn pushed_notifications_carry_it_too() {
-    let mut o = completed();
+    let o = completed();
     let last = o.pushed.last().cloned().unwrap();
-    let WatchMessage::Task { version, task } = &last else {
+    let WatchMessage::Task { version, .. } = &last else {
         panic!("{last:?}")
     };
     assert_eq!(
@@ -166,19 +166,20 @@ fn a_tool_error_result_carries_it_in_both_shapes() {
     // isError results complete a task too; the tool's own `resultType`, if it set one,
     // never reaches storage and the served one is always "complete".
     let s = server();
-    let mut record = mcp_tasks_edge::tasks::record::TaskRecord::new(
-        "slow_compute".into(),
-        "anonymous".into(),
-        Default::default(),
-        Default::default(),
-        Value::Null,
-        Default::default(),
-        None,
-        NOW,
-        Some(60_000),
-        1000,
-        NOW,
-    );
+    let mut record =
+        mcp_tasks_edge::tasks::record::TaskRecord::new(mcp_tasks_edge::tasks::record::NewTask {
+            tool: "slow_compute".into(),
+            owner: "anonymous".into(),
+            arguments: Default::default(),
+            capabilities: Default::default(),
+            checkpoint: Value::Null,
+            answers: Default::default(),
+            status_message: None,
+            now_ms: NOW,
+            ttl_ms: Some(60_000),
+            poll_interval_ms: 1000,
+            next_step_at_ms: NOW,
+        });
     record.task_id = ID.into();
     let step = mcp_tasks_edge::tools::Step::Complete(json!({
         "resultType": "input_required", "isError": true,

@@ -10,6 +10,7 @@
 //! anything else → 401 `invalid_token`. A presented token is never ignored, even when
 //! anonymous access is allowed.
 
+pub mod anonymous;
 pub mod jwt;
 
 use crate::error::McpError;

@@ -1,25 +1,31 @@
-//! Creating a task, in both eras: the principal's ledger counts it against the quotas and
-//! indexes it (`crate::quota`), the task's object stores it; a task that ends gives its
-//! place back.
+//! Running tools and creating tasks, in both eras, under the principal's quotas: its
+//! ledger counts every run (`QUOTA_TASKS_PER_MINUTE`), counts and indexes every task
+//! (`crate::quota`), and the task's object stores it; a task that ends gives its place
+//! back.
 
 use super::new_task_id;
-use super::principal_object;
+use super::principal_object::{self, ledger};
 use super::rpc::call_object;
+use crate::auth::anonymous::{lists_tasks, task_principal};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::quota::LedgerRequest;
 use crate::server::{self, Server};
 use crate::tasks::protocol::{ObjectRequest, RESULT_STATUS};
+use crate::tasks::record::TaskRecord;
 use worker::Env;
 
 /// Draws the task id, takes a place in the principal's task quota (429 naming the limit
 /// when full), has the task's object store the record, and answers with its reply.
+/// `counted`: the run was already counted ([`acquire_run`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn create_task(
     server: &Server,
     env: &Env,
     principal: &str,
     request_id: crate::jsonrpc::RequestId,
-    mut record: Box<crate::tasks::record::TaskRecord>,
+    mut record: Box<TaskRecord>,
+    counted: bool,
     cors: &server::Cors,
     origin: &str,
 ) -> HttpResponse {
@@ -27,32 +33,61 @@ pub(crate) async fn create_task(
         Ok(id) => id,
         Err(e) => return server.object_unreachable(&request_id, &e.to_string(), cors),
     };
-    match store_new_task(server, env, principal, record).await {
+    match store_new_task(server, env, principal, record, counted).await {
         Err(refused) => server.refuse(Some(&request_id), &refused, cors, origin),
         Ok(Ok((status, body))) => server.object_response(&request_id, status, &body, cors),
         Ok(Err(why)) => server.object_unreachable(&request_id, &why, cors),
     }
 }
 
+/// Counts one tool run against `QUOTA_TASKS_PER_MINUTE` before it starts (inline or
+/// not): `Err` names the limit when it is reached.
+pub(crate) async fn acquire_run(
+    server: &Server,
+    env: &Env,
+    principal: &str,
+) -> Result<(), McpError> {
+    let quotas = server.config.quotas;
+    if quotas.tasks_per_minute.is_none() {
+        return Ok(());
+    }
+    ledger(env, principal, &LedgerRequest::AcquireRun { quotas }).await
+}
+
 /// Enters a new task (its id drawn) in its principal's ledger and has the task's object
 /// store it, for both eras: `Err` when a quota refuses it, else the object's reply
 /// (status, body) or why the object could not be reached. A task that was not stored
-/// gives its quota place back.
+/// gives its quota place back. An anonymous caller's task is its own principal
+/// (`auth::anonymous`).
 pub(crate) async fn store_new_task(
     server: &Server,
     env: &Env,
     principal: &str,
-    record: Box<crate::tasks::record::TaskRecord>,
+    mut record: Box<TaskRecord>,
+    counted: bool,
 ) -> Result<Result<(u16, Vec<u8>), String>, McpError> {
     let task_id = record.task_id.clone();
-    let until_ms = record.expires_at_ms();
+    record.owner = task_principal(principal, &task_id).into_owned();
+    let owner = record.owner.clone();
+    let acquire = LedgerRequest::AcquireTask {
+        task_id: task_id.clone(),
+        until_ms: record.expires_at_ms(),
+        quotas: server.config.quotas,
+        counted,
+        index: lists_tasks(principal),
+    };
     let create = ObjectRequest::Create { record };
-    if !server.config.quotas.counts_tasks() {
+    let quotas = server.config.quotas;
+    let decides = quotas.live_tasks.is_some() || (!counted && quotas.tasks_per_minute.is_some());
+    if !decides && !lists_tasks(principal) {
+        return Ok(call_object(env, &create, &owner).await);
+    }
+    if !decides {
         // Nothing to refuse: the ledger only indexes the task (tasks/list), so both
         // objects are asked at once and creation waits for one round trip, not two.
         let (indexed, reply) = futures_util::future::join(
-            acquire_task(server, env, principal, &task_id, until_ms),
-            call_object(env, &create, principal),
+            ledger(env, &owner, &acquire),
+            call_object(env, &create, &owner),
         )
         .await;
         if let Err(error) = indexed {
@@ -62,44 +97,23 @@ pub(crate) async fn store_new_task(
         return Ok(reply);
     }
     // A quota decides whether the task may exist: the ledger answers first.
-    acquire_task(server, env, principal, &task_id, until_ms).await?;
-    let reply = call_object(env, &create, principal).await;
+    ledger(env, &owner, &acquire).await?;
+    let reply = call_object(env, &create, &owner).await;
     if !matches!(reply, Ok((status, _)) if status == RESULT_STATUS) {
-        release_task(server, env, principal, task_id).await;
+        release_task(server, env, &owner, task_id).await;
     }
     Ok(reply)
 }
 
-/// Counts a new task against the principal's quotas (`QUOTA_TASKS_PER_MINUTE`,
-/// `QUOTA_LIVE_TASKS`) and indexes it; the error says which limit is full.
-async fn acquire_task(
-    server: &Server,
-    env: &Env,
-    principal: &str,
-    task_id: &str,
-    until_ms: Option<u64>,
-) -> Result<(), McpError> {
-    let acquire = LedgerRequest::AcquireTask {
-        task_id: task_id.to_owned(),
-        until_ms,
-        quotas: server.config.quotas,
-    };
-    match principal_object::ledger(env, principal, &acquire).await {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(exceeded)) => Err(exceeded.to_error()),
-        Err(why) => Err(McpError::Internal(format!(
-            "quota ledger unavailable: {why}"
-        ))),
-    }
-}
-
 /// Gives back the place of a task that was not created (best effort: the ledger entry
 /// expires with the task's TTL anyway).
-async fn release_task(server: &Server, env: &Env, principal: &str, task_id: String) {
+async fn release_task(server: &Server, env: &Env, owner: &str, task_id: String) {
     if server.config.quotas.counts_tasks() {
         let release = LedgerRequest::ReleaseTask { task_id };
         // Best effort by design: the entry's deadline is the fallback.
-        let _ = principal_object::ledger(env, principal, &release).await;
+        if let Err(why) = principal_object::ledger(env, owner, &release).await {
+            worker::console_warn!("could not give back a task's quota place: {why}");
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The Worker's fetch handler: authenticates the caller, reads the body, lets the core
 //! decide ([`Server::handle`]) and performs the [`Action`] it asks for.
 
-use super::creation::create_task;
+use super::creation::{acquire_run, create_task};
 use super::http::{read_body, request_headers, to_response, to_worker_response};
 use super::principal_object::StreamSlot;
 use super::rpc::call_object;
@@ -64,13 +64,22 @@ pub async fn fetch(
         principal,
         now_ms: now_ms(),
     };
-    if let Some(session) = server.legacy_session(&request) {
+    if let Some(session) = crate::legacy::route(&server, &request) {
         return legacy(&env, request, session, &ctx.principal)
             .await
             .map(Into::into);
     }
     let quotas = server.config.quotas;
     let mut action = server.handle(&request, &ctx);
+    // Every tool run counts against QUOTA_TASKS_PER_MINUTE, whether it ends inline or as
+    // a task (a task it becomes is not counted twice).
+    if let Action::Run(run) = &action
+        && run.target.is_tool()
+        && let Err(refused) = acquire_run(&server, &env, &ctx.principal).await
+    {
+        let response = server.refuse(Some(&run.request_id), &refused, &run.cors, &origin);
+        return to_response(response);
+    }
     loop {
         action = match action {
             Action::Respond(response) => return to_response(response),
@@ -119,6 +128,7 @@ pub async fn fetch(
                     &ctx.principal,
                     request_id,
                     record,
+                    true,
                     &cors,
                     &origin,
                 )
@@ -138,21 +148,10 @@ pub async fn fetch(
                     None => None,
                     Some(_) => {
                         let stream_id = new_task_id()?;
-                        let refused = match StreamSlot::acquire(
-                            env.clone(),
-                            &ctx.principal,
-                            stream_id,
-                            quotas,
-                        )
-                        .await
-                        {
-                            Ok(Ok(slot)) => Ok(slot),
-                            Ok(Err(exceeded)) => Err(exceeded.to_error()),
-                            Err(why) => Err(McpError::Internal(format!(
-                                "quota ledger unavailable: {why}"
-                            ))),
-                        };
-                        match refused {
+                        let acquired =
+                            StreamSlot::acquire(env.clone(), &ctx.principal, stream_id, quotas)
+                                .await;
+                        match acquired {
                             Ok(slot) => Some(slot),
                             Err(error) => {
                                 let id = listen.request_id.clone();
@@ -176,13 +175,13 @@ pub async fn fetch(
 async fn legacy(
     env: &Env,
     request: HttpRequest,
-    session: server::LegacySession,
+    session: crate::legacy::Route,
     principal: &str,
 ) -> worker::Result<Response> {
     let (session_id, cors) = match session {
-        server::LegacySession::Refused(response) => return to_worker_response(response),
-        server::LegacySession::New(cors) => (new_task_id()?, cors),
-        server::LegacySession::Existing(id, cors) => (id, cors),
+        crate::legacy::Route::Refused(response) => return to_worker_response(response),
+        crate::legacy::Route::New(cors) => (new_task_id()?, cors),
+        crate::legacy::Route::Existing(id, cors) => (id, cors),
     };
     let headers = worker::Headers::new();
     for name in ["content-type", "accept", "last-event-id"] {

@@ -3,6 +3,7 @@
 //! so every call is a `fetch` to the object's stub.
 
 use super::TASKS_BINDING;
+use crate::auth::anonymous::task_principal;
 use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER};
 use worker::{Env, Method, Request, RequestInit, Response, web_sys};
 
@@ -18,8 +19,10 @@ pub(crate) async fn call_object(
         .and_then(|namespace| namespace.get_by_name(request.task_id()))
         .map_err(|e| e.to_string())?;
     let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
+    // An anonymous caller reaches each task as that task's own principal.
+    let principal = task_principal(principal, request.task_id());
     let headers = [
-        (PRINCIPAL_HEADER, principal),
+        (PRINCIPAL_HEADER, principal.as_ref()),
         ("content-type", "application/json"),
     ];
     let mut response = post_to_object(&stub, OBJECT_URL, &headers, body).await?;

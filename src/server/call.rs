@@ -14,7 +14,6 @@
 //! hands the adapter an [`Action::Run`]; the adapter then awaits [`drive`] with its
 //! [`Host`], because steps are async and may use the platform.
 
-use super::dispatch::string_param;
 use super::{Action, Context, Cors, Server, result_response};
 use crate::error::McpError;
 use crate::host::{BoxFuture, Host};
@@ -23,11 +22,12 @@ use crate::jsonrpc::{Request, RequestId};
 use crate::mcp::headers;
 use crate::mcp::input;
 use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
+use crate::mcp::params;
 use crate::mcp::request_state::{self, Binding, Carried};
 use crate::mcp::schema;
-use crate::tasks::record::{TaskRecord, check_result};
+use crate::tasks::record::{NewTask, TaskRecord, check_result};
 use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED};
-use crate::tools::{Call, Progress, Report, Step, TaskSupport};
+use crate::tools::{Call, Progress, Report, Step, TaskSupport, Tool};
 use serde_json::{Map, Value, json};
 
 /// Steps run back to back (no wait between them) before the server gives up on a tool
@@ -42,7 +42,7 @@ pub enum Target {
 }
 
 impl Target {
-    fn is_tool(&self) -> bool {
+    pub fn is_tool(&self) -> bool {
         matches!(self, Target::Tool(_))
     }
 
@@ -153,6 +153,31 @@ fn secret(server: &Server) -> Result<&[u8], McpError> {
     })
 }
 
+/// The tool a `tools/call` names and its arguments, checked as both eras check them: the
+/// tool exists (-32602), `arguments` is an object, the `Mcp-Param-*` headers match them
+/// (2026-07-28 only: `http_headers`, -32020), and they validate against the tool's input
+/// schema (-32602 naming the violation).
+pub fn checked_call<'a>(
+    server: &'a Server,
+    params: &Map<String, Value>,
+    http_headers: Option<&Headers>,
+) -> Result<(&'a Tool, Map<String, Value>), McpError> {
+    let name = params::string(params, "name")?;
+    let tool = server.registry.lookup(name)?;
+    let arguments = arguments(params)?;
+    if let Some(http_headers) = http_headers {
+        headers::check_params(
+            http_headers,
+            &headers::param_headers(tool.input_schema()),
+            &arguments,
+        )?;
+    }
+    schema::validate(tool.input_schema(), &Value::Object(arguments.clone())).map_err(|why| {
+        McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
+    })?;
+    Ok((tool, arguments))
+}
+
 pub fn tools_call(
     server: &Server,
     rpc: &Request,
@@ -161,19 +186,8 @@ pub fn tools_call(
     ctx: &Context,
     cors: &Cors,
 ) -> Result<Action, McpError> {
-    let name = string_param(&rpc.params, "name")?;
-    let spec = server.registry.lookup(name)?;
-    let arguments = arguments(&rpc.params)?;
-    if let Some(http_headers) = http_headers {
-        headers::check_params(
-            http_headers,
-            &headers::param_headers(spec.input_schema()),
-            &arguments,
-        )?;
-    }
-    schema::validate(spec.input_schema(), &Value::Object(arguments.clone())).map_err(|why| {
-        McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
-    })?;
+    let (spec, arguments) = checked_call(server, &rpc.params, http_headers)?;
+    let name = spec.name();
     let tasks_declared = meta.capabilities.has(Capability::TasksExtension);
     if spec.task_support() == TaskSupport::Required && !tasks_declared {
         return Err(
@@ -202,7 +216,7 @@ pub fn prompts_get(
     ctx: &Context,
     cors: &Cors,
 ) -> Result<Action, McpError> {
-    let name = string_param(&rpc.params, "name")?;
+    let name = params::string(&rpc.params, "name")?;
     let prompt = server
         .catalog
         .prompt(name)
@@ -429,69 +443,22 @@ fn create_task(
     let ttl = server
         .config
         .task_ttl(server.registry.get(tool).and_then(|t| t.ttl_ms()));
-    let record = TaskRecord::new(
-        tool.clone(),
-        ctx.principal.clone(),
-        run.arguments,
-        run.capabilities.0,
-        run.carried.checkpoint,
-        run.carried.answers,
+    let record = TaskRecord::new(NewTask {
+        tool: tool.clone(),
+        owner: ctx.principal.clone(),
+        arguments: run.arguments,
+        capabilities: run.capabilities.0,
+        checkpoint: run.carried.checkpoint,
+        answers: run.carried.answers,
         status_message,
-        ctx.now_ms,
-        ttl,
-        server.config.poll_interval_ms,
-        ctx.now_ms.saturating_add(resume_after_ms),
-    );
+        now_ms: ctx.now_ms,
+        ttl_ms: ttl,
+        poll_interval_ms: server.config.poll_interval_ms,
+        next_step_at_ms: ctx.now_ms.saturating_add(resume_after_ms),
+    });
     Action::CreateTask {
         request_id: run.request_id,
         record: Box::new(record),
         cors: run.cors,
     }
-}
-
-/// A 2025-11-25 task-augmented `tools/call` (`params.task`): the client asked for a task,
-/// so one is created at once and its first step runs in the task object (legacy tasks
-/// "Task-augmented requests"). The arguments are checked exactly as for `tools/call`.
-pub fn legacy_task_record(
-    server: &Server,
-    params: &Map<String, Value>,
-    meta: &RequestMeta,
-    ctx: &Context,
-    requested_ttl_ms: Option<u64>,
-) -> Result<TaskRecord, McpError> {
-    let name = string_param(params, "name")?;
-    let tool = server.registry.lookup(name)?;
-    if tool.task_support() == TaskSupport::Forbidden {
-        // Legacy tasks "Tool-Level Negotiation": SHOULD be -32601.
-        return Err(method_not_found(format!(
-            "The tool {name} does not run as a task (execution.taskSupport is \"forbidden\"); call it without params.task"
-        )));
-    }
-    let arguments = arguments(params)?;
-    schema::validate(tool.input_schema(), &Value::Object(arguments.clone())).map_err(|why| {
-        McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
-    })?;
-    let ttl = server.config.task_ttl(requested_ttl_ms.or(tool.ttl_ms()));
-    Ok(TaskRecord::new(
-        name.to_owned(),
-        ctx.principal.clone(),
-        arguments,
-        meta.capabilities.0.clone(),
-        Value::Null,
-        Map::new(),
-        None,
-        ctx.now_ms,
-        ttl,
-        server.config.poll_interval_ms,
-        ctx.now_ms,
-    ))
-}
-
-/// A -32601 error with its own message (legacy tasks answer task-support mismatches so).
-pub fn method_not_found(message: String) -> McpError {
-    McpError::Wire(crate::jsonrpc::ErrorObject {
-        code: crate::jsonrpc::ErrorCode::METHOD_NOT_FOUND,
-        message,
-        data: None,
-    })
 }

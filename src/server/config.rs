@@ -49,6 +49,8 @@ pub struct Config {
     pub quotas: Quotas,
     /// What tools may reach (`FETCH_*`, `crate::host::policy`).
     pub outbound: Policy,
+    /// How long a 2025-11-25 session lives without a request before it is deleted.
+    pub session_idle_ms: u64,
 }
 
 impl Default for Config {
@@ -81,6 +83,7 @@ impl Default for Config {
             },
             quotas: Quotas::default(),
             outbound: Policy::default(),
+            session_idle_ms: 3_600_000,
         }
     }
 }
@@ -232,6 +235,12 @@ impl Config {
         }
         if let Some(v) = get("QUOTA_LISTEN_STREAMS") {
             c.quotas.listen_streams = limit("QUOTA_LISTEN_STREAMS", &v)?;
+        }
+        if let Some(v) = get("QUOTA_SESSIONS") {
+            c.quotas.sessions = limit("QUOTA_SESSIONS", &v)?;
+        }
+        if let Some(v) = get("SESSION_IDLE_MS") {
+            c.session_idle_ms = number("SESSION_IDLE_MS", &v)?.max(1_000);
         }
         c.outbound = c.outbound.with_vars(&get)?;
         Ok(c)

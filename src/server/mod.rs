@@ -81,17 +81,6 @@ pub enum Action {
     Listen(Box<listen::Listen>),
 }
 
-/// Where a 2025-11-25 request goes (see [`Server::legacy_session`]).
-#[derive(Debug, Clone, PartialEq)]
-pub enum LegacySession {
-    /// `initialize`: a new session.
-    New(Cors),
-    /// A request naming this session.
-    Existing(String, Cors),
-    /// Answer this at once (a refused origin, an unknown session id, legacy switched off).
-    Refused(HttpResponse),
-}
-
 /// A `resources/read` waiting for the adapter's host.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadRun {
@@ -143,11 +132,7 @@ pub struct Server {
     outbound: Rc<Result<Policy, String>>,
 }
 
-pub(crate) fn error_response(
-    id: Option<&RequestId>,
-    error: &McpError,
-    cors: &Cors,
-) -> HttpResponse {
+pub fn error_response(id: Option<&RequestId>, error: &McpError, cors: &Cors) -> HttpResponse {
     cors.apply(HttpResponse::json(
         error.http_status(),
         jsonrpc::error_response(id, &error.to_wire()),
@@ -292,59 +277,6 @@ impl Server {
         })
     }
 
-    /// Whether `request` belongs to the 2025-11-25 era (`initialize`, or an
-    /// `Mcp-Session-Id`), and where it goes. `None`: a 2026-07-28 request for
-    /// [`Server::handle`].
-    pub fn legacy_session(&self, request: &HttpRequest) -> Option<LegacySession> {
-        if request.path != MCP_PATH {
-            return None;
-        }
-        let session = request.headers.get(crate::legacy::SESSION_HEADER);
-        let initialize =
-            session.is_none() && request.method == "POST" && is_initialize(&request.body);
-        if !crate::legacy::is_legacy(initialize.then_some("initialize"), session.as_deref()) {
-            return None;
-        }
-        let cors = match request.headers.get("origin") {
-            Some(o) if !self.config.origin_allowed(&o) => {
-                let e = McpError::ForbiddenOrigin(o);
-                return Some(LegacySession::Refused(error_response(
-                    None,
-                    &e,
-                    &Cors::default(),
-                )));
-            }
-            Some(o) => Cors(Some(o)),
-            None => Cors::default(),
-        };
-        if !self.config.legacy_sessions {
-            // A modern-only server: say which versions it speaks (basic/versioning).
-            let requested = serde_json::from_slice::<Value>(&request.body)
-                .ok()
-                .and_then(|v| {
-                    v.pointer("/params/protocolVersion")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                })
-                .unwrap_or_else(|| "2025-11-25".into());
-            let e = McpError::UnsupportedVersion {
-                requested,
-                supported: crate::mcp::meta::SUPPORTED_VERSIONS.to_vec(),
-            };
-            return Some(LegacySession::Refused(error_response(None, &e, &cors)));
-        }
-        Some(match session {
-            None => LegacySession::New(cors),
-            Some(id) if crate::tasks::id::is_valid(id.trim()) => {
-                LegacySession::Existing(id.trim().to_owned(), cors)
-            }
-            Some(_) => {
-                let e = McpError::SessionNotFound;
-                LegacySession::Refused(error_response(None, &e, &cors))
-            }
-        })
-    }
-
     /// The Protected Resource Metadata (RFC 9728) when `request` asks for it: a public
     /// document, readable from any origin. `origin` is the server's own
     /// (`scheme://host[:port]`); the resource is `origin` + `/mcp`.
@@ -380,15 +312,16 @@ impl Server {
         Some(response)
     }
 
-    /// Who is calling (see [`crate::auth`]). Requests [`Server::handle`] refuses before
-    /// reading them (other paths and methods, forbidden origins, preflights) are not
-    /// authenticated: they touch nothing a principal owns.
+    /// Who is calling (see [`crate::auth`]). Every request to the MCP endpoint is
+    /// authenticated, whatever its method: a 2025-11-25 `GET` or `DELETE` acts on a
+    /// session as much as a `POST` does. Requests refused before they are read (other
+    /// paths, preflights, forbidden origins) touch nothing a principal owns.
     pub fn authenticate(&self, request: &HttpRequest) -> Outcome {
         let forbidden_origin = request
             .headers
             .get("origin")
             .is_some_and(|o| !self.config.origin_allowed(&o));
-        if request.path != MCP_PATH || request.method != "POST" || forbidden_origin {
+        if request.path != MCP_PATH || request.method == "OPTIONS" || forbidden_origin {
             return Outcome::Principal(auth::ANONYMOUS.into());
         }
         self.config.auth.authenticate(&request.headers)
@@ -542,21 +475,6 @@ impl Server {
             cors,
         )
     }
-}
-
-/// Whether a body is a legacy `initialize` request (parsed only when it may be one). One
-/// carrying modern `_meta` is a 2026-07-28 request, where `initialize` no longer exists
-/// (basic/versioning "Backward Compatibility": modern `_meta` selects this revision).
-fn is_initialize(body: &[u8]) -> bool {
-    if !body.windows(12).any(|w| w == b"\"initialize\"") {
-        return false;
-    }
-    serde_json::from_slice::<Value>(body).ok().is_some_and(|v| {
-        v.get("method").and_then(Value::as_str) == Some("initialize")
-            && v.pointer("/params/_meta")
-                .and_then(|m| m.get(crate::mcp::meta::KEY_PROTOCOL_VERSION))
-                .is_none()
-    })
 }
 
 fn preflight(cors: &Cors, request: &HttpRequest) -> HttpResponse {
