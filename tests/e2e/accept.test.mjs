@@ -1,11 +1,12 @@
-// Accept is honoured under wrangler dev: a client that accepts only application/json
-// never gets a text/event-stream body on any path. Where a JSON answer exists it gets
+// Accept is honoured under wrangler dev, in both eras: a client that accepts only
+// application/json never gets a text/event-stream body on any path. Where a JSON answer exists it gets
 // one (progress dropped); where only a stream can answer, a 406 JSON-RPC error that says
 // what to accept.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../support/server.mjs';
 import { ALL_CAPS, headersFor } from './mcp.mjs';
+import { openSession, responseOf } from '../support/legacy.mjs';
 
 let server, url;
 before(async () => { server = await startServer(); url = server.mcpUrl; });
@@ -60,4 +61,62 @@ test('2026-07-28: every other method answers a JSON-only client with JSON', asyn
     assert.match(r.contentType, /^application\/json/, `${method}: ${r.contentType}`);
     assert.equal(r.status, 200, `${method}: ${r.text}`);
   }
+});
+
+// 2025-11-25: the session era answers a JSON-only client with JSON on every path.
+const LEGACY_JSON = { accept: JSON_ONLY };
+
+test('2025-11-25: a JSON-only client gets JSON on every method, tools/call included', async () => {
+  const session = await openSession(url, LEGACY_JSON);
+  const created = responseOf(await session.call('tools/call', { name: 'slow_compute', arguments: { seconds: 0.2 }, task: {} }));
+  const { taskId } = created.result.task;
+  for (const [method, params] of [
+    ['tools/list', {}], ['ping', {}], ['prompts/list', {}], ['resources/list', {}],
+    ['tools/call', { name: 'greet', arguments: { name: 'Ada' } }],
+    ['tools/call', { name: 'process_batch', arguments: { items: 2, delayMs: 50 }, _meta: { progressToken: 'p' } }],
+    ['tasks/get', { taskId }], ['tasks/list', {}], ['tasks/result', { taskId }],
+    ['logging/setLevel', { level: 'info' }],
+  ]) {
+    const answer = await session.call(method, params);
+    assert.match(answer.contentType, /^application\/json/, `${method}: ${answer.contentType}`);
+    const response = responseOf(answer);
+    assert.equal(response.error, undefined, `${method}: ${JSON.stringify(response)}`);
+    assert.ok(!answer.messages.some((m) => m.method === 'notifications/progress'), method);
+  }
+  const result = responseOf(await session.call('tasks/result', { taskId })).result;
+  assert.equal(result.content[0].text, 'slow_compute: computed after 0.2 s');
+  assert.equal(result.resultType, undefined);
+});
+
+test('2025-11-25: a call that must ask a JSON-only client is a clear error, in JSON', async () => {
+  const session = await openSession(url, LEGACY_JSON);
+  const answer = await session.call('tools/call', { name: 'test_elicitation', arguments: { message: 'Who?' } });
+  assert.match(answer.contentType, /^application\/json/);
+  const { error } = responseOf(answer);
+  assert.equal(error.code, -32600);
+  assert.match(error.message, /asks the client for input.*send Accept: application\/json, text\/event-stream/);
+});
+
+test('2025-11-25: a JSON-only tasks/result asks on the GET stream, or says why it cannot', async () => {
+  const session = await openSession(url, LEGACY_JSON);
+  const start = async (filename) => responseOf(await session.call('tools/call',
+    { name: 'confirm_delete', arguments: { filename }, task: {} })).result.task.taskId;
+  // No GET stream: a clear error once the task waits for input.
+  const lonely = await start('lonely.txt');
+  const refused = await session.call('tasks/result', { taskId: lonely });
+  assert.match(refused.contentType, /^application\/json/);
+  assert.match(responseOf(refused).error.message, /no GET stream of this session open/);
+  // With the GET stream open: the question arrives there, the answer completes the task,
+  // and tasks/result answers JSON.
+  const stream = await session.listen();
+  const taskId = await start('kept.txt');
+  const waiting = session.call('tasks/result', { taskId });
+  const question = await stream.next();
+  assert.equal(question.method, 'elicitation/create');
+  assert.deepEqual(question.params._meta['io.modelcontextprotocol/related-task'], { taskId });
+  assert.equal((await session.answer(question.id, { action: 'accept', content: { confirm: false } })).status, 202);
+  const answer = await waiting;
+  stream.close();
+  assert.match(answer.contentType, /^application\/json/);
+  assert.equal(responseOf(answer).result.content[0].text, 'Kept kept.txt.');
 });
