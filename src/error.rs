@@ -215,11 +215,11 @@ impl McpError {
         match self {
             McpError::Unauthorized { error, message } => vec![(
                 "www-authenticate",
-                crate::auth::challenge(metadata_url, *error, None, error.map(|_| message.as_str())),
+                crate::http::challenge(metadata_url, *error, None, error.map(|_| message.as_str())),
             )],
             McpError::InsufficientScope { scope, message } => vec![(
                 "www-authenticate",
-                crate::auth::challenge(
+                crate::http::challenge(
                     metadata_url,
                     Some("insufficient_scope"),
                     Some(scope),
