@@ -8,6 +8,7 @@
 
 mod common;
 use common::object::{ID, Object};
+use common::schema::{CORE, TASKS_SCHEMA, assert_valid};
 use common::*;
 use mcp_tasks_edge::jsonrpc::RequestId;
 use mcp_tasks_edge::legacy;
@@ -16,20 +17,6 @@ use mcp_tasks_edge::server::{Action, Cors};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::watch::{self, WatchMessage};
 use serde_json::{Value, json};
-
-const CORE: &str = include_str!("fixtures/schema/mcp-2026-07-28.json");
-const TASKS_SCHEMA: &str = include_str!("fixtures/schema/ext-tasks.json");
-
-fn assert_valid(schema: &str, def: &str, instance: &Value) {
-    let mut root: Value = serde_json::from_str(schema).unwrap();
-    root["$ref"] = json!(format!("#/$defs/{def}"));
-    let validator = jsonschema::validator_for(&root).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{def} invalid: {errors:?}\n{instance}");
-}
 
 /// A `slow_compute` task created at NOW and completed by its alarm at NOW + 1 s.
 fn completed() -> Object {
@@ -73,9 +60,9 @@ fn modern_tasks_get_carries_result_type_inside_the_result() {
     let ObjectReply::Result(task) = reply else {
         panic!()
     };
-    assert_valid(TASKS_SCHEMA, "GetTaskResult", &task);
+    assert_valid(TASKS_SCHEMA, "GetTaskResult", &task, "GetTaskResult");
     // What the official client checks: the inner result is a 2026-07-28 CallToolResult.
-    assert_valid(CORE, "CallToolResult", &task["result"]);
+    assert_valid(CORE, "CallToolResult", &task["result"], "CallToolResult");
 }
 
 #[test]
@@ -125,8 +112,18 @@ fn pushed_notifications_carry_it_too() {
     let notification = &frames[1];
     assert_eq!(notification["method"], "notifications/tasks");
     assert_eq!(notification["params"]["result"]["resultType"], "complete");
-    assert_valid(TASKS_SCHEMA, "TaskStatusNotification", notification);
-    assert_valid(CORE, "CallToolResult", &notification["params"]["result"]);
+    assert_valid(
+        TASKS_SCHEMA,
+        "TaskStatusNotification",
+        notification,
+        "TaskStatusNotification",
+    );
+    assert_valid(
+        CORE,
+        "CallToolResult",
+        &notification["params"]["result"],
+        "CallToolResult",
+    );
 }
 
 /// The JSON-RPC messages among a stream's commands.
@@ -187,7 +184,7 @@ fn a_tool_error_result_carries_it_in_both_shapes() {
     mcp_tasks_edge::tasks::object::advance(&mut record, step, NOW, s.limits()).unwrap();
     let task = record.to_task().to_result("complete");
     assert_eq!(task["result"]["resultType"], "complete");
-    assert_valid(CORE, "CallToolResult", &task["result"]);
+    assert_valid(CORE, "CallToolResult", &task["result"], "CallToolResult");
     assert!(legacy::task_result(&task).get("resultType").is_none());
     assert_eq!(legacy::legacy_task(&task)["status"], "failed");
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod object;
+pub mod schema;
 
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
 use mcp_tasks_edge::http::{Headers, HttpRequest, HttpResponse};
