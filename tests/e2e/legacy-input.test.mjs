@@ -111,3 +111,25 @@ test('another principal cannot answer a question it was not sent', async () => {
   assert.equal(task.status, 'input_required');
   stream.close();
 });
+
+test('a tasks/result asking a question answered on the GET stream does not wait for its own answer', async () => {
+  const session = await openSession(url);
+  const stream = await session.listen();
+  const taskId = await start(session, 'both.txt');
+  await pollUntil(session, taskId, (s) => s === 'input_required');
+  const polling = pollUntil(session, taskId, (s) => s !== 'input_required', 3_000).catch(() => null);
+  const question = await stream.next();
+  await polling;
+  // tasks/result now asks on its own stream too; this client answers only the GET copy.
+  let askedOnResult = 0;
+  const result = session.call('tasks/result', { taskId }, async () => {
+    askedOnResult += 1;
+    await session.answer(question.id, { action: 'accept', content: { confirm: true } });
+    return new Promise(() => {}); // never answers the tasks/result copy
+  });
+  const answer = await Promise.race([result, sleep(15_000).then(() => null)]);
+  assert.ok(answer, 'tasks/result still waiting for an answer that will not come');
+  assert.equal(askedOnResult, 1);
+  assert.equal(responseOf(answer).result.content[0].text, 'Deleted both.txt.');
+  stream.close();
+});

@@ -40,13 +40,18 @@ export async function openSession(url, { accept = 'application/json, text/event-
         return { status: res.status, contentType, messages: text ? [JSON.parse(text)] : [] };
       }
       const messages = [];
+      const refused = [];
       for await (const message of readSse(res.body)) {
         messages.push(message);
         if (message.method && message.id !== undefined && onRequest) {
-          const r = await post({ jsonrpc: '2.0', id: message.id, result: await onRequest(message) });
-          if (r.status !== 202) throw new Error(`answer refused: HTTP ${r.status}`);
+          // Answered beside the reading: the stream goes on while the user thinks.
+          (async () => {
+            const r = await post({ jsonrpc: '2.0', id: message.id, result: await onRequest(message) });
+            if (r.status !== 202) refused.push(r.status);
+          })().catch((error) => refused.push(error.message));
         }
       }
+      if (refused.length) throw new Error(`answers refused: ${refused.join(', ')}`);
       return { status: res.status, contentType, messages };
     },
     /** Opens the session's GET stream: { next(timeoutMs), close() }; next() gives the next message. */

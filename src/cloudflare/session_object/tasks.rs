@@ -145,12 +145,16 @@ struct Turn<'a> {
     poll_ms: u64,
 }
 
+/// How often a `tasks/result` that asks checks whether its task moved on without it: the
+/// common case (the client answers on this stream) never needs it, so it is rare.
+const MOVED_ON_CHECK_MS: u64 = 5_000;
+
 /// Resolves once the task is no longer waiting on exactly `keys` (answered elsewhere, e.g.
-/// on a GET stream, cancelled, expired), so a `tasks/result` never waits for answers
-/// that will not come.
+/// on a GET stream or by another session, cancelled, expired), so a `tasks/result` never
+/// waits for answers that will not come.
 async fn moved_on(turn: &Turn<'_>, keys: Vec<String>) {
     loop {
-        Delay::from(Duration::from_millis(turn.poll_ms)).await;
+        Delay::from(Duration::from_millis(turn.poll_ms.max(MOVED_ON_CHECK_MS))).await;
         let still = match get(turn.env, turn.task_id, turn.principal).await {
             Ok(task) => match legacy::result_step(&task, turn.task_id) {
                 ResultStep::Ask(requests) => requests.keys().cloned().collect::<Vec<_>>() == keys,
