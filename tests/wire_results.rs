@@ -18,10 +18,19 @@ use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::watch::WatchMessage;
 use serde_json::{Map, Value, json};
 
-/// A value of `schema`'s type (the first enum value, a property-complete object).
+/// A value of `schema`'s type (its `const`, the first enum value or `oneOf`/`anyOf`
+/// alternative, a property-complete object).
 fn sample(schema: &Value) -> Value {
+    if let Some(value) = schema.get("const") {
+        return value.clone();
+    }
     if let Some(first) = schema.get("enum").and_then(|e| e.get(0)) {
         return first.clone();
+    }
+    for choice in ["oneOf", "anyOf"] {
+        if let Some(first) = schema.get(choice).and_then(|e| e.get(0)) {
+            return sample(first);
+        }
     }
     match schema.get("type").and_then(Value::as_str) {
         Some("string") => json!("x"),
