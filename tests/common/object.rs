@@ -2,10 +2,13 @@
 //! driven by the pure functions exactly as the Cloudflare adapter drives them.
 
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
-use mcp_tasks_edge::tasks::layout::{self, Dirty, Need, Stored};
+use mcp_tasks_edge::ops::admin;
+use mcp_tasks_edge::ops::log::{self, Line};
+use mcp_tasks_edge::tasks::layout::{self, Need, Stored};
 use mcp_tasks_edge::tasks::object::{self, AlarmPlan, Effects, Limits};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::TaskRecord;
+use mcp_tasks_edge::tasks::timeline;
 use mcp_tasks_edge::tasks::watch::{self, WatchMessage};
 use mcp_tasks_edge::tools::Registry;
 use serde_json::{Value, json};
@@ -23,6 +26,8 @@ pub struct Object {
     pub running: Option<u32>,
     /// What the object pushed to its watchers, in order.
     pub pushed: Vec<WatchMessage>,
+    /// The log lines the adapter would print, in order (`ops::log`).
+    pub logged: Vec<Line>,
 }
 
 impl Object {
@@ -35,6 +40,7 @@ impl Object {
             host: FakeHost::new(),
             running: None,
             pushed: Vec::new(),
+            logged: Vec::new(),
         }
     }
 
@@ -57,10 +63,23 @@ impl Object {
         Some(stored.record)
     }
 
-    /// Writes `effects`, then records what watchers are sent (as the adapter does).
+    /// Writes `effects` with the transition they make in the timeline, then records what
+    /// watchers are sent and what is logged (as the adapter does).
     pub fn apply(&mut self, before: Option<&Stored>, mut effects: Effects) {
+        let before_record = before.map(|s| &s.record);
+        timeline::note(&mut effects, before_record);
         watch::stamp(&mut effects, before);
         self.pushed.extend(watch::after_write(&effects));
+        if let Some(after) = &effects.store {
+            self.logged.extend(log::lease_taken(before_record, after));
+            if let Some(entry) = &effects.dirty.timeline {
+                self.logged
+                    .extend(log::transition(entry, after, Some("req-1")));
+            }
+        }
+        if let (true, Some(record)) = (effects.delete_all, before_record) {
+            self.logged.push(log::expired(record));
+        }
         self.write(before, effects);
     }
 
@@ -71,11 +90,7 @@ impl Object {
             return;
         }
         if let Some(record) = &effects.store {
-            let (parts, dirty) = match before {
-                Some(s) if s.legacy => (layout::Parts::default(), Dirty::all(record)),
-                Some(s) => (s.parts.clone(), effects.dirty.clone()),
-                None => (layout::Parts::default(), effects.dirty.clone()),
-            };
+            let (parts, dirty) = effects.dirty.clone().over(before, record);
             let (writes, _) = layout::encode(record, &parts, &dirty);
             for (k, v) in writes.put {
                 self.storage.insert(k, v);
@@ -92,10 +107,20 @@ impl Object {
     pub fn request(&mut self, request: ObjectRequest, principal: &str, now: u64) -> ObjectReply {
         let need = match request {
             ObjectRequest::Get { .. } => Need::Result,
-            ObjectRequest::Cancel { .. } => Need::Step,
+            ObjectRequest::Cancel { .. } | ObjectRequest::OperatorCancel { .. } => Need::Step,
+            ObjectRequest::Timeline { .. } | ObjectRequest::Inspect { .. } => Need::Timeline,
             _ => Need::Hot,
         };
         let stored = self.load(need);
+        match &request {
+            ObjectRequest::Timeline { task_id } => {
+                return timeline::owner_view(stored.as_ref(), task_id, principal, now);
+            }
+            ObjectRequest::Inspect { task_id } => {
+                return admin::inspect(stored.as_ref(), task_id, now);
+            }
+            _ => {}
+        }
         let (reply, effects) = object::handle(
             stored.as_ref().map(|s| s.record.clone()),
             request,
@@ -173,6 +198,7 @@ impl Object {
             attempt,
         ));
         self.running = None;
+        let outcome = log::step_outcome(&step);
         let current = self.load(Need::Hot);
         let effects = object::finish(
             current.as_ref().map(|s| s.record.clone()),
@@ -182,6 +208,14 @@ impl Object {
             self.limits,
         )
         .expect("the state machine accepts the outcome");
+        let applied = effects.store.is_some();
+        self.logged.push(log::step_finished(
+            &full.record,
+            attempt,
+            outcome,
+            7,
+            applied,
+        ));
         self.apply(current.as_ref(), effects);
     }
 
