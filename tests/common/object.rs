@@ -15,6 +15,8 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 
 pub const ID: &str = "0123456789abcdef0123456789abcdef";
+/// The request id the Worker would pass with every request (`ops::log`).
+pub const TRACE: &str = "req-1";
 
 pub struct Object {
     pub storage: BTreeMap<String, String>,
@@ -28,6 +30,8 @@ pub struct Object {
     pub pushed: Vec<WatchMessage>,
     /// The log lines the adapter would print, in order (`ops::log`).
     pub logged: Vec<Line>,
+    /// The Worker's request id while a request is handled (alarms have none).
+    trace: Option<&'static str>,
 }
 
 impl Object {
@@ -41,6 +45,7 @@ impl Object {
             running: None,
             pushed: Vec::new(),
             logged: Vec::new(),
+            trace: None,
         }
     }
 
@@ -74,7 +79,7 @@ impl Object {
             self.logged.extend(log::lease_taken(before_record, after));
             if let Some(entry) = &effects.dirty.timeline {
                 self.logged
-                    .extend(log::transition(entry, after, Some("req-1")));
+                    .extend(log::transition(entry, after, self.trace));
             }
         }
         if let (true, Some(record)) = (effects.delete_all, before_record) {
@@ -128,7 +133,9 @@ impl Object {
             now,
         );
         let cancelled = effects.store.clone().filter(|_| effects.cancel_hook);
+        self.trace = Some(TRACE);
         self.apply(stored.as_ref(), effects);
+        self.trace = None;
         if let Some(record) = cancelled
             && let Some(tool) = self.registry.get(&record.tool)
         {
@@ -149,6 +156,10 @@ impl Object {
     }
 
     pub fn update(&mut self, responses: Value, now: u64) -> ObjectReply {
+        self.update_as(responses, "anonymous", now)
+    }
+
+    pub fn update_as(&mut self, responses: Value, principal: &str, now: u64) -> ObjectReply {
         let Value::Object(input_responses) = responses else {
             panic!("responses must be an object")
         };
@@ -157,7 +168,7 @@ impl Object {
                 task_id: ID.into(),
                 input_responses,
             },
-            "anonymous",
+            principal,
             now,
         )
     }
