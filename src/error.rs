@@ -68,6 +68,13 @@ pub enum McpError {
     },
 }
 
+/// The wire message (what a client would read).
+impl std::fmt::Display for McpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_wire().message)
+    }
+}
+
 impl McpError {
     /// The JSON-RPC error object for this failure.
     pub fn to_wire(&self) -> ErrorObject {
@@ -196,11 +203,11 @@ impl McpError {
         match self {
             McpError::Unauthorized { error, message } => vec![(
                 "www-authenticate",
-                crate::auth::challenge(metadata_url, *error, None, error.map(|_| message.as_str())),
+                crate::http::challenge(metadata_url, *error, None, error.map(|_| message.as_str())),
             )],
             McpError::InsufficientScope { scope, message } => vec![(
                 "www-authenticate",
-                crate::auth::challenge(
+                crate::http::challenge(
                     metadata_url,
                     Some("insufficient_scope"),
                     Some(scope),

@@ -191,7 +191,7 @@ fn an_operator_reaches_the_methods_with_checked_params() {
     };
     assert_eq!(
         error(admin::CANCEL, json!({}))["message"],
-        "params.taskId is required"
+        "params: missing field `taskId`"
     );
     assert_eq!(
         error(admin::GET, json!({ "taskId": "../x" }))["code"],
@@ -199,7 +199,7 @@ fn an_operator_reaches_the_methods_with_checked_params() {
     );
     assert_eq!(
         error(admin::LIST, json!({ "principal": 7 }))["message"],
-        "params.principal must be a non-empty string"
+        "params.principal: invalid type: integer `7`, expected a string"
     );
 }
 

@@ -119,27 +119,22 @@ pub(crate) async fn store_new_task(
     Ok(reply)
 }
 
-/// One request to the ledger counting `principal`'s work; the error says which limit is
-/// full (and is logged), or that the ledger is unreachable.
+/// One request to the ledger counting `principal`'s work; a refusal names the limit
+/// that is full and is logged (`quota.refused`).
 async fn ledger(
     server: &Server,
     env: &Env,
     principal: &str,
     request: &LedgerRequest,
 ) -> Result<(), McpError> {
-    match principal_object::ledger(env, principal, request).await {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(exceeded)) => {
-            let error = exceeded.to_error();
-            if let Some(line) = crate::ops::log::refused(&error, Some(principal), None) {
-                super::log::print(&line, &server.config.log);
-            }
-            Err(error)
-        }
-        Err(why) => Err(McpError::Internal(format!(
-            "quota ledger unavailable: {why}"
-        ))),
+    let outcome = principal_object::ledger(env, principal, request).await;
+    if let Err(error) = &outcome {
+        log::print_all(
+            crate::ops::log::refused(error, Some(principal), None),
+            &server.config.log,
+        );
     }
+    outcome
 }
 
 /// Gives back the place of a task that was not created (best effort: the ledger entry

@@ -168,21 +168,10 @@ pub async fn fetch(
                     None => None,
                     Some(_) => {
                         let stream_id = new_task_id()?;
-                        let refused = match StreamSlot::acquire(
-                            env.clone(),
-                            &ctx.principal,
-                            stream_id,
-                            quotas,
-                        )
-                        .await
-                        {
-                            Ok(Ok(slot)) => Ok(slot),
-                            Ok(Err(exceeded)) => Err(exceeded.to_error()),
-                            Err(why) => Err(McpError::Internal(format!(
-                                "quota ledger unavailable: {why}"
-                            ))),
-                        };
-                        match refused {
+                        let acquired =
+                            StreamSlot::acquire(env.clone(), &ctx.principal, stream_id, quotas)
+                                .await;
+                        match acquired {
                             Ok(slot) => Some(slot),
                             Err(error) => {
                                 let line = crate::ops::log::refused(

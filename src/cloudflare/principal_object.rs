@@ -6,7 +6,8 @@
 
 use super::now_ms;
 use crate::auth::anonymous::ledger_name;
-use crate::quota::{self, Exceeded, INDEX_PREFIX, LedgerRequest, Quotas, RENEW_MS, Reply};
+use crate::error::McpError;
+use crate::quota::{self, INDEX_PREFIX, LedgerRequest, Quotas, RENEW_MS, Reply};
 use js_sys::{Object, Reflect};
 use std::cell::Cell;
 use wasm_bindgen::JsValue;
@@ -112,18 +113,20 @@ async fn index_keys(
     Ok(entries)
 }
 
-/// Sends one request to `principal`'s ledger: `Ok(Err(exceeded))` when a limit refuses
-/// it, `Err` when the ledger cannot be reached.
+/// Sends one request to the ledger counting `principal`'s work: `Err` is the 429 naming
+/// the limit that refuses it, or a -32603 when the ledger cannot be reached.
 pub(crate) async fn ledger(
     env: &Env,
     principal: &str,
     request: &LedgerRequest,
-) -> std::result::Result<std::result::Result<(), Exceeded>, String> {
-    let reply = send(env, principal, request).await?;
-    Ok(match reply.exceeded {
-        Some(exceeded) => Err(exceeded),
+) -> std::result::Result<(), McpError> {
+    let reply = send(env, principal, request)
+        .await
+        .map_err(|why| McpError::Internal(format!("quota ledger unavailable: {why}")))?;
+    match reply.exceeded {
+        Some(exceeded) => Err(exceeded.to_error()),
         None => Ok(()),
-    })
+    }
 }
 
 /// `principal`'s tasks, newest first, from its ledger's index.
@@ -180,26 +183,26 @@ pub struct StreamSlot {
 }
 
 impl StreamSlot {
-    /// Takes a slot: `Ok(Err(exceeded))` when the principal has too many streams open.
+    /// Takes a slot: `Err` when the principal has too many streams open (or the ledger
+    /// cannot be reached).
     pub(crate) async fn acquire(
         env: Env,
         principal: &str,
         stream_id: String,
         quotas: Quotas,
-    ) -> std::result::Result<std::result::Result<StreamSlot, Exceeded>, String> {
+    ) -> std::result::Result<StreamSlot, McpError> {
         let request = LedgerRequest::AcquireStream {
             stream_id: stream_id.clone(),
             quotas,
         };
-        Ok(ledger(&env, principal, &request)
-            .await?
-            .map(|()| StreamSlot {
-                env,
-                principal: principal.to_owned(),
-                stream_id,
-                quotas,
-                renewed_at_ms: Cell::new(now_ms()),
-            }))
+        ledger(&env, principal, &request).await?;
+        Ok(StreamSlot {
+            env,
+            principal: principal.to_owned(),
+            stream_id,
+            quotas,
+            renewed_at_ms: Cell::new(now_ms()),
+        })
     }
 
     /// Renews the lease when due (best effort).

@@ -7,26 +7,23 @@
 //! deleted by its alarm.
 
 mod asker;
+mod modern;
 pub(crate) mod registry;
 mod resumable;
 mod tasks;
 
-use super::creation::acquire_run;
 use super::principal_object;
 use super::sse::Channel;
-use super::{WorkerHost, log, now_ms, server};
+use super::{log, now_ms, server};
 use crate::error::McpError;
 use crate::http::HttpResponse;
-use crate::jsonrpc::{self, Request as RpcRequest, RequestId};
+use crate::jsonrpc::{self, RequestId};
 use crate::legacy::{self, Decision, Incoming, SESSION_HEADER, Session};
 use crate::ops::log::{self as logs, event, fingerprint};
 use crate::quota::LedgerRequest;
-use crate::server::call::progress_notification;
-use crate::server::dispatch;
-use crate::server::{Action, Context, Cors, Server};
+use crate::server::Server;
 use crate::tasks::protocol::PRINCIPAL_HEADER;
-use crate::tools::Progress;
-use asker::{Pending, SessionAsker};
+use asker::Pending;
 pub(crate) use resumable::Stream;
 use resumable::Streams;
 use serde_json::{Value, json};
@@ -270,22 +267,15 @@ impl SessionRunner {
             until_ms: session.held_until_ms,
             quotas: server.config.quotas,
         };
-        if server.config.quotas.sessions.is_some() {
-            let refused =
-                match principal_object::ledger(&self.env, &session.opened_by, &acquire).await {
-                    Ok(Ok(())) => None,
-                    Ok(Err(exceeded)) => Some(exceeded.to_error()),
-                    Err(why) => Some(McpError::Internal(format!(
-                        "quota ledger unavailable: {why}"
-                    ))),
-                };
-            if let Some(e) = refused {
-                log::print_all(
-                    logs::refused(&e, Some(&session.opened_by), None),
-                    &server.config.log,
-                );
-                return json_reply(Some(&id), Err(e));
-            }
+        if server.config.quotas.sessions.is_some()
+            && let Err(refused) =
+                principal_object::ledger(&self.env, &session.opened_by, &acquire).await
+        {
+            log::print_all(
+                logs::refused(&refused, Some(&session.opened_by), None),
+                &server.config.log,
+            );
+            return json_reply(Some(&id), Err(refused));
         }
         self.store(&session).await?;
         let expires = session.expires_at_ms(server.config.session_idle_ms);
@@ -379,66 +369,6 @@ impl SessionRunner {
         channel.response(HttpResponse::empty(200))
     }
 
-    /// Any other method: the modern handlers, with the session's capabilities, results
-    /// reshaped for 2025-11-25. A tool run counts against the session principal's quota.
-    async fn modern(
-        &self,
-        server: Rc<Server>,
-        rpc: RpcRequest,
-        session: Session,
-        now: u64,
-        accepts_sse: bool,
-    ) -> Result<Response> {
-        let ctx = Context {
-            principal: session.principal.clone(),
-            now_ms: now,
-        };
-        let action =
-            match dispatch::route(&server, &rpc, None, &session.meta(), &ctx, &Cors::default()) {
-                Ok(action) => action,
-                Err(e) => return json_reply(Some(&rpc.id), Err(e)),
-            };
-        let host = WorkerHost::host(self.env.clone(), &server);
-        match action {
-            Action::Respond(response) => json_response(200, legacy::legacy_body(&response.body)),
-            Action::Read(read) => match server.read(*read, &host).await {
-                Action::Respond(response) => {
-                    json_response(200, legacy::legacy_body(&response.body))
-                }
-                other => json_reply(
-                    Some(&rpc.id),
-                    Err(McpError::Internal(format!("unexpected action {other:?}"))),
-                ),
-            },
-            Action::Run(run) => {
-                if run.target.is_tool()
-                    && let Err(refused) = acquire_run(&server, &self.env, &ctx.principal).await
-                {
-                    return json_reply(Some(&rpc.id), Err(refused));
-                }
-                let channel = Channel::default();
-                let out = self.resumable.open(channel.clone());
-                let asker = self.asker(out.clone(), None, accepts_sse);
-                let progress = self.progress(&session, out.clone(), run.progress_token.clone());
-                worker::wasm_bindgen_futures::spawn_local(async move {
-                    let body = match server.run(*run, &ctx, &host, &progress, Some(&asker)).await {
-                        Action::Respond(response) => legacy::legacy_body(&response.body),
-                        other => {
-                            let e = McpError::Internal(format!("unexpected action {other:?}"));
-                            jsonrpc::error_response(None, &e.to_wire())
-                        }
-                    };
-                    out.finish(&body);
-                });
-                channel.response(HttpResponse::empty(200))
-            }
-            other => json_reply(
-                Some(&rpc.id),
-                Err(McpError::Internal(format!("unexpected action {other:?}"))),
-            ),
-        }
-    }
-
     /// `notifications/resources/updated` on the open GET streams, if this session is still
     /// subscribed to `uri`.
     async fn resource_updated(&self, uri: &str) -> Result<()> {
@@ -456,42 +386,6 @@ impl SessionRunner {
             }
         }
         Ok(())
-    }
-
-    /// Progress (if the request asked) and log messages (at the session's level) onto
-    /// the response stream.
-    fn progress(&self, session: &Session, channel: Stream, token: Option<Value>) -> Progress {
-        let sink = channel.clone();
-        let progress = Progress::to(move |report| {
-            if let Some(token) = &token {
-                sink.send(progress_notification(token, report).to_string().as_bytes());
-            }
-        });
-        let session = session.clone();
-        let stream = channel.clone();
-        let progress = progress.disconnecting_to(move || stream.disconnect());
-        progress.logging_to(move |level, data| {
-            if session.logs(level) {
-                let message = json!({ "jsonrpc": "2.0", "method": "notifications/message",
-                    "params": { "level": level, "data": data } });
-                channel.send(message.to_string().as_bytes());
-            }
-        })
-    }
-
-    /// Server→client requests on `channel`, answered by later POSTs to this object.
-    fn asker(
-        &self,
-        channel: Stream,
-        related_task: Option<String>,
-        streaming: bool,
-    ) -> SessionAsker {
-        SessionAsker {
-            channel,
-            pending: self.pending.clone(),
-            related_task,
-            streaming,
-        }
     }
 }
 

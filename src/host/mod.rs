@@ -1,5 +1,5 @@
 //! The platform a tool step reaches: outbound HTTP, variables and secrets, KV and D1
-//! (DESIGN.md §3). A step gets a [`Host`]; the Cloudflare adapter implements
+//! (docs/authoring.md). A step gets a [`Host`]; the Cloudflare adapter implements
 //! [`Platform`] with the Worker's `fetch` and bindings, native tests use
 //! [`fake::FakeHost`]. The core never does I/O itself: it only awaits what a `Host` does.
 //!

@@ -35,6 +35,36 @@ pub struct TaskIdParams {
     pub task_id: String,
 }
 
+/// `subscriptions/listen`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ListenParams {
+    /// The notification filter (required: what the stream is for).
+    pub notifications: NotificationFilter,
+}
+
+/// What a `subscriptions/listen` stream carries; other filters are not offered here.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotificationFilter {
+    /// `notifications/tasks` for these tasks (the Tasks extension).
+    #[serde(default)]
+    pub task_ids: Option<Vec<String>>,
+}
+
+/// A string param by name, without decoding the rest (for `tools/call`, whose arguments
+/// are kept as they are).
+pub fn string<'a>(params: &'a Map<String, Value>, name: &str) -> Result<&'a str, McpError> {
+    match params.get(name) {
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(McpError::InvalidParams(format!(
+            "params.{name} must be a string"
+        ))),
+        None => Err(McpError::InvalidParams(format!(
+            "params.{name} is required"
+        ))),
+    }
+}
+
 /// A paginated list: `tasks/list`, `mcp-tasks-edge/tasks/list`.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]

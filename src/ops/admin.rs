@@ -25,12 +25,14 @@
 use super::log::{Level, Line, event, fingerprint};
 use crate::auth::OPERATOR_PREFIX;
 use crate::error::McpError;
+use crate::mcp::params::{self, TaskIdParams};
 use crate::tasks::id;
 use crate::tasks::layout::Stored;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use crate::tasks::task::{RESULT_COMPLETE, TaskStatus};
 use crate::tasks::timeline;
 use crate::time::iso8601;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 pub const GET: &str = "mcp-tasks-edge/admin/tasks/get";
@@ -109,17 +111,8 @@ pub fn parse(
     if !operators || !is_operator(principal) || ![GET, LIST, CANCEL].contains(&method) {
         return None;
     }
-    let string = |name: &str| match params.get(name) {
-        Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
-        Some(_) => Err(McpError::InvalidParams(format!(
-            "params.{name} must be a non-empty string"
-        ))),
-        None => Err(McpError::InvalidParams(format!(
-            "params.{name} is required"
-        ))),
-    };
     let task_id = || {
-        let task_id = string("taskId")?;
+        let task_id = params::parse::<TaskIdParams>(params)?.task_id;
         // An id this server could not have minted names no task.
         if !id::is_valid(&task_id) {
             return Err(McpError::TaskNotFound);
@@ -129,19 +122,20 @@ pub fn parse(
     Some(match method {
         GET => task_id().map(|task_id| AdminRequest::Get { task_id }),
         CANCEL => task_id().map(|task_id| AdminRequest::Cancel { task_id }),
-        _ => string("principal").and_then(|principal| {
-            let cursor = match params.get("cursor") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(c)) => Some(c.clone()),
-                Some(_) => {
-                    return Err(McpError::InvalidParams(
-                        "params.cursor must be a string".into(),
-                    ));
-                }
-            };
-            Ok(AdminRequest::List { principal, cursor })
+        _ => params::parse::<ListParams>(params).map(|p| AdminRequest::List {
+            principal: p.principal,
+            cursor: p.cursor,
         }),
     })
+}
+
+/// `mcp-tasks-edge/admin/tasks/list`.
+#[derive(Deserialize)]
+struct ListParams {
+    /// The principal's name (`key:<name>`, `oauth:<hex>`, `admin:…`).
+    principal: String,
+    #[serde(default)]
+    cursor: Option<String>,
 }
 
 /// The operator's view of a stored task (loaded with its timeline), whoever owns it;

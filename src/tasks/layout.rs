@@ -63,6 +63,8 @@ pub enum Need {
     Step,
     /// The timeline's kept entries (`mcp-tasks-edge/tasks/timeline`, the operator's view).
     Timeline,
+    /// Every part (what a step reads and the result).
+    All,
 }
 
 /// Which large parts a write changed.
@@ -207,6 +209,11 @@ pub fn keys_for(stored: &Stored, need: Need) -> Vec<String> {
             keys
         }
         Need::Timeline => kept_entries(p.timeline).map(timeline_key).collect(),
+        Need::All => {
+            let mut keys = keys_for(stored, Need::Step);
+            keys.extend(keys_for(stored, Need::Result));
+            keys
+        }
     }
 }
 
@@ -264,6 +271,10 @@ pub fn fill(
                 entries.push(entry);
             }
             stored.timeline = entries;
+        }
+        Need::All => {
+            fill(stored, Need::Step, values)?;
+            fill(stored, Need::Result, values)?;
         }
     }
     Ok(())

@@ -10,7 +10,7 @@ use crate::tools::{Call, Progress};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// A step in flight: stored before the step starts (DESIGN.md §3 "Executing steps").
+/// A step in flight: stored before the step starts (docs/architecture.md, "Executing steps").
 /// Its outcome is applied only if the lease is still the current one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -31,8 +31,10 @@ pub struct TaskRecord {
     pub arguments: Map<String, Value>,
     /// The creating request's client capabilities: later input requests are gated on them.
     pub capabilities: Map<String, Value>,
+    /// Changed only by [`TaskRecord::apply`] (the state machine); read with
+    /// [`TaskRecord::status`].
     #[serde(flatten)]
-    pub status: TaskStatus,
+    pub(crate) status: TaskStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_message: Option<String>,
     pub created_at_ms: u64,
@@ -114,6 +116,11 @@ impl TaskRecord {
             lease: None,
             version: 0,
         }
+    }
+
+    /// The task's status (and its payload).
+    pub fn status(&self) -> &TaskStatus {
+        &self.status
     }
 
     /// When the task may be discarded, if ever.

@@ -62,10 +62,7 @@ impl Object {
 
     /// The record with every part.
     pub fn record(&self) -> Option<TaskRecord> {
-        let mut stored = self.load(Need::Step)?;
-        let result = self.load(Need::Result)?;
-        stored.record.status = result.record.status;
-        Some(stored.record)
+        Some(self.load(Need::All)?.record)
     }
 
     /// Writes `effects` with the transition they make in the timeline, then records what
