@@ -360,3 +360,15 @@ fn long_errors_are_cut() {
     assert!(text.len() < 600, "{}", text.len());
     assert!(text.contains("e…"));
 }
+
+#[test]
+fn the_js_panic_guard_prints_the_panic_event_in_the_same_format() {
+    let guard = include_str!("../src/cloudflare/entry.mjs");
+    let head = format!(
+        "{{ event: '{}', level: '{}' }}",
+        log::event::PANIC,
+        Level::Error.name()
+    );
+    assert!(guard.contains(&head), "entry.mjs lacks {head}");
+    assert!(guard.contains("console.log(JSON.stringify(line))"));
+}
