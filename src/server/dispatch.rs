@@ -105,7 +105,8 @@ pub fn route(
             cursor: params::parse::<CursorParams>(params)?.cursor,
             cors: cors.clone(),
         }),
-        super::TASK_TIMELINE => {
+        // Served on the 2026-07-28 endpoint (a 2025-11-25 session forwards no object reads).
+        super::TASK_TIMELINE if http_headers.is_some() => {
             let task_id = params::parse::<TaskIdParams>(params)?.task_id;
             if !id::is_valid(&task_id) {
                 return Err(McpError::TaskNotFound);
