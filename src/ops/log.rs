@@ -395,9 +395,6 @@ pub fn refused(
         McpError::InsufficientScope { .. } => Line::new(event::AUTH_REFUSED, Level::Warn)
             .field("reason", "insufficient_scope")
             .field("status", 403),
-        McpError::ForbiddenOrigin(_) => Line::new(event::AUTH_REFUSED, Level::Warn)
-            .field("reason", "forbidden_origin")
-            .field("status", 403),
         McpError::TooManyRequests { limit, max, .. } => {
             Line::new(event::QUOTA_REFUSED, Level::Warn)
                 .field("limit", *limit)
