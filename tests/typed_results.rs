@@ -102,7 +102,7 @@ struct Counted {
 }
 
 async fn count_to(call: Call<AddArgs>, _host: Host) -> Result<Output<Counted>, ToolError> {
-    let i = call.checkpoint::<u64>().unwrap_or(0);
+    let i = call.checkpoint::<u64>()?.unwrap_or(0);
     if i < call.args.a as u64 {
         return Ok(Step::wait(Duration::from_millis(10))
             .checkpoint(i + 1)

@@ -26,11 +26,36 @@ pub use {worker::Env as JsEnv, worker::worker_sys::Context as JsContext};
 
 #[wasm_bindgen(module = "/src/cloudflare/guard.js")]
 extern "C" {
-    /// `work` under the guard; `kind` says what a crash answers (see guard.js).
-    fn guard(work: Promise, target: &JsValue, kind: &str) -> Promise;
+    /// `work`, an invocation of `method` on `object` (the Worker or a Durable Object
+    /// class), under the guard: what a crash answers depends on them (see guard.js).
+    /// `request` (the invocation's, if any) gives the JSON-RPC id and the log line's
+    /// request id; `ctx` is a task object's state, to close its watchers.
+    fn guard(
+        work: Promise,
+        object: &str,
+        method: &str,
+        request: &JsValue,
+        ctx: &JsValue,
+    ) -> Promise;
 }
 
 type Outcome = std::result::Result<JsValue, JsValue>;
+
+/// The JS object of a request (not `Request.clone()`, which copies the body).
+fn js(req: &web_sys::Request) -> JsValue {
+    AsRef::<JsValue>::as_ref(req).clone()
+}
+
+/// Runs `work` as the invocation of `method` on `object`, under the guard.
+fn guarded(
+    object: &str,
+    method: &str,
+    request: &JsValue,
+    ctx: &JsValue,
+    work: impl Future<Output = Outcome> + 'static,
+) -> Promise {
+    guard(future_to_promise(work), object, method, request, ctx)
+}
 
 fn respond(result: worker::Result<worker::Response>) -> Outcome {
     result
@@ -47,9 +72,8 @@ fn settle(result: worker::Result<()>) -> Outcome {
 /// returns is logged and answered 500, as `#[event(fetch)]` does.
 #[doc(hidden)]
 pub fn fetch(req: web_sys::Request, env: Env, _ctx: Context, build: fn() -> Server) -> Promise {
-    // The JS object, not `Request.clone()` (which copies the body).
-    let raw: JsValue = AsRef::<JsValue>::as_ref(&req).clone();
-    let work = future_to_promise(async move {
+    let raw = js(&req);
+    let work = async move {
         match super::fetch(req.into(), env, build).await {
             Ok(response) => Ok(response.into()),
             Err(e) => {
@@ -57,8 +81,8 @@ pub fn fetch(req: web_sys::Request, env: Env, _ctx: Context, build: fn() -> Serv
                 respond(worker::Response::error("INTERNAL SERVER ERROR", 500))
             }
         }
-    });
-    guard(work, &raw, "request")
+    };
+    guarded("Worker", "fetch", &raw, &JsValue::NULL, work)
 }
 
 /// The `TaskObject` class: one object per task ([`TaskRunner`]).
@@ -85,24 +109,31 @@ impl TaskExport {
         }
     }
 
-    fn guarded(&self, kind: &str, work: impl Future<Output = Outcome> + 'static) -> Promise {
+    fn guarded(
+        &self,
+        method: &str,
+        request: &JsValue,
+        work: impl Future<Output = Outcome> + 'static,
+    ) -> Promise {
         if self.traced {
-            worker::console_log!("[object-request] {kind}");
+            worker::console_log!("[object-request] {method}");
         }
-        guard(future_to_promise(work), &self.state, kind)
+        guarded("TaskObject", method, request, &self.state, work)
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
         let runner = self.runner.clone();
-        self.guarded(
-            "fetch",
-            async move { respond(runner.fetch(req.into()).await) },
-        )
+        let raw = js(&req);
+        self.guarded("fetch", &raw, async move {
+            respond(runner.fetch(req.into()).await)
+        })
     }
 
     pub fn alarm(&self) -> Promise {
         let runner = self.runner.clone();
-        self.guarded("alarm", async move { respond(runner.alarm().await) })
+        self.guarded("alarm", &JsValue::NULL, async move {
+            respond(runner.alarm().await)
+        })
     }
 
     pub fn websocket_message(&self, ws: web_sys::WebSocket, message: JsValue) -> Promise {
@@ -113,7 +144,7 @@ impl TaskExport {
                 worker::WebSocketIncomingMessage::Binary(js_sys::Uint8Array::new(&message).to_vec())
             }
         };
-        self.guarded("webSocketMessage", async move {
+        self.guarded("webSocketMessage", &JsValue::NULL, async move {
             settle(runner.websocket_message(ws.into(), message).await)
         })
     }
@@ -126,7 +157,7 @@ impl TaskExport {
         was_clean: bool,
     ) -> Promise {
         let runner = self.runner.clone();
-        self.guarded("webSocketClose", async move {
+        self.guarded("webSocketClose", &JsValue::NULL, async move {
             settle(
                 runner
                     .websocket_close(ws.into(), code, reason, was_clean)
@@ -137,7 +168,7 @@ impl TaskExport {
 
     pub fn websocket_error(&self, ws: web_sys::WebSocket, error: JsValue) -> Promise {
         let runner = self.runner.clone();
-        self.guarded("webSocketError", async move {
+        self.guarded("webSocketError", &JsValue::NULL, async move {
             settle(runner.websocket_error(ws.into(), error.into()).await)
         })
     }
@@ -154,22 +185,23 @@ impl SessionExport {
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
         let runner = self.0.clone();
-        let raw: JsValue = AsRef::<JsValue>::as_ref(&req).clone();
-        let work = future_to_promise(async move { respond(runner.fetch(req.into()).await) });
-        guard(work, &raw, "request")
+        let raw = js(&req);
+        let work = async move { respond(runner.fetch(req.into()).await) };
+        guarded("SessionObject", "fetch", &raw, &JsValue::NULL, work)
     }
 
     /// An idle session's expiry.
     pub fn alarm(&self) -> Promise {
         let runner = self.0.clone();
-        alarm(async move { respond(runner.alarm().await) })
+        let work = async move { respond(runner.alarm().await) };
+        guarded(
+            "SessionObject",
+            "alarm",
+            &JsValue::NULL,
+            &JsValue::NULL,
+            work,
+        )
     }
-}
-
-/// An alarm of an object without watchers, under the guard: a crash rejects it, so the
-/// runtime retries it.
-fn alarm(work: impl Future<Output = Outcome> + 'static) -> Promise {
-    guard(future_to_promise(work), &JsValue::NULL, "objectAlarm")
 }
 
 /// The `PrincipalObject` class: one object per principal, its quota ledger
@@ -184,13 +216,21 @@ impl PrincipalExport {
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
         let runner = self.0.clone();
-        let work = future_to_promise(async move { respond(runner.fetch(req.into()).await) });
-        guard(work, &JsValue::NULL, "ledger")
+        let raw = js(&req);
+        let work = async move { respond(runner.fetch(req.into()).await) };
+        guarded("PrincipalObject", "fetch", &raw, &JsValue::NULL, work)
     }
 
     /// An abandoned principal's cleanup.
     pub fn alarm(&self) -> Promise {
         let runner = self.0.clone();
-        alarm(async move { respond(runner.alarm().await) })
+        let work = async move { respond(runner.alarm().await) };
+        guarded(
+            "PrincipalObject",
+            "alarm",
+            &JsValue::NULL,
+            &JsValue::NULL,
+            work,
+        )
     }
 }

@@ -59,41 +59,55 @@ async function watch(work) {
 }
 
 /**
- * `work` (the promise of one invocation), settled even if the instance crashes first.
- * `kind` says what the invocation is, and so what a crash answers:
- * - `request`: the Worker's fetch or a session object's; `target` is the request:
- *   JSON-RPC -32603 with its id;
- * - `fetch`, `alarm`, `webSocketMessage`, `webSocketClose`, `webSocketError`: a task
- *   object's; `target` is its DurableObjectState (the JS object outlives the crashed wasm
- *   instance): its watchers are closed, then a fetch answers 500, an alarm rejects;
- * - `objectAlarm`: another object's alarm (`target` null): it rejects;
- * - `ledger`: the quota ledger's request: 500.
+ * `work` (the promise of one invocation of `method` on `object`: the Worker, or a Durable
+ * Object class), settled even if the instance crashes first. A crash is logged (the
+ * `panic` event of src/ops/log), then answered as the invocation needs:
+ * - the Worker's fetch, a session's fetch: JSON-RPC -32603 with the request's id;
+ * - a task object (`ctx`, its DurableObjectState, outlives the crashed wasm instance): its
+ *   watchers are closed, then a fetch answers 500, an alarm rejects (the runtime retries
+ *   it), a WebSocket handler settles;
+ * - the quota ledger's fetch: 500, so the Worker refuses instead of hanging;
+ * - any other alarm rejects, and is retried.
  *
  * One function for all (not one each): wasm-bindgen imports a function that needs no
  * glue once per use, which repeats the module's key in its import object.
  */
-export async function guard(work, target, kind) {
+export async function guard(work, object, method, request, ctx) {
   const done = await watch(work);
   if (done !== CRASHED) return done;
-  switch (kind) {
-    case 'request':
-      return crashed(target);
-    case 'ledger':
+  logPanic(object, method, request);
+  if (object === 'TaskObject') {
+    // Tell every watcher the object crashed: they reconnect and re-read its state.
+    for (const ws of ctx?.getWebSockets?.() ?? []) {
+      try { ws.close(1011, 'the task object crashed'); } catch { /* already closed */ }
+    }
+  }
+  if (method === 'alarm') throw new Error(`the ${object} crashed in its alarm; the runtime retries it`);
+  if (method !== 'fetch') return undefined;
+  switch (object) {
+    case 'Worker':
+    case 'SessionObject':
+      return crashed(request);
+    case 'PrincipalObject':
       return new Response('the quota ledger crashed while handling this request', { status: 500 });
-    case 'objectAlarm':
-      throw new Error('the object crashed in its alarm; the runtime retries it');
     default:
-      break;
+      return new Response('the task object crashed while handling this request', { status: 500 });
   }
-  // A task object: tell every watcher it crashed, so they reconnect and re-read its state.
-  for (const ws of target?.getWebSockets?.() ?? []) {
-    try { ws.close(1011, 'the task object crashed'); } catch { /* already closed */ }
-  }
-  if (kind === 'alarm') throw new Error('the task step crashed; the runtime retries the alarm');
-  if (kind === 'fetch') {
-    return new Response('the task object crashed while handling this request', { status: 500 });
-  }
-  return undefined;
+}
+
+/**
+ * The structured log line of a crash (the `panic` event of src/ops/log, same format: one
+ * JSON object, `event` and `level` first). The panic's own message is the runtime's
+ * previous line; nothing of the request is logged but its id.
+ */
+function logPanic(object, method, request) {
+  const line = { event: 'panic', level: 'error' };
+  const requestId = request?.headers?.get('cf-ray') ?? request?.headers?.get('x-mcp-tasks-request-id');
+  if (requestId) line.requestId = requestId;
+  line.error = 'a Rust panic aborted the wasm instance; the runtime reinitialises it';
+  line.object = object;
+  line.method = method;
+  console.log(JSON.stringify(line));
 }
 
 /**

@@ -15,6 +15,7 @@
 //! entry (more routes, other objects) can call those four directly from `worker`'s
 //! `#[event(fetch)]` and `#[durable_object]` items instead (without the guard).
 
+mod admin;
 mod auth;
 mod creation;
 mod entry;
@@ -24,6 +25,7 @@ mod export_items;
 mod host;
 mod http;
 mod listen;
+mod log;
 pub(crate) mod my_tasks;
 mod principal_object;
 mod progress;

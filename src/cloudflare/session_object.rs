@@ -8,21 +8,24 @@
 
 mod asker;
 mod modern;
+mod questions;
 pub(crate) mod registry;
 mod resumable;
 mod tasks;
 
 use super::principal_object;
 use super::sse::Channel;
-use super::{now_ms, server};
+use super::{log, now_ms, server};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, RequestId};
 use crate::legacy::{self, Decision, Incoming, SESSION_HEADER, Session};
+use crate::ops::log::{self as logs, event, fingerprint};
 use crate::quota::LedgerRequest;
 use crate::server::Server;
 use crate::tasks::protocol::PRINCIPAL_HEADER;
 use asker::Pending;
+use questions::GetStreams;
 pub(crate) use resumable::Stream;
 use resumable::Streams;
 use serde_json::{Value, json};
@@ -41,8 +44,10 @@ pub struct SessionRunner {
     env: Env,
     build: fn() -> Server,
     pending: Pending,
-    /// Open GET streams, for notifications not tied to a request.
-    streams: Rc<RefCell<Vec<Channel>>>,
+    /// Open GET streams, for notifications not tied to a request, and a legacy task's
+    /// questions for clients that poll instead of calling `tasks/result`.
+    streams: Rc<RefCell<GetStreams>>,
+    questions: Rc<RefCell<legacy::Questions>>,
     /// Response streams, kept for clients that reconnect with `Last-Event-ID`.
     resumable: Streams,
 }
@@ -95,6 +100,7 @@ impl SessionRunner {
             build,
             pending: Pending::default(),
             streams: Rc::default(),
+            questions: Rc::default(),
             resumable: Streams::default(),
         }
     }
@@ -124,7 +130,7 @@ impl SessionRunner {
         let principal = header(PRINCIPAL_HEADER).unwrap_or_default();
         let session_id = header(SESSION_HEADER).unwrap_or_default();
         let last_event_id = header("last-event-id");
-        let accepts_sse = header("accept").is_some_and(|a| a.contains("text/event-stream"));
+        let accepts_sse = accepts_event_stream(header("accept"));
         let method = req.method().to_string();
         let body = match method.as_str() {
             "POST" => super::read_whole_body(&req).await?,
@@ -168,7 +174,10 @@ impl SessionRunner {
             if let Err(why) =
                 principal_object::ledger(&self.env, &touched.opened_by, &renewal).await
             {
-                worker::console_warn!("renewing session {}: {why}", touched.id);
+                let line = logs::warning(&format!("renewing a session's quota place: {why}"))
+                    .principal(&touched.principal)
+                    .field("session", fingerprint(&touched.id));
+                log::print(&line, &server.config.log);
             }
         }
         match decision {
@@ -199,13 +208,18 @@ impl SessionRunner {
                 result,
             } => self.initialize(&server, id, *session, result).await,
             Decision::End(session) => {
-                self.end(&server, &session).await?;
+                self.end(&server, &session, "deleted").await?;
                 Ok(Response::empty()?.with_status(204))
             }
             Decision::OpenStream { last_event_id } => self.open_stream(last_event_id.as_deref()),
             Decision::Deliver { request_id, answer } => {
-                // Late or unknown answers are dropped: nothing waits for them.
-                self.pending.deliver(&request_id, answer);
+                // A step waiting on a response stream, else a question sent on a GET
+                // stream (its task takes the answer); late or unknown answers are dropped.
+                if let Some(answer) = self.pending.deliver(&request_id, answer) {
+                    let session = self.owned_session().await?;
+                    self.answer_question(&request_id, answer, &session.principal)
+                        .await;
+                }
                 Ok(Response::empty()?.with_status(202))
             }
             Decision::Store { id, session } => {
@@ -267,11 +281,18 @@ impl SessionRunner {
             && let Err(refused) =
                 principal_object::ledger(&self.env, &session.opened_by, &acquire).await
         {
+            log::print_all(
+                logs::refused(&refused, Some(&session.opened_by), None),
+                &server.config.log,
+            );
             return json_reply(Some(&id), Err(refused));
         }
         self.store(&session).await?;
         let expires = session.expires_at_ms(server.config.session_idle_ms);
         self.set_alarm(expires).await?;
+        let opened = logs::session(event::SESSION_OPENED, &session.id, &session.principal, None)
+            .field("protocolVersion", session.protocol_version.as_str());
+        log::print(&opened, &server.config.log);
         let mut response = HttpResponse::json(200, jsonrpc::result_response(&id, &result));
         response
             .headers
@@ -287,16 +308,24 @@ impl SessionRunner {
             .await
     }
 
-    /// Ends the session: its streams close, its subscriptions and ledger place go, and
-    /// its storage is deleted (then every request on it is 404).
-    async fn end(&self, server: &Server, session: &Session) -> Result<()> {
-        for stream in self.streams.borrow_mut().drain(..) {
-            stream.close();
-        }
+    /// Ends the session (`reason`: `deleted` by the client, or `idle`): its streams
+    /// close, its subscriptions and ledger place go, and its storage is deleted (then
+    /// every request on it is 404).
+    async fn end(&self, server: &Server, session: &Session, reason: &str) -> Result<()> {
+        let ended = logs::session(
+            event::SESSION_ENDED,
+            &session.id,
+            &session.principal,
+            Some(reason),
+        );
+        log::print(&ended, &server.config.log);
+        self.streams.borrow_mut().close_all();
         for uri in &session.subscriptions {
             // Best effort: a registry that keeps an ended session tells it in vain.
             if let Err(why) = registry::set(&self.env, uri, &session.id, false).await {
-                worker::console_warn!("unsubscribing {uri}: {why}");
+                let line = logs::warning(&format!("unsubscribing {uri}: {why}"))
+                    .field("session", fingerprint(&session.id));
+                log::print(&line, &server.config.log);
             }
         }
         if server.config.quotas.sessions.is_some() {
@@ -307,7 +336,10 @@ impl SessionRunner {
             if let Err(why) =
                 principal_object::ledger(&self.env, &session.opened_by, &release).await
             {
-                worker::console_warn!("releasing session {}: {why}", session.id);
+                let line = logs::warning(&format!("releasing a session's quota place: {why}"))
+                    .principal(&session.principal)
+                    .field("session", fingerprint(&session.id));
+                log::print(&line, &server.config.log);
             }
         }
         self.state.storage().delete_alarm().await?;
@@ -322,7 +354,7 @@ impl SessionRunner {
             return Response::empty();
         };
         match legacy::plan::alarm(&session, now_ms(), server.config.session_idle_ms) {
-            None => self.end(&server, &session).await?,
+            None => self.end(&server, &session, "idle").await?,
             Some(at) => self.set_alarm(at).await?,
         }
         Response::empty()
@@ -334,12 +366,9 @@ impl SessionRunner {
         let channel = Channel::default();
         let resumed = last_event_id.is_some_and(|last| self.resumable.resume(last, &channel));
         if !resumed {
-            let mut streams = self.streams.borrow_mut();
-            streams.retain(|s| !s.is_finished());
-            if streams.len() >= MAX_GET_STREAMS {
-                streams.remove(0).close();
-            }
-            streams.push(channel.clone());
+            self.streams
+                .borrow_mut()
+                .push(channel.clone(), MAX_GET_STREAMS);
             keep_alive(channel.clone());
         }
         channel.response(HttpResponse::empty(200))
@@ -356,13 +385,21 @@ impl SessionRunner {
             let message = json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated",
                 "params": { "uri": uri } });
             let text = message.to_string();
-            self.streams.borrow_mut().retain(|s| !s.is_finished());
-            for stream in self.streams.borrow().iter() {
+            for (_, stream) in self.streams.borrow_mut().live() {
                 stream.send(text.as_bytes());
             }
         }
         Ok(())
     }
+}
+
+/// Whether the client takes a `text/event-stream` answer (RFC 9110 `Accept`; none: yes).
+fn accepts_event_stream(accept: Option<String>) -> bool {
+    let mut headers = crate::http::Headers::new();
+    if let Some(accept) = accept {
+        headers.push("accept", &accept);
+    }
+    crate::http::accepts(&headers, crate::http::EVENT_STREAM)
 }
 
 /// A comment every 25 s keeps an idle GET stream open through proxies.

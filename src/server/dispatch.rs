@@ -35,7 +35,30 @@ pub fn dispatch(
     }
     meta::check_supported(&meta.protocol_version)?;
     headers::check_standard(http_headers, &rpc.method, &rpc.params)?;
-    route(server, rpc, Some(http_headers), &meta, ctx, cors)
+    let action = route(server, rpc, Some(http_headers), &meta, ctx, cors)?;
+    fit_accept(action, http_headers)
+}
+
+/// Honours `Accept` (streamable-http "Sending Messages"): a client that refuses
+/// `text/event-stream` never gets one. Clients MUST accept both types, but some send
+/// only `application/json`; they get a JSON response wherever one exists: a call that
+/// asked for progress runs without it (its notifications are dropped: they could only
+/// travel on a stream), and `subscriptions/listen`, which is nothing but a stream, is
+/// refused with a 406 that says what to accept.
+fn fit_accept(action: Action, http_headers: &Headers) -> Result<Action, McpError> {
+    if crate::http::accepts(http_headers, crate::http::EVENT_STREAM) {
+        return Ok(action);
+    }
+    match action {
+        Action::Run(mut run) => {
+            run.progress_token = None;
+            Ok(Action::Run(run))
+        }
+        Action::Listen(_) => Err(McpError::NotAcceptable(
+            "subscriptions/listen (a long-lived notification stream)".into(),
+        )),
+        other => Ok(other),
+    }
 }
 
 /// The method's handler, once the request is known to be well-formed for its era:
@@ -105,9 +128,32 @@ pub fn route(
             cursor: params::parse::<CursorParams>(params)?.cursor,
             cors: cors.clone(),
         }),
+        // Served on the 2026-07-28 endpoint (a 2025-11-25 session forwards no object reads).
+        super::TASK_TIMELINE if http_headers.is_some() => {
+            let task_id = params::parse::<TaskIdParams>(params)?.task_id;
+            if !id::is_valid(&task_id) {
+                return Err(McpError::TaskNotFound);
+            }
+            Ok(Action::Forward {
+                request_id: rpc.id.clone(),
+                request: ObjectRequest::Timeline { task_id },
+                cors: cors.clone(),
+            })
+        }
         // tasks/result and tasks/list were removed by SEP-2663; initialize, ping,
-        // logging/setLevel, resources/subscribe… by 2026-07-28. All are unknown here.
-        other => Err(McpError::MethodNotFound(other.to_owned())),
+        // logging/setLevel, resources/subscribe… by 2026-07-28. All are unknown here, as
+        // are the operator's methods for anyone but an operator (`ops::admin`).
+        other => {
+            let operators = server.config.auth.has_operators() && http_headers.is_some();
+            match crate::ops::admin::parse(other, params, &ctx.principal, operators) {
+                Some(request) => Ok(Action::Admin {
+                    request_id: rpc.id.clone(),
+                    request: Box::new(request?),
+                    cors: cors.clone(),
+                }),
+                None => Err(McpError::MethodNotFound(other.to_owned())),
+            }
+        }
     }
 }
 

@@ -84,7 +84,7 @@ impl<O: Serialize + JsonSchema> IntoStep for O {
 /// struct Counted { n: u64 }
 ///
 /// async fn count_to(call: Call<Args>, _host: Host) -> Result<Output<Counted>, ToolError> {
-///     let i = call.checkpoint::<u64>().unwrap_or(0);
+///     let i = call.checkpoint::<u64>()?.unwrap_or(0);
 ///     if i < call.args.n {
 ///         return Ok(Step::wait(Duration::from_secs(1)).checkpoint(i + 1).into());
 ///     }

@@ -309,6 +309,20 @@ impl Tool {
                 result.entry("isError").or_insert(Value::Bool(false));
                 Step::Complete(Value::Object(result))
             }
+            // A checkpoint that no longer decodes names the tool (docs/operations.md).
+            Step::Fail(mut error)
+                if error
+                    .data
+                    .as_ref()
+                    .is_some_and(|d| d.get(super::CHECKPOINT_MISMATCH).is_some()) =>
+            {
+                error.message = format!(
+                    "The tool {:?} cannot resume: {}",
+                    self.name(),
+                    error.message
+                );
+                Step::Fail(error)
+            }
             step => step,
         }
     }

@@ -44,9 +44,23 @@ export function freePort() {
 }
 
 /**
+ * The structured log lines (src/ops/log.rs: one JSON object per line with an `event`) in
+ * `text`, wrangler's output, parsed, in order.
+ */
+export function logEvents(text) {
+  const events = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{"event":')) continue;
+    try { events.push(JSON.parse(line)); } catch { /* a line cut by a chunk boundary */ }
+  }
+  return events;
+}
+
+/**
  * Starts a server. Options: persistDir (default: a new temp dir), port (default: free),
  * vars (merged over baseVars, default TEST_VARS), cwd (the project wrangler serves,
- * default this repository). Resolves once wrangler reports it is ready.
+ * default this repository), env (extra environment for wrangler and the build it runs,
+ * e.g. WORKER_FEATURES). Resolves once wrangler reports it is ready.
  */
 export async function startServer(options = {}) {
   const port = options.port ?? (await freePort());
@@ -87,6 +101,8 @@ export async function startServer(options = {}) {
     port,
     persistDir,
     log: () => log,
+    /** The structured log lines printed so far ({@link logEvents}). */
+    events: () => logEvents(log),
     /** Graceful stop. */
     stop: () => stopGroup(child, 'SIGTERM'),
     /** Hard kill of wrangler and workerd (the whole process group). */

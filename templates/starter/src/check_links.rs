@@ -54,7 +54,7 @@ pub fn tool() -> Tool {
 
 pub async fn check_links(call: Call<Args>, host: Host) -> Result<Output<Report>, ToolError> {
     // The links checked so far: the checkpoint the previous step stored.
-    let mut links: Vec<Link> = call.checkpoint().unwrap_or_default();
+    let mut links: Vec<Link> = call.checkpoint()?.unwrap_or_default();
     let urls = &call.args.urls;
     if let Some(url) = urls.get(links.len()) {
         let request = get(url.as_str()).timeout(Duration::from_secs(10));
