@@ -20,7 +20,7 @@ use worker::{Env, Method, Request, RequestInit, Response, web_sys};
 /// The Worker's fetch handler: MCP at `/mcp`, the Protected Resource Metadata at its
 /// well-known paths. `build` defines the server (it runs once per isolate).
 ///
-/// It answers a `web_sys::Response` (which `#[event(fetch)]` accepts as it is): built
+/// It answers a `web_sys::Response` (what the `fetch` export hands the runtime): built
 /// straight from the core's bytes, without `worker::Response`'s extra copy of the body.
 pub async fn fetch(
     mut req: Request,

@@ -18,7 +18,7 @@ pub const PRINCIPALS_BINDING: &str = "PRINCIPALS";
 const LEDGER_KEY: &str = "ledger";
 const LEDGER_URL: &str = "https://principal-object/ledger";
 
-/// What the author's `#[durable_object] PrincipalObject` delegates to.
+/// What the `PrincipalObject` class of `export_worker!` runs.
 pub struct PrincipalRunner {
     state: State,
 }

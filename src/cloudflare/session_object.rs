@@ -38,7 +38,7 @@ const SESSION_KEY: &str = "session";
 /// GET streams a session keeps open at once; a newer one closes the oldest.
 const MAX_GET_STREAMS: usize = 4;
 
-/// What the author's `#[durable_object]` session type delegates to.
+/// What the `SessionObject` class of `export_worker!` runs.
 pub struct SessionRunner {
     state: State,
     env: Env,

@@ -31,7 +31,7 @@ use worker::{
     WebSocketIncomingMessage, WebSocketPair,
 };
 
-/// What the author's `#[durable_object]` type delegates to (see [`super`]).
+/// What the `TaskObject` class of `export_worker!` runs (see [`super`]).
 pub struct TaskRunner {
     state: State,
     /// `state.storage()`, asked once: every call of it crosses into the runtime.
