@@ -19,9 +19,10 @@ import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 // Not "my-mcp": the script's renaming (crate, Worker, server, tests) is exercised too.
 const NAME = 'link-checker';
 // The Worker's size budget, gzipped, in KiB (wrangler's figure). The goal is 400; without the
-// JSON Schema validator (boon, whose `regex` weighs most) the starter measured 402-407 KiB,
-// with it 759 KiB (docs/authoring.md "Size"). This bound catches regressions meanwhile.
-const BUDGET_KIB = 800;
+// JSON Schema validator (boon, whose `regex` weighs most) the starter measured 406.8 KiB,
+// with it 759.1 KiB, and 790.9 KiB with the operations code (docs/authoring.md "Building,
+// and what the Worker weighs"). This bound catches regressions meanwhile.
+const BUDGET_KIB = 850;
 
 const parent = mkdtempSync(join(tmpdir(), 'mcp-starter-'));
 const dir = join(parent, NAME);
