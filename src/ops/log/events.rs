@@ -37,7 +37,7 @@ pub mod event {
     pub const WARNING: &str = "warning";
 }
 
-/// The line for a recorded transition of `after` (see [`timeline::note`]); `None` for
+/// The line for a recorded transition of `after` (see [`crate::tasks::timeline::note`]); `None` for
 /// what `step.finished` already says.
 pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -> Option<Line> {
     let line = |event, level| {
