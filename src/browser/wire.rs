@@ -67,6 +67,30 @@ impl ClientError {
         )
     }
 
+    /// A request to `url` that got no answer the page may read: `fetch` rejected. The
+    /// browser gives the same `TypeError` for a CORS refusal and for a server it cannot
+    /// reach; `reachable` is what a `no-cors` probe of the same URL found (it gets an
+    /// opaque answer from any server that answers, whatever its CORS rules).
+    pub fn unreachable(url: &str, cause: &str, reachable: bool) -> Self {
+        let reason = if reachable {
+            format!(
+                "the browser blocked the response from {url}: the server answers, but not to this page \
+                 (its CORS rules refuse this page's origin, e.g. the origin is not in the server's \
+                 ALLOWED_ORIGINS, or the URL is not the server's MCP endpoint)"
+            )
+        } else {
+            format!(
+                "the browser could not reach {url} (offline, wrong host or port, a DNS or TLS failure, \
+                 mixed content, or the page's Content-Security-Policy connect-src does not list it)"
+            )
+        };
+        ClientError::new(
+            Self::INTERNAL_ERROR,
+            format!("Network error: {reason}"),
+            Some(json!({ "url": url, "cause": cause, "reachable": reachable, "reason": reason })),
+        )
+    }
+
     /// A JSON-RPC error object (`{code, message, data?}`); anything else is a bad response.
     pub fn from_object(error: &Value) -> Self {
         match (
@@ -181,6 +205,16 @@ impl Session {
         let body =
             json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
         Outgoing { headers, body }
+    }
+}
+
+impl Outgoing {
+    /// Sends `token` as `Authorization: Bearer …`, replacing any other credential.
+    pub fn set_bearer(&mut self, token: &str) {
+        self.headers
+            .retain(|(name, _)| !name.eq_ignore_ascii_case("authorization"));
+        self.headers
+            .push(("Authorization".to_owned(), format!("Bearer {token}")));
     }
 }
 
