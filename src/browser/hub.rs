@@ -27,7 +27,7 @@ use super::wire::ClientError;
 use js_sys::{Function, Promise};
 use serde_json::{Map, Value, json};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
@@ -39,7 +39,7 @@ pub struct Hub {
     inner: Rc<Inner>,
     state: RefCell<HubState>,
     /// The `listen()` callbacks, by the keys `HubState` hands out.
-    callbacks: RefCell<BTreeMap<u64, Function>>,
+    callbacks: RefCell<Vec<(u64, Function)>>,
     /// Drivers waiting for something to change (a new state or the coverage).
     waiters: RefCell<Vec<Function>>,
     /// The reader of the open stream.
@@ -103,8 +103,10 @@ impl Hub {
         };
         let callbacks: Vec<Function> = {
             let callbacks = self.callbacks.borrow();
-            keys.iter()
-                .filter_map(|k| callbacks.get(k).cloned())
+            callbacks
+                .iter()
+                .filter(|(k, _)| keys.contains(k))
+                .map(|(_, f)| f.clone())
                 .collect()
         };
         for callback in callbacks {
@@ -131,7 +133,7 @@ impl Hub {
     /// once, then every new one. Returns its key for [`Hub::remove_listener`].
     pub async fn add_listener(self: &Rc<Self>, ids: Vec<String>, callback: Function) -> u64 {
         let (key, known) = self.state.borrow_mut().add_listener(ids);
-        self.callbacks.borrow_mut().insert(key, callback.clone());
+        self.callbacks.borrow_mut().push((key, callback.clone()));
         for task in known {
             deliver(&callback, &task);
         }
@@ -141,7 +143,7 @@ impl Hub {
 
     /// Ends a `listen()` subscription.
     pub fn remove_listener(&self, key: u64) {
-        self.callbacks.borrow_mut().remove(&key);
+        self.callbacks.borrow_mut().retain(|(k, _)| *k != key);
         self.state.borrow_mut().remove_listener(key);
     }
 

@@ -17,8 +17,9 @@ pub const REOPENS: u32 = 3;
 pub struct HubState {
     /// Drivers following each task (a count).
     drivers: BTreeMap<String, u32>,
-    /// `listen()` subscriptions: key → the tasks it follows.
-    listeners: BTreeMap<u64, BTreeSet<String>>,
+    /// `listen()` subscriptions: key and the tasks it follows (a list: a generic map of
+    /// one more type costs ~10 KB of wasm).
+    listeners: Vec<(u64, BTreeSet<String>)>,
     /// The newest state seen of each task (bare: no `resultType`, no subscription id).
     last: BTreeMap<String, Value>,
     /// The tasks the current stream acknowledged.
@@ -97,7 +98,7 @@ impl HubState {
     /// Tasks someone follows that have not ended.
     pub fn wanted(&self) -> BTreeSet<String> {
         let mut ids: BTreeSet<String> = self.drivers.keys().cloned().collect();
-        for listened in self.listeners.values() {
+        for (_, listened) in &self.listeners {
             ids.extend(listened.iter().cloned());
         }
         ids.retain(|id| !self.last.get(id).is_some_and(is_terminal));
@@ -106,10 +107,11 @@ impl HubState {
 
     /// Drops the states of tasks nobody follows any more (the map stays bounded).
     fn forget_unfollowed(&mut self) {
-        let followed: BTreeSet<&String> = self
+        let followed: BTreeSet<String> = self
             .drivers
             .keys()
-            .chain(self.listeners.values().flatten())
+            .chain(self.listeners.iter().flat_map(|(_, ids)| ids))
+            .cloned()
             .collect();
         self.last.retain(|id, _| followed.contains(id));
     }
@@ -136,12 +138,12 @@ impl HubState {
             .collect();
         self.next_key += 1;
         self.listeners
-            .insert(self.next_key, ids.into_iter().collect());
+            .push((self.next_key, ids.into_iter().collect()));
         (self.next_key, known)
     }
 
     pub fn remove_listener(&mut self, key: u64) {
-        self.listeners.remove(&key);
+        self.listeners.retain(|(k, _)| *k != key);
         self.forget_unfollowed();
     }
 
@@ -199,7 +201,7 @@ impl HubState {
     /// not watch (unknown, expired, not ours) get no callbacks.
     pub fn acknowledged(&mut self, accepted: BTreeSet<String>, requested: &[String]) {
         self.failures = 0;
-        for ids in self.listeners.values_mut() {
+        for (_, ids) in &mut self.listeners {
             ids.retain(|id| accepted.contains(id) || !requested.contains(id));
         }
         self.covered = accepted;
@@ -234,19 +236,20 @@ impl HubState {
             self.poller = false;
             return None;
         }
-        let ids: BTreeSet<&String> = self
+        let ids: BTreeSet<String> = self
             .listeners
-            .values()
-            .flatten()
+            .iter()
+            .flat_map(|(_, ids)| ids)
             .filter(|id| !self.drivers.contains_key(*id))
             .filter(|id| !self.last.get(*id).is_some_and(is_terminal))
+            .cloned()
             .collect();
-        Some(ids.into_iter().cloned().collect())
+        Some(ids.into_iter().collect())
     }
 
     /// The server no longer knows `task_id`: no listener gets it any more.
     pub fn unknown_task(&mut self, task_id: &str) {
-        for ids in self.listeners.values_mut() {
+        for (_, ids) in &mut self.listeners {
             ids.remove(task_id);
         }
     }

@@ -88,12 +88,11 @@ pub fn page_href() -> Option<String> {
 
 /// `url` made absolute against the page's address (`"/mcp"` → `"https://host/mcp"`).
 pub fn absolute_url(url: &str) -> String {
-    let base = page_href().and_then(|href| url::Url::parse(&href).ok());
-    url::Url::options()
-        .base_url(base.as_ref())
-        .parse(url)
-        .map(String::from)
-        .unwrap_or_else(|_| url.to_owned())
+    let parsed = match page_href() {
+        Some(base) => web_sys::Url::new_with_base(url, &base),
+        None => web_sys::Url::new(url),
+    };
+    parsed.map(|u| u.href()).unwrap_or_else(|_| url.to_owned())
 }
 
 /// `n` bytes from `crypto.getRandomValues` (the only randomness the client uses).

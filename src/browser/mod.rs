@@ -9,7 +9,9 @@
 //! | `flow.rs` | plain Rust: what a call/task result means, input dedup, poll delays |
 //! | `sse.rs` | plain Rust: the SSE parser and `subscriptions/listen` events |
 //! | `hub_state.rs` | plain Rust: what the shared listen stream knows and decides |
-//! | `oauth.rs` | plain Rust: sign-in decisions (discovery, PKCE, callback, token answers) |
+//! | `urls.rs` | plain Rust: splitting URLs, query parameters, form bodies |
+//! | `oauth.rs` | plain Rust: sign-in discovery (resource and authorization server metadata) |
+//! | `grant.rs` | plain Rust: the sign-in grant (PKCE, callback, token requests and answers) |
 //! | `js.rs` | fetch, timers, `AbortSignal`, storage, JSON ⇄ JS, the `McpError` class |
 //! | `client.rs` | one client's requests: credentials, sign-in retry, the JSON-RPC round trip |
 //! | `sign_in.rs` | `ConnectOptions.signIn`: token storage, refresh, popup or redirect |
@@ -20,12 +22,13 @@
 //!
 //! The `wasm_bindgen` layer (this file, the handles) only converts values and hands work
 //! to the plain-Rust decisions, which `cargo test --features browser` checks natively.
-//! Layers, each using only those above it: `wire`/`flow`/`sse`/`hub_state`/`oauth` →
+//! Layers, each using only those above it: `wire`/`flow`/`sse`/`hub_state`/`urls`/`oauth`/`grant` →
 //! `js` → `sign_in` → `client` → `hub` → `driver`/`subscribe` → this file.
 
 mod client;
 mod driver;
 pub mod flow;
+pub mod grant;
 mod hub;
 mod hub_state;
 mod js;
@@ -34,6 +37,7 @@ mod sign_in;
 pub mod sse;
 mod subscribe;
 mod types;
+pub mod urls;
 pub mod wire;
 
 #[cfg(test)]

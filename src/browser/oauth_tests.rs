@@ -1,10 +1,12 @@
 //! Native tests of the sign-in decisions (`oauth.rs`) and of the network error's
 //! wording; the flow itself runs against a real issuer in tests/package.
 
-use super::oauth::{self, AuthorizationServer, Pending};
+use super::grant::{self, Pending};
+use super::oauth::{self, AuthorizationServer};
+use super::urls;
 use super::wire::ClientError;
 use serde_json::{Value, json};
-use url::Url;
+use url::Url; // natively only: the reference the hand-written urls.rs is checked against
 
 const MCP: &str = "https://mcp.example/mcp";
 
@@ -40,10 +42,10 @@ fn stage(error: &ClientError) -> &str {
 #[test]
 fn pkce_s256_matches_rfc_7636_appendix_b() {
     assert_eq!(
-        oauth::s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+        grant::s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
         "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
     );
-    let verifier = oauth::random_string(&[7u8; 32]);
+    let verifier = grant::random_string(&[7u8; 32]);
     assert_eq!(
         verifier.len(),
         43,
@@ -64,7 +66,7 @@ fn only_https_or_loopback_endpoints() {
         "http://localhost:1",
         "http://[::1]:8/",
     ] {
-        assert!(oauth::secure_endpoint(&Url::parse(ok).unwrap()), "{ok}");
+        assert!(oauth::secure_endpoint(ok), "{ok}");
     }
     for bad in [
         "http://id.example/",
@@ -72,22 +74,21 @@ fn only_https_or_loopback_endpoints() {
         "ftp://id.example/",
         "javascript:alert(1)",
     ] {
-        assert!(!oauth::secure_endpoint(&Url::parse(bad).unwrap()), "{bad}");
+        assert!(!oauth::secure_endpoint(bad), "{bad}");
     }
 }
 
 #[test]
 fn metadata_urls_follow_rfc_9728_and_rfc_8414() {
-    let mcp = Url::parse(MCP).unwrap();
     assert_eq!(
-        oauth::protected_resource_urls(&mcp, None),
+        oauth::protected_resource_urls(MCP, None).unwrap(),
         [
             "https://mcp.example/.well-known/oauth-protected-resource/mcp",
             "https://mcp.example/.well-known/oauth-protected-resource"
         ]
     );
     assert_eq!(
-        oauth::protected_resource_urls(&mcp, Some("https://x/prm")),
+        oauth::protected_resource_urls(MCP, Some("https://x/prm")).unwrap(),
         ["https://x/prm"]
     );
     assert_eq!(
@@ -207,7 +208,7 @@ fn query(url: &str) -> Vec<(String, String)> {
 
 #[test]
 fn authorization_request_carries_pkce_state_and_resource() {
-    let url = pending().authorization_url().unwrap();
+    let url = pending().authorization_url();
     assert!(
         url.starts_with("https://id.example/tenant/authorize?"),
         "{url}"
@@ -280,11 +281,11 @@ fn callbacks_are_matched_by_redirect_uri_and_state() {
         );
     }
     assert_eq!(
-        oauth::without_callback_params("https://app.example/?tab=2&code=c&state=s&iss=i#top"),
+        grant::without_callback_params("https://app.example/?tab=2&code=c&state=s&iss=i#top"),
         "https://app.example/?tab=2#top"
     );
     assert_eq!(
-        oauth::without_callback_params("https://app.example/p?code=c&state=s"),
+        grant::without_callback_params("https://app.example/p?code=c&state=s"),
         "https://app.example/p"
     );
 }
@@ -293,12 +294,12 @@ fn callbacks_are_matched_by_redirect_uri_and_state() {
 fn token_answers_become_tokens_or_clear_errors() {
     let body = json!({ "access_token": "at", "token_type": "bearer", "expires_in": 600, "refresh_token": "rt" });
     let tokens =
-        oauth::read_token_response(200, &body.to_string(), 1_000.0, &server(), None).unwrap();
+        grant::read_token_response(200, &body.to_string(), 1_000.0, &server(), None).unwrap();
     assert_eq!(tokens.access_token, "at");
     assert_eq!(tokens.refresh_token.as_deref(), Some("rt"));
     assert_eq!(tokens.expires_at, Some(601_000.0));
     assert!(!tokens.stale(1_000.0));
-    assert!(tokens.stale(601_000.0 - oauth::REFRESH_MARGIN_MS + 1.0));
+    assert!(tokens.stale(601_000.0 - grant::REFRESH_MARGIN_MS + 1.0));
     assert_eq!(
         tokens.refresh_grant("my-page", MCP).unwrap(),
         "grant_type=refresh_token&refresh_token=rt&client_id=my-page&resource=https%3A%2F%2Fmcp.example%2Fmcp"
@@ -306,7 +307,7 @@ fn token_answers_become_tokens_or_clear_errors() {
     // A refresh without a new refresh token keeps the old one; no expiry: never stale.
     let rotated = json!({ "access_token": "at2", "token_type": "Bearer" });
     let kept =
-        oauth::read_token_response(200, &rotated.to_string(), 0.0, &server(), Some("rt")).unwrap();
+        grant::read_token_response(200, &rotated.to_string(), 0.0, &server(), Some("rt")).unwrap();
     assert_eq!(
         (kept.refresh_token.as_deref(), kept.expires_at),
         (Some("rt"), None)
@@ -335,7 +336,7 @@ fn token_answers_become_tokens_or_clear_errors() {
         ),
     ];
     for (status, body, says) in refusals {
-        let refused = oauth::read_token_response(status, &body.to_string(), 0.0, &server(), None)
+        let refused = grant::read_token_response(status, &body.to_string(), 0.0, &server(), None)
             .unwrap_err();
         assert_eq!(stage(&refused), "token");
         assert!(
@@ -345,7 +346,7 @@ fn token_answers_become_tokens_or_clear_errors() {
         );
     }
     assert_eq!(
-        oauth::storage_key("my-page", MCP),
+        grant::storage_key("my-page", MCP),
         "mcp-tasks-edge/sign-in my-page https://mcp.example/mcp"
     );
 }
@@ -384,4 +385,42 @@ fn a_failed_fetch_says_blocked_or_unreachable_with_the_url() {
         "{reason}"
     );
     assert!(reason.contains("connect-src"), "{reason}");
+}
+
+#[test]
+fn urls_split_query_and_encode_like_the_url_crate() {
+    let parts = urls::split("HTTPS://user@Id.Example:8443/a/b?x=1&y=a+b%21#frag").unwrap();
+    assert_eq!(
+        (parts.origin(), parts.path, parts.fragment),
+        ("https://id.example:8443".to_owned(), "/a/b", Some("frag"))
+    );
+    assert_eq!(parts.param("y").as_deref(), Some("a b!"));
+    assert_eq!(parts.param("z"), None);
+    assert_eq!(urls::split("http://h").unwrap().path, "/");
+    assert_eq!(urls::split("http://[::1]:9/p").unwrap().host(), "[::1]");
+    for bad in ["/relative", "mailto:x@y", "http://", "http:// space/"] {
+        assert!(urls::split(bad).is_none(), "{bad}");
+    }
+    // The form encoding is the url crate's (WHATWG application/x-www-form-urlencoded).
+    let tricky = [("a b", "c&d=e"), ("ü", "https://x/?q=1#f"), ("*-._~", "%+")];
+    let reference = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(tricky)
+        .finish();
+    assert_eq!(urls::form(&tricky), reference);
+    let mut with = Url::parse("https://x/p?k=1#f").unwrap();
+    with.query_pairs_mut().extend_pairs(tricky);
+    assert_eq!(
+        urls::with_params("https://x/p?k=1#f", &tricky),
+        String::from(with)
+    );
+    assert_eq!(
+        urls::with_params("https://x/p", &[("a", "1")]),
+        "https://x/p?a=1"
+    );
+    let decoded: Vec<(String, String)> = urls::params(&reference).collect();
+    assert_eq!(decoded, tricky.map(|(k, v)| (k.to_owned(), v.to_owned())));
+    assert_eq!(
+        urls::without_params("https://x/?a=1&code=2&b=3#f", &["code"]),
+        "https://x/?a=1&b=3#f"
+    );
 }

@@ -8,13 +8,15 @@
 //! (same origin, so its address becomes readable), then closed; a redirect leaves the
 //! page, and `connect` on the page it comes back to finishes the exchange.
 
+use super::grant::{self, Pending, Tokens};
 use super::js::{self, JsResult, to_js_error};
-use super::oauth::{self, AuthorizationServer, Pending, Tokens};
+use super::oauth::{self, AuthorizationServer};
+use super::urls;
 use super::wire::{ClientError, challenge_params};
 use js_sys::{Function, Promise};
 use serde_json::{Value, json};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::pin::Pin;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, future_to_promise};
@@ -26,7 +28,8 @@ const POPUP_TIMEOUT_MS: f64 = 10.0 * 60.0 * 1000.0;
 
 thread_local! {
     /// `storage: "memory"`: tokens by storage key, for as long as the page lives.
-    static MEMORY: RefCell<BTreeMap<String, Tokens>> = RefCell::default();
+    /// (A list: a page signs in to a server or two.)
+    static MEMORY: RefCell<Vec<(String, Tokens)>> = RefCell::default();
 }
 
 fn invalid(message: &str) -> JsValue {
@@ -87,7 +90,7 @@ impl SignIn {
             // This page, without its query and fragment.
             None => page.split(['?', '#']).next().unwrap_or_default().to_owned(),
         };
-        if url::Url::parse(&redirect_uri).is_err() {
+        if urls::split(&redirect_uri).is_none() {
             return Err(invalid(
                 "options.signIn.redirectUri must be a URL (a page has a default: itself)",
             ));
@@ -97,7 +100,7 @@ impl SignIn {
         let in_popup = js::get(&global, "name").as_string().as_deref() == Some(POPUP_NAME)
             && js::get(&global, "opener").is_object();
         Ok(Some(Rc::new(SignIn {
-            key: oauth::storage_key(&client_id, resource),
+            key: grant::storage_key(&client_id, resource),
             client_id,
             redirect_uri,
             popup,
@@ -112,24 +115,33 @@ impl SignIn {
 
     fn load(&self) -> Option<Tokens> {
         if self.session {
-            serde_json::from_str(&js::session_get(&self.key)?).ok()
+            Tokens::from_json(&serde_json::from_str(&js::session_get(&self.key)?).ok()?)
         } else {
-            MEMORY.with(|m| m.borrow().get(&self.key).cloned())
+            MEMORY.with(|m| {
+                m.borrow()
+                    .iter()
+                    .find(|(k, _)| *k == self.key)
+                    .map(|(_, t)| t.clone())
+            })
         }
     }
 
     fn save(&self, tokens: &Tokens) {
         if self.session {
-            js::session_set(&self.key, &json!(tokens).to_string());
+            js::session_set(&self.key, &tokens.to_json().to_string());
         } else {
-            MEMORY.with(|m| m.borrow_mut().insert(self.key.clone(), tokens.clone()));
+            MEMORY.with(|m| {
+                let mut memory = m.borrow_mut();
+                memory.retain(|(k, _)| *k != self.key);
+                memory.push((self.key.clone(), tokens.clone()));
+            });
         }
     }
 
     /// Forgets this client's tokens (`signOut()`).
     pub fn forget(&self) {
         js::session_remove(&self.key);
-        MEMORY.with(|m| m.borrow_mut().remove(&self.key));
+        MEMORY.with(|m| m.borrow_mut().retain(|(k, _)| *k != self.key));
     }
 
     pub fn signed_in(&self) -> bool {
@@ -138,9 +150,10 @@ impl SignIn {
 
     /// Runs `work` unless a recovery is in flight, whose end is awaited instead: either
     /// way the tokens are then as fresh as they get.
+    /// (Boxed: one `future_to_promise` in the wasm rather than one per kind of work.)
     async fn exclusive(
         &self,
-        work: impl Future<Output = JsResult<JsValue>> + 'static,
+        work: Pin<Box<dyn Future<Output = JsResult<JsValue>>>>,
     ) -> JsResult<JsValue> {
         let running = self.busy.borrow().clone();
         if let Some(running) = running {
@@ -164,7 +177,7 @@ impl SignIn {
         if tokens.stale(js_sys::Date::now()) && tokens.refresh_token.is_some() {
             let this = self.clone();
             if self
-                .exclusive(async move { this.refresh().await })
+                .exclusive(Box::pin(async move { this.refresh().await }))
                 .await
                 .is_err()
             {
@@ -201,11 +214,11 @@ impl SignIn {
         let this = self.clone();
         let challenge = challenge.to_owned();
         let outcome = self
-            .exclusive(async move {
+            .exclusive(Box::pin(async move {
                 this.recover_now(status, &challenge)
                     .await
                     .map(JsValue::from)
-            })
+            }))
             .await?;
         Ok(outcome.is_truthy())
     }
@@ -233,7 +246,7 @@ impl SignIn {
         let (status, text) =
             js::post_form(self.fetch.as_ref(), &tokens.server.token_endpoint, &body).await?;
         let now = js_sys::Date::now();
-        let fresh = oauth::read_token_response(
+        let fresh = grant::read_token_response(
             status,
             &text,
             now,
@@ -259,14 +272,8 @@ impl SignIn {
     async fn sign_in(&self, challenge: &str) -> JsResult<()> {
         let params = challenge_params(challenge);
         let param = |n: &str| params.get(n).and_then(Value::as_str);
-        let resource = url::Url::parse(&self.resource).map_err(|_| {
-            to_js_error(oauth::failure(
-                "discovery",
-                format!("{} is not a URL", self.resource),
-                json!({}),
-            ))
-        })?;
-        let urls = oauth::protected_resource_urls(&resource, param("resource_metadata"));
+        let urls = oauth::protected_resource_urls(&self.resource, param("resource_metadata"))
+            .map_err(to_js_error)?;
         let (_, doc) = self.first_json(&urls).await.ok_or_else(|| {
             to_js_error(oauth::failure(
                 "discovery",
@@ -292,12 +299,12 @@ impl SignIn {
             redirect_uri: self.redirect_uri.clone(),
             resource: self.resource.clone(),
             scope,
-            state: oauth::random_string(&js::random_bytes(16)?),
-            verifier: oauth::random_string(&js::random_bytes(32)?),
+            state: grant::random_string(&js::random_bytes(16)?),
+            verifier: grant::random_string(&js::random_bytes(32)?),
         };
-        let url = pending.authorization_url().map_err(to_js_error)?;
+        let url = pending.authorization_url();
         if !self.popup {
-            js::session_set(oauth::PENDING_KEY, &json!(pending).to_string());
+            js::session_set(grant::PENDING_KEY, &pending.to_json().to_string());
             js::call_method(&js::get(&js::global(), "location"), "assign", &[url.into()])?;
             // The page is leaving; `connect` on the page it comes back to goes on.
             JsFuture::from(Promise::new(&mut |_, _| {})).await?;
@@ -377,7 +384,7 @@ impl SignIn {
         )
         .await?;
         let tokens =
-            oauth::read_token_response(status, &text, js_sys::Date::now(), &pending.server, None)
+            grant::read_token_response(status, &text, js_sys::Date::now(), &pending.server, None)
                 .map_err(to_js_error)?;
         self.save(&tokens);
         Ok(())
@@ -386,8 +393,9 @@ impl SignIn {
     /// On the page a redirect came back to: finishes that sign-in (when it is this
     /// client's) and takes the callback's parameters out of the address bar.
     pub async fn complete_redirect(&self) -> JsResult<()> {
-        let Some(pending) = js::session_get(oauth::PENDING_KEY)
-            .and_then(|p| serde_json::from_str::<Pending>(&p).ok())
+        let Some(pending) = js::session_get(grant::PENDING_KEY)
+            .and_then(|p| serde_json::from_str(&p).ok())
+            .and_then(|doc| Pending::from_json(&doc))
         else {
             return Ok(());
         };
@@ -398,8 +406,8 @@ impl SignIn {
         {
             return Ok(());
         }
-        js::session_remove(oauth::PENDING_KEY);
-        let clean = oauth::without_callback_params(&href);
+        js::session_remove(grant::PENDING_KEY);
+        let clean = grant::without_callback_params(&href);
         let history = js::get(&js::global(), "history");
         let _ = js::call_method(
             &history,
