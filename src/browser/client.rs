@@ -41,7 +41,8 @@ impl Inner {
 
     /// POSTs request `method` with the current credentials: the sign-in's token when there
     /// is one, else `bearerToken`. On a 401 (or a 403 for a missing scope) that the sign-in
-    /// can fix (refresh, or the user signs in), sends it once more. Returns the request id
+    /// can fix (refresh, or the user signs in), sends it again: at most twice, so that a
+    /// fresh sign-in whose token is refused still gets its refresh. Returns the request id
     /// and the response, whatever its status.
     pub async fn send(
         &self,
@@ -50,36 +51,36 @@ impl Inner {
         input_schema: Option<&Value>,
         abort: Option<&Abort>,
     ) -> JsResult<(u64, web_sys::Response)> {
-        let token = match &self.sign_in {
-            Some(sign_in) => sign_in.token().await,
-            None => None,
-        };
-        let first = self
-            .post_once(
-                method,
-                params.clone(),
-                input_schema,
-                token.as_deref(),
-                abort,
-            )
-            .await?;
         let Some(sign_in) = &self.sign_in else {
-            return Ok(first);
+            return self
+                .post_once(method, params, input_schema, None, abort)
+                .await;
         };
-        let status = first.1.status();
-        if !matches!(status, 401 | 403) {
-            return Ok(first);
+        let mut recoveries = 0;
+        loop {
+            let token = sign_in.token().await;
+            let sent = self
+                .post_once(
+                    method,
+                    params.clone(),
+                    input_schema,
+                    token.as_deref(),
+                    abort,
+                )
+                .await?;
+            let status = sent.1.status();
+            if !matches!(status, 401 | 403) || recoveries == 2 {
+                return Ok(sent);
+            }
+            recoveries += 1;
+            let challenge = www_authenticate(&sent.1);
+            if !sign_in
+                .recover(status, &challenge, token.as_deref())
+                .await?
+            {
+                return Ok(sent);
+            }
         }
-        let challenge = www_authenticate(&first.1);
-        if !sign_in
-            .recover(status, &challenge, token.as_deref())
-            .await?
-        {
-            return Ok(first);
-        }
-        let token = sign_in.token().await;
-        self.post_once(method, params, input_schema, token.as_deref(), abort)
-            .await
     }
 
     async fn post_once(
@@ -115,7 +116,7 @@ impl Inner {
         if matches!(status, 401 | 403) {
             // Name the authorization server from the Protected Resource Metadata.
             let challenge = www_authenticate(&response);
-            let metadata = match super::wire::challenge_params(&challenge)
+            let metadata = match super::challenge::challenge_params(&challenge)
                 .get("resource_metadata")
                 .and_then(Value::as_str)
             {
@@ -123,7 +124,7 @@ impl Inner {
                 None => None,
             };
             let error = read.err();
-            return Err(js::to_js_error(super::wire::auth_error(
+            return Err(js::to_js_error(super::challenge::auth_error(
                 status,
                 &challenge,
                 metadata.as_ref(),

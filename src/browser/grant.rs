@@ -73,15 +73,15 @@ impl Pending {
         urls::with_params(&self.server.authorization_endpoint, &pairs)
     }
 
-    /// Whether `href` is this authorization's callback: the redirect URI (ignoring its
-    /// query) carrying our `state`.
+    /// Whether `href` is this authorization's callback: the redirect URI's origin carrying
+    /// our `state` (128 random bits of this sign-in). The path is not compared: hosts
+    /// rewrite it (Workers static assets redirect `/signed-in.html` to `/signed-in`).
     pub fn is_callback(&self, href: &str) -> bool {
         let (Some(at), Some(redirect)) = (urls::split(href), urls::split(&self.redirect_uri))
         else {
             return false;
         };
         at.origin() == redirect.origin()
-            && at.path == redirect.path
             && at.param("state").as_deref() == Some(self.state.as_str())
     }
 

@@ -6,6 +6,7 @@
 //! | file | what |
 //! |---|---|
 //! | `wire.rs` | plain Rust: request headers + `_meta`, reading answers, `ClientError` |
+//! | `challenge.rs` | plain Rust: `WWW-Authenticate` challenges, the 401/403 error |
 //! | `flow.rs` | plain Rust: what a call/task result means, input dedup, poll delays |
 //! | `sse.rs` | plain Rust: the SSE parser and `subscriptions/listen` events |
 //! | `hub_state.rs` | plain Rust: what the shared listen stream knows and decides |
@@ -14,7 +15,8 @@
 //! | `grant.rs` | plain Rust: the sign-in grant (PKCE, callback, token requests and answers) |
 //! | `js.rs` | fetch, timers, `AbortSignal`, storage, JSON ⇄ JS, the `McpError` class |
 //! | `client.rs` | one client's requests: credentials, sign-in retry, the JSON-RPC round trip |
-//! | `sign_in.rs` | `ConnectOptions.signIn`: token storage, refresh, popup or redirect |
+//! | `token_store.rs` | where sign-in tokens live: memory or `sessionStorage` |
+//! | `sign_in.rs` | `ConnectOptions.signIn`: discovery, popup or redirect, refresh, retry |
 //! | `hub.rs` | the I/O of the one `subscriptions/listen` stream every followed task shares |
 //! | `driver.rs` | drives `tools/call` through MRTR rounds and tasks; `ToolCallHandle` |
 //! | `subscribe.rs` | `listen()` over the hub; `Subscription` |
@@ -22,9 +24,10 @@
 //!
 //! The `wasm_bindgen` layer (this file, the handles) only converts values and hands work
 //! to the plain-Rust decisions, which `cargo test --features browser` checks natively.
-//! Layers, each using only those above it: `wire`/`flow`/`sse`/`hub_state`/`urls`/`oauth`/`grant` →
-//! `js` → `sign_in` → `client` → `hub` → `driver`/`subscribe` → this file.
+//! Layers, each using only those above it: `wire`/`challenge`/`flow`/`sse`/`hub_state`/`urls`/`oauth`/`grant` →
+//! `js` → `token_store` → `sign_in` → `client` → `hub` → `driver`/`subscribe` → this file.
 
+mod challenge;
 mod client;
 mod driver;
 pub mod flow;
@@ -36,10 +39,13 @@ pub mod oauth;
 mod sign_in;
 pub mod sse;
 mod subscribe;
+mod token_store;
 mod types;
 pub mod urls;
 pub mod wire;
 
+#[cfg(test)]
+mod grant_tests;
 #[cfg(test)]
 mod hub_tests;
 #[cfg(test)]

@@ -3,16 +3,18 @@
 //! 401 (or a 403 `insufficient_scope`); one recovery runs at a time and the requests that
 //! meet it wait for its tokens.
 //!
-//! Tokens live in this module's memory (the page's lifetime) or in `sessionStorage` (the
-//! tab's), as the page chose. A popup is watched until it comes back to the redirect URI
+//! Tokens live in memory or in `sessionStorage`, as the page chose (`token_store.rs`).
+//! A popup is watched until it comes back to the redirect URI
 //! (same origin, so its address becomes readable), then closed; a redirect leaves the
 //! page, and `connect` on the page it comes back to finishes the exchange.
 
-use super::grant::{self, Pending, Tokens};
+use super::challenge::challenge_params;
+use super::grant::{self, Pending};
 use super::js::{self, JsResult, to_js_error};
 use super::oauth::{self, AuthorizationServer};
+use super::token_store::TokenStore;
 use super::urls;
-use super::wire::{ClientError, challenge_params};
+use super::wire::ClientError;
 use js_sys::{Function, Promise};
 use serde_json::{Value, json};
 use std::cell::RefCell;
@@ -26,12 +28,6 @@ const POPUP_NAME: &str = "mcp-tasks-edge-sign-in";
 /// How long a sign-in window may stay open.
 const POPUP_TIMEOUT_MS: f64 = 10.0 * 60.0 * 1000.0;
 
-thread_local! {
-    /// `storage: "memory"`: tokens by storage key, for as long as the page lives.
-    /// (A list: a page signs in to a server or two.)
-    static MEMORY: RefCell<Vec<(String, Tokens)>> = RefCell::default();
-}
-
 fn invalid(message: &str) -> JsValue {
     to_js_error(ClientError::new(ClientError::INVALID_PARAMS, message, None))
 }
@@ -41,12 +37,11 @@ pub struct SignIn {
     client_id: String,
     redirect_uri: String,
     popup: bool,
-    session: bool,
     scope: Option<String>,
     interactive: bool,
     /// The absolute MCP URL: the `resource` of every request (RFC 8707).
     resource: String,
-    key: String,
+    store: TokenStore,
     fetch: Option<Function>,
     /// The recovery or refresh in flight, if any.
     busy: RefCell<Option<Promise>>,
@@ -100,11 +95,10 @@ impl SignIn {
         let in_popup = js::get(&global, "name").as_string().as_deref() == Some(POPUP_NAME)
             && js::get(&global, "opener").is_object();
         Ok(Some(Rc::new(SignIn {
-            key: grant::storage_key(&client_id, resource),
+            store: TokenStore::new(grant::storage_key(&client_id, resource), session),
             client_id,
             redirect_uri,
             popup,
-            session,
             scope: text("scope"),
             interactive: js::get(&sign_in, "interactive").as_bool().unwrap_or(true) && !in_popup,
             resource: resource.to_owned(),
@@ -113,39 +107,13 @@ impl SignIn {
         })))
     }
 
-    fn load(&self) -> Option<Tokens> {
-        if self.session {
-            Tokens::from_json(&serde_json::from_str(&js::session_get(&self.key)?).ok()?)
-        } else {
-            MEMORY.with(|m| {
-                m.borrow()
-                    .iter()
-                    .find(|(k, _)| *k == self.key)
-                    .map(|(_, t)| t.clone())
-            })
-        }
-    }
-
-    fn save(&self, tokens: &Tokens) {
-        if self.session {
-            js::session_set(&self.key, &tokens.to_json().to_string());
-        } else {
-            MEMORY.with(|m| {
-                let mut memory = m.borrow_mut();
-                memory.retain(|(k, _)| *k != self.key);
-                memory.push((self.key.clone(), tokens.clone()));
-            });
-        }
-    }
-
     /// Forgets this client's tokens (`signOut()`).
     pub fn forget(&self) {
-        js::session_remove(&self.key);
-        MEMORY.with(|m| m.borrow_mut().retain(|(k, _)| *k != self.key));
+        self.store.forget();
     }
 
     pub fn signed_in(&self) -> bool {
-        self.load().is_some()
+        self.store.load().is_some()
     }
 
     /// Runs `work` unless a recovery is in flight, whose end is awaited instead: either
@@ -173,7 +141,7 @@ impl SignIn {
         if let Some(running) = running {
             let _ = JsFuture::from(running).await;
         }
-        let tokens = self.load()?;
+        let tokens = self.store.load()?;
         if tokens.stale(js_sys::Date::now()) && tokens.refresh_token.is_some() {
             let this = self.clone();
             if self
@@ -181,11 +149,11 @@ impl SignIn {
                 .await
                 .is_err()
             {
-                self.forget();
+                self.store.forget();
                 return None;
             }
         }
-        self.load().map(|t| t.access_token)
+        self.store.load().map(|t| t.access_token)
     }
 
     /// After a 401/403 to a request sent with `sent`: whether to send it again (the
@@ -201,7 +169,7 @@ impl SignIn {
         if let Some(running) = running {
             let _ = JsFuture::from(running).await;
         }
-        let current = self.load().map(|t| t.access_token);
+        let current = self.store.load().map(|t| t.access_token);
         if current.is_some() && current.as_deref() != sent {
             return Ok(true);
         }
@@ -224,11 +192,11 @@ impl SignIn {
     }
 
     async fn recover_now(self: Rc<Self>, status: u16, challenge: &str) -> JsResult<bool> {
-        if status == 401 && self.load().is_some_and(|t| t.refresh_token.is_some()) {
+        if status == 401 && self.store.load().is_some_and(|t| t.refresh_token.is_some()) {
             if self.refresh().await.is_ok() {
                 return Ok(true);
             }
-            self.forget();
+            self.store.forget();
         }
         if !self.interactive {
             return Ok(false);
@@ -239,7 +207,7 @@ impl SignIn {
 
     /// The refresh_token grant; the new tokens are saved.
     async fn refresh(&self) -> JsResult<JsValue> {
-        let tokens = self.load().ok_or(JsValue::UNDEFINED)?;
+        let tokens = self.store.load().ok_or(JsValue::UNDEFINED)?;
         let body = tokens
             .refresh_grant(&self.client_id, &self.resource)
             .ok_or(JsValue::UNDEFINED)?;
@@ -254,7 +222,7 @@ impl SignIn {
             tokens.refresh_token.as_deref(),
         )
         .map_err(to_js_error)?;
-        self.save(&fresh);
+        self.store.save(&fresh);
         Ok(JsValue::TRUE)
     }
 
@@ -386,7 +354,7 @@ impl SignIn {
         let tokens =
             grant::read_token_response(status, &text, js_sys::Date::now(), &pending.server, None)
                 .map_err(to_js_error)?;
-        self.save(&tokens);
+        self.store.save(&tokens);
         Ok(())
     }
 
