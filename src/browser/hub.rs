@@ -166,26 +166,30 @@ impl Hub {
         }
     }
 
-    /// Opens a stream for every unfinished task followed, replacing the current one.
+    /// Opens a stream for every unfinished task followed, replacing the current one;
+    /// returns once it is open or known not to open (`mode` then says which).
     async fn reopen(self: Rc<Self>) {
         let Some((generation, ids)) = self.state.borrow_mut().begin_reopen() else {
-            return;
+            return self.settled().await;
         };
         self.close_reader();
         if ids.is_empty() {
+            self.wake(); // nothing opens: whoever waited for an opening stream goes on
             return;
         }
         let opened = self.open_stream(&ids).await;
         if !self.state.borrow().is_current(generation) {
+            // A newer stream replaced this one while it opened: its outcome is the answer.
             if let Some((reader, _, _)) = opened {
                 js::mark_handled(&reader.cancel());
             }
-            return;
+            return self.settled().await;
         }
         match opened {
             Some((reader, parser, early)) => {
                 self.state.borrow_mut().opened();
                 *self.reader.borrow_mut() = Some(reader.clone());
+                self.wake();
                 spawn_local(self.read_stream(generation, reader, parser, ids, early));
             }
             None => {
@@ -193,6 +197,13 @@ impl Hub {
                 self.wake();
                 self.start_poller();
             }
+        }
+    }
+
+    /// Waits while a stream is being opened.
+    async fn settled(&self) {
+        while self.state.borrow().opening() {
+            if js::wait(self.changed(), None).await.is_err() { /* a resolver does not reject */ }
         }
     }
 

@@ -30,6 +30,8 @@ pub struct HubState {
     generation: u64,
     /// A stream is open (its reader is held by the I/O side).
     open: bool,
+    /// A stream of the current generation is being opened.
+    opening: bool,
     polling: bool,
     poller: bool,
     failures: u32,
@@ -164,20 +166,27 @@ impl HubState {
     }
 
     /// Starts replacing the stream with one for every unfinished task followed: `None`
-    /// when the current one already streams exactly those; else the new generation and
-    /// the ids (empty: just close the current stream). The caller closes the old reader.
+    /// when the current one already streams (or is opening for) exactly those; else the
+    /// new generation and the ids (empty: just close the current stream). The caller
+    /// closes the old reader.
     pub fn begin_reopen(&mut self) -> Option<(u64, Vec<String>)> {
         let ids = self.wanted();
-        if ids == self.streamed && self.open && !self.polling {
+        if ids == self.streamed && (self.open || self.opening) && !self.polling {
             return None;
         }
         self.generation += 1;
         self.open = false;
+        self.opening = !ids.is_empty();
         self.streamed = ids.clone();
         if ids.is_empty() {
             self.covered.clear();
         }
         Some((self.generation, ids.into_iter().collect()))
+    }
+
+    /// Whether a stream is being opened (whoever asked for one waits for the outcome).
+    pub fn opening(&self) -> bool {
+        self.opening
     }
 
     pub fn is_current(&self, generation: u64) -> bool {
@@ -187,11 +196,13 @@ impl HubState {
     /// The stream of the current generation opened.
     pub fn opened(&mut self) {
         self.open = true;
+        self.opening = false;
         self.polling = false;
     }
 
     /// No stream could be opened (the server or something between does not stream).
     pub fn cannot_stream(&mut self) {
+        self.opening = false;
         self.streamed.clear();
         self.covered.clear();
         self.polling = true;

@@ -5,7 +5,7 @@ use super::grant::Pending;
 use super::oauth::{self, AuthorizationServer};
 use super::urls;
 use super::wire::ClientError;
-use serde_json::{Value, json};
+use serde_json::json;
 use url::Url; // natively only: the reference the hand-written urls.rs is checked against
 
 pub const MCP: &str = "https://mcp.example/mcp";

@@ -1,12 +1,13 @@
-//! `ConnectOptions.signIn`: the I/O of signing a page in (the decisions are `oauth.rs`).
+//! `ConnectOptions.signIn`: the I/O of signing a page in (the decisions are `oauth.rs` and
+//! `grant.rs`).
 //! The client asks [`SignIn::token`] before each request and [`SignIn::recover`] after a
 //! 401 (or a 403 `insufficient_scope`); one recovery runs at a time and the requests that
 //! meet it wait for its tokens.
 //!
 //! Tokens live in memory or in `sessionStorage`, as the page chose (`token_store.rs`).
-//! A popup is watched until it comes back to the redirect URI
-//! (same origin, so its address becomes readable), then closed; a redirect leaves the
-//! page, and `connect` on the page it comes back to finishes the exchange.
+//! A popup is watched until it comes back to the redirect URI's origin (ours, so its
+//! address becomes readable) with this sign-in's `state`, then closed; a redirect leaves
+//! the page, and `connect` on the page it comes back to finishes the exchange.
 
 use super::challenge::challenge_params;
 use super::grant::{self, Pending};

@@ -13,7 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ROOT, startServer } from '../support/server.mjs';
+import { ROOT, freePort, startServer } from '../support/server.mjs';
 
 const PKG = join(ROOT, 'www', 'pkg');
 const SNAPSHOT = join(ROOT, 'tests', 'browser', 'mcp_tasks_edge.d.ts.snapshot');
@@ -93,6 +93,7 @@ async function main() {
     console.log(`\nserver: ${server.mcpUrl}`);
     const env = {
       MCP_TEST_URL: server.mcpUrl,
+      MCP_DEAD_URL: `http://127.0.0.1:${await freePort()}/mcp`,
       CHROMEDRIVER: '/usr/bin/chromedriver',
       GECKODRIVER: join(homedir(), '.cargo', 'bin', 'geckodriver'),
       WASM_BINDGEN_TEST_TIMEOUT: '300',

@@ -5,7 +5,8 @@
 //     types, files) and its contents (the wasm and every snippet the glue imports);
 //  2. a web app (tests/package/app, copied to target/package-test) installs the tarball
 //     with npm and imports it BY NAME: bundled by esbuild (the wasm as a file, passed to
-//     `init`) and by Vite (no configuration), and unbundled through an import map;
+//     `init`) and by Vite (no configuration: `vite build`, and the `vite` dev server with
+//     its dependency pre-bundling), and unbundled through an import map;
 //  3. each page connects with an API key, lists tools, calls a tool and a task; the
 //     esbuild pages run under the Content-Security-Policy docs/web-apps.md gives;
 //  4. a page on an origin the server refuses (ALLOWED_ORIGINS), and a dead port: both
@@ -19,7 +20,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
-import { build as viteBuild } from 'vite';
+import { build as viteBuild, createServer as viteServer } from 'vite';
 import { ROOT, freePort, startServer } from '../support/server.mjs';
 import { startIssuer } from '../support/issuer.mjs';
 import { serveStatic } from '../support/static.mjs';
@@ -86,19 +87,23 @@ async function main() {
   await issuer.addKey('page-key', 'ES256');
   issuer.publish('page-key');
   const refusedPort = await freePort();
-  let site, refused, server;
+  let site, refused, dev, server;
   try {
     site = await serveStatic(APP, { headers: (path) => (path === '/esbuild.html' ? { 'content-security-policy': csp(serverOrigin(), issuer.url) } : {}) });
     refused = await serveStatic(APP, { port: refusedPort });
+    dev = await viteServer({ root: APP, configFile: false, logLevel: 'warn', server: { host: '127.0.0.1', port: await freePort(), strictPort: true } });
+    await dev.listen();
+    dev.url = `http://127.0.0.1:${dev.config.server.port}`;
     server = await startServer({ vars: { ALLOW_ANONYMOUS: 'false', OAUTH_ISSUER: issuer.url, OAUTH_REQUIRED_SCOPES: 'mcp:tools',
-      ALLOWED_ORIGINS: site.url } });
+      ALLOWED_ORIGINS: `${site.url},${dev.url}` } });
     // The issuer double really checks PKCE (else the sign-in checks below prove nothing).
     const forged = await fetch(`${issuer.url}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'authorization_code',
       code: 'forged', client_id: 'x', redirect_uri: 'http://x/', code_verifier: 'y'.repeat(43) }) });
     check('the test issuer refuses an unknown code', forged.status === 400 && (await forged.json()).error === 'invalid_grant');
-    for (const browser of BROWSERS) await inBrowser(browser, { site, refused, server, issuer });
+    for (const browser of BROWSERS) await inBrowser(browser, { site, refused, dev, server, issuer });
   } finally {
     await server?.stop();
+    await dev?.close();
     await site?.stop();
     await refused?.stop();
     await issuer.stop();
@@ -107,7 +112,7 @@ async function main() {
   function serverOrigin() { return server ? new URL(server.url).origin : 'http://127.0.0.1:*'; }
 }
 
-async function inBrowser(browser, { site, refused, server, issuer }) {
+async function inBrowser(browser, { site, refused, dev, server, issuer }) {
   const page = await openBrowser(browser);
   const B = browser === 'chromium' ? 'Chromium' : 'Firefox';
   const visit = async (origin, path, params) => {
@@ -115,8 +120,10 @@ async function inBrowser(browser, { site, refused, server, issuer }) {
     return page.until(`${path} ${params.scenario}`, 'return window.__result ?? null', 90_000);
   };
   try {
-    for (const [path, how] of [['esbuild.html', 'esbuild, under the documented CSP'], ['dist-vite/vite.html', 'Vite'], ['plain.html', 'no bundler']]) {
-      const r = await visit(site.url, path, { scenario: 'basic', mcp: server.mcpUrl, token: 'browser-test-token' });
+    const pages = [[site.url, 'esbuild.html', 'esbuild, under the documented CSP'], [site.url, 'dist-vite/vite.html', 'vite build'],
+      [dev.url, 'vite.html', 'the vite dev server'], [site.url, 'plain.html', 'no bundler']];
+    for (const [origin, path, how] of pages) {
+      const r = await visit(origin, path, { scenario: 'basic', mcp: server.mcpUrl, token: 'browser-test-token' });
       check(`${B}: ${how}: connect, tools, a call and a task`, r.ok && r.greet === 'Hello, Ada!' && r.tools > 3
         && /Processed 2 items/.test(r.batch) && r.statuses.at(-1) === 'completed', JSON.stringify(r).slice(0, 300));
     }
