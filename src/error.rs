@@ -68,6 +68,13 @@ pub enum McpError {
     },
 }
 
+/// The wire message (what a client would read).
+impl std::fmt::Display for McpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_wire().message)
+    }
+}
+
 impl McpError {
     /// The JSON-RPC error object for this failure.
     pub fn to_wire(&self) -> ErrorObject {
@@ -153,8 +160,9 @@ impl McpError {
                 format!(
                     "Too many requests: {} ({limit} = {max}); retry in {retry_after_s} s",
                     match *limit {
-                        "QUOTA_TASKS_PER_MINUTE" => "this caller created the most tasks allowed per minute",
+                        "QUOTA_TASKS_PER_MINUTE" => "this caller started the most tool runs allowed per minute",
                         "QUOTA_LIVE_TASKS" => "this caller has the most unfinished tasks allowed at once",
+                        "QUOTA_SESSIONS" => "this caller has the most sessions allowed open at once",
                         _ => "this caller has the most listen streams allowed open at once",
                     }
                 ),
@@ -195,11 +203,11 @@ impl McpError {
         match self {
             McpError::Unauthorized { error, message } => vec![(
                 "www-authenticate",
-                crate::auth::challenge(metadata_url, *error, None, error.map(|_| message.as_str())),
+                crate::http::challenge(metadata_url, *error, None, error.map(|_| message.as_str())),
             )],
             McpError::InsufficientScope { scope, message } => vec![(
                 "www-authenticate",
-                crate::auth::challenge(
+                crate::http::challenge(
                     metadata_url,
                     Some("insufficient_scope"),
                     Some(scope),

@@ -25,14 +25,17 @@
 //!
 //! ## Invariants
 //!
+//! (docs/architecture.md has them with the map, the request flow and the task flow.)
+//!
 //! 1. **The core is pure.** Everything outside `cloudflare` and `browser` does no I/O and
 //!    reads no clock or RNG: the time and new ids are arguments, and a tool step reaches
 //!    the platform only through the [`host::Host`] it is given (the adapter's, or a fake).
 //!    It builds and tests natively with `cargo test` and no features.
 //! 2. **Only the Cloudflare adapter knows `worker`; only the browser adapter knows
 //!    `web_sys`.** Features gate them, so a stray import in the core fails to compile.
-//! 3. **Task status changes in one place**: [`tasks::machine::apply`]. The Durable Object
-//!    only loads, applies (through [`tasks::object`]) and stores.
+//! 3. **Task status changes in one place**: [`tasks::machine::apply`]. Every Durable
+//!    Object only loads, asks a pure planner ([`tasks::object`], [`legacy::plan`],
+//!    [`quota::plan`]), applies and stores.
 //! 4. **Storage is the source of truth.** The TaskObject keeps nothing in memory that it
 //!    cannot rebuild from storage; a step's checkpoint is stored before the next one runs.
 //! 5. **Errors map to the wire in one place**: [`error::McpError::to_wire`] and

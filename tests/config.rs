@@ -49,6 +49,13 @@ fn malformed_values_are_refused() {
         ("CONFORMANCE_FIXTURES", "yes"),
         ("REQUEST_STATE_SECRET", "short"),
         ("INLINE_BUDGET_MS", "1.5"),
+        ("FETCH_ALLOWED_HOSTS", "a.example:port"),
+        ("FETCH_MAX_BYTES", "lots"),
+        ("FETCH_TIMEOUT_MS", "-5"),
+        ("QUOTA_SESSIONS", "some"),
+        ("SESSION_IDLE_MS", "never"),
+        ("OAUTH_ISSUER", "http://issuer.example"),
+        ("OAUTH_ISSUER", "ftp://issuer.example"),
     ] {
         let e = config(&[(name, value)]).unwrap_err();
         assert!(e.contains(name), "{e}");
@@ -95,5 +102,32 @@ fn origin_patterns() {
         "null",
     ] {
         assert!(!c.origin_allowed(refused), "{refused}");
+    }
+}
+
+#[test]
+fn issuers_are_https_except_on_loopback() {
+    for ok in [
+        "https://id.example/",
+        "http://127.0.0.1:9000",
+        "http://localhost:8080/",
+        "http://[::1]:1/",
+    ] {
+        assert_eq!(
+            config(&[("OAUTH_ISSUER", ok)])
+                .unwrap()
+                .auth
+                .issuer
+                .as_deref(),
+            Some(ok)
+        );
+    }
+    for bad in [
+        "http://id.example/",
+        "http://10.0.0.1/",
+        "http://localhost.evil.example/",
+        "not a url",
+    ] {
+        assert!(config(&[("OAUTH_ISSUER", bad)]).is_err(), "{bad}");
     }
 }

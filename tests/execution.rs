@@ -1,4 +1,4 @@
-//! The execution model of task steps (DESIGN.md §3), as a table: leases current and
+//! The execution model of task steps (docs/architecture.md, "Executing steps"), as a table: leases current and
 //! stale, a cancel during a step, lost attempts re-run and then exhausted, illegal step
 //! outputs, the alarm always present, sizes, answers validated on arrival, and records
 //! of the previous storage format.
@@ -10,9 +10,10 @@ use common::*;
 use mcp_tasks_edge::host::AllowList;
 use mcp_tasks_edge::server::Server;
 use mcp_tasks_edge::tasks::layout::{self, CHUNK_BYTES};
+use mcp_tasks_edge::tasks::machine::Event;
 use mcp_tasks_edge::tasks::object::Limits;
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
-use mcp_tasks_edge::tasks::record::{LEASE_CHECK_MS, TaskRecord};
+use mcp_tasks_edge::tasks::record::{LEASE_CHECK_MS, NewTask, TaskRecord};
 use mcp_tasks_edge::tools::{Call, Step, TaskSupport, Tool};
 use serde_json::{Map, Value, json};
 
@@ -78,19 +79,19 @@ fn start(o: &mut Object, tool: &str, arguments: Value) {
     let Value::Object(arguments) = arguments else {
         panic!()
     };
-    let mut record = TaskRecord::new(
-        tool.into(),
-        "anonymous".into(),
+    let mut record = TaskRecord::new(NewTask {
+        tool: tool.into(),
+        owner: "anonymous".into(),
         arguments,
-        json!({ "elicitation": {} }).as_object().unwrap().clone(),
-        json!(1),
-        Map::new(),
-        None,
-        NOW,
-        Some(3_600_000),
-        1000,
-        NOW,
-    );
+        capabilities: json!({ "elicitation": {} }).as_object().unwrap().clone(),
+        checkpoint: json!(1),
+        answers: Map::new(),
+        status_message: None,
+        now_ms: NOW,
+        ttl_ms: Some(3_600_000),
+        poll_interval_ms: 1000,
+        next_step_at_ms: NOW,
+    });
     record.task_id = ID.into();
     let reply = o.request(
         ObjectRequest::Create {
@@ -218,17 +219,13 @@ fn every_non_terminal_task_has_an_alarm() {
     start(&mut o, "twice", json!({}));
     assert_eq!(o.alarm, Some(NOW));
     // input_required with an unlimited TTL still has a periodic check.
-    let record = o.load(layout::Need::Step).unwrap().record;
-    let mut waiting = TaskRecord {
-        status: mcp_tasks_edge::tasks::task::TaskStatus::InputRequired {
-            input_requests: json!({ "k#1": {} }).as_object().unwrap().clone(),
-        },
-        ttl_ms: None,
-        next_step_at_ms: None,
-        ..record
-    };
+    let mut waiting = o.load(layout::Need::Step).unwrap().record;
+    waiting.ttl_ms = None;
+    waiting.next_step_at_ms = None;
+    let requests = json!({ "k#1": {} }).as_object().unwrap().clone();
+    waiting.apply(Event::InputNeeded(requests), NOW).unwrap();
     assert!(waiting.next_alarm_ms(NOW).is_some_and(|at| at > NOW));
-    waiting.status = mcp_tasks_edge::tasks::task::TaskStatus::Cancelled;
+    waiting.apply(Event::Cancelled, NOW).unwrap();
     assert_eq!(waiting.next_alarm_ms(NOW), None);
 }
 

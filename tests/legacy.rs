@@ -5,8 +5,9 @@
 mod common;
 use common::*;
 use mcp_tasks_edge::http::{Headers, HttpRequest};
+use mcp_tasks_edge::legacy::Route;
 use mcp_tasks_edge::legacy::{self, Session};
-use mcp_tasks_edge::server::{Config, LegacySession, Server};
+use mcp_tasks_edge::server::{Config, Server};
 use serde_json::{Map, Value, json};
 
 fn request(headers: &[(&str, &str)], body: Value) -> HttpRequest {
@@ -31,33 +32,36 @@ fn initialize(version: &str) -> Value {
 fn legacy_requests_are_initialize_or_carry_a_session() {
     let s = server();
     assert_eq!(
-        s.legacy_session(&request(&[], initialize("2025-11-25"))),
-        Some(LegacySession::New(Default::default()))
+        legacy::route(&s, &request(&[], initialize("2025-11-25"))),
+        Some(Route::New(Default::default()))
     );
     let id = "0123456789abcdef0123456789abcdef";
     let tools = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" });
     assert_eq!(
-        s.legacy_session(&request(&[("mcp-session-id", id)], tools.clone())),
-        Some(LegacySession::Existing(id.into(), Default::default()))
+        legacy::route(&s, &request(&[("mcp-session-id", id)], tools.clone())),
+        Some(Route::Existing(id.into(), Default::default()))
     );
     // A modern request is not legacy, even `initialize` with modern `_meta` (it is then
     // a removed method: -32601).
-    assert_eq!(s.legacy_session(&post("tools/list", json!({}))), None);
+    assert_eq!(legacy::route(&s, &post("tools/list", json!({}))), None);
     let mut modern = initialize("2026-07-28");
     modern["params"]["_meta"] = meta(json!({}));
-    assert_eq!(s.legacy_session(&request(&[], modern)), None);
+    assert_eq!(legacy::route(&s, &request(&[], modern)), None);
     // A session id this server never minted is 404 at once.
-    let Some(LegacySession::Refused(r)) =
-        s.legacy_session(&request(&[("mcp-session-id", "x y")], tools.clone()))
+    let Some(Route::Refused(r)) =
+        legacy::route(&s, &request(&[("mcp-session-id", "x y")], tools.clone()))
     else {
         panic!()
     };
     assert_eq!(r.status, 404);
     // A browser from a foreign origin: 403 as on the modern path.
-    let Some(LegacySession::Refused(r)) = s.legacy_session(&request(
-        &[("origin", "https://evil.example")],
-        initialize("2025-11-25"),
-    )) else {
+    let Some(Route::Refused(r)) = legacy::route(
+        &s,
+        &request(
+            &[("origin", "https://evil.example")],
+            initialize("2025-11-25"),
+        ),
+    ) else {
         panic!()
     };
     assert_eq!(r.status, 403);
@@ -69,8 +73,7 @@ fn a_modern_only_server_names_its_versions_to_legacy_clients() {
         legacy_sessions: false,
         ..Config::default()
     });
-    let Some(LegacySession::Refused(r)) = s.legacy_session(&request(&[], initialize("2025-06-18")))
-    else {
+    let Some(Route::Refused(r)) = legacy::route(&s, &request(&[], initialize("2025-06-18"))) else {
         panic!()
     };
     let b = body(&r);
@@ -164,20 +167,25 @@ fn task_params_and_levels_are_checked() {
     );
     assert!(legacy::task_params(&params(json!({ "task": { "ttl": -1 } }))).is_err());
     assert!(legacy::task_params(&params(json!({ "task": 3 }))).is_err());
-    assert!(legacy::parse_level(&params(json!({ "level": "loud" }))).is_err());
+    assert!(
+        mcp_tasks_edge::mcp::params::parse::<mcp_tasks_edge::mcp::params::SetLevelParams>(&params(
+            json!({ "level": "loud" })
+        ))
+        .is_err()
+    );
     let mut session: Session = serde_json::from_value(
         json!({ "id": "s", "principal": "p", "protocolVersion": "2025-11-25",
         "capabilities": {}, "createdAtMs": 0, "lastSeenMs": 0 }),
     )
     .unwrap();
     assert!(session.logs("debug"));
-    session.log_level = Some("warning".into());
+    session.log_level = Some(mcp_tasks_edge::mcp::params::LoggingLevel::Warning);
     assert!(!session.logs("info") && session.logs("error"));
 }
 
 #[test]
 fn task_augmented_calls_check_the_tool_like_tools_call() {
-    use mcp_tasks_edge::server::call::legacy_task_record;
+    use mcp_tasks_edge::legacy::task_record as legacy_task_record;
     let s = server();
     let session_meta = |caps: Value| mcp_tasks_edge::mcp::meta::RequestMeta {
         protocol_version: "2026-07-28".into(),

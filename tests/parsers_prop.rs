@@ -1,6 +1,7 @@
 //! Property tests of every parser that reads what a caller sends: the JSON-RPC envelope,
 //! the MCP headers (with their Base64 sentinel form), `_meta` and params (through the whole
-//! request handler), `requestState`, the `Authorization` header, JWTs and `API_KEYS`. For
+//! request handler), `requestState`, the `Authorization` header, JWTs, `API_KEYS`, the
+//! outbound allow-list, typed params and the 2025-11-25 session planner. For
 //! any input: no panic, and every refusal is a clear error (a JSON-RPC error object with
 //! a message, or a reason). cargo-fuzz needs nightly; these run on stable with `cargo test`.
 // Native only: proptest is a native dev-dependency.
@@ -244,6 +245,60 @@ proptest! {
     fn api_key_lists_parse_or_refuse_clearly(value in prop_oneof!["\\PC{0,100}", "([a-z]{1,5}=)?[0-9a-f]{60,66}(,[0-9a-f]{64})?"]) {
         if let Err(e) = auth::parse_api_keys(&value) {
             prop_assert!(e.starts_with("API_KEYS"));
+        }
+    }
+
+    #[test]
+    fn allow_lists_parse_or_refuse_and_check_any_url(
+        spec in prop_oneof!["\\PC{0,40}", "(\\*\\.)?[a-z0-9.\\[\\]:]{1,20}(:(\\*|[0-9]{1,6}))?(, ?[a-z.*]{1,10})?"],
+        url in prop_oneof!["\\PC{0,40}", "https?://[a-z0-9.\\[\\]:-]{1,24}(:[0-9]{1,5})?/[a-z]{0,5}"],
+    ) {
+        if let Ok(list) = mcp_tasks_edge::host::AllowList::parse(&spec) {
+            match list.check(&url) {
+                Ok(()) => prop_assert!(url.starts_with("http")),
+                Err(e) => prop_assert!(!e.to_string().is_empty()),
+            }
+        }
+    }
+
+    #[test]
+    fn typed_params_decode_or_name_the_field(value in any_json()) {
+        use mcp_tasks_edge::mcp::params::{self, CursorParams, SetLevelParams, TaskIdParams, UriParams};
+        let Value::Object(map) = value else { return Ok(()) };
+        for message in [
+            params::parse::<TaskIdParams>(&map).err(),
+            params::parse::<CursorParams>(&map).err(),
+            params::parse::<UriParams>(&map).err(),
+            params::parse::<SetLevelParams>(&map).err(),
+        ].into_iter().flatten().map(|e| e.to_wire().message) {
+            prop_assert!(message.starts_with("params"), "{message}");
+        }
+    }
+
+    #[test]
+    fn the_session_planner_decides_any_request(
+        value in any_json(),
+        method in prop_oneof![Just("POST"), Just("GET"), Just("DELETE"), Just("PATCH")],
+        owner in any::<bool>(),
+    ) {
+        use mcp_tasks_edge::legacy::plan::{Decision, Incoming, plan};
+        let s = server();
+        let sid = "0123456789abcdef0123456789abcdef";
+        let init = serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": { "protocolVersion": "2025-11-25" } })).unwrap();
+        let incoming = |method, principal, body| Incoming { method, session_id: sid, principal, last_event_id: None, body };
+        let Decision::Initialize { session, .. } = plan(&s, None, incoming("POST", "key:a", &init), NOW) else {
+            panic!("initialize")
+        };
+        let body = serde_json::to_vec(&value).unwrap();
+        let caller = if owner { "key:a" } else { "key:b" };
+        let decision = plan(&s, Some(*session), incoming(method, caller, &body), NOW);
+        if !owner {
+            prop_assert!(matches!(decision, Decision::NotFound | Decision::Reply { status: 400 | 405, .. }), "{decision:?}");
+        }
+        if let Decision::Reply { body, .. } = decision {
+            let v: Value = serde_json::from_slice(&body).unwrap();
+            prop_assert!(v.get("error").is_none_or(|e| e["message"].as_str().is_some_and(|m| !m.is_empty())));
         }
     }
 }

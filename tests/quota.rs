@@ -2,8 +2,8 @@
 //! and deadlines.
 
 use mcp_tasks_edge::quota::{
-    IndexEntry, Ledger, LedgerRequest, MAX_INDEXED, Quotas, STREAM_LEASE_MS, WINDOW_MS, index_key,
-    index_value, read_index,
+    self, IndexEntry, Ledger, LedgerRequest, MAX_INDEXED, Quotas, STREAM_LEASE_MS, WINDOW_MS,
+    index_key, index_value, read_index,
 };
 
 const T0: u64 = 1_000_000;
@@ -13,6 +13,7 @@ fn quotas(per_minute: Option<u64>, live: Option<u64>, streams: Option<u64>) -> Q
         tasks_per_minute: per_minute,
         live_tasks: live,
         listen_streams: streams,
+        sessions: None,
     }
 }
 
@@ -21,6 +22,8 @@ fn acquire(id: &str, until: Option<u64>, q: Quotas) -> LedgerRequest {
         task_id: id.into(),
         until_ms: until,
         quotas: q,
+        counted: false,
+        index: true,
     }
 }
 
@@ -110,7 +113,7 @@ fn unlimited_counts_nothing_and_requests_round_trip() {
     assert!(l.created.is_empty() && l.live.is_empty() && l.streams.is_empty());
     assert_eq!(l.indexed, 1000);
     let value = serde_json::to_string(&l).unwrap();
-    assert!(value.len() < 100, "the ledger value stays small: {value}");
+    assert!(value.len() < 120, "the ledger value stays small: {value}");
     assert!(!q.counts_tasks());
     let r = acquire("x", Some(5), Quotas::default());
     let text = serde_json::to_string(&r).unwrap();
@@ -193,4 +196,129 @@ fn a_format_1_index_moves_to_keys() {
     // The value written back no longer holds the index.
     assert!(!serde_json::to_string(&ledger).unwrap().contains("tasks"));
     assert!(ledger.take_legacy_index().is_empty());
+}
+
+#[test]
+fn every_tool_run_counts_once_inline_or_as_a_task() {
+    let q = quotas(Some(2), Some(10), None);
+    let run = LedgerRequest::AcquireRun { quotas: q };
+    let mut l = Ledger::default();
+    l.apply(&run, T0).unwrap();
+    // The run became a task: counted already, only its live slot is taken.
+    let counted = LedgerRequest::AcquireTask {
+        task_id: "t".into(),
+        until_ms: None,
+        quotas: q,
+        counted: true,
+        index: true,
+    };
+    l.apply(&counted, T0).unwrap();
+    assert_eq!((l.created.len(), l.live.len()), (1, 1));
+    l.apply(&run, T0 + 1).unwrap();
+    let e = l.apply(&run, T0 + 2).unwrap_err();
+    assert_eq!((e.limit.as_str(), e.max), ("QUOTA_TASKS_PER_MINUTE", 2));
+    assert_eq!(e.retry_after_s, 60);
+    // A task not preceded by a counted run (a 2025-11-25 task-augmented call) counts.
+    let e = l.apply(&acquire("u", None, q), T0 + 3).unwrap_err();
+    assert_eq!(e.limit, "QUOTA_TASKS_PER_MINUTE");
+    assert!(l.apply(&run, T0 + WINDOW_MS).is_ok(), "the window slides");
+}
+
+#[test]
+fn sessions_are_limited_renewed_released_and_expire() {
+    let q = Quotas {
+        sessions: Some(2),
+        ..quotas(None, None, None)
+    };
+    let open = |id: &str, until: u64| LedgerRequest::AcquireSession {
+        session_id: id.into(),
+        until_ms: until,
+        quotas: q,
+    };
+    let mut l = Ledger::default();
+    l.apply(&open("a", T0 + 1000), T0).unwrap();
+    l.apply(&open("b", T0 + 2000), T0).unwrap();
+    let e = l.apply(&open("c", T0 + 3000), T0).unwrap_err();
+    assert_eq!(
+        (e.limit.as_str(), e.max, e.retry_after_s),
+        ("QUOTA_SESSIONS", 2, 1)
+    );
+    // Renewing one held is never refused.
+    l.apply(&open("a", T0 + 5000), T0).unwrap();
+    l.apply(
+        &LedgerRequest::ReleaseSession {
+            session_id: "b".into(),
+        },
+        T0,
+    )
+    .unwrap();
+    l.apply(&open("c", T0 + 3000), T0).unwrap();
+    // Past its deadline a lost session no longer holds a place.
+    l.apply(&open("d", T0 + 9000), T0 + 5000).unwrap();
+    assert_eq!(l.sessions.keys().collect::<Vec<_>>(), ["d"]);
+}
+
+#[test]
+fn the_planner_stores_only_changes_and_never_resets_a_corrupt_ledger() {
+    let q = quotas(Some(5), Some(5), None);
+    let plan = quota::plan(None, &acquire("a", Some(T0 + 500), q), T0, None).unwrap();
+    assert!(plan.reply.exceeded.is_none());
+    assert_eq!(plan.put, [(index_key(T0, "a"), index_value(T0 + 500))]);
+    let stored = plan.ledger.clone().expect("a new ledger is stored");
+    // The object deletes itself once the window and the task are over.
+    assert_eq!(plan.alarm, Some(T0 + WINDOW_MS));
+    assert_eq!(
+        quota::expired(Some(&stored), T0 + WINDOW_MS - 1).unwrap(),
+        Some(T0 + WINDOW_MS)
+    );
+    assert_eq!(quota::expired(Some(&stored), T0 + WINDOW_MS).unwrap(), None);
+    // Releasing a task nothing holds changes nothing: no write.
+    let plan = quota::plan(Some(&stored), &release("zzz"), T0 + 1, None).unwrap();
+    assert_eq!((plan.ledger, plan.put.len(), plan.alarm), (None, 0, None));
+    // A refusal is the reply, and records nothing.
+    let full = quotas(Some(0), None, None);
+    let plan = quota::plan(Some(&stored), &acquire("b", None, full), T0 + 2, None).unwrap();
+    assert_eq!(plan.reply.exceeded.unwrap().limit, "QUOTA_TASKS_PER_MINUTE");
+    assert!(plan.ledger.is_none() && plan.put.is_empty());
+    // Listing reads the index and deletes what expired with the same request.
+    let listed = vec![
+        (index_key(T0, "a"), index_value(T0 + 500)),
+        (index_key(T0 - 5, "old"), index_value(T0 - 1)),
+    ];
+    let plan = quota::plan(
+        Some(&stored),
+        &LedgerRequest::ListTasks,
+        T0 + 3,
+        Some(listed),
+    )
+    .unwrap();
+    assert_eq!(plan.reply.tasks.as_deref(), Some(&["a".to_owned()][..]));
+    assert_eq!(plan.delete, [index_key(T0 - 5, "old")]);
+    // A ledger that does not decode is an error naming it, never a fresh ledger.
+    let e = quota::plan(Some("{not json"), &release("a"), T0, None).unwrap_err();
+    assert!(e.contains("does not decode"), "{e}");
+    assert!(quota::expired(Some("[]"), T0).is_err());
+}
+
+#[test]
+fn trimming_counts_each_dropped_entry_once() {
+    let ledger = Ledger {
+        indexed: MAX_INDEXED + 2,
+        index_until_ms: u64::MAX,
+        ..Ledger::default()
+    };
+    let stored = serde_json::to_string(&ledger).unwrap();
+    // Listing finds the oldest entry expired (deleted, uncounted), and the trim then reads
+    // that same entry as the oldest: it must be neither deleted nor uncounted twice.
+    let oldest = (index_key(1, "oldest"), index_value(2));
+    let listed = vec![
+        (index_key(T0, "new"), index_value(u64::MAX)),
+        oldest.clone(),
+    ];
+    let mut plan = quota::plan(Some(&stored), &LedgerRequest::ListTasks, T0, Some(listed)).unwrap();
+    assert_eq!(plan.trim, 1);
+    plan.trimmed(vec![oldest.clone()]).unwrap();
+    assert_eq!(plan.delete, [oldest.0]);
+    let after: Ledger = serde_json::from_str(plan.ledger.as_deref().unwrap()).unwrap();
+    assert_eq!(after.indexed, MAX_INDEXED + 1);
 }

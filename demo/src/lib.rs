@@ -89,6 +89,11 @@ mod entry {
         async fn fetch(&self, req: Request) -> Result<Response> {
             self.0.fetch(req).await
         }
+
+        // An idle session's expiry.
+        async fn alarm(&self) -> Result<Response> {
+            self.0.alarm().await
+        }
     }
 
     /// One object per principal: its quota counters (wrangler.toml: binding
@@ -103,6 +108,11 @@ mod entry {
 
         async fn fetch(&self, req: Request) -> Result<Response> {
             self.0.fetch(req).await
+        }
+
+        // An abandoned principal's cleanup.
+        async fn alarm(&self) -> Result<Response> {
+            self.0.alarm().await
         }
     }
 }

@@ -347,9 +347,13 @@ pub fn jwks_uri(metadata: &[u8], issuer: &str) -> Result<String, String> {
     }
     doc.get("jwks_uri")
         .and_then(Value::as_str)
-        .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+        // Keys travel over https; only a development issuer (http on loopback, which the
+        // configuration allows) may name an http one.
+        .filter(|u| {
+            u.starts_with("https://") || (u.starts_with("http://") && issuer.starts_with("http://"))
+        })
         .map(str::to_owned)
-        .ok_or_else(|| "issuer metadata has no jwks_uri".to_owned())
+        .ok_or_else(|| "issuer metadata has no https jwks_uri".to_owned())
 }
 
 /// The JWKS cached in one isolate and when to refetch it.

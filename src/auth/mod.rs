@@ -10,7 +10,10 @@
 //! anything else → 401 `invalid_token`. A presented token is never ignored, even when
 //! anonymous access is allowed.
 
+pub mod anonymous;
 pub mod jwt;
+
+pub use crate::http::challenge;
 
 use crate::error::McpError;
 use crate::http::Headers;
@@ -275,42 +278,4 @@ pub fn invalid_token(why: impl Into<String>) -> McpError {
 /// The URL of the Protected Resource Metadata for the resource at `origin` + `/mcp`.
 pub fn metadata_url(origin: &str) -> String {
     format!("{origin}{}", PRM_PATHS[0])
-}
-
-/// A quoted-string for an auth-param (RFC 9110 section 5.6.4): printable ASCII without
-/// `"` and `\`.
-fn quoted(value: &str) -> String {
-    let clean: String = value
-        .chars()
-        .map(|c| {
-            if c == '"' || c == '\\' || !(' '..='~').contains(&c) {
-                '\''
-            } else {
-                c
-            }
-        })
-        .collect();
-    format!("\"{clean}\"")
-}
-
-/// The `WWW-Authenticate` value of a 401 or 403 (RFC 6750 section 3, RFC 9728 section
-/// 5.1): `Bearer resource_metadata="…"`, then `error`, `scope` and `error_description`
-/// when they apply.
-pub fn challenge(
-    metadata_url: &str,
-    error: Option<&str>,
-    scope: Option<&str>,
-    description: Option<&str>,
-) -> String {
-    let mut params = vec![format!("resource_metadata={}", quoted(metadata_url))];
-    if let Some(error) = error {
-        params.push(format!("error={}", quoted(error)));
-    }
-    if let Some(scope) = scope.filter(|s| !s.is_empty()) {
-        params.push(format!("scope={}", quoted(scope)));
-    }
-    if let Some(description) = description {
-        params.push(format!("error_description={}", quoted(description)));
-    }
-    format!("Bearer {}", params.join(", "))
 }

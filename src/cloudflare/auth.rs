@@ -6,11 +6,11 @@
 use crate::auth::jwt::{self, Alg, Jwk, JwksCache, KeyChoice, Token};
 use crate::auth::{self, AuthConfig};
 use crate::error::McpError;
+use crate::host::{Limits, Outbound};
 use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
 use std::cell::RefCell;
 use wasm_bindgen::{JsCast, JsValue};
 use worker::wasm_bindgen_futures::JsFuture;
-use worker::{Fetch, Method, Request, RequestInit};
 
 thread_local! {
     /// The issuer's keys in this isolate, and where they come from.
@@ -69,24 +69,20 @@ fn choose(token: &Token) -> Choice {
     })
 }
 
+/// The issuer's documents: small, quick, never redirected elsewhere (a 3xx is a failure).
 async fn get(url: &str) -> Result<Vec<u8>, String> {
-    let headers = worker::Headers::new();
-    headers
-        .set("accept", "application/json")
-        .map_err(|e| e.to_string())?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Get).with_headers(headers);
-    let request = Request::new_with_init(url, &init).map_err(|e| e.to_string())?;
-    let mut response = Fetch::Request(request)
-        .send()
+    let request = Outbound::new("GET", url).header("accept", "application/json");
+    let limits = Limits {
+        timeout_ms: 5_000,
+        max_bytes: 1024 * 1024,
+    };
+    let answer = super::host::send(request, limits)
         .await
         .map_err(|e| format!("{url}: {e}"))?;
-    if response.status_code() != 200 {
-        return Err(format!("{url}: HTTP {}", response.status_code()));
+    if answer.status != 200 {
+        return Err(format!("{url}: HTTP {}", answer.status));
     }
-    super::response_bytes(&mut response)
-        .await
-        .map_err(|e| format!("{url}: {e}"))
+    Ok(answer.body)
 }
 
 /// Fetches the JWKS again (and the metadata, the first time). The attempt is recorded

@@ -1,11 +1,16 @@
 //! The Worker's [`Platform`]: `fetch`, variables and secrets, KV and D1 from the `Env`.
 
-use crate::host::{BoxFuture, Host, HostError, Inbound, Outbound, Platform};
+use crate::host::{BoxFuture, Host, HostError, Inbound, Limits, Outbound, Platform};
+use crate::server::Server;
+use futures_util::StreamExt;
 use futures_util::future::{Either, select};
 use serde_json::{Map, Value};
 use std::any::Any;
+use std::rc::Rc;
 use std::time::Duration;
-use worker::{AbortController, Date, Delay, Env, Fetch, Method, Request, RequestInit};
+use worker::{
+    AbortController, Date, Delay, Env, Fetch, Method, Request, RequestInit, RequestRedirect,
+};
 
 /// The platform of a Worker or Durable Object invocation.
 pub struct WorkerHost {
@@ -17,9 +22,9 @@ impl WorkerHost {
         WorkerHost { env }
     }
 
-    /// A [`Host`] over `env`.
-    pub fn host(env: Env) -> Host {
-        Host::new(WorkerHost::new(env))
+    /// A [`Host`] over `env`, under `server`'s outbound policy.
+    pub fn host(env: Env, server: &Server) -> Host {
+        server.host(Rc::new(WorkerHost::new(env)))
     }
 }
 
@@ -40,33 +45,58 @@ fn storage(e: impl std::fmt::Display) -> HostError {
     HostError::Storage(e.to_string())
 }
 
-async fn send(request: Outbound) -> Result<Inbound, HostError> {
+/// One exchange (see [`Platform::fetch`]): sent with `redirect: manual`, the answer's
+/// status, headers and body all within `limits.timeout_ms`, the body read chunk by chunk
+/// and abandoned as soon as it passes `limits.max_bytes`.
+pub(crate) async fn send(request: Outbound, limits: Limits) -> Result<Inbound, HostError> {
+    let controller = AbortController::default();
+    let signal = controller.signal();
+    let exchange = Box::pin(exchange(&request, limits.max_bytes, &signal));
+    let timeout = Box::pin(Delay::from(Duration::from_millis(limits.timeout_ms)));
+    match select(exchange, timeout).await {
+        Either::Left((answer, _)) => {
+            if answer.is_err() {
+                // Stop a body still arriving (one too large, say).
+                controller.abort();
+            }
+            answer
+        }
+        Either::Right(_) => {
+            controller.abort();
+            Err(HostError::Timeout {
+                url: request.url.clone(),
+                ms: limits.timeout_ms,
+            })
+        }
+    }
+}
+
+async fn exchange(
+    request: &Outbound,
+    max_bytes: usize,
+    signal: &worker::AbortSignal,
+) -> Result<Inbound, HostError> {
     let method = Method::from(request.method.clone());
     let headers = worker::Headers::new();
     for (name, value) in &request.headers {
         headers.append(name, value).map_err(network)?;
     }
     let mut init = RequestInit::new();
-    init.with_method(method).with_headers(headers);
+    init.with_method(method)
+        .with_headers(headers)
+        .with_redirect(RequestRedirect::Manual);
     if !request.body.is_empty() {
         let body = js_sys::Uint8Array::from(request.body.as_slice());
         init.with_body(Some(body.into()));
     }
     let outgoing = Request::new_with_init(&request.url, &init).map_err(network)?;
-    let controller = AbortController::default();
-    let signal = controller.signal();
-    let fetch = Fetch::Request(outgoing);
-    let sending = Box::pin(fetch.send_with_signal(&signal));
-    let timeout = Box::pin(Delay::from(Duration::from_millis(request.timeout_ms)));
-    let mut response = match select(sending, timeout).await {
-        Either::Left((result, _)) => result.map_err(network)?,
-        Either::Right(_) => {
-            controller.abort();
-            return Err(HostError::Timeout {
-                url: request.url,
-                ms: request.timeout_ms,
-            });
-        }
+    let mut response = Fetch::Request(outgoing)
+        .send_with_signal(signal)
+        .await
+        .map_err(network)?;
+    let too_large = || HostError::TooLarge {
+        url: request.url.clone(),
+        limit: max_bytes,
     };
     let declared = response
         .headers()
@@ -74,28 +104,24 @@ async fn send(request: Outbound) -> Result<Inbound, HostError> {
         .ok()
         .flatten()
         .and_then(|v| v.trim().parse::<usize>().ok());
-    if declared.is_some_and(|n| n > request.max_bytes) {
-        return Err(HostError::Network(format!(
-            "{} answered with {} bytes, more than the {} allowed",
-            request.url,
-            declared.unwrap_or_default(),
-            request.max_bytes
-        )));
+    if declared.is_some_and(|n| n > max_bytes) {
+        return Err(too_large());
     }
-    let body = super::response_bytes(&mut response)
-        .await
-        .map_err(network)?;
-    if body.len() > request.max_bytes {
-        return Err(HostError::Network(format!(
-            "{} answered with more than the {} bytes allowed",
-            request.url, request.max_bytes
-        )));
+    let mut body = Vec::new();
+    if let Ok(mut stream) = response.stream() {
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(network)?;
+            if body.len() + chunk.len() > max_bytes {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
     }
     Ok(Inbound {
         status: response.status_code(),
         headers: response.headers().entries().collect(),
         body,
-        url: request.url,
+        url: request.url.clone(),
     })
 }
 
@@ -132,8 +158,12 @@ impl WorkerHost {
 }
 
 impl Platform for WorkerHost {
-    fn fetch(&self, request: Outbound) -> BoxFuture<'_, Result<Inbound, HostError>> {
-        Box::pin(send(request))
+    fn fetch(
+        &self,
+        request: Outbound,
+        limits: Limits,
+    ) -> BoxFuture<'_, Result<Inbound, HostError>> {
+        Box::pin(send(request, limits))
     }
 
     fn var(&self, name: &str) -> Option<String> {

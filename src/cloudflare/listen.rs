@@ -6,6 +6,7 @@
 
 use super::principal_object::StreamSlot;
 use super::{TASKS_BINDING, call_object, now_ms, to_headers};
+use crate::auth::anonymous::task_principal;
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::server::fanin::{Command, Fanin, Opened};
@@ -115,7 +116,7 @@ async fn try_open(
     let stub = env.durable_object(TASKS_BINDING)?.get_by_name(task_id)?;
     let headers = worker::Headers::new();
     headers.set("upgrade", "websocket")?;
-    headers.set(PRINCIPAL_HEADER, principal)?;
+    headers.set(PRINCIPAL_HEADER, &task_principal(principal, task_id))?;
     let mut init = RequestInit::new();
     init.with_headers(headers);
     let request = Request::new_with_init(&watch_url(task_id), &init)?;

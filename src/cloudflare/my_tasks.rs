@@ -5,6 +5,7 @@
 
 use super::call_object;
 use super::principal_object::task_index;
+use crate::auth::anonymous::lists_tasks;
 use crate::error::McpError;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use serde_json::Value;
@@ -20,6 +21,10 @@ pub(crate) async fn page(
     principal: &str,
     cursor: Option<&str>,
 ) -> Result<(Vec<Value>, Option<String>), McpError> {
+    if !lists_tasks(principal) {
+        // An anonymous caller owns nothing beyond each task it holds the id of.
+        return Ok((Vec::new(), None));
+    }
     let index = task_index(env, principal)
         .await
         .map_err(|why| McpError::Internal(format!("the task index is unavailable: {why}")))?;

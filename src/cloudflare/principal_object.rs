@@ -1,16 +1,14 @@
-//! The quota Durable Object, [`PrincipalRunner`]: one object per principal (named by
-//! it), holding that principal's [`Ledger`] (its counters) under one key and its task
-//! index as one key per task ([`crate::quota::index_key`]). A Durable Object handles its
-//! requests one at a time around storage, so read-decide-write is atomic and the
-//! counters hold across every isolate. The Worker asks it before creating a task or
-//! opening a listen stream; TaskObjects tell it when their task ends.
+//! The quota Durable Object, [`PrincipalRunner`]: one object per ledger (named by
+//! `auth::anonymous::ledger_name`), holding that principal's counters under one key and its
+//! task index as one key per task ([`crate::quota::index_key`]). A Durable Object handles
+//! its requests one at a time around storage, so read-decide-write is atomic and the
+//! counters hold across every isolate. It only loads, asks [`quota::plan`] and stores.
 
 use super::now_ms;
-use crate::quota::{
-    self, Exceeded, INDEX_PREFIX, Ledger, LedgerRequest, Quotas, RENEW_MS, index_value,
-};
+use crate::auth::anonymous::ledger_name;
+use crate::error::McpError;
+use crate::quota::{self, INDEX_PREFIX, LedgerRequest, Quotas, RENEW_MS, Reply};
 use js_sys::{Object, Reflect};
-use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 use wasm_bindgen::JsValue;
 use worker::{Env, ListOptions, Request, Response, Result, State, Storage};
@@ -20,20 +18,13 @@ pub const PRINCIPALS_BINDING: &str = "PRINCIPALS";
 const LEDGER_KEY: &str = "ledger";
 const LEDGER_URL: &str = "https://principal-object/ledger";
 
-/// The ledger's answer.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Reply {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    exceeded: Option<Exceeded>,
-    /// For [`LedgerRequest::ListTasks`]: the indexed task ids, newest first.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    tasks: Option<Vec<String>>,
-}
-
 /// What the author's `#[durable_object] PrincipalObject` delegates to.
 pub struct PrincipalRunner {
     state: State,
+}
+
+fn rust_error(e: impl std::fmt::Display) -> worker::Error {
+    worker::Error::RustError(e.to_string())
 }
 
 impl PrincipalRunner {
@@ -49,64 +40,56 @@ impl PrincipalRunner {
         };
         let storage = self.state.storage();
         let stored = storage.get::<String>(LEDGER_KEY).await?;
-        let mut ledger: Ledger = stored
-            .as_deref()
-            .and_then(|s| serde_json::from_str(s).ok())
-            .unwrap_or_default();
-        let before = ledger.clone();
-        let now = now_ms();
-        let mut entries = ledger.take_legacy_index();
-        let outcome = ledger.apply(&request, now);
-        if let Ok(Some(entry)) = &outcome {
-            entries.push(entry.clone());
-        }
-        // Listing reads the index, and its expired entries go with this request's writes.
-        let (tasks, mut deletes) = match request {
-            LedgerRequest::ListTasks => {
-                let (live, expired) =
-                    quota::read_index(index_keys(&storage, true, None).await?, now);
-                ledger.indexed = ledger.indexed.saturating_sub(expired.len() as u64);
-                (Some(live), expired)
-            }
-            _ => (None, Vec::new()),
+        let listed = match quota::needs_listing(&request) {
+            true => Some(index_keys(&storage, true, None).await?),
+            false => None,
         };
-        let trim = ledger.trim_index();
-        if trim > 0 {
-            for (key, _) in index_keys(&storage, false, Some(trim as usize)).await? {
-                if deletes.contains(&key) {
-                    // Already dropped as expired (and uncounted): not twice.
-                    ledger.indexed += 1;
-                } else {
-                    deletes.push(key);
-                }
-            }
+        // A ledger that does not decode is an error to surface, never a reset of quotas.
+        let mut plan =
+            quota::plan(stored.as_deref(), &request, now_ms(), listed).map_err(rust_error)?;
+        if plan.trim > 0 {
+            let oldest = index_keys(&storage, false, Some(plan.trim)).await?;
+            plan.trimmed(oldest).map_err(rust_error)?;
         }
         let puts = Object::new();
-        for entry in &entries {
-            let value = JsValue::from_str(&index_value(entry.until_ms));
-            Reflect::set(&puts, &JsValue::from_str(&entry.key), &value)?;
+        for (key, value) in &plan.put {
+            Reflect::set(&puts, &JsValue::from_str(key), &JsValue::from_str(value))?;
         }
-        let changed = ledger != before;
-        if changed {
-            let value = serde_json::to_string(&ledger)
-                .map_err(|e| worker::Error::RustError(e.to_string()))?;
+        if let Some(ledger) = &plan.ledger {
             Reflect::set(
                 &puts,
                 &JsValue::from_str(LEDGER_KEY),
-                &JsValue::from_str(&value),
+                &JsValue::from_str(ledger),
             )?;
         }
-        if !deletes.is_empty() {
-            storage.delete_multiple(deletes).await?;
+        if !plan.delete.is_empty() {
+            storage.delete_multiple(plan.delete.clone()).await?;
         }
-        if changed || !entries.is_empty() {
+        if plan.ledger.is_some() || !plan.put.is_empty() {
             storage.put_multiple_raw(puts).await?;
         }
-        Response::from_json(&Reply {
-            exceeded: outcome.err(),
-            tasks,
-        })
+        if let Some(at) = plan.alarm {
+            storage.set_alarm(scheduled(at)).await?;
+        }
+        Response::from_json(&plan.reply)
     }
+
+    /// The alarm: once everything the ledger holds has expired, the object deletes its
+    /// storage (an abandoned principal leaves nothing behind); otherwise it looks again
+    /// at the latest deadline.
+    pub async fn alarm(&self) -> Result<Response> {
+        let storage = self.state.storage();
+        let stored = storage.get::<String>(LEDGER_KEY).await?;
+        match quota::expired(stored.as_deref(), now_ms()).map_err(rust_error)? {
+            None => storage.delete_all().await?,
+            Some(at) => storage.set_alarm(scheduled(at)).await?,
+        }
+        Response::empty()
+    }
+}
+
+fn scheduled(at_ms: u64) -> worker::ScheduledTime {
+    worker::ScheduledTime::new(js_sys::Date::new(&JsValue::from_f64(at_ms as f64)))
 }
 
 /// The index's entries (key, value), newest first when `newest`, at most `limit`.
@@ -130,18 +113,20 @@ async fn index_keys(
     Ok(entries)
 }
 
-/// Sends one request to `principal`'s ledger: `Ok(Err(exceeded))` when a limit refuses
-/// it, `Err` when the ledger cannot be reached.
+/// Sends one request to the ledger counting `principal`'s work: `Err` is the 429 naming
+/// the limit that refuses it, or a -32603 when the ledger cannot be reached.
 pub(crate) async fn ledger(
     env: &Env,
     principal: &str,
     request: &LedgerRequest,
-) -> std::result::Result<std::result::Result<(), Exceeded>, String> {
-    let reply = send(env, principal, request).await?;
-    Ok(match reply.exceeded {
-        Some(exceeded) => Err(exceeded),
+) -> std::result::Result<(), McpError> {
+    let reply = send(env, principal, request)
+        .await
+        .map_err(|why| McpError::Internal(format!("quota ledger unavailable: {why}")))?;
+    match reply.exceeded {
+        Some(exceeded) => Err(exceeded.to_error()),
         None => Ok(()),
-    })
+    }
 }
 
 /// `principal`'s tasks, newest first, from its ledger's index.
@@ -155,6 +140,7 @@ pub(crate) async fn task_index(
         .unwrap_or_default())
 }
 
+/// Sends `request` to the ledger that counts `principal`'s work.
 async fn send(
     env: &Env,
     principal: &str,
@@ -168,7 +154,7 @@ async fn send(
         )
     })?;
     let stub = namespace
-        .get_by_name(principal)
+        .get_by_name(ledger_name(principal))
         .map_err(|e| e.to_string())?;
     let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
     let mut response = super::post_to_object(&stub, LEDGER_URL, &[], body).await?;
@@ -197,26 +183,26 @@ pub struct StreamSlot {
 }
 
 impl StreamSlot {
-    /// Takes a slot: `Ok(Err(exceeded))` when the principal has too many streams open.
+    /// Takes a slot: `Err` when the principal has too many streams open (or the ledger
+    /// cannot be reached).
     pub(crate) async fn acquire(
         env: Env,
         principal: &str,
         stream_id: String,
         quotas: Quotas,
-    ) -> std::result::Result<std::result::Result<StreamSlot, Exceeded>, String> {
+    ) -> std::result::Result<StreamSlot, McpError> {
         let request = LedgerRequest::AcquireStream {
             stream_id: stream_id.clone(),
             quotas,
         };
-        Ok(ledger(&env, principal, &request)
-            .await?
-            .map(|()| StreamSlot {
-                env,
-                principal: principal.to_owned(),
-                stream_id,
-                quotas,
-                renewed_at_ms: Cell::new(now_ms()),
-            }))
+        ledger(&env, principal, &request).await?;
+        Ok(StreamSlot {
+            env,
+            principal: principal.to_owned(),
+            stream_id,
+            quotas,
+            renewed_at_ms: Cell::new(now_ms()),
+        })
     }
 
     /// Renews the lease when due (best effort).

@@ -30,7 +30,7 @@ pub async fn stream(
     let head = run.cors.apply(HttpResponse::empty(200));
     let out = channel.clone();
     worker::wasm_bindgen_futures::spawn_local(async move {
-        let host = WorkerHost::host(env.clone());
+        let host = WorkerHost::host(env.clone(), &server);
         let principal = ctx.principal.clone();
         let body = match server.run(run, &ctx, &host, &progress, None).await {
             Action::Respond(response) => response.body,
@@ -40,7 +40,7 @@ pub async fn stream(
                 cors,
             } => {
                 create_task(
-                    &server, &env, &principal, request_id, record, &cors, &origin,
+                    &server, &env, &principal, request_id, record, true, &cors, &origin,
                 )
                 .await
                 .body

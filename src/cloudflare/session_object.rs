@@ -1,88 +1,90 @@
 //! The 2025-11-25 session Durable Object's implementation, [`SessionRunner`]: one object
-//! per `Mcp-Session-Id`. It keeps the session (negotiated version, client capabilities,
-//! log level, subscriptions, its tasks), answers the session's requests with the same
-//! handlers as the 2026-07-28 front end, and is the meeting point for server→client
-//! requests: a step that needs input sends `elicitation/create` (or sampling, roots) on
-//! its response stream and waits here; the client's answer arrives as a new POST with
-//! the same session id, so it reaches this object, which hands it to the waiting step.
+//! per `Mcp-Session-Id`. It loads the session, lets the pure planner (`legacy::plan`)
+//! decide, performs the decision's I/O and stores. It is also the meeting point of
+//! server→client requests: a step that needs input asks on its response stream and waits
+//! here; the client's answer arrives as a new POST with the same session id, reaches this
+//! object, and is handed to the waiting step. A session idle for `SESSION_IDLE_MS` is
+//! deleted by its alarm.
 
+mod asker;
+mod modern;
 pub(crate) mod registry;
 mod resumable;
 mod tasks;
 
+use super::principal_object;
 use super::sse::Channel;
-use super::{WorkerHost, now_ms, server};
+use super::{now_ms, server};
 use crate::error::McpError;
-use crate::host::BoxFuture;
 use crate::http::HttpResponse;
-use crate::jsonrpc::{self, ErrorObject, Message, Request as RpcRequest, RequestId};
-use crate::legacy::{self, SESSION_HEADER, Session};
-use crate::server::call::{Asker, progress_notification};
-use crate::server::dispatch;
-use crate::server::{Action, Context, Cors, Server};
+use crate::jsonrpc::{self, RequestId};
+use crate::legacy::{self, Decision, Incoming, SESSION_HEADER, Session};
+use crate::quota::LedgerRequest;
+use crate::server::Server;
 use crate::tasks::protocol::PRINCIPAL_HEADER;
-use crate::tools::Progress;
-use futures_util::future::{Either, select};
+use asker::Pending;
 pub(crate) use resumable::Stream;
 use resumable::Streams;
-use serde_json::{Map, Value, json};
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use serde_json::{Value, json};
+use std::cell::RefCell;
 use std::rc::Rc;
-use std::task::{Poll, Waker};
 use std::time::Duration;
-use worker::{Delay, Env, Method, Request, Response, Result, State};
+use worker::{Delay, Env, Request, Response, Result, State};
 
 const SESSION_KEY: &str = "session";
-/// How long a step waits for the client to answer a server→client request.
-const ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
-
-/// An answer slot: the client's `result` (or `error`) and the waiting task's waker.
-type Slot = Rc<
-    RefCell<(
-        Option<std::result::Result<Value, ErrorObject>>,
-        Option<Waker>,
-    )>,
->;
-type Pending = Rc<RefCell<HashMap<String, Slot>>>;
+/// GET streams a session keeps open at once; a newer one closes the oldest.
+const MAX_GET_STREAMS: usize = 4;
 
 /// What the author's `#[durable_object]` session type delegates to.
 pub struct SessionRunner {
     state: State,
     env: Env,
     build: fn() -> Server,
-    /// Server→client requests awaiting the client's answer (memory: they belong to
-    /// response streams this instance is serving).
     pending: Pending,
     /// Open GET streams, for notifications not tied to a request.
     streams: Rc<RefCell<Vec<Channel>>>,
     /// Response streams, kept for clients that reconnect with `Last-Event-ID`.
     resumable: Streams,
-    counter: Rc<Cell<u64>>,
+}
+
+fn rust_error(e: impl std::fmt::Display) -> worker::Error {
+    worker::Error::RustError(e.to_string())
 }
 
 fn json_response(status: u16, body: Vec<u8>) -> Result<Response> {
-    let response = HttpResponse::json(status, body);
-    super::to_worker_response(response)
+    super::to_worker_response(HttpResponse::json(status, body))
 }
 
-/// A JSON-RPC error for a legacy client: HTTP 200, as the 2025-11-25 transport carries
-/// errors (its clients treat other statuses as transport failures).
-fn error_body(id: Option<&RequestId>, e: &McpError) -> Vec<u8> {
-    jsonrpc::error_response(id, &e.to_wire())
-}
-
-/// A modern response body (JSON-RPC) with its result reshaped for 2025-11-25.
-fn legacy_body(body: &[u8]) -> Vec<u8> {
-    match serde_json::from_slice::<Value>(body) {
-        Ok(mut message) => {
-            if let Some(result) = message.get_mut("result") {
-                *result = legacy::legacy_result(result.take());
-            }
-            serde_json::to_vec(&message).unwrap_or_else(|_| body.to_vec())
+/// A JSON-RPC answer for a legacy client. Errors go with HTTP 200, as the 2025-11-25
+/// transport carries them (its clients treat other statuses as transport failures),
+/// except a quota's 429, which says when to retry like every other quota refusal.
+fn json_reply(
+    id: Option<&RequestId>,
+    outcome: std::result::Result<Value, McpError>,
+) -> Result<Response> {
+    match outcome {
+        Ok(result) => json_response(
+            200,
+            jsonrpc::result_response(id.expect("a request"), &result),
+        ),
+        Err(e) => {
+            let status = match e {
+                McpError::TooManyRequests { .. } => 429,
+                _ => 200,
+            };
+            let mut response =
+                HttpResponse::json(status, jsonrpc::error_response(id, &e.to_wire()));
+            response.headers.extend(e.http_headers(""));
+            super::to_worker_response(response)
         }
-        Err(_) => body.to_vec(),
     }
+}
+
+fn not_found() -> Result<Response> {
+    let e = McpError::InvalidRequest(
+        "Session not found: it ended or never existed; send initialize to start a new one".into(),
+    );
+    json_response(404, jsonrpc::error_response(None, &e.to_wire()))
 }
 
 impl SessionRunner {
@@ -91,10 +93,9 @@ impl SessionRunner {
             state,
             env,
             build,
-            pending: Rc::default(),
+            pending: Pending::default(),
             streams: Rc::default(),
             resumable: Streams::default(),
-            counter: Rc::default(),
         }
     }
 
@@ -103,264 +104,245 @@ impl SessionRunner {
             None => Ok(None),
             Some(text) => serde_json::from_str(&text)
                 .map(Some)
-                .map_err(|e| worker::Error::RustError(format!("corrupt session: {e}"))),
+                .map_err(|e| rust_error(format!("corrupt session: {e}"))),
         }
     }
 
     async fn store(&self, session: &Session) -> Result<()> {
-        let text =
-            serde_json::to_string(session).map_err(|e| worker::Error::RustError(e.to_string()))?;
+        let text = serde_json::to_string(session).map_err(rust_error)?;
         self.state.storage().put(SESSION_KEY, text).await
     }
 
-    /// A request from the Worker: the client's HTTP request, with the principal and
-    /// the session id set by the Worker.
+    /// A request from the Worker: the client's HTTP request, with the principal and the
+    /// session id set by the Worker.
     pub async fn fetch(&self, req: Request) -> Result<Response> {
         if let Some(op) = req.headers().get(registry::REGISTRY_HEADER)? {
             return registry::handle(self, &op, req).await;
         }
         let server = server(&self.env, self.build)?;
-        let principal = req.headers().get(PRINCIPAL_HEADER)?.unwrap_or_default();
-        let session_id = req.headers().get(SESSION_HEADER)?.unwrap_or_default();
-        let accepts_sse = req
-            .headers()
-            .get("accept")?
-            .is_some_and(|a| a.contains("text/event-stream"));
-        let session = self.load().await?.filter(|s| s.principal == principal);
-        match req.method() {
-            Method::Delete => {
-                if session.is_none() {
-                    return not_found();
-                }
-                for stream in self.streams.borrow_mut().drain(..) {
-                    stream.close();
-                }
-                if let Some(session) = &session {
-                    for uri in &session.subscriptions {
-                        // Best effort: a registry that keeps an ended session tells it in vain.
-                        if let Err(why) = registry::set(&self.env, uri, &session.id, false).await {
-                            worker::console_warn!("unsubscribing {uri}: {why}");
-                        }
-                    }
-                }
-                self.state.storage().delete_all().await?;
-                return Ok(Response::empty()?.with_status(204));
-            }
-            Method::Get => {
-                if session.is_none() {
-                    return not_found();
-                }
-                let channel = Channel::default();
-                let resumed = match req.headers().get("last-event-id")? {
-                    Some(last) => self.resumable.resume(&last, &channel),
-                    None => false,
-                };
-                if !resumed {
-                    self.streams.borrow_mut().retain(|s| !s.is_finished());
-                    self.streams.borrow_mut().push(channel.clone());
-                    keep_alive(channel.clone());
-                }
-                return channel.response(HttpResponse::empty(200));
-            }
-            Method::Post => {}
-            _ => {
-                return json_response(
-                    405,
-                    error_body(None, &McpError::MethodNotAllowed(req.method().to_string())),
-                );
-            }
+        let header = |name: &str| req.headers().get(name).ok().flatten();
+        let principal = header(PRINCIPAL_HEADER).unwrap_or_default();
+        let session_id = header(SESSION_HEADER).unwrap_or_default();
+        let last_event_id = header("last-event-id");
+        let accepts_sse = header("accept").is_some_and(|a| a.contains("text/event-stream"));
+        let method = req.method().to_string();
+        let body = match method.as_str() {
+            "POST" => super::read_whole_body(&req).await?,
+            _ => Vec::new(),
+        };
+        let stored = self.load().await?;
+        let now = now_ms();
+        let incoming = Incoming {
+            method: &method,
+            session_id: &session_id,
+            principal: &principal,
+            last_event_id: last_event_id.as_deref(),
+            body: &body,
+        };
+        let mut decision = legacy::plan::plan(&server, stored.clone(), incoming, now);
+        if let Some(session) = stored.filter(|s| s.belongs_to(&principal)) {
+            self.touch(&server, &session, &mut decision, now).await?;
         }
-        let body = super::read_whole_body(&req).await?;
-        let value: Value = match serde_json::from_slice(&body) {
-            Ok(value) => value,
-            Err(e) => {
-                return json_response(
-                    400,
-                    error_body(None, &McpError::Parse(format!("Parse error: {e}"))),
-                );
-            }
-        };
-        if value.get("method").is_none() && value.get("id").is_some() {
-            // The client's answer to one of our requests.
-            self.deliver(&value);
-            return Ok(Response::empty()?.with_status(202));
-        }
-        let message = match jsonrpc::parse_message(&body) {
-            Ok(message) => message,
-            Err(e) => return json_response(400, jsonrpc::error_response(e.id.as_ref(), &e.error)),
-        };
-        let rpc = match message {
-            Message::Notification(_) if session.is_some() => {
-                return Ok(Response::empty()?.with_status(202));
-            }
-            Message::Notification(_) => return not_found(),
-            Message::Request(rpc) => rpc,
-        };
-        let ctx = Context {
-            principal,
-            now_ms: now_ms(),
-        };
-        if rpc.method == "initialize" {
-            return self
-                .initialize(&server, &rpc, &session_id, &ctx, session.is_some())
-                .await;
-        }
-        let Some(session) = session else {
-            return not_found();
-        };
-        self.request(server, rpc, session, ctx, accepts_sse).await
+        self.execute(server, decision, accepts_sse, now).await
     }
 
+    /// Keeps a used session alive: its last request, coarsely, and its ledger place.
+    async fn touch(
+        &self,
+        server: &Server,
+        session: &Session,
+        decision: &mut Decision,
+        now: u64,
+    ) -> Result<()> {
+        let Some((touched, renew)) = session.touched(now, server.config.session_idle_ms) else {
+            return Ok(());
+        };
+        if renew {
+            let renewal = LedgerRequest::AcquireSession {
+                session_id: touched.id.clone(),
+                until_ms: touched.held_until_ms,
+                quotas: server.config.quotas,
+            };
+            // Renewing a place already held is never refused; a ledger that cannot be
+            // reached leaves the old deadline, which the next request retries.
+            if let Err(why) =
+                principal_object::ledger(&self.env, &touched.opened_by, &renewal).await
+            {
+                worker::console_warn!("renewing session {}: {why}", touched.id);
+            }
+        }
+        match decision {
+            Decision::Store { session, .. } | Decision::Subscribe { session, .. } => {
+                session.last_seen_ms = touched.last_seen_ms;
+                session.held_until_ms = touched.held_until_ms;
+                Ok(())
+            }
+            Decision::End(_) => Ok(()),
+            _ => self.store(&touched).await,
+        }
+    }
+
+    async fn execute(
+        &self,
+        server: Rc<Server>,
+        decision: Decision,
+        accepts_sse: bool,
+        now: u64,
+    ) -> Result<Response> {
+        match decision {
+            Decision::NotFound => not_found(),
+            Decision::Reply { status, body } => json_response(status, body),
+            Decision::Accepted => Ok(Response::empty()?.with_status(202)),
+            Decision::Initialize {
+                id,
+                session,
+                result,
+            } => self.initialize(&server, id, *session, result).await,
+            Decision::End(session) => {
+                self.end(&server, &session).await?;
+                Ok(Response::empty()?.with_status(204))
+            }
+            Decision::OpenStream { last_event_id } => self.open_stream(last_event_id.as_deref()),
+            Decision::Deliver { request_id, answer } => {
+                // Late or unknown answers are dropped: nothing waits for them.
+                self.pending.deliver(&request_id, answer);
+                Ok(Response::empty()?.with_status(202))
+            }
+            Decision::Store { id, session } => {
+                self.store(&session).await?;
+                json_reply(Some(&id), Ok(json!({})))
+            }
+            Decision::Subscribe {
+                id,
+                session,
+                uri,
+                subscribed,
+            } => {
+                if let Err(why) = registry::set(&self.env, &uri, &session.id, subscribed).await {
+                    let e = McpError::Internal(format!(
+                        "the subscription registry is unavailable: {why}"
+                    ));
+                    return json_reply(Some(&id), Err(e));
+                }
+                self.store(&session).await?;
+                json_reply(Some(&id), Ok(json!({})))
+            }
+            Decision::Task { id, op } => {
+                let session = self.owned_session().await?;
+                tasks::handle(self, &server, &id, op, &session.principal, accepts_sse).await
+            }
+            Decision::CreateTask { id, record } => {
+                let principal = record.owner.clone();
+                tasks::create(self, &server, &id, record, &principal).await
+            }
+            Decision::Modern(rpc) => {
+                let session = self.owned_session().await?;
+                self.modern(server, rpc, session, now, accepts_sse).await
+            }
+        }
+    }
+
+    /// The session a decision was made for (it was loaded and checked moments ago).
+    async fn owned_session(&self) -> Result<Session> {
+        self.load()
+            .await?
+            .ok_or_else(|| rust_error("the session ended meanwhile"))
+    }
+
+    /// A new session: its place in the opener's ledger first (`QUOTA_SESSIONS`), then the
+    /// session and its idle alarm.
     async fn initialize(
         &self,
         server: &Server,
-        rpc: &RpcRequest,
-        session_id: &str,
-        ctx: &Context,
-        exists: bool,
+        id: RequestId,
+        session: Session,
+        result: Value,
     ) -> Result<Response> {
-        if exists {
-            let e = McpError::InvalidRequest("This session is already initialized".into());
-            return json_response(200, error_body(Some(&rpc.id), &e));
+        let acquire = LedgerRequest::AcquireSession {
+            session_id: session.id.clone(),
+            until_ms: session.held_until_ms,
+            quotas: server.config.quotas,
+        };
+        if server.config.quotas.sessions.is_some()
+            && let Err(refused) =
+                principal_object::ledger(&self.env, &session.opened_by, &acquire).await
+        {
+            return json_reply(Some(&id), Err(refused));
         }
-        match legacy::initialize(server, &rpc.params, session_id, &ctx.principal, ctx.now_ms) {
-            Ok((result, session)) => {
-                self.store(&session).await?;
-                let body = jsonrpc::result_response(&rpc.id, &result);
-                let mut response = HttpResponse::json(200, body);
-                response
-                    .headers
-                    .push(("mcp-session-id", session_id.to_owned()));
-                super::to_worker_response(response)
-            }
-            Err(e) => json_response(200, error_body(Some(&rpc.id), &e)),
-        }
+        self.store(&session).await?;
+        let expires = session.expires_at_ms(server.config.session_idle_ms);
+        self.set_alarm(expires).await?;
+        let mut response = HttpResponse::json(200, jsonrpc::result_response(&id, &result));
+        response
+            .headers
+            .push(("mcp-session-id", session.id.clone()));
+        super::to_worker_response(response)
     }
 
-    /// Hands a client's answer to the step waiting for it.
-    fn deliver(&self, message: &Value) {
-        let id = match &message["id"] {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        let Some(slot) = self.pending.borrow().get(&id).cloned() else {
-            return; // unknown or late: nothing waits for it
-        };
-        let answer = match message.get("error") {
-            Some(error) => Err(
-                serde_json::from_value(error.clone()).unwrap_or(ErrorObject {
-                    code: jsonrpc::ErrorCode::INTERNAL_ERROR,
-                    message: format!("the client answered with a malformed error: {error}"),
-                    data: None,
-                }),
-            ),
-            None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
-        };
-        let waker = {
-            let mut slot = slot.borrow_mut();
-            slot.0 = Some(answer);
-            slot.1.take()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+    async fn set_alarm(&self, at_ms: u64) -> Result<()> {
+        let at = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
+        self.state
+            .storage()
+            .set_alarm(worker::ScheduledTime::new(at))
+            .await
     }
 
-    async fn request(
-        &self,
-        server: Rc<Server>,
-        rpc: RpcRequest,
-        mut session: Session,
-        ctx: Context,
-        accepts_sse: bool,
-    ) -> Result<Response> {
-        let ok = |result: Value| json_response(200, jsonrpc::result_response(&rpc.id, &result));
-        let fail = |e: McpError| json_response(200, error_body(Some(&rpc.id), &e));
-        match rpc.method.as_str() {
-            "ping" => return ok(json!({})),
-            "logging/setLevel" => {
-                return match legacy::parse_level(&rpc.params) {
-                    Ok(level) => {
-                        session.log_level = Some(level);
-                        self.store(&session).await?;
-                        ok(json!({}))
-                    }
-                    Err(e) => fail(e),
-                };
-            }
-            "resources/subscribe" | "resources/unsubscribe" => {
-                let Some(uri) = rpc.params.get("uri").and_then(Value::as_str) else {
-                    return fail(McpError::InvalidParams(
-                        "params.uri must be a string".into(),
-                    ));
-                };
-                let subscribed = rpc.method == "resources/subscribe";
-                if subscribed {
-                    session.subscriptions.insert(uri.to_owned());
-                } else {
-                    session.subscriptions.remove(uri);
-                }
-                let registered = registry::set(&self.env, uri, &session.id, subscribed).await;
-                if let Err(why) = registered {
-                    return fail(McpError::Internal(format!(
-                        "the subscription registry is unavailable: {why}"
-                    )));
-                }
-                self.store(&session).await?;
-                return ok(json!({}));
-            }
-            "tools/list" => return ok(legacy::legacy_tools(&server)),
-            "server/discover" | "subscriptions/listen" | "tasks/update" => {
-                return fail(McpError::MethodNotFound(rpc.method.clone()));
-            }
-            "tasks/get" | "tasks/cancel" | "tasks/list" | "tasks/result" => {
-                return tasks::handle(self, &server, &rpc, &ctx, accepts_sse).await;
-            }
-            "tools/call" => match legacy::task_params(&rpc.params) {
-                Err(e) => return fail(e),
-                Ok(Some(ttl)) => {
-                    return tasks::create(self, &server, &rpc, &session, &ctx, ttl).await;
-                }
-                Ok(None) => {
-                    if let Some(e) = legacy::needs_task(&server, &rpc.params) {
-                        return fail(e);
-                    }
-                }
-            },
-            _ => {}
+    /// Ends the session: its streams close, its subscriptions and ledger place go, and
+    /// its storage is deleted (then every request on it is 404).
+    async fn end(&self, server: &Server, session: &Session) -> Result<()> {
+        for stream in self.streams.borrow_mut().drain(..) {
+            stream.close();
         }
-        let meta = session.meta();
-        let cors = Cors::default();
-        let action = match dispatch::route(&server, &rpc, None, &meta, &ctx, &cors) {
-            Ok(action) => action,
-            Err(e) => return fail(e),
+        for uri in &session.subscriptions {
+            // Best effort: a registry that keeps an ended session tells it in vain.
+            if let Err(why) = registry::set(&self.env, uri, &session.id, false).await {
+                worker::console_warn!("unsubscribing {uri}: {why}");
+            }
+        }
+        if server.config.quotas.sessions.is_some() {
+            let release = LedgerRequest::ReleaseSession {
+                session_id: session.id.clone(),
+            };
+            // Best effort: the place's deadline is the fallback.
+            if let Err(why) =
+                principal_object::ledger(&self.env, &session.opened_by, &release).await
+            {
+                worker::console_warn!("releasing session {}: {why}", session.id);
+            }
+        }
+        self.state.storage().delete_alarm().await?;
+        self.state.storage().delete_all().await
+    }
+
+    /// The alarm: a session idle for `SESSION_IDLE_MS` ends; one used since is checked
+    /// again when it would next expire.
+    pub async fn alarm(&self) -> Result<Response> {
+        let server = server(&self.env, self.build)?;
+        let Some(session) = self.load().await? else {
+            return Response::empty();
         };
-        let host = WorkerHost::host(self.env.clone());
-        match action {
-            Action::Respond(response) => json_response(200, legacy_body(&response.body)),
-            Action::Read(read) => match server.read(*read, &host).await {
-                Action::Respond(response) => json_response(200, legacy_body(&response.body)),
-                other => fail(McpError::Internal(format!("unexpected action {other:?}"))),
-            },
-            Action::Run(run) => {
-                let channel = Channel::default();
-                let out = self.resumable.open(channel.clone());
-                let asker = self.asker(out.clone(), None, accepts_sse);
-                let progress = self.progress(&session, out.clone(), run.progress_token.clone());
-                worker::wasm_bindgen_futures::spawn_local(async move {
-                    let body = match server.run(*run, &ctx, &host, &progress, Some(&asker)).await {
-                        Action::Respond(response) => legacy_body(&response.body),
-                        other => {
-                            let e = McpError::Internal(format!("unexpected action {other:?}"));
-                            jsonrpc::error_response(None, &e.to_wire())
-                        }
-                    };
-                    out.finish(&body);
-                });
-                channel.response(HttpResponse::empty(200))
-            }
-            other => fail(McpError::Internal(format!("unexpected action {other:?}"))),
+        match legacy::plan::alarm(&session, now_ms(), server.config.session_idle_ms) {
+            None => self.end(&server, &session).await?,
+            Some(at) => self.set_alarm(at).await?,
         }
+        Response::empty()
+    }
+
+    /// A GET: the replay of a response stream after `Last-Event-ID`, or a notification
+    /// stream (at most [`MAX_GET_STREAMS`] open; a newer one closes the oldest).
+    fn open_stream(&self, last_event_id: Option<&str>) -> Result<Response> {
+        let channel = Channel::default();
+        let resumed = last_event_id.is_some_and(|last| self.resumable.resume(last, &channel));
+        if !resumed {
+            let mut streams = self.streams.borrow_mut();
+            streams.retain(|s| !s.is_finished());
+            if streams.len() >= MAX_GET_STREAMS {
+                streams.remove(0).close();
+            }
+            streams.push(channel.clone());
+            keep_alive(channel.clone());
+        }
+        channel.response(HttpResponse::empty(200))
     }
 
     /// `notifications/resources/updated` on the open GET streams, if this session is still
@@ -381,50 +363,6 @@ impl SessionRunner {
         }
         Ok(())
     }
-
-    /// Progress (if the request asked) and log messages (at the session's level) onto
-    /// the response stream.
-    fn progress(&self, session: &Session, channel: Stream, token: Option<Value>) -> Progress {
-        let sink = channel.clone();
-        let progress = Progress::to(move |report| {
-            if let Some(token) = &token {
-                sink.send(progress_notification(token, report).to_string().as_bytes());
-            }
-        });
-        let session = session.clone();
-        let stream = channel.clone();
-        let progress = progress.disconnecting_to(move || stream.disconnect());
-        progress.logging_to(move |level, data| {
-            if session.logs(level) {
-                let message = json!({ "jsonrpc": "2.0", "method": "notifications/message",
-                    "params": { "level": level, "data": data } });
-                channel.send(message.to_string().as_bytes());
-            }
-        })
-    }
-
-    /// Server→client requests on `channel`, answered by later POSTs to this object.
-    fn asker(
-        &self,
-        channel: Stream,
-        related_task: Option<String>,
-        streaming: bool,
-    ) -> SessionAsker {
-        SessionAsker {
-            channel,
-            pending: self.pending.clone(),
-            counter: self.counter.clone(),
-            related_task,
-            streaming,
-        }
-    }
-}
-
-fn not_found() -> Result<Response> {
-    let e = McpError::InvalidRequest(
-        "Session not found: it ended or never existed; send initialize to start a new one".into(),
-    );
-    json_response(404, error_body(None, &e))
 }
 
 /// A comment every 25 s keeps an idle GET stream open through proxies.
@@ -435,81 +373,4 @@ fn keep_alive(channel: Channel) {
             channel.keepalive();
         }
     });
-}
-
-/// Sends a step's input requests to the client and waits for the answers.
-pub(crate) struct SessionAsker {
-    channel: Stream,
-    pending: Pending,
-    counter: Rc<Cell<u64>>,
-    related_task: Option<String>,
-    streaming: bool,
-}
-
-impl SessionAsker {
-    async fn wait(slot: Slot) -> Option<std::result::Result<Value, ErrorObject>> {
-        let answer = std::future::poll_fn(|cx| {
-            let mut slot = slot.borrow_mut();
-            match slot.0.take() {
-                Some(answer) => Poll::Ready(answer),
-                None => {
-                    slot.1 = Some(cx.waker().clone());
-                    Poll::Pending
-                }
-            }
-        });
-        match select(Box::pin(answer), Box::pin(Delay::from(ANSWER_TIMEOUT))).await {
-            Either::Left((answer, _)) => Some(answer),
-            Either::Right(_) => None,
-        }
-    }
-}
-
-impl Asker for SessionAsker {
-    fn ask(
-        &self,
-        requests: Map<String, Value>,
-    ) -> BoxFuture<'_, std::result::Result<Map<String, Value>, McpError>> {
-        Box::pin(async move {
-            if !self.streaming {
-                return Err(McpError::InvalidRequest(
-                    "This call needs input from the client: send Accept: text/event-stream so the server can ask".into(),
-                ));
-            }
-            let mut waiting = Vec::new();
-            for (key, request) in requests {
-                let n = self.counter.get() + 1;
-                self.counter.set(n);
-                let id = format!("server-request-{n}");
-                let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
-                if let Some(task_id) = &self.related_task {
-                    params["_meta"]["io.modelcontextprotocol/related-task"] =
-                        json!({ "taskId": task_id });
-                }
-                let message = json!({ "jsonrpc": "2.0", "id": id, "method": request["method"], "params": params });
-                let slot: Slot = Rc::default();
-                self.pending.borrow_mut().insert(id.clone(), slot.clone());
-                self.channel.send(message.to_string().as_bytes());
-                waiting.push((key, id, slot));
-            }
-            let mut answers = Map::new();
-            for (key, id, slot) in waiting {
-                let answer = Self::wait(slot).await;
-                self.pending.borrow_mut().remove(&id);
-                match answer {
-                    Some(Ok(result)) => {
-                        answers.insert(key, result);
-                    }
-                    Some(Err(error)) => return Err(McpError::Wire(error)),
-                    None => {
-                        return Err(McpError::Internal(format!(
-                            "the client did not answer {key:?} within {} s",
-                            ANSWER_TIMEOUT.as_secs()
-                        )));
-                    }
-                }
-            }
-            Ok(answers)
-        })
-    }
 }

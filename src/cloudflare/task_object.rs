@@ -217,7 +217,7 @@ impl TaskRunner {
             let server = server(&self.env, self.build)?;
             if let Some(tool) = server.registry.get(&record.tool) {
                 // Best effort: the task is already cancelled whatever the hook does.
-                let host = WorkerHost::host(self.env.clone());
+                let host = WorkerHost::host(self.env.clone(), &server);
                 tool.cancelled(record.call(now_ms(), 0), host).await;
             }
         }
@@ -301,7 +301,7 @@ impl TaskRunner {
                     return Response::empty();
                 };
                 self.running.set(Some(attempt));
-                let host = WorkerHost::host(self.env.clone());
+                let host = WorkerHost::host(self.env.clone(), &server);
                 let step =
                     object::run_step(&full.record, &server.registry, host, now_ms(), attempt).await;
                 self.running.set(None);

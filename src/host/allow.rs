@@ -7,13 +7,67 @@
 //!   host        that host on the scheme's default port (80 for http, 443 for https)
 //!   host:port   that host on that port
 //!   host:*      that host on any port
+//!   *.domain    any host under domain (not domain itself), with a port as above
+//!   *           any public host: not localhost, nor a loopback, private, link-local,
+//!               shared or unspecified IP address (names are not resolved: a Worker's
+//!               fetch does not reach private networks anyway)
 //!   (empty)     nothing may be fetched
 //! ```
 
 use super::HostError;
 
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct AllowList(Vec<(String, Port)>);
+pub struct AllowList(Vec<(Pattern, Port)>);
+
+#[derive(Debug, Clone, PartialEq)]
+enum Pattern {
+    Exact(String),
+    /// `*.domain`: stored as `.domain`.
+    Under(String),
+    AnyPublic,
+}
+
+impl Pattern {
+    fn matches(&self, host: &url::Host<&str>, shown: &str) -> bool {
+        match self {
+            Pattern::Exact(h) => h == shown,
+            Pattern::Under(suffix) => {
+                matches!(host, url::Host::Domain(_)) && shown.ends_with(suffix.as_str())
+            }
+            Pattern::AnyPublic => is_public(host),
+        }
+    }
+}
+
+/// Whether `host` may be a public address (see the module docs for `*`).
+fn is_public(host: &url::Host<&str>) -> bool {
+    match host {
+        url::Host::Domain(d) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d != "localhost" && !d.ends_with(".localhost")
+        }
+        url::Host::Ipv4(ip) => {
+            let [a, b, ..] = ip.octets();
+            !(ip.is_loopback()
+                || ip.is_private()
+                || ip.is_link_local()
+                || ip.is_unspecified()
+                || ip.is_broadcast()
+                || ip.is_documentation()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b)))
+        }
+        url::Host::Ipv6(ip) => {
+            let first = ip.segments()[0];
+            let mapped = ip.to_ipv4_mapped();
+            !(ip.is_loopback()
+                || ip.is_unspecified()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80
+                || mapped.is_some_and(|v4| !is_public(&url::Host::Ipv4(v4))))
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 enum Port {
@@ -47,12 +101,36 @@ impl AllowList {
                         .map_err(|_| format!("bad port in allowed host {entry:?}"))?,
                 ),
             };
-            if host.is_empty() {
-                return Err(format!("empty host in allowed host {entry:?}"));
-            }
-            entries.push((host, port));
+            let pattern = match host.as_str() {
+                "" => return Err(format!("empty host in allowed host {entry:?}")),
+                "*" => Pattern::AnyPublic,
+                h => match h.strip_prefix("*.") {
+                    Some("") => return Err(format!("empty domain in allowed host {entry:?}")),
+                    Some(domain) if domain.contains('*') => {
+                        return Err(format!("only a leading *. is allowed in {entry:?}"));
+                    }
+                    Some(domain) => Pattern::Under(format!(".{domain}")),
+                    None if h.contains('*') => {
+                        return Err(format!("only a leading *. is allowed in {entry:?}"));
+                    }
+                    None => Pattern::Exact(h.to_owned()),
+                },
+            };
+            entries.push((pattern, port));
         }
         Ok(AllowList(entries))
+    }
+
+    /// Both lists' entries.
+    pub fn union(&self, other: &AllowList) -> AllowList {
+        let mut entries = self.0.clone();
+        entries.extend(other.0.iter().cloned());
+        AllowList(entries)
+    }
+
+    /// Whether nothing at all is allowed.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// `Ok` if `url` is http(s) on an allowed host and port; else [`HostError::Refused`]
@@ -66,14 +144,16 @@ impl AllowList {
                 parsed.scheme()
             )));
         }
-        let host = match parsed.host() {
-            Some(url::Host::Ipv6(ip)) => format!("[{ip}]"),
-            Some(h) => h.to_string().to_ascii_lowercase(),
-            None => return Err(HostError::Refused(format!("{url:?} has no host"))),
+        let Some(parsed_host) = parsed.host() else {
+            return Err(HostError::Refused(format!("{url:?} has no host")));
+        };
+        let host = match &parsed_host {
+            url::Host::Ipv6(ip) => format!("[{ip}]"),
+            h => h.to_string().to_ascii_lowercase(),
         };
         let port = parsed.port();
-        let allowed = self.0.iter().any(|(h, p)| {
-            *h == host
+        let allowed = self.0.iter().any(|(pattern, p)| {
+            pattern.matches(&parsed_host, &host)
                 && match p {
                     Port::Any => true,
                     Port::Default => port.is_none(),

@@ -3,14 +3,16 @@
 //!
 //! ```
 //! use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost, post};
-//! let fake = FakeHost::new().route("POST", "https://ci.test/runs", 202, "");
+//! let fake = FakeHost::new()
+//!     .allow("ci.test")
+//!     .route("POST", "https://ci.test/runs", 202, "");
 //! let host = Host::new(fake.clone());
 //! let answer = block_on(host.fetch(post("https://ci.test/runs").json(&"main"))).unwrap();
 //! assert_eq!(answer.status, 202);
 //! assert_eq!(fake.requests()[0].body, br#""main""#);
 //! ```
 
-use super::{BoxFuture, HostError, Inbound, Outbound, Platform};
+use super::{BoxFuture, HostError, Inbound, Limits, Outbound, Platform};
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::cell::RefCell;
@@ -52,6 +54,23 @@ impl FakeHost {
             url: url.to_owned(),
         };
         self.answer(method, url, Ok(inbound))
+    }
+
+    /// Answers `method url` with a redirect: `status` and `Location: location`.
+    pub fn redirect(self, method: &str, url: &str, status: u16, location: &str) -> Self {
+        let inbound = Inbound {
+            status,
+            headers: vec![("location".into(), location.into())],
+            body: Vec::new(),
+            url: url.to_owned(),
+        };
+        self.answer(method, url, Ok(inbound))
+    }
+
+    /// Lets a [`Host::new`](super::Host::new) over this fake reach `hosts` (the format
+    /// of `FETCH_ALLOWED_HOSTS`, which it sets).
+    pub fn allow(self, hosts: &str) -> Self {
+        self.var("FETCH_ALLOWED_HOSTS", hosts)
     }
 
     /// Answers `method url` with `answer` (a response with any headers, or an error).
@@ -140,7 +159,11 @@ impl FakeHost {
 }
 
 impl Platform for FakeHost {
-    fn fetch(&self, request: Outbound) -> BoxFuture<'_, Result<Inbound, HostError>> {
+    fn fetch(
+        &self,
+        request: Outbound,
+        limits: Limits,
+    ) -> BoxFuture<'_, Result<Inbound, HostError>> {
         let mut state = self.0.borrow_mut();
         state.requests.push(request.clone());
         let answer = match state
@@ -155,6 +178,17 @@ impl Platform for FakeHost {
                 request.method, request.url
             ))),
         };
+        // As the real platform: a body past the limit is not read on.
+        let answer = answer.and_then(|a| match a.body.len() > limits.max_bytes {
+            true => Err(HostError::TooLarge {
+                url: request.url.clone(),
+                limit: limits.max_bytes,
+            }),
+            false => Ok(Inbound {
+                url: request.url.clone(),
+                ..a
+            }),
+        });
         Box::pin(async move { answer })
     }
 

@@ -1,12 +1,17 @@
 //! The platform a tool step reaches: outbound HTTP, variables and secrets, KV and D1
-//! (DESIGN.md §3). A step gets a [`Host`]; the Cloudflare adapter implements
+//! (docs/authoring.md). A step gets a [`Host`]; the Cloudflare adapter implements
 //! [`Platform`] with the Worker's `fetch` and bindings, native tests use
 //! [`fake::FakeHost`]. The core never does I/O itself: it only awaits what a `Host` does.
 //!
 //! ```
 //! use mcp_tasks_edge::host::{Host, fake::FakeHost, get};
 //! # mcp_tasks_edge::host::block_on(async {
-//! let host = Host::new(FakeHost::new().var("GREETING", "hi").route("GET", "https://api.test/x", 200, "ok"));
+//! let host = Host::new(
+//!     FakeHost::new()
+//!         .var("GREETING", "hi")
+//!         .allow("api.test")
+//!         .route("GET", "https://api.test/x", 200, "ok"),
+//! );
 //! assert_eq!(host.var("GREETING")?, "hi");
 //! let response = host.fetch(get("https://api.test/x")).await?;
 //! assert_eq!(response.text()?, "ok");
@@ -17,10 +22,12 @@
 pub mod allow;
 pub mod fake;
 mod outbound;
+pub mod policy;
 mod storage;
 
 pub use allow::AllowList;
 pub use outbound::{Inbound, Outbound, get, post};
+pub use policy::{Limits, Policy};
 pub use storage::{D1, Kv};
 
 use serde_json::{Map, Value};
@@ -36,14 +43,18 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 /// What went wrong reaching the platform. Its `Display` is a sentence a tool can show.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostError {
-    /// A policy refused the request before any connection (e.g. a host allow-list).
+    /// The outbound policy refused the request (or a redirect) before any connection.
     Refused(String),
-    /// No answer within the request's timeout.
+    /// No whole answer within the request's timeout.
     Timeout { url: String, ms: u64 },
+    /// The answer's body is longer than the request allows (reading stopped there).
+    TooLarge { url: String, limit: usize },
     /// The request could not be sent or its answer not read.
     Network(String),
     /// A variable, secret or binding the tool needs is not configured.
     Missing { what: &'static str, name: String },
+    /// A variable is set but malformed (the message names it).
+    Misconfigured(String),
     /// A KV or D1 operation failed.
     Storage(String),
     /// An answer could not be decoded (not JSON, not UTF-8, wrong shape).
@@ -55,8 +66,12 @@ impl fmt::Display for HostError {
         match self {
             HostError::Refused(why) => write!(f, "refused: {why}"),
             HostError::Timeout { url, ms } => write!(f, "{url} did not answer within {ms} ms"),
+            HostError::TooLarge { url, limit } => {
+                write!(f, "{url} answered with more than the {limit} bytes allowed")
+            }
             HostError::Network(why) => write!(f, "network error: {why}"),
             HostError::Missing { what, name } => write!(f, "the {what} {name} is not configured"),
+            HostError::Misconfigured(why) => write!(f, "misconfigured: {why}"),
             HostError::Storage(why) => write!(f, "storage error: {why}"),
             HostError::Decode(why) => write!(f, "could not decode the answer: {why}"),
         }
@@ -67,8 +82,13 @@ impl std::error::Error for HostError {}
 
 /// What an adapter implements. Tool authors use [`Host`], which wraps one of these.
 pub trait Platform {
-    /// Sends an HTTP request and reads the whole answer (bounded by `request.max_bytes`).
-    fn fetch(&self, request: Outbound) -> BoxFuture<'_, Result<Inbound, HostError>>;
+    /// Sends exactly one HTTP request, without following redirects (a 3xx is an answer:
+    /// [`Policy::fetch`] decides about the next hop), and reads the whole answer within
+    /// `limits`: [`HostError::Timeout`] when status, headers and body take longer than
+    /// `limits.timeout_ms`, [`HostError::TooLarge`] as soon as the body passes
+    /// `limits.max_bytes` (a body that never ends is never read whole).
+    fn fetch(&self, request: Outbound, limits: Limits)
+    -> BoxFuture<'_, Result<Inbound, HostError>>;
     /// A plain variable (`[vars]` in wrangler.toml, `--var` on `wrangler dev`).
     fn var(&self, name: &str) -> Option<String>;
     /// A secret (`wrangler secret put`); adapters may fall back to a variable of that name.
@@ -115,10 +135,14 @@ pub trait Platform {
     fn as_any(&self) -> &dyn Any;
 }
 
-/// A step's handle on the platform. Cheap to clone; steps take it by value so their
-/// futures borrow nothing.
+/// A step's handle on the platform and the outbound policy its requests go through.
+/// Cheap to clone; steps take it by value so their futures borrow nothing.
 #[derive(Clone)]
-pub struct Host(Rc<dyn Platform>);
+pub struct Host {
+    platform: Rc<dyn Platform>,
+    /// `Err`: the policy's variables are malformed, and every fetch says so.
+    policy: Rc<Result<Policy, String>>,
+}
 
 impl fmt::Debug for Host {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -127,23 +151,65 @@ impl fmt::Debug for Host {
 }
 
 impl Host {
+    /// A host whose outbound policy comes from the platform's own variables
+    /// (`FETCH_ALLOWED_HOSTS`, …; see [`policy`]): nothing may be fetched unless they
+    /// allow it.
     pub fn new(platform: impl Platform + 'static) -> Self {
-        Host(Rc::new(platform))
+        let policy = Policy::from_vars(|name| platform.var(name));
+        Host {
+            platform: Rc::new(platform),
+            policy: Rc::new(policy),
+        }
+    }
+
+    /// A host with an explicit outbound policy (the adapter's, parsed once).
+    pub fn with_policy(platform: Rc<dyn Platform>, policy: Rc<Result<Policy, String>>) -> Self {
+        Host { platform, policy }
+    }
+
+    /// The same host with `extra` hosts allowed (a tool's own, see `Tool::allow_hosts`).
+    pub fn widened(&self, extra: &AllowList) -> Host {
+        if extra.is_empty() {
+            return self.clone();
+        }
+        let policy = match self.policy.as_ref() {
+            Ok(policy) => Ok(policy.widened(extra)),
+            Err(e) => Err(e.clone()),
+        };
+        Host {
+            platform: self.platform.clone(),
+            policy: Rc::new(policy),
+        }
     }
 
     /// The platform behind this host (see [`Platform::as_any`]).
     pub fn platform(&self) -> &dyn Platform {
-        self.0.as_ref()
+        self.platform.as_ref()
     }
 
-    /// Sends an HTTP request: `host.fetch(get(url).bearer(&token)).await?`.
+    /// Sends an HTTP request under the outbound policy:
+    /// `host.fetch(get(url).bearer(&token)).await?`. A host the policy does not allow is
+    /// [`HostError::Refused`] before any connection; redirects are followed hop by hop,
+    /// each re-checked; the answer is bounded in size and time (see [`policy`]).
     pub async fn fetch(&self, request: Outbound) -> Result<Inbound, HostError> {
-        self.0.fetch(request).await
+        match self.policy.as_ref() {
+            Ok(policy) => policy.fetch(self.platform.as_ref(), request).await,
+            Err(e) => Err(HostError::Misconfigured(e.clone())),
+        }
+    }
+
+    /// Whether the outbound policy lets a request reach `url` (the check every
+    /// [`Host::fetch`] makes first), for a tool that wants to refuse a URL early.
+    pub fn check_url(&self, url: &str) -> Result<(), HostError> {
+        match self.policy.as_ref() {
+            Ok(policy) => policy.allow.check(url),
+            Err(e) => Err(HostError::Misconfigured(e.clone())),
+        }
     }
 
     /// A configured variable, or [`HostError::Missing`].
     pub fn var(&self, name: &str) -> Result<String, HostError> {
-        self.0.var(name).ok_or_else(|| HostError::Missing {
+        self.platform.var(name).ok_or_else(|| HostError::Missing {
             what: "variable",
             name: name.to_owned(),
         })
@@ -151,42 +217,44 @@ impl Host {
 
     /// A variable that may be absent.
     pub fn var_opt(&self, name: &str) -> Option<String> {
-        self.0.var(name)
+        self.platform.var(name)
     }
 
     /// A configured secret, or [`HostError::Missing`].
     pub fn secret(&self, name: &str) -> Result<String, HostError> {
-        self.0.secret(name).ok_or_else(|| HostError::Missing {
-            what: "secret",
-            name: name.to_owned(),
-        })
+        self.platform
+            .secret(name)
+            .ok_or_else(|| HostError::Missing {
+                what: "secret",
+                name: name.to_owned(),
+            })
     }
 
     /// Waits `ms` milliseconds (prefer `Step::wait` for long waits inside tasks: it
     /// frees the object instead of holding it).
     pub async fn sleep(&self, ms: u64) {
-        self.0.sleep(ms).await
+        self.platform.sleep(ms).await
     }
 
     /// The time, in Unix milliseconds.
     pub fn now_ms(&self) -> u64 {
-        self.0.now_ms()
+        self.platform.now_ms()
     }
 
     /// Announces that resource `uri` changed: every session subscribed to it gets
     /// `notifications/resources/updated` (best effort: a client not listening misses it).
     pub async fn resource_updated(&self, uri: &str) -> Result<(), HostError> {
-        self.0.resource_updated(uri).await
+        self.platform.resource_updated(uri).await
     }
 
     /// The KV namespace bound as `binding`.
     pub fn kv<'a>(&'a self, binding: &'a str) -> Kv<'a> {
-        Kv::new(self.0.as_ref(), binding)
+        Kv::new(self.platform.as_ref(), binding)
     }
 
     /// The D1 database bound as `binding`.
     pub fn d1<'a>(&'a self, binding: &'a str) -> D1<'a> {
-        D1::new(self.0.as_ref(), binding)
+        D1::new(self.platform.as_ref(), binding)
     }
 }
 

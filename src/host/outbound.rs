@@ -5,11 +5,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::time::Duration;
 
-/// The default time an outbound request may take.
-pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
-/// The default bound on an answer's body.
-pub const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;
-
 /// An HTTP request a tool sends: `get(url)`, `post(url).json(&body)?`, …
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outbound {
@@ -17,9 +12,15 @@ pub struct Outbound {
     pub url: String,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
-    pub timeout_ms: u64,
-    /// Answers with a longer body fail with [`HostError::Network`].
-    pub max_bytes: usize,
+    /// The whole exchange (every redirect and the body included); `None`: the policy's
+    /// (`FETCH_TIMEOUT_MS`).
+    pub timeout_ms: Option<u64>,
+    /// Answers with a longer body fail with [`HostError::TooLarge`]; `None`: the
+    /// policy's (`FETCH_MAX_BYTES`).
+    pub max_bytes: Option<usize>,
+    /// Whether redirects are followed (each hop checked by the policy); `false` returns
+    /// the 3xx answer itself.
+    pub follow_redirects: bool,
 }
 
 /// A `GET` request.
@@ -39,8 +40,9 @@ impl Outbound {
             url: url.into(),
             headers: Vec::new(),
             body: Vec::new(),
-            timeout_ms: DEFAULT_TIMEOUT_MS,
-            max_bytes: DEFAULT_MAX_BYTES,
+            timeout_ms: None,
+            max_bytes: None,
+            follow_redirects: true,
         }
     }
 
@@ -68,13 +70,21 @@ impl Outbound {
         self
     }
 
+    /// The most the whole exchange may take (redirects and body included).
     pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout_ms = timeout.as_millis().min(u64::MAX as u128) as u64;
+        self.timeout_ms = Some(timeout.as_millis().min(u64::MAX as u128) as u64);
         self
     }
 
+    /// The most of the answer's body that is read.
     pub fn max_bytes(mut self, max: usize) -> Self {
-        self.max_bytes = max;
+        self.max_bytes = Some(max);
+        self
+    }
+
+    /// Returns a redirect answer as it is instead of following it.
+    pub fn no_redirects(mut self) -> Self {
+        self.follow_redirects = false;
         self
     }
 }
@@ -86,7 +96,7 @@ pub struct Inbound {
     /// Lower-cased names.
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
-    /// The URL that answered (after redirects).
+    /// The URL that answered (the last one, after redirects).
     pub url: String,
 }
 

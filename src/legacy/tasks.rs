@@ -1,8 +1,19 @@
-//! Legacy experimental tasks (spec/spec-2025-11-25_basic_utilities_tasks.mdx) on the
-//! same task objects: only the wire shapes differ.
+//! Legacy experimental tasks (spec-2025-11-25 basic/utilities/tasks) on the same task
+//! objects as the Tasks extension: a task created by either era is read by the other.
+//! This is the pure part: the wire shapes, the record a task-augmented `tools/call`
+//! creates, and what `tasks/result` does at each state of the task.
 
 use crate::error::McpError;
+use crate::mcp::meta::RequestMeta;
+use crate::server::call::checked_call;
+use crate::server::{Context, Server};
+use crate::tasks::record::{NewTask, TaskRecord};
+use crate::tasks::task::TaskStatus;
+use crate::tools::TaskSupport;
 use serde_json::{Map, Value, json};
+
+/// The `_meta` key tying a message to a task.
+pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// A modern `DetailedTask` (as the task object answers) as a 2025-11-25 `Task`:
 /// `ttlMs` → `ttl`, `pollIntervalMs` → `pollInterval`, no status payload.
@@ -58,5 +69,82 @@ pub fn task_params(params: &Map<String, Value>) -> Result<Option<Option<u64>>, M
         Some(_) => Err(McpError::InvalidParams(
             "params.task must be an object".into(),
         )),
+    }
+}
+
+/// A -32601 error with its own message (legacy tasks answer task-support mismatches so).
+pub fn method_not_found(message: String) -> McpError {
+    McpError::Wire(crate::jsonrpc::ErrorObject {
+        code: crate::jsonrpc::ErrorCode::METHOD_NOT_FOUND,
+        message,
+        data: None,
+    })
+}
+
+/// A task-augmented `tools/call` (`params.task`): the client asked for a task, so one is
+/// created at once and its first step runs in the task object (legacy tasks
+/// "Task-augmented requests"). The arguments are checked exactly as the modern
+/// `tools/call` checks them.
+pub fn task_record(
+    server: &Server,
+    params: &Map<String, Value>,
+    meta: &RequestMeta,
+    ctx: &Context,
+    requested_ttl_ms: Option<u64>,
+) -> Result<TaskRecord, McpError> {
+    let (tool, arguments) = checked_call(server, params, None)?;
+    if tool.task_support() == TaskSupport::Forbidden {
+        // Legacy tasks "Tool-Level Negotiation": SHOULD be -32601.
+        return Err(method_not_found(format!(
+            "The tool {} does not run as a task (execution.taskSupport is \"forbidden\"); call it without params.task",
+            tool.name()
+        )));
+    }
+    Ok(TaskRecord::new(NewTask {
+        tool: tool.name().to_owned(),
+        owner: ctx.principal.clone(),
+        arguments,
+        capabilities: meta.capabilities.0.clone(),
+        checkpoint: Value::Null,
+        answers: Map::new(),
+        status_message: None,
+        now_ms: ctx.now_ms,
+        ttl_ms: server.config.task_ttl(requested_ttl_ms.or(tool.ttl_ms())),
+        poll_interval_ms: server.config.poll_interval_ms,
+        next_step_at_ms: ctx.now_ms,
+    }))
+}
+
+/// What `tasks/result` does next, given the task as `tasks/get` reads it (a
+/// `DetailedTask`): it blocks until the task ends, asking the client for input on the way.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResultStep {
+    /// The task completed: answer with its result, tagged with the task.
+    Complete(Value),
+    /// The task failed: answer with its error.
+    Fail(Value),
+    /// The task was cancelled.
+    Cancelled,
+    /// Ask the client these input requests (keyed as `tasks/update` answers them).
+    Ask(Map<String, Value>),
+    /// Still working: wait, then read it again.
+    Wait,
+}
+
+/// See [`ResultStep`]; `task_id` tags the result.
+pub fn result_step(task: &Value, task_id: &str) -> ResultStep {
+    let status: Option<TaskStatus> = serde_json::from_value(task.clone()).ok();
+    match status {
+        Some(TaskStatus::Completed { mut result }) => {
+            result["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
+            ResultStep::Complete(result)
+        }
+        Some(TaskStatus::Failed { error }) => ResultStep::Fail(
+            serde_json::to_value(error)
+                .unwrap_or_else(|_| json!({ "code": -32603, "message": "the task failed" })),
+        ),
+        Some(TaskStatus::Cancelled) => ResultStep::Cancelled,
+        Some(TaskStatus::InputRequired { input_requests }) => ResultStep::Ask(input_requests),
+        Some(TaskStatus::Working) | None => ResultStep::Wait,
     }
 }

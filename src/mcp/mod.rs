@@ -4,5 +4,6 @@
 pub mod headers;
 pub mod input;
 pub mod meta;
+pub mod params;
 pub mod request_state;
 pub mod schema;

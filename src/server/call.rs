@@ -1,5 +1,5 @@
 //! `tools/call` and `prompts/get`: run the first step(s) in the Worker and decide how the
-//! call continues (DESIGN.md §3):
+//! call continues (docs/architecture.md, "Tools: one step function"):
 //!
 //! ```text
 //! Complete          → the result, inline
@@ -11,28 +11,22 @@
 //! ```
 //!
 //! Dispatch does every check that needs no step ([`tools_call`], [`prompts_get`]) and
-//! hands the adapter an [`Action::Run`]; the adapter then awaits [`drive`] with its
-//! [`Host`], because steps are async and may use the platform.
+//! hands the adapter an [`Action::Run`]; the adapter then awaits `Server::run` (the steps,
+//! `server::drive`) with its `Host`, because steps are async and may use the platform.
 
-use super::dispatch::string_param;
-use super::{Action, Context, Cors, Server, result_response};
+use super::{Action, Context, Cors, Server};
 use crate::error::McpError;
-use crate::host::{BoxFuture, Host};
+use crate::host::BoxFuture;
 use crate::http::Headers;
 use crate::jsonrpc::{Request, RequestId};
 use crate::mcp::headers;
 use crate::mcp::input;
 use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
+use crate::mcp::params;
 use crate::mcp::request_state::{self, Binding, Carried};
 use crate::mcp::schema;
-use crate::tasks::record::{TaskRecord, check_result};
-use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED};
-use crate::tools::{Call, Progress, Report, Step, TaskSupport};
+use crate::tools::{Report, TaskSupport, Tool};
 use serde_json::{Map, Value, json};
-
-/// Steps run back to back (no wait between them) before the server gives up on a tool
-/// that never finishes; protects the Worker from a looping step function.
-const MAX_INLINE_STEPS: u32 = 1000;
 
 /// What is being called: a tool, or the fixture prompt (prompts use the same steps).
 #[derive(Debug, Clone, PartialEq)]
@@ -42,11 +36,11 @@ pub enum Target {
 }
 
 impl Target {
-    fn is_tool(&self) -> bool {
+    pub fn is_tool(&self) -> bool {
         matches!(self, Target::Tool(_))
     }
 
-    fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         match self {
             Target::Tool(n) | Target::Prompt(n) => n,
         }
@@ -54,7 +48,7 @@ impl Target {
 
     /// What a `requestState` is bound to: the method and the name (mrtr "Server
     /// Requirements" 5: an identifier for the originating request).
-    fn request_key(&self) -> String {
+    pub(super) fn request_key(&self) -> String {
         match self {
             Target::Tool(n) => format!("tools/call {n}"),
             Target::Prompt(n) => format!("prompts/get {n}"),
@@ -147,10 +141,35 @@ fn carried(
     Ok(carried)
 }
 
-fn secret(server: &Server) -> Result<&[u8], McpError> {
+pub(super) fn secret(server: &Server) -> Result<&[u8], McpError> {
     server.config.request_state_secret.as_deref().ok_or_else(|| {
         McpError::Internal("REQUEST_STATE_SECRET is not configured, so this server cannot run multi round-trip requests".into())
     })
+}
+
+/// The tool a `tools/call` names and its arguments, checked as both eras check them: the
+/// tool exists (-32602), `arguments` is an object, the `Mcp-Param-*` headers match them
+/// (2026-07-28 only: `http_headers`, -32020), and they validate against the tool's input
+/// schema (-32602 naming the violation).
+pub fn checked_call<'a>(
+    server: &'a Server,
+    params: &Map<String, Value>,
+    http_headers: Option<&Headers>,
+) -> Result<(&'a Tool, Map<String, Value>), McpError> {
+    let name = params::string(params, "name")?;
+    let tool = server.registry.lookup(name)?;
+    let arguments = arguments(params)?;
+    if let Some(http_headers) = http_headers {
+        headers::check_params(
+            http_headers,
+            &headers::param_headers(tool.input_schema()),
+            &arguments,
+        )?;
+    }
+    schema::validate(tool.input_schema(), &Value::Object(arguments.clone())).map_err(|why| {
+        McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
+    })?;
+    Ok((tool, arguments))
 }
 
 pub fn tools_call(
@@ -161,19 +180,8 @@ pub fn tools_call(
     ctx: &Context,
     cors: &Cors,
 ) -> Result<Action, McpError> {
-    let name = string_param(&rpc.params, "name")?;
-    let spec = server.registry.lookup(name)?;
-    let arguments = arguments(&rpc.params)?;
-    if let Some(http_headers) = http_headers {
-        headers::check_params(
-            http_headers,
-            &headers::param_headers(spec.input_schema()),
-            &arguments,
-        )?;
-    }
-    schema::validate(spec.input_schema(), &Value::Object(arguments.clone())).map_err(|why| {
-        McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
-    })?;
+    let (spec, arguments) = checked_call(server, &rpc.params, http_headers)?;
+    let name = spec.name();
     let tasks_declared = meta.capabilities.has(Capability::TasksExtension);
     if spec.task_support() == TaskSupport::Required && !tasks_declared {
         return Err(
@@ -202,7 +210,7 @@ pub fn prompts_get(
     ctx: &Context,
     cors: &Cors,
 ) -> Result<Action, McpError> {
-    let name = string_param(&rpc.params, "name")?;
+    let name = params::string(&rpc.params, "name")?;
     let prompt = server
         .catalog
         .prompt(name)
@@ -244,254 +252,4 @@ fn start(
         started_at_ms: ctx.now_ms,
         progress_token: progress_token(&rpc.params)?,
     })))
-}
-
-async fn step(
-    server: &Server,
-    run: &InlineRun,
-    now_ms: u64,
-    host: &Host,
-    progress: &Progress,
-) -> Step {
-    let call = Call {
-        args: run.arguments.clone(),
-        arguments: run.arguments.clone(),
-        answers: run.carried.answers.clone(),
-        checkpoint: run.carried.checkpoint.clone(),
-        capabilities: run.capabilities.clone(),
-        round: run.carried.rounds,
-        now_ms,
-        task_id: None,
-        attempt: 1,
-        progress: progress.clone(),
-    };
-    let step = match &run.target {
-        Target::Tool(name) => match server.registry.get(name) {
-            Some(tool) => tool.step(call, host.clone()).await,
-            None => Step::Fail(McpError::InvalidParams(format!("Unknown tool: {name}")).to_wire()),
-        },
-        Target::Prompt(name) => match server.catalog.prompt(name) {
-            Some(prompt) => prompt.step(call, host.clone()).await,
-            None => {
-                Step::Fail(McpError::InvalidParams(format!("Unknown prompt: {name}")).to_wire())
-            }
-        },
-    };
-    step.or_progress(progress)
-}
-
-/// Runs steps until the call completes, needs input, becomes a task, or runs out of
-/// the inline budget. Waits between steps sleep on the host; progress reports go to
-/// `progress`.
-pub async fn drive(
-    server: &Server,
-    mut run: InlineRun,
-    ctx: &Context,
-    host: &Host,
-    progress: &Progress,
-    asker: Option<&dyn Asker>,
-) -> Action {
-    let request_id = run.request_id.clone();
-    let cors = run.cors.clone();
-    let mut ctx = ctx.clone();
-    for _ in 0..MAX_INLINE_STEPS {
-        let outcome = match step(server, &run, ctx.now_ms, host, progress).await {
-            Step::Complete(mut result) => match check_result(&result, run.target.is_tool(), None) {
-                Err(why) => Err(McpError::Internal(format!("{} {why}", run.target.name()))),
-                Ok(()) => {
-                    result["resultType"] = RESULT_COMPLETE.into();
-                    return Action::Respond(result_response(&request_id, &result, &cors));
-                }
-            },
-            Step::Fail(error) => Err(McpError::Wire(error)),
-            Step::NeedInput(requests) => match asker {
-                None => input_required(server, run, requests, &ctx),
-                Some(asker) => match ask(asker, &run, requests).await {
-                    Ok(answers) => {
-                        run.carried.answers.extend(answers);
-                        run.carried.rounds += 1;
-                        ctx.now_ms = host.now_ms();
-                        continue;
-                    }
-                    Err(e) => Err(e),
-                },
-            },
-            Step::Continue {
-                checkpoint,
-                status_message,
-                resume_after_ms,
-            } => {
-                if let Some(checkpoint) = checkpoint {
-                    run.carried.checkpoint = checkpoint;
-                }
-                if run.tasks_allowed {
-                    return create_task(server, run, status_message, resume_after_ms, &ctx);
-                }
-                let used = ctx.now_ms.saturating_sub(run.started_at_ms);
-                if used.saturating_add(resume_after_ms) > server.config.inline_budget_ms {
-                    Err(Capability::TasksExtension.missing(&format!(
-                        "{} needs more time than this server runs a call inline ({} ms); declare the extension to run it as a task",
-                        run.target.name(),
-                        server.config.inline_budget_ms
-                    )))
-                } else {
-                    if resume_after_ms > 0 {
-                        host.sleep(resume_after_ms).await;
-                    }
-                    ctx.now_ms = host.now_ms();
-                    continue;
-                }
-            }
-        };
-        return outcome.unwrap_or_else(|e| {
-            Action::Respond(super::error_response(Some(&request_id), &e, &cors))
-        });
-    }
-    let e = McpError::Internal(format!(
-        "{} did not finish within {MAX_INLINE_STEPS} steps",
-        run.target.name()
-    ));
-    Action::Respond(super::error_response(Some(&request_id), &e, &cors))
-}
-
-/// A step's input requests, checked before they are sent: well-formed (else the tool has
-/// a bug, named) and only for capabilities the client declared.
-fn check_step_requests(run: &InlineRun, requests: &Map<String, Value>) -> Result<(), McpError> {
-    input::check_requests(requests).map_err(|why| {
-        McpError::Internal(format!(
-            "{} returned an illegal step: {why}",
-            run.target.name()
-        ))
-    })?;
-    input::check_capabilities(requests, &run.capabilities)
-}
-
-/// Asks the client directly (legacy sessions); every answer is validated on arrival.
-async fn ask(
-    asker: &dyn Asker,
-    run: &InlineRun,
-    requests: Map<String, Value>,
-) -> Result<Map<String, Value>, McpError> {
-    check_step_requests(run, &requests)?;
-    let answers = asker.ask(requests.clone()).await?;
-    for (key, request) in &requests {
-        let answer = answers.get(key).ok_or_else(|| {
-            McpError::Internal(format!(
-                "the client sent no answer to input request {key:?}"
-            ))
-        })?;
-        input::check_answer(key, request, answer)?;
-    }
-    Ok(answers)
-}
-
-/// An MRTR `InputRequiredResult` (mrtr "Server Requirements"): only for capabilities the
-/// client declared, with the answers so far and the checkpoint sealed in `requestState`.
-fn input_required(
-    server: &Server,
-    run: InlineRun,
-    requests: Map<String, Value>,
-    ctx: &Context,
-) -> Result<Action, McpError> {
-    check_step_requests(&run, &requests)?;
-    let carried = Carried {
-        rounds: run.carried.rounds + 1,
-        ..run.carried
-    };
-    let request_key = run.target.request_key();
-    let binding = Binding {
-        principal: &ctx.principal,
-        request: &request_key,
-        arguments: &run.arguments,
-    };
-    let expires = ctx
-        .now_ms
-        .saturating_add(server.config.request_state_ttl_ms);
-    let state = request_state::seal(secret(server)?, binding, &carried, expires);
-    let result = json!({ "resultType": RESULT_INPUT_REQUIRED, "inputRequests": requests, "requestState": state });
-    Ok(Action::Respond(result_response(
-        &run.request_id,
-        &result,
-        &run.cors,
-    )))
-}
-
-fn create_task(
-    server: &Server,
-    run: InlineRun,
-    status_message: Option<String>,
-    resume_after_ms: u64,
-    ctx: &Context,
-) -> Action {
-    let Target::Tool(tool) = &run.target else {
-        unreachable!("only tools may become tasks: tasks_allowed is false for prompts")
-    };
-    let ttl = server
-        .config
-        .task_ttl(server.registry.get(tool).and_then(|t| t.ttl_ms()));
-    let record = TaskRecord::new(
-        tool.clone(),
-        ctx.principal.clone(),
-        run.arguments,
-        run.capabilities.0,
-        run.carried.checkpoint,
-        run.carried.answers,
-        status_message,
-        ctx.now_ms,
-        ttl,
-        server.config.poll_interval_ms,
-        ctx.now_ms.saturating_add(resume_after_ms),
-    );
-    Action::CreateTask {
-        request_id: run.request_id,
-        record: Box::new(record),
-        cors: run.cors,
-    }
-}
-
-/// A 2025-11-25 task-augmented `tools/call` (`params.task`): the client asked for a task,
-/// so one is created at once and its first step runs in the task object (legacy tasks
-/// "Task-augmented requests"). The arguments are checked exactly as for `tools/call`.
-pub fn legacy_task_record(
-    server: &Server,
-    params: &Map<String, Value>,
-    meta: &RequestMeta,
-    ctx: &Context,
-    requested_ttl_ms: Option<u64>,
-) -> Result<TaskRecord, McpError> {
-    let name = string_param(params, "name")?;
-    let tool = server.registry.lookup(name)?;
-    if tool.task_support() == TaskSupport::Forbidden {
-        // Legacy tasks "Tool-Level Negotiation": SHOULD be -32601.
-        return Err(method_not_found(format!(
-            "The tool {name} does not run as a task (execution.taskSupport is \"forbidden\"); call it without params.task"
-        )));
-    }
-    let arguments = arguments(params)?;
-    schema::validate(tool.input_schema(), &Value::Object(arguments.clone())).map_err(|why| {
-        McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
-    })?;
-    let ttl = server.config.task_ttl(requested_ttl_ms.or(tool.ttl_ms()));
-    Ok(TaskRecord::new(
-        name.to_owned(),
-        ctx.principal.clone(),
-        arguments,
-        meta.capabilities.0.clone(),
-        Value::Null,
-        Map::new(),
-        None,
-        ctx.now_ms,
-        ttl,
-        server.config.poll_interval_ms,
-        ctx.now_ms,
-    ))
-}
-
-/// A -32601 error with its own message (legacy tasks answer task-support mismatches so).
-pub fn method_not_found(message: String) -> McpError {
-    McpError::Wire(crate::jsonrpc::ErrorObject {
-        code: crate::jsonrpc::ErrorCode::METHOD_NOT_FOUND,
-        message,
-        data: None,
-    })
 }

@@ -3,6 +3,7 @@
 //! a documented default; a malformed value is an error at start-up, not a silent default.
 
 use crate::auth::{self, AuthConfig};
+use crate::host::Policy;
 use crate::quota::Quotas;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +47,10 @@ pub struct Config {
     pub auth: AuthConfig,
     /// Per-principal limits (`crate::quota`).
     pub quotas: Quotas,
+    /// What tools may reach (`FETCH_*`, `crate::host::policy`).
+    pub outbound: Policy,
+    /// How long a 2025-11-25 session lives without a request before it is deleted.
+    pub session_idle_ms: u64,
 }
 
 impl Default for Config {
@@ -77,6 +82,8 @@ impl Default for Config {
                 ..AuthConfig::default()
             },
             quotas: Quotas::default(),
+            outbound: Policy::default(),
+            session_idle_ms: 3_600_000,
         }
     }
 }
@@ -112,6 +119,21 @@ fn limit(name: &str, value: &str) -> Result<Option<u64>, String> {
     } else {
         number(name, value).map(Some)
     }
+}
+
+/// Whether `v` may be an issuer: https, or http on a loopback host (development and
+/// tests); keys fetched in clear from anywhere else could be replaced on the way.
+fn issuer_url(v: &str) -> bool {
+    let Ok(url) = url::Url::parse(v) else {
+        return false;
+    };
+    let loopback = match url.host() {
+        Some(url::Host::Domain(d)) => d == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => return false,
+    };
+    url.scheme() == "https" || (url.scheme() == "http" && loopback)
 }
 
 impl Config {
@@ -182,12 +204,12 @@ impl Config {
             let v = v.trim();
             c.auth.issuer = if v.is_empty() {
                 None
-            } else if url::Url::parse(v)
-                .is_ok_and(|u| matches!(u.scheme(), "https" | "http") && u.host().is_some())
-            {
+            } else if issuer_url(v) {
                 Some(v.to_owned())
             } else {
-                return Err(format!("OAUTH_ISSUER must be an https URL, got {v:?}"));
+                return Err(format!(
+                    "OAUTH_ISSUER must be an https URL (http only on loopback, for development), got {v:?}"
+                ));
             };
         }
         if let Some(v) = get("OAUTH_AUDIENCE") {
@@ -214,6 +236,13 @@ impl Config {
         if let Some(v) = get("QUOTA_LISTEN_STREAMS") {
             c.quotas.listen_streams = limit("QUOTA_LISTEN_STREAMS", &v)?;
         }
+        if let Some(v) = get("QUOTA_SESSIONS") {
+            c.quotas.sessions = limit("QUOTA_SESSIONS", &v)?;
+        }
+        if let Some(v) = get("SESSION_IDLE_MS") {
+            c.session_idle_ms = number("SESSION_IDLE_MS", &v)?.max(1_000);
+        }
+        c.outbound = c.outbound.with_vars(&get)?;
         Ok(c)
     }
 

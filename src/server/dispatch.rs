@@ -9,6 +9,7 @@ use crate::jsonrpc;
 use crate::jsonrpc::Request;
 use crate::mcp::headers;
 use crate::mcp::meta::{self, Capability, RequestMeta, TASKS_EXTENSION};
+use crate::mcp::params::{self, CursorParams, TaskIdParams, UriParams};
 use crate::tasks::id;
 use crate::tasks::protocol::ObjectRequest;
 use crate::tools::Registry;
@@ -78,12 +79,12 @@ pub fn route(
             respond_static(lists.resource_templates.as_deref().unwrap_or_default())
         }
         "resources/read" if lists.resources.is_some() => {
-            let uri = string_param(params, "uri")?;
-            let target = server.catalog.resolve(uri)?;
+            let uri = params::parse::<UriParams>(params)?.uri;
+            let target = server.catalog.resolve(&uri)?;
             Ok(Action::Read(Box::new(ReadRun {
                 request_id: rpc.id.clone(),
                 cors: cors.clone(),
-                uri: uri.to_owned(),
+                uri,
                 target,
             })))
         }
@@ -101,15 +102,7 @@ pub fn route(
         "subscriptions/listen" => listen::open(server, rpc, meta, ctx, cors),
         super::LIST_TASKS => Ok(Action::ListTasks {
             request_id: rpc.id.clone(),
-            cursor: match params.get("cursor") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(c)) => Some(c.clone()),
-                Some(_) => {
-                    return Err(McpError::InvalidParams(
-                        "params.cursor must be a string".into(),
-                    ));
-                }
-            },
+            cursor: params::parse::<CursorParams>(params)?.cursor,
             cors: cors.clone(),
         }),
         // tasks/result and tasks/list were removed by SEP-2663; initialize, ping,
@@ -168,9 +161,9 @@ fn complete(catalog: &Catalog, params: &Map<String, Value>) -> Result<Value, Mcp
         .get("argument")
         .and_then(Value::as_object)
         .ok_or_else(|| McpError::InvalidParams("params.argument must be an object".into()))?;
-    let name = string_param(argument, "name")
+    let name = params::string(argument, "name")
         .map_err(|_| McpError::InvalidParams("params.argument.name must be a string".into()))?;
-    let value = string_param(argument, "value")
+    let value = params::string(argument, "value")
         .map_err(|_| McpError::InvalidParams("params.argument.value must be a string".into()))?;
     let context = params
         .get("context")
@@ -227,18 +220,6 @@ fn no_cursor(params: &Map<String, Value>) -> Result<(), McpError> {
     }
 }
 
-pub fn string_param<'a>(params: &'a Map<String, Value>, name: &str) -> Result<&'a str, McpError> {
-    match params.get(name) {
-        Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(McpError::InvalidParams(format!(
-            "params.{name} must be a string"
-        ))),
-        None => Err(McpError::InvalidParams(format!(
-            "params.{name} is required"
-        ))),
-    }
-}
-
 /// Validates a `tasks/*` request before any routing: the extension must be declared
 /// (-32021, checked first: ext-tasks "Protocol Errors"), the id must be one this server
 /// could have minted (else "not found" without touching an object).
@@ -252,7 +233,7 @@ fn task_request(
             Capability::TasksExtension.missing(&format!("{method} is part of the Tasks extension"))
         );
     }
-    let task_id = string_param(params, "taskId")?.to_owned();
+    let task_id = params::parse::<TaskIdParams>(params)?.task_id;
     if !id::is_valid(&task_id) {
         return Err(McpError::TaskNotFound);
     }

@@ -1,5 +1,5 @@
-//! The decisions of a `subscriptions/listen` stream fed by pushes (DESIGN.md §7 "Pushed
-//! notifications"), as a pure state machine: the adapter opens one WebSocket per watched
+//! The decisions of a `subscriptions/listen` stream fed by pushes (docs/architecture.md,
+//! "`subscriptions/listen` is pushed, not polled"), as a pure state machine: the adapter opens one WebSocket per watched
 //! task to its object (`tasks::watch`), feeds what happens into a [`Fanin`] and carries
 //! out the [`Command`]s it returns. No I/O, no clock: `now_ms` is an argument.
 //!

@@ -24,6 +24,7 @@ use super::{Action, Context, Cors, Server};
 use crate::error::McpError;
 use crate::jsonrpc::{Request, RequestId};
 use crate::mcp::meta::{Capability, KEY_SUBSCRIPTION_ID, RequestMeta};
+use crate::mcp::params::{self, ListenParams};
 use crate::tasks::id;
 use serde_json::{Value, json};
 
@@ -50,45 +51,22 @@ pub fn open(
     _ctx: &Context,
     cors: &Cors,
 ) -> Result<Action, McpError> {
-    let filter = match rpc.params.get("notifications") {
-        Some(Value::Object(f)) => f,
-        Some(_) => {
-            return Err(McpError::InvalidParams(
-                "params.notifications must be an object".into(),
-            ));
-        }
-        None => {
-            return Err(McpError::InvalidParams(
-                "params.notifications is required (the notification filter)".into(),
-            ));
-        }
-    };
+    let filter = params::parse::<ListenParams>(&rpc.params)?.notifications;
     let mut task_ids = Vec::new();
-    match filter.get("taskIds") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(ids)) => {
-            if !meta.capabilities.has(Capability::TasksExtension) {
-                return Err(Capability::TasksExtension
-                    .missing("task status notifications are part of the Tasks extension"));
-            }
-            for id in ids {
-                let id = id.as_str().ok_or_else(|| {
-                    McpError::InvalidParams("notifications.taskIds must be strings".into())
-                })?;
-                if id::is_valid(id) && !task_ids.iter().any(|t| t == id) {
-                    task_ids.push(id.to_owned());
-                }
-            }
-            if task_ids.len() > MAX_TASKS {
-                return Err(McpError::InvalidParams(format!(
-                    "at most {MAX_TASKS} taskIds per subscription"
-                )));
+    if let Some(ids) = filter.task_ids {
+        if !meta.capabilities.has(Capability::TasksExtension) {
+            return Err(Capability::TasksExtension
+                .missing("task status notifications are part of the Tasks extension"));
+        }
+        for id in ids {
+            if id::is_valid(&id) && !task_ids.contains(&id) {
+                task_ids.push(id);
             }
         }
-        Some(_) => {
-            return Err(McpError::InvalidParams(
-                "notifications.taskIds must be an array".into(),
-            ));
+        if task_ids.len() > MAX_TASKS {
+            return Err(McpError::InvalidParams(format!(
+                "at most {MAX_TASKS} taskIds per subscription"
+            )));
         }
     }
     Ok(Action::Listen(Box::new(Listen {
@@ -146,8 +124,8 @@ impl Listen {
 
 /// Whether a `tasks/get` result is terminal.
 pub fn is_terminal(get_result: &Value) -> bool {
-    matches!(
-        get_result.get("status").and_then(Value::as_str),
-        Some("completed" | "failed" | "cancelled")
-    )
+    get_result
+        .get("status")
+        .and_then(Value::as_str)
+        .is_some_and(crate::tasks::task::is_terminal_status)
 }

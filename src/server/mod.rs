@@ -1,33 +1,31 @@
 //! Pure request handling: an HTTP request in, an [`Action`] out. The adapter performs the
 //! action's I/O (Durable Object calls, sleeping, streaming) and feeds the outcome back.
-//!
-//! Order of checks (each failure answers at once):
-//! HTTP path → `Origin` (403) → CORS preflight → POST only (405) → JSON content type (415)
-//! → body size (413) → envelope (-32700/-32600) → `_meta` (-32602) → `MCP-Protocol-Version`
-//! equals `_meta` (-32020) → version supported (-32022) → `Mcp-Method`/`Mcp-Name` (-32020)
-//! → method (-32601/404) → params (-32602) → capabilities (-32021).
+//! The HTTP checks are in `gate`, the methods in [`dispatch`], calls in [`call`] and
+//! `drive`, `subscriptions/listen` in [`listen`] and [`fanin`].
 
 mod builder;
 pub mod call;
 pub mod config;
 pub mod dispatch;
+mod drive;
 pub mod fanin;
+mod gate;
 pub mod listen;
 
 pub use builder::ServerBuilder;
 pub use config::Config;
 
-use crate::auth::{self, Outcome};
 use crate::catalog::{self, Catalog};
 use crate::error::McpError;
-use crate::host::Host;
-use crate::http::{HttpRequest, HttpResponse};
-use crate::jsonrpc::{self, Message, RequestId};
+use crate::host::{Host, Platform, Policy};
+use crate::http::HttpResponse;
+use crate::jsonrpc::{self, RequestId};
 use crate::tasks::object::Limits;
 use crate::tasks::protocol::{self, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use crate::tools::{Progress, Registry, Tool, fixtures};
 use serde_json::Value;
+use std::rc::Rc;
 
 pub const MCP_PATH: &str = "/mcp";
 
@@ -80,17 +78,6 @@ pub enum Action {
     Listen(Box<listen::Listen>),
 }
 
-/// Where a 2025-11-25 request goes (see [`Server::legacy_session`]).
-#[derive(Debug, Clone, PartialEq)]
-pub enum LegacySession {
-    /// `initialize`: a new session.
-    New(Cors),
-    /// A request naming this session.
-    Existing(String, Cors),
-    /// Answer this at once (a refused origin, an unknown session id, legacy switched off).
-    Refused(HttpResponse),
-}
-
 /// A `resources/read` waiting for the adapter's host.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadRun {
@@ -138,13 +125,11 @@ pub struct Server {
     pub instructions: Option<String>,
     /// discover and the lists, serialized once.
     pub lists: dispatch::StaticResults,
+    /// `config.outbound`, shared by every [`Host`] this server hands out.
+    outbound: Rc<Result<Policy, String>>,
 }
 
-pub(crate) fn error_response(
-    id: Option<&RequestId>,
-    error: &McpError,
-    cors: &Cors,
-) -> HttpResponse {
+pub fn error_response(id: Option<&RequestId>, error: &McpError, cors: &Cors) -> HttpResponse {
     cors.apply(HttpResponse::json(
         error.http_status(),
         jsonrpc::error_response(id, &error.to_wire()),
@@ -193,7 +178,9 @@ impl Server {
         let registry = Registry::new(all);
         let lists =
             dispatch::StaticResults::new(&config, &registry, &catalog, instructions.as_deref());
+        let outbound = Rc::new(Ok(config.outbound.clone()));
         Server {
+            outbound,
             config,
             registry,
             catalog,
@@ -222,6 +209,11 @@ impl Server {
         problems
     }
 
+    /// A [`Host`] over the adapter's `platform`, under this server's outbound policy.
+    pub fn host(&self, platform: Rc<dyn Platform>) -> Host {
+        Host::with_policy(platform, self.outbound.clone())
+    }
+
     /// Limits on task steps.
     pub fn limits(&self) -> Limits {
         Limits {
@@ -241,7 +233,7 @@ impl Server {
         progress: &Progress,
         asker: Option<&dyn call::Asker>,
     ) -> Action {
-        call::drive(self, run, ctx, host, progress, asker).await
+        drive::drive(self, run, ctx, host, progress, asker).await
     }
 
     /// Reads a resource (after [`Action::Read`]) with the adapter's host.
@@ -282,219 +274,6 @@ impl Server {
         })
     }
 
-    /// Whether `request` belongs to the 2025-11-25 era (`initialize`, or an
-    /// `Mcp-Session-Id`), and where it goes. `None`: a 2026-07-28 request for
-    /// [`Server::handle`].
-    pub fn legacy_session(&self, request: &HttpRequest) -> Option<LegacySession> {
-        if request.path != MCP_PATH {
-            return None;
-        }
-        let session = request.headers.get(crate::legacy::SESSION_HEADER);
-        let initialize =
-            session.is_none() && request.method == "POST" && is_initialize(&request.body);
-        if !crate::legacy::is_legacy(initialize.then_some("initialize"), session.as_deref()) {
-            return None;
-        }
-        let cors = match request.headers.get("origin") {
-            Some(o) if !self.config.origin_allowed(&o) => {
-                let e = McpError::ForbiddenOrigin(o);
-                return Some(LegacySession::Refused(error_response(
-                    None,
-                    &e,
-                    &Cors::default(),
-                )));
-            }
-            Some(o) => Cors(Some(o)),
-            None => Cors::default(),
-        };
-        if !self.config.legacy_sessions {
-            // A modern-only server: say which versions it speaks (basic/versioning).
-            let requested = serde_json::from_slice::<Value>(&request.body)
-                .ok()
-                .and_then(|v| {
-                    v.pointer("/params/protocolVersion")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                })
-                .unwrap_or_else(|| "2025-11-25".into());
-            let e = McpError::UnsupportedVersion {
-                requested,
-                supported: crate::mcp::meta::SUPPORTED_VERSIONS.to_vec(),
-            };
-            return Some(LegacySession::Refused(error_response(None, &e, &cors)));
-        }
-        Some(match session {
-            None => LegacySession::New(cors),
-            Some(id) if crate::tasks::id::is_valid(id.trim()) => {
-                LegacySession::Existing(id.trim().to_owned(), cors)
-            }
-            Some(_) => {
-                let e = McpError::SessionNotFound;
-                LegacySession::Refused(error_response(None, &e, &cors))
-            }
-        })
-    }
-
-    /// The Protected Resource Metadata (RFC 9728) when `request` asks for it: a public
-    /// document, readable from any origin. `origin` is the server's own
-    /// (`scheme://host[:port]`); the resource is `origin` + `/mcp`.
-    pub fn well_known(&self, request: &HttpRequest, origin: &str) -> Option<HttpResponse> {
-        if !auth::PRM_PATHS.contains(&request.path.as_str()) {
-            return None;
-        }
-        let mut response = match request.method.as_str() {
-            "GET" | "HEAD" => {
-                let doc = self
-                    .config
-                    .auth
-                    .resource_metadata(&format!("{origin}{MCP_PATH}"));
-                let mut r = HttpResponse::json(200, doc.to_string().into_bytes());
-                r.headers.push(("cache-control", "max-age=300".into()));
-                r
-            }
-            "OPTIONS" => {
-                let mut r = HttpResponse::empty(204);
-                r.headers
-                    .push(("access-control-allow-methods", "GET, OPTIONS".into()));
-                r
-            }
-            _ => {
-                let mut r = HttpResponse::empty(405);
-                r.headers.push(("allow", "GET, OPTIONS".into()));
-                r
-            }
-        };
-        response
-            .headers
-            .push(("access-control-allow-origin", "*".into()));
-        Some(response)
-    }
-
-    /// Who is calling (see [`crate::auth`]). Requests [`Server::handle`] refuses before
-    /// reading them (other paths and methods, forbidden origins, preflights) are not
-    /// authenticated: they touch nothing a principal owns.
-    pub fn authenticate(&self, request: &HttpRequest) -> Outcome {
-        let forbidden_origin = request
-            .headers
-            .get("origin")
-            .is_some_and(|o| !self.config.origin_allowed(&o));
-        if request.path != MCP_PATH || request.method != "POST" || forbidden_origin {
-            return Outcome::Principal(auth::ANONYMOUS.into());
-        }
-        self.config.auth.authenticate(&request.headers)
-    }
-
-    /// The principal of a JWT whose signature the adapter verified (`Ok`), or the
-    /// refusal. `origin` is the server's own; the default audience is `origin` + `/mcp`.
-    pub fn grant(
-        &self,
-        token: &auth::jwt::Token,
-        origin: &str,
-        now_ms: u64,
-    ) -> Result<String, McpError> {
-        self.config
-            .auth
-            .grant(token, &format!("{origin}{MCP_PATH}"), now_ms)
-    }
-
-    /// The CORS headers `request` gets (none for a forbidden or absent origin).
-    pub fn cors_for(&self, request: &HttpRequest) -> Cors {
-        Cors(
-            request
-                .headers
-                .get("origin")
-                .filter(|o| self.config.origin_allowed(o)),
-        )
-    }
-
-    /// An error answered before or beside dispatch (401, 403, 429), with the headers it
-    /// needs: the challenge names the metadata at `origin`'s well-known path.
-    pub fn refuse(
-        &self,
-        id: Option<&RequestId>,
-        error: &McpError,
-        cors: &Cors,
-        origin: &str,
-    ) -> HttpResponse {
-        let mut response = error_response(id, error, cors);
-        response
-            .headers
-            .extend(error.http_headers(&auth::metadata_url(origin)));
-        response
-    }
-
-    /// Handles one HTTP request to the MCP endpoint.
-    pub fn handle(&self, request: &HttpRequest, ctx: &Context) -> Action {
-        let origin = request.headers.get("origin");
-        let cors = match &origin {
-            Some(o) if !self.config.origin_allowed(o) => {
-                // streamable-http "Security": invalid Origin → 403 (DNS-rebinding protection).
-                return Action::Respond(error_response(
-                    None,
-                    &McpError::ForbiddenOrigin(o.clone()),
-                    &Cors::default(),
-                ));
-            }
-            Some(o) => Cors(Some(o.clone())),
-            None => Cors::default(),
-        };
-        if request.path != MCP_PATH {
-            let e = McpError::MethodNotFound(format!(
-                "HTTP path {} (the MCP endpoint is {MCP_PATH})",
-                request.path
-            ));
-            return Action::Respond(error_response(None, &e, &cors));
-        }
-        match request.method.as_str() {
-            "POST" => {}
-            "OPTIONS" => return Action::Respond(preflight(&cors, request)),
-            other => {
-                let mut response =
-                    error_response(None, &McpError::MethodNotAllowed(other.to_owned()), &cors);
-                response.headers.push(("allow", "POST, OPTIONS".into()));
-                return Action::Respond(response);
-            }
-        }
-        let content_type = request.headers.get("content-type").unwrap_or_default();
-        let media_type = content_type.split(';').next().unwrap_or_default().trim();
-        if !media_type.eq_ignore_ascii_case("application/json") {
-            return Action::Respond(error_response(
-                None,
-                &McpError::UnsupportedMediaType(content_type),
-                &cors,
-            ));
-        }
-        // The adapter may skip reading a body whose Content-Length is already too large.
-        let declared = request.headers.content_length();
-        if request.body.len().max(declared.unwrap_or(0)) > self.config.max_body_bytes {
-            let e = McpError::PayloadTooLarge {
-                limit: self.config.max_body_bytes,
-            };
-            return Action::Respond(error_response(None, &e, &cors));
-        }
-        let message = match jsonrpc::parse_message(&request.body) {
-            Ok(message) => message,
-            Err(e) => {
-                let error = match e.error.code {
-                    jsonrpc::ErrorCode::PARSE_ERROR => McpError::Parse(e.error.message),
-                    _ => McpError::InvalidRequest(e.error.message),
-                };
-                return Action::Respond(error_response(e.id.as_ref(), &error, &cors));
-            }
-        };
-        match message {
-            // No client notifications are defined over Streamable HTTP in 2026-07-28; a
-            // well-formed one is accepted and has no effect (streamable-http "Sending Messages" 5).
-            Message::Notification(_) => Action::Respond(cors.apply(HttpResponse::empty(202))),
-            Message::Request(rpc) => {
-                match dispatch::dispatch(self, &rpc, &request.headers, ctx, &cors) {
-                    Ok(action) => action,
-                    Err(e) => Action::Respond(error_response(Some(&rpc.id), &e, &cors)),
-                }
-            }
-        }
-    }
-
     /// Turns a TaskObject reply (as sent: status and body) into the JSON-RPC response for
     /// the original request. A result is spliced in as is; only errors are parsed.
     pub fn object_response(
@@ -532,45 +311,4 @@ impl Server {
             cors,
         )
     }
-}
-
-/// Whether a body is a legacy `initialize` request (parsed only when it may be one). One
-/// carrying modern `_meta` is a 2026-07-28 request, where `initialize` no longer exists
-/// (basic/versioning "Backward Compatibility": modern `_meta` selects this revision).
-fn is_initialize(body: &[u8]) -> bool {
-    if !body.windows(12).any(|w| w == b"\"initialize\"") {
-        return false;
-    }
-    serde_json::from_slice::<Value>(body).ok().is_some_and(|v| {
-        v.get("method").and_then(Value::as_str) == Some("initialize")
-            && v.pointer("/params/_meta")
-                .and_then(|m| m.get(crate::mcp::meta::KEY_PROTOCOL_VERSION))
-                .is_none()
-    })
-}
-
-fn preflight(cors: &Cors, request: &HttpRequest) -> HttpResponse {
-    let mut response = cors.apply(HttpResponse::empty(204));
-    if cors.0.is_some() {
-        let requested = request
-            .headers
-            .get("access-control-request-headers")
-            .unwrap_or_default();
-        let allowed = if requested.is_empty() {
-            "content-type, authorization, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id".to_owned()
-        } else {
-            requested
-        };
-        response.headers.push((
-            "access-control-allow-methods",
-            "GET, POST, DELETE, OPTIONS".into(),
-        ));
-        response
-            .headers
-            .push(("access-control-allow-headers", allowed));
-        response
-            .headers
-            .push(("access-control-max-age", "600".into()));
-    }
-    response
 }

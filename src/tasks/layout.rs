@@ -50,6 +50,8 @@ pub enum Need {
     Result,
     /// Everything a step reads: arguments, checkpoint, answers.
     Step,
+    /// Every part (what a step reads and the result).
+    All,
 }
 
 /// Which large parts a write changed.
@@ -158,6 +160,11 @@ pub fn keys_for(stored: &Stored, need: Need) -> Vec<String> {
             }
             keys
         }
+        Need::All => {
+            let mut keys = keys_for(stored, Need::Step);
+            keys.extend(keys_for(stored, Need::Result));
+            keys
+        }
     }
 }
 
@@ -202,6 +209,10 @@ pub fn fill(
                 answers.insert(key.clone(), join(&answer_part(key), *chunks, values)?);
             }
             record.answers = answers;
+        }
+        Need::All => {
+            fill(stored, Need::Step, values)?;
+            fill(stored, Need::Result, values)?;
         }
     }
     Ok(())

@@ -3,7 +3,7 @@
 //! adapter only loads, calls these, runs steps, and applies the [`Effects`] (invariants
 //! 3 and 4).
 //!
-//! # Executing steps (DESIGN.md §3)
+//! # Executing steps (docs/architecture.md, "Executing steps")
 //!
 //! ```text
 //! alarm ─▶ alarm(): due step? ── store lease {attempt n, deadline} + alarm at deadline

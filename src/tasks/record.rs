@@ -10,7 +10,7 @@ use crate::tools::{Call, Progress};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// A step in flight: stored before the step starts (DESIGN.md §3 "Executing steps").
+/// A step in flight: stored before the step starts (docs/architecture.md, "Executing steps").
 /// Its outcome is applied only if the lease is still the current one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -31,8 +31,10 @@ pub struct TaskRecord {
     pub arguments: Map<String, Value>,
     /// The creating request's client capabilities: later input requests are gated on them.
     pub capabilities: Map<String, Value>,
+    /// Changed only by [`TaskRecord::apply`] (the state machine); read with
+    /// [`TaskRecord::status`].
     #[serde(flatten)]
-    pub status: TaskStatus,
+    pub(crate) status: TaskStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_message: Option<String>,
     pub created_at_ms: u64,
@@ -62,6 +64,28 @@ pub struct TaskRecord {
     pub version: u64,
 }
 
+/// What a new task starts from (see [`TaskRecord::new`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewTask {
+    pub tool: String,
+    /// The creating principal (the adapter may give an anonymous caller's task its own).
+    pub owner: String,
+    pub arguments: Map<String, Value>,
+    /// The creating request's client capabilities.
+    pub capabilities: Map<String, Value>,
+    /// Where the first step in the task object resumes (`Null`: from the start).
+    pub checkpoint: Value,
+    /// Answers carried in from MRTR rounds before the task existed.
+    pub answers: Map<String, Value>,
+    pub status_message: Option<String>,
+    pub now_ms: u64,
+    /// `None` is unlimited.
+    pub ttl_ms: Option<u64>,
+    pub poll_interval_ms: u64,
+    /// When the first step in the object is due.
+    pub next_step_at_ms: u64,
+}
+
 /// While a step runs, the alarm fires this often to check on it: a crashed attempt is
 /// noticed within this time (the lease deadline bounds a step that merely hangs).
 pub const LEASE_CHECK_MS: u64 = 5_000;
@@ -72,39 +96,31 @@ pub const IDLE_ALARM_MS: u64 = 24 * 3_600_000;
 
 impl TaskRecord {
     /// A new `working` task (its id is drawn by the adapter).
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        tool: String,
-        owner: String,
-        arguments: Map<String, Value>,
-        capabilities: Map<String, Value>,
-        checkpoint: Value,
-        answers: Map<String, Value>,
-        status_message: Option<String>,
-        now_ms: u64,
-        ttl_ms: Option<u64>,
-        poll_interval_ms: u64,
-        next_step_at_ms: u64,
-    ) -> TaskRecord {
+    pub fn new(new: NewTask) -> TaskRecord {
         TaskRecord {
             task_id: String::new(),
-            owner,
-            tool,
-            arguments,
-            capabilities,
+            owner: new.owner,
+            tool: new.tool,
+            arguments: new.arguments,
+            capabilities: new.capabilities,
             status: TaskStatus::Working,
-            status_message,
-            created_at_ms: now_ms,
-            last_updated_at_ms: now_ms,
-            ttl_ms,
-            poll_interval_ms,
-            checkpoint,
-            answers,
+            status_message: new.status_message,
+            created_at_ms: new.now_ms,
+            last_updated_at_ms: new.now_ms,
+            ttl_ms: new.ttl_ms,
+            poll_interval_ms: new.poll_interval_ms,
+            checkpoint: new.checkpoint,
+            answers: new.answers,
             round: 0,
-            next_step_at_ms: Some(next_step_at_ms),
+            next_step_at_ms: Some(new.next_step_at_ms),
             lease: None,
             version: 0,
         }
+    }
+
+    /// The task's status (and its payload).
+    pub fn status(&self) -> &TaskStatus {
+        &self.status
     }
 
     /// When the task may be discarded, if ever.

@@ -38,6 +38,11 @@ pub enum TaskStatus {
     Cancelled,
 }
 
+/// Whether a status named on the wire is terminal (a `DetailedTask` read as JSON).
+pub fn is_terminal_status(name: &str) -> bool {
+    matches!(name, "completed" | "failed" | "cancelled")
+}
+
 impl TaskStatus {
     pub fn is_terminal(&self) -> bool {
         matches!(

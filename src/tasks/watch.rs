@@ -1,5 +1,5 @@
-//! Watching a task: the TaskObject side of pushed `notifications/tasks` (DESIGN.md §7
-//! "Pushed notifications"). The Worker holding a `subscriptions/listen` stream opens one
+//! Watching a task: the TaskObject side of pushed `notifications/tasks` (docs/architecture.md,
+//! "`subscriptions/listen` is pushed, not polled"). The Worker holding a `subscriptions/listen` stream opens one
 //! WebSocket per watched task to the task's object; the object accepts it with the
 //! hibernation API, sends the task's current state first, then one message after every
 //! write of the record. A hibernated object with idle sockets costs no requests and no

@@ -1,4 +1,4 @@
-//! The tool API: one resumable step function per tool (DESIGN.md §3).
+//! The tool API: one resumable step function per tool (docs/authoring.md, "Writing a tool").
 //!
 //! A tool is written once; the server decides per request whether a call completes
 //! inline, asks for input with an MRTR `InputRequiredResult`, runs inline to the end
@@ -170,7 +170,9 @@ impl fmt::Display for ToolError {
 impl From<HostError> for ToolError {
     fn from(e: HostError) -> Self {
         match e {
-            HostError::Missing { .. } => ToolError::internal(format!("server misconfigured: {e}")),
+            HostError::Missing { .. } | HostError::Misconfigured(_) => {
+                ToolError::internal(format!("server misconfigured: {e}"))
+            }
             other => ToolError::Result(other.to_string()),
         }
     }

@@ -2,7 +2,7 @@
 
 use super::{Call, Step, ToolError};
 use crate::error::McpError;
-use crate::host::{BoxFuture, Host};
+use crate::host::{AllowList, BoxFuture, Host};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -106,6 +106,9 @@ pub struct Tool {
     schema_given: bool,
     step: Handler,
     cancel: Option<CancelFn>,
+    /// Hosts this tool may reach beyond the deployment's `FETCH_ALLOWED_HOSTS`
+    /// ([`Tool::allow_hosts`]); `Err` is a definition problem.
+    allow: Result<AllowList, String>,
 }
 
 impl fmt::Debug for Tool {
@@ -133,6 +136,7 @@ impl Tool {
             schema_given: false,
             step: Handler::default(),
             cancel: None,
+            allow: Ok(AllowList::default()),
         }
     }
 
@@ -205,6 +209,15 @@ impl Tool {
         self
     }
 
+    /// Lets this tool's requests reach `hosts` too (the format of `FETCH_ALLOWED_HOSTS`,
+    /// e.g. `"api.github.com, *.githubusercontent.com"`), whatever the deployment allows:
+    /// the explicit way to widen the outbound policy for one tool. A malformed list is a
+    /// definition problem ([`crate::server::Server::problems`]).
+    pub fn allow_hosts(mut self, hosts: &str) -> Tool {
+        self.allow = AllowList::parse(hosts);
+        self
+    }
+
     /// Runs when a task of this tool is cancelled, best effort (e.g. tell an external
     /// job to stop). It sees the last checkpoint; its failure does not change the task.
     pub fn on_cancel<F, Fut>(mut self, hook: F) -> Tool
@@ -240,16 +253,24 @@ impl Tool {
         self.cancel.is_some()
     }
 
-    /// Runs one step; a [`ToolError`] becomes the step it stands for.
+    /// Runs one step; a [`ToolError`] becomes the step it stands for. Its requests go
+    /// through `host`'s outbound policy, widened by [`Tool::allow_hosts`].
     pub async fn step(&self, call: Call, host: Host) -> Step {
         let what = format!("the tool {}", self.name());
-        self.step.run(&what, call, host).await
+        self.step.run(&what, call, self.host(&host)).await
     }
 
     /// Runs the cancel hook, if any.
     pub async fn cancelled(&self, call: Call, host: Host) {
         if let Some(hook) = &self.cancel {
-            hook(call, host).await
+            hook(call, self.host(&host)).await
+        }
+    }
+
+    fn host(&self, host: &Host) -> Host {
+        match &self.allow {
+            Ok(extra) => host.widened(extra),
+            Err(_) => host.clone(),
         }
     }
 
@@ -270,6 +291,9 @@ impl Tool {
             problems.push(format!(
                 "tool {name} has no step function (call .run, .run_json or .sync)"
             ));
+        }
+        if let Err(e) = &self.allow {
+            problems.push(format!("tool {name}: allow_hosts: {e}"));
         }
         if self.input_schema().get("type").and_then(Value::as_str) != Some("object") {
             problems.push(format!(

@@ -1,5 +1,5 @@
 // `make bench`: the project's hot paths under `wrangler dev`, each beside the runtime's own
-// baseline measured IN THE SAME RUN (DESIGN.md "The local runtime's ceiling"); no number is
+// baseline measured IN THE SAME RUN (docs/benchmarks.md); no number is
 // typed into this file.
 //
 // Baselines, built and started here next to the project:

@@ -51,10 +51,7 @@ impl Object {
 
     /// The record with every part.
     pub fn record(&self) -> Option<TaskRecord> {
-        let mut stored = self.load(Need::Step)?;
-        let result = self.load(Need::Result)?;
-        stored.record.status = result.record.status;
-        Some(stored.record)
+        Some(self.load(Need::All)?.record)
     }
 
     /// Writes `effects`, then records what watchers are sent (as the adapter does).

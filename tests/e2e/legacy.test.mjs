@@ -3,7 +3,7 @@
 // same task objects as the Tasks extension (a task created by either era is read by the other).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from '../support/server.mjs';
+import { startServer, TEST_KEYS } from '../support/server.mjs';
 import { ok } from './mcp.mjs';
 
 let server, url;
@@ -13,12 +13,17 @@ after(async () => { await server?.stop(); });
 let nextId = 1;
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-async function initialize(capabilities = { elicitation: {}, sampling: {} }) {
-  const res = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'initialize',
+/** The bearer token each session was opened with (none: anonymous). */
+const tokens = new Map();
+const auth = (token) => (token ? { authorization: `Bearer ${token}` } : {});
+
+async function initialize(capabilities = { elicitation: {}, sampling: {} }, token = undefined) {
+  const res = await fetch(url, { method: 'POST', headers: { ...HEADERS, ...auth(token) }, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'initialize',
     params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'e2e-legacy', version: '1' } } }) });
   assert.equal(res.status, 200);
   const session = res.headers.get('mcp-session-id');
   assert.match(session, /^[0-9a-f]{32}$/);
+  tokens.set(session, token);
   const body = await res.json();
   assert.equal(body.result.protocolVersion, '2025-11-25');
   const note = await post(session, { jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -27,7 +32,7 @@ async function initialize(capabilities = { elicitation: {}, sampling: {} }) {
 }
 
 function post(session, message) {
-  return fetch(url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+  return fetch(url, { method: 'POST', headers: { ...HEADERS, ...auth(tokens.get(session)), 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
     body: JSON.stringify(message) });
 }
 
@@ -101,14 +106,16 @@ test('an inline call asks by a server→client request answered in a separate PO
 });
 
 test('legacy tasks on the same task objects: create, tasks/result with a tagged question, both eras read it', async () => {
-  const { session } = await initialize();
+  // One principal (an API key) in both eras.
+  const token = TEST_KEYS.alice;
+  const { session } = await initialize(undefined, token);
   const created = response(await call(session, 'tools/call', { name: 'confirm_delete', arguments: { filename: 'a.txt' }, task: { ttl: 60000 } }));
   const task = created.result.task;
   assert.match(task.taskId, /^[0-9a-f]{32}$/);
   assert.equal(task.ttl, 60000);
   assert.equal(task.ttlMs, undefined);
   // The same task through the Tasks extension (2026-07-28): same principal, same object.
-  const modern = await ok(url, 'tasks/get', { taskId: task.taskId });
+  const modern = await ok(url, 'tasks/get', { taskId: task.taskId }, { token });
   assert.equal(modern.taskId, task.taskId);
   const questions = [];
   const r = await call(session, 'tasks/result', { taskId: task.taskId }, (req) => {
@@ -122,17 +129,17 @@ test('legacy tasks on the same task objects: create, tasks/result with a tagged 
   assert.equal(result._meta['io.modelcontextprotocol/related-task'].taskId, task.taskId);
   const statuses = r.messages.filter((m) => m.method === 'notifications/tasks/status').map((m) => m.params.status);
   assert.equal(statuses.at(-1), 'completed');
-  assert.equal((await ok(url, 'tasks/get', { taskId: task.taskId })).status, 'completed');
+  assert.equal((await ok(url, 'tasks/get', { taskId: task.taskId }, { token })).status, 'completed');
   // A task created by the modern era is read by the legacy one.
-  const born = await ok(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 30 } });
+  const born = await ok(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 30 } }, { token });
   const seen = response(await call(session, 'tasks/get', { taskId: born.taskId })).result;
   assert.equal(seen.status, 'working');
   assert.equal(seen.pollInterval, 1000);
-  await ok(url, 'tasks/cancel', { taskId: born.taskId });
+  await ok(url, 'tasks/cancel', { taskId: born.taskId }, { token });
 });
 
 test('tasks/cancel, tasks/list, and refusals', async () => {
-  const { session } = await initialize();
+  const { session } = await initialize(undefined, TEST_KEYS.alice);
   const ids = [];
   for (let i = 0; i < 3; i++) {
     const c = response(await call(session, 'tools/call', { name: 'process_batch', arguments: { items: 50, delayMs: 500 }, task: {} }));
@@ -145,9 +152,16 @@ test('tasks/cancel, tasks/list, and refusals', async () => {
   // The principal's tasks, whichever session or era made them: these three are the newest.
   const listed = response(await call(session, 'tasks/list')).result;
   assert.deepEqual(listed.tasks.slice(0, 3).map((t) => t.taskId), [...ids].reverse());
-  const { session: other } = await initialize();
+  const { session: other } = await initialize(undefined, TEST_KEYS.alice);
   const seen = response(await call(other, 'tasks/list')).result;
   assert.deepEqual(seen.tasks.slice(0, 3).map((t) => t.taskId), [...ids].reverse());
+  // Another principal, and an anonymous session, list none of them.
+  const { session: mallory } = await initialize(undefined, TEST_KEYS.mallory);
+  const { session: anonymous } = await initialize();
+  for (const stranger of [mallory, anonymous]) {
+    const theirs = response(await call(stranger, 'tasks/list')).result.tasks.map((t) => t.taskId);
+    assert.ok(ids.every((id) => !theirs.includes(id)), `${theirs}`);
+  }
   const bad = response(await call(session, 'tasks/list', { cursor: 'nope' }));
   assert.equal(bad.error.code, -32602);
   const forbidden = response(await call(session, 'tools/call', { name: 'greet', arguments: { name: 'x' }, task: {} }));
@@ -162,7 +176,7 @@ test('tasks/cancel, tasks/list, and refusals', async () => {
 test('resources/subscribe: an announced update reaches the subscribed sessions, not the others', async () => {
   const { session: watcher } = await initialize();
   const { session: other } = await initialize();
-  assert.deepEqual(response(await call(watcher, 'resources/subscribe', { uri: 'test://watched' })).result, {});
+  assert.deepEqual(response(await call(watcher, 'resources/subscribe', { uri: 'test://watched-resource' })).result, {});
   const stream = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': watcher } });
   const otherStream = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': other } });
   assert.equal(stream.status, 200);
@@ -183,16 +197,16 @@ test('resources/subscribe: an announced update reaches the subscribed sessions, 
   const mine = updates(stream);
   const theirs = updates(otherStream);
   // Another client (here a 2026-07-28 call) changes the resource.
-  const done = await ok(url, 'tools/call', { name: 'test_update_resource', arguments: { uri: 'test://watched' } });
-  assert.equal(done.content[0].text, 'Announced an update of test://watched.');
+  const done = await ok(url, 'tools/call', { name: 'test_update_resource', arguments: { uri: 'test://watched-resource' } });
+  assert.equal(done.content[0].text, 'Announced an update of test://watched-resource.');
   const deadline = Date.now() + 10_000;
   while (!mine.seen.some((m) => m.method === 'notifications/resources/updated') && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
   }
-  assert.deepEqual(mine.seen.find((m) => m.method === 'notifications/resources/updated')?.params, { uri: 'test://watched' });
+  assert.deepEqual(mine.seen.find((m) => m.method === 'notifications/resources/updated')?.params, { uri: 'test://watched-resource' });
   // After unsubscribing, the next update is not sent; the unsubscribed session never got one.
-  assert.deepEqual(response(await call(watcher, 'resources/unsubscribe', { uri: 'test://watched' })).result, {});
-  await ok(url, 'tools/call', { name: 'test_update_resource', arguments: { uri: 'test://watched' } });
+  assert.deepEqual(response(await call(watcher, 'resources/unsubscribe', { uri: 'test://watched-resource' })).result, {});
+  await ok(url, 'tools/call', { name: 'test_update_resource', arguments: { uri: 'test://watched-resource' } });
   await new Promise((r) => setTimeout(r, 1000));
   assert.equal(mine.seen.filter((m) => m.method === 'notifications/resources/updated').length, 1);
   assert.equal(theirs.seen.filter((m) => m.method === 'notifications/resources/updated').length, 0);

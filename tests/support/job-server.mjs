@@ -22,7 +22,14 @@
 //   tag              any value; lets a test find its job (jobByTag) and POSTs (postsFor)
 // GET /jobs/:id     status: {status, message?, result?}
 // DELETE /jobs/:id  marks the job cancelled (204); later GETs answer "cancelled"
+//   statusRedirect   a URL: every status GET answers 302 with Location: it
+//   deleteRedirect   a URL: DELETE answers 307 with Location: it
 // GET /page         an HTML page with a <title> (PAGE_TITLE); GET /plain text/plain, no title
+// ANY /redirect/:status?to=URL   answers :status (301, 302, 303, 307, 308) with Location: URL
+// GET /endless?chunk=N&everyMs=M a chunked body that never ends: N bytes every M ms (default
+//                  64 KiB every 5 ms) until the client goes away; records how much it sent
+//
+// startCanary() is a server that must receive nothing: it records every request it gets.
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 
@@ -57,12 +64,38 @@ export async function startJobServer() {
         res.end(data, () => { record.doneAt = performance.now(); });
       };
       try {
+        if (special(req, res, record)) return;
         route(req.method, path, body, send);
       } catch (e) {
         send(500, { 'content-type': 'text/plain' }, `job server bug: ${e.stack}`);
       }
     });
   });
+
+  /** /redirect and /endless, which need the query and the raw response. */
+  function special(req, res, record) {
+    const u = new URL(req.url, 'http://x');
+    const redirect = /^\/redirect\/(\d{3})$/.exec(u.pathname);
+    if (redirect) {
+      res.writeHead(Number(redirect[1]), { location: u.searchParams.get('to') ?? '/page', 'content-length': 0 });
+      res.end();
+      return true;
+    }
+    if (req.method === 'GET' && u.pathname === '/endless') {
+      const chunk = Buffer.alloc(Number(u.searchParams.get('chunk') ?? 65536), 'x');
+      const everyMs = Number(u.searchParams.get('everyMs') ?? 5);
+      record.sentBytes = 0;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => {
+        if (res.destroyed || res.writableEnded) return clearInterval(timer);
+        res.write(chunk);
+        record.sentBytes += chunk.length;
+      }, everyMs);
+      res.on('close', () => { clearInterval(timer); record.closedAt = performance.now(); });
+      return true;
+    }
+    return false;
+  }
 
   function finalBody(job) {
     if (job.cancelled) return { status: 'cancelled', message: 'cancelled by the client' };
@@ -100,6 +133,13 @@ export async function startJobServer() {
     const m = /^\/jobs\/([0-9a-f]+)$/.exec(path);
     if (m && jobs.has(m[1])) {
       const job = jobs.get(m[1]);
+      if (method === 'DELETE' && job.cfg.deleteRedirect) {
+        return send(307, { location: job.cfg.deleteRedirect });
+      }
+      if (method === 'GET' && job.cfg.statusRedirect) {
+        job.gets += 1;
+        return send(302, { location: job.cfg.statusRedirect });
+      }
       if (method === 'DELETE') {
         job.cancelled = true;
         job.deleted += 1;
@@ -154,5 +194,26 @@ export async function startJobServer() {
       server.close(() => resolve());
       for (const s of sockets) s.destroy();
     }),
+  };
+}
+
+/** A server that must receive nothing: every request it gets is recorded (and answered 200). */
+export async function startCanary() {
+  const requests = [];
+  const server = createServer((req, res) => {
+    requests.push({ method: req.method, url: req.url, headers: req.headers });
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('canary');
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); }),
   };
 }

@@ -1,6 +1,6 @@
 //! `fetch_url`: GET a URL and describe the answer (status, type, size, HTML title).
 
-use super::support::{allow_list, html_title};
+use super::support::html_title;
 use mcp_tasks_edge::prelude::*;
 
 /// Arguments of `fetch_url`.
@@ -33,10 +33,10 @@ pub fn tool() -> Tool {
 
 pub async fn fetch_url(call: Call<FetchArgs>, host: Host) -> Result<Step, ToolError> {
     let url = &call.args.url;
-    // Refused before any connection is made.
-    allow_list(&host)?.check(url)?;
+    // The outbound policy refuses a host it does not allow before any connection, and
+    // checks every redirect the same way.
     let answer = host
-        .fetch(get(url.as_str()).timeout(Duration::from_secs(10)))
+        .fetch(get(url.as_str()))
         .await
         .map_err(|e| ToolError::message(format!("Could not fetch {url}: {e}")))?;
     let content_type = answer.header("content-type").unwrap_or("").to_owned();

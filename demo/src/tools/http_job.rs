@@ -11,7 +11,7 @@
 //! POST startUrl → 200 {"status":"succeeded",…}   completes inline, no task
 //! ```
 
-use super::support::{allow_list, excerpt, retry_after};
+use super::support::{excerpt, retry_after};
 use mcp_tasks_edge::prelude::*;
 
 /// Consecutive unusable status answers (5xx, not JSON, unreachable) before giving up.
@@ -66,7 +66,6 @@ pub async fn http_job(call: Call<JobArgs>, host: Host) -> Result<Step, ToolError
 }
 
 async fn start(args: &JobArgs, host: &Host) -> Result<Step, ToolError> {
-    allow_list(host)?.check(&args.start_url)?;
     let body = args.body.clone().unwrap_or_else(|| json!({}));
     let answer = host
         .fetch(post(args.start_url.as_str()).json(&body))
@@ -98,7 +97,8 @@ async fn start(args: &JobArgs, host: &Host) -> Result<Step, ToolError> {
 /// Continues with the status URL the start answer named.
 fn follow(answer: &Inbound, host: &Host, message: &str) -> Result<Step, ToolError> {
     let status_url = answer.location()?;
-    allow_list(host)?.check(&status_url)?;
+    // Refused now rather than at the first poll.
+    host.check_url(&status_url)?;
     Ok(Step::wait(retry_after(answer))
         .checkpoint(Job {
             status_url,
@@ -108,7 +108,6 @@ fn follow(answer: &Inbound, host: &Host, message: &str) -> Result<Step, ToolErro
 }
 
 async fn poll(job: Job, host: &Host) -> Result<Step, ToolError> {
-    allow_list(host)?.check(&job.status_url)?;
     let answer = host.fetch(get(job.status_url.as_str())).await;
     let status = match &answer {
         Err(e) => Err(e.to_string()),
@@ -182,9 +181,8 @@ async fn cancel_job(call: Call, host: Host) {
     let Some(job) = call.checkpoint::<Job>() else {
         return;
     };
-    if allow_list(&host).is_ok_and(|allow| allow.check(&job.status_url).is_ok()) {
-        let delete = Outbound::new("DELETE", job.status_url).timeout(Duration::from_secs(5));
-        // Best effort by design: the task ends cancelled whatever the job API answers.
-        let _ = host.fetch(delete).await;
-    }
+    let delete = Outbound::new("DELETE", job.status_url).timeout(Duration::from_secs(5));
+    // Best effort by design: the task ends cancelled whatever the job API answers (the
+    // outbound policy refuses a host it does not allow, as for every request).
+    let _ = host.fetch(delete).await;
 }

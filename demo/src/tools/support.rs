@@ -1,15 +1,8 @@
-//! Helpers the I/O tools share: the host allow-list, `Retry-After`, HTML titles.
+//! Helpers the I/O tools share: `Retry-After`, HTML titles. (Which hosts they may reach
+//! is the library's outbound policy, `FETCH_ALLOWED_HOSTS`, applied by `host.fetch`.)
 
-use mcp_tasks_edge::host::AllowList;
 use mcp_tasks_edge::prelude::*;
 use std::time::Duration;
-
-/// The hosts the I/O tools may reach: `FETCH_ALLOWED_HOSTS` (unset: none).
-pub fn allow_list(host: &Host) -> Result<AllowList, ToolError> {
-    let spec = host.var_opt("FETCH_ALLOWED_HOSTS").unwrap_or_default();
-    AllowList::parse(&spec)
-        .map_err(|e| ToolError::internal(format!("server misconfigured: FETCH_ALLOWED_HOSTS: {e}")))
-}
 
 /// `Retry-After` in seconds (RFC 9110 §10.2.3), clamped to 1–60 s; 1 s when absent or
 /// given as an HTTP date.

@@ -6,17 +6,23 @@
 
 use crate::cloudflare::sse::{Channel, event};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 /// How long a client should wait before reconnecting (the SSE `retry` field).
 const RETRY_MS: u64 = 1000;
 /// Ended streams kept for late reconnections.
 const KEEP_ENDED: usize = 32;
+/// Events kept per stream for a replay (the newest; a client that reconnects after more
+/// than these missed the older ones).
+const KEEP_EVENTS: usize = 1000;
 
 struct Log {
     id: String,
-    events: Vec<Vec<u8>>,
+    /// How many events the stream has sent (the last event's number).
+    sent: usize,
+    /// The newest events, numbered, oldest first.
+    events: VecDeque<(usize, Vec<u8>)>,
     ended: bool,
     live: Option<Channel>,
 }
@@ -28,14 +34,19 @@ pub struct Stream(Rc<RefCell<Log>>);
 impl Stream {
     fn frame(&self, json: &[u8]) -> Vec<u8> {
         let log = self.0.borrow();
-        let mut frame = format!("id: {}:{}\n", log.id, log.events.len() + 1).into_bytes();
+        let mut frame = format!("id: {}:{}\n", log.id, log.sent + 1).into_bytes();
         frame.extend(event(json));
         frame
     }
 
     fn push(&self, frame: Vec<u8>, last: bool) {
         let mut log = self.0.borrow_mut();
-        log.events.push(frame.clone());
+        log.sent += 1;
+        let n = log.sent;
+        log.events.push_back((n, frame.clone()));
+        if log.events.len() > KEEP_EVENTS {
+            log.events.pop_front();
+        }
         log.ended |= last;
         if let Some(live) = &log.live {
             live.send_raw(frame);
@@ -78,7 +89,8 @@ impl Streams {
         channel.send_raw(format!("id: {id}:0\nretry: {RETRY_MS}\ndata: \n\n").into_bytes());
         let stream = Stream(Rc::new(RefCell::new(Log {
             id: id.clone(),
-            events: Vec::new(),
+            sent: 0,
+            events: VecDeque::new(),
             ended: false,
             live: Some(channel),
         })));
@@ -110,7 +122,7 @@ impl Streams {
             return false;
         };
         let mut log = stream.0.borrow_mut();
-        for frame in log.events.iter().skip(seen) {
+        for (_, frame) in log.events.iter().filter(|(n, _)| *n > seen) {
             channel.send_raw(frame.clone());
         }
         if log.ended {

@@ -1,23 +1,22 @@
-//! Legacy experimental tasks (spec/spec-2025-11-25_basic_utilities_tasks.mdx) on the same
-//! task objects as the Tasks extension: a task created by either era is read by the other.
+//! Legacy experimental tasks on the same task objects as the Tasks extension: the I/O of
+//! the operations `legacy::plan` decides, with `legacy::result_step` deciding each turn
+//! of `tasks/result`.
 
-use super::{SessionRunner, error_body, json_response};
+use super::asker::SessionAsker;
+use super::{SessionRunner, Stream, json_reply};
 use crate::cloudflare::sse::Channel;
-use crate::cloudflare::{call_object, new_task_id, store_new_task};
+use crate::cloudflare::{call_object, my_tasks, store_new_task};
 use crate::error::McpError;
 use crate::http::HttpResponse;
-use crate::jsonrpc::{self, ErrorObject, Request as RpcRequest};
-use crate::legacy::{self, Session};
-use crate::server::call::{Asker, legacy_task_record};
-use crate::server::{Context, Server};
-use crate::tasks::id;
+use crate::jsonrpc::{self, ErrorObject, RequestId};
+use crate::legacy::{self, ResultStep, TaskOp};
+use crate::server::Server;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
-use serde_json::{Map, Value, json};
-use std::rc::Rc;
+use crate::tasks::record::TaskRecord;
+use crate::tasks::task::TaskStatus;
+use serde_json::{Value, json};
 use std::time::Duration;
 use worker::{Delay, Response, Result};
-
-const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// The task object's answer for `request`, as a value or an error.
 async fn object(
@@ -45,117 +44,90 @@ fn decode(
 }
 
 async fn get(
-    runner: &SessionRunner,
+    env: &worker::Env,
     task_id: &str,
     principal: &str,
 ) -> std::result::Result<Value, McpError> {
-    object(
-        &runner.env,
-        ObjectRequest::Get {
-            task_id: task_id.to_owned(),
-        },
-        principal,
-    )
-    .await
+    let request = ObjectRequest::Get {
+        task_id: task_id.to_owned(),
+    };
+    object(env, request, principal).await
 }
 
-fn task_id(params: &Map<String, Value>) -> std::result::Result<String, McpError> {
-    let task_id = params
-        .get("taskId")
-        .and_then(Value::as_str)
-        .ok_or_else(|| McpError::InvalidParams("params.taskId must be a string".into()))?;
-    if !id::is_valid(task_id) {
-        return Err(McpError::TaskNotFound);
-    }
-    Ok(task_id.to_owned())
-}
-
-fn is_terminal(task: &Value) -> bool {
-    matches!(
-        task["status"].as_str(),
-        Some("completed" | "failed" | "cancelled")
-    )
-}
-
-/// A task-augmented `tools/call`: `CreateTaskResult` at once.
+/// A task-augmented `tools/call`: `CreateTaskResult` at once, under the same quotas as a
+/// 2026-07-28 task.
 pub(super) async fn create(
     runner: &SessionRunner,
     server: &Server,
-    rpc: &RpcRequest,
-    session: &Session,
-    ctx: &Context,
-    ttl: Option<u64>,
+    id: &RequestId,
+    mut record: Box<TaskRecord>,
+    principal: &str,
 ) -> Result<Response> {
-    let fail = |e: McpError| json_response(200, error_body(Some(&rpc.id), &e));
-    let mut record = match legacy_task_record(server, &rpc.params, &session.meta(), ctx, ttl) {
-        Ok(record) => record,
-        Err(e) => return fail(e),
+    record.task_id = crate::cloudflare::new_task_id()?;
+    let outcome = match store_new_task(server, &runner.env, principal, record, false).await {
+        Ok(reply) => decode(reply).map(|created| json!({ "task": legacy::legacy_task(&created) })),
+        Err(refused) => Err(refused),
     };
-    record.task_id = new_task_id()?;
-    // The same quotas as a 2026-07-28 task (QUOTA_TASKS_PER_MINUTE, QUOTA_LIVE_TASKS).
-    let reply = match store_new_task(server, &runner.env, &ctx.principal, Box::new(record)).await {
-        Ok(reply) => reply,
-        Err(refused) => return fail(refused),
-    };
-    match decode(reply) {
-        Ok(created) => {
-            let result = json!({ "task": legacy::legacy_task(&created) });
-            json_response(200, jsonrpc::result_response(&rpc.id, &result))
-        }
-        Err(e) => fail(e),
-    }
+    json_reply(Some(id), outcome)
 }
 
+/// `tasks/get`, `tasks/cancel`, `tasks/list` answer at once; `tasks/result` streams.
 pub(super) async fn handle(
     runner: &SessionRunner,
-    server: &Rc<Server>,
-    rpc: &RpcRequest,
-    ctx: &Context,
+    server: &Server,
+    id: &RequestId,
+    op: TaskOp,
+    principal: &str,
     accepts_sse: bool,
 ) -> Result<Response> {
-    let respond = |outcome: std::result::Result<Value, McpError>| match outcome {
-        Ok(result) => json_response(200, jsonrpc::result_response(&rpc.id, &result)),
-        Err(e) => json_response(200, error_body(Some(&rpc.id), &e)),
+    let env = &runner.env;
+    let outcome = match op {
+        TaskOp::Get(task_id) => get(env, &task_id, principal)
+            .await
+            .map(|t| legacy::legacy_task(&t)),
+        TaskOp::Cancel(task_id) => cancel(env, &task_id, principal).await,
+        TaskOp::List(cursor) => list(env, principal, cursor.as_deref()).await,
+        TaskOp::Result(task_id) => {
+            return Ok(result_stream(
+                runner,
+                server,
+                id,
+                task_id,
+                principal,
+                accepts_sse,
+            ));
+        }
     };
-    let principal = ctx.principal.as_str();
-    match rpc.method.as_str() {
-        "tasks/list" => respond(list(runner, &rpc.params, principal).await),
-        "tasks/get" => {
-            let outcome = match task_id(&rpc.params) {
-                Ok(task_id) => get(runner, &task_id, principal)
-                    .await
-                    .map(|t| legacy::legacy_task(&t)),
-                Err(e) => Err(e),
-            };
-            respond(outcome)
-        }
-        "tasks/cancel" => respond(cancel(runner, &rpc.params, principal).await),
-        _ => {
-            // tasks/result blocks until the task ends, asking the client for input on the
-            // way; it streams so the questions can travel.
-            let task_id = match task_id(&rpc.params) {
-                Ok(task_id) => task_id,
-                Err(e) => return respond(Err(e)),
-            };
-            let channel = Channel::default();
-            let out = runner.resumable.open(channel.clone());
-            let asker = runner.asker(out.clone(), Some(task_id.clone()), accepts_sse);
-            let status_out = out.clone();
-            let request_id = rpc.id.clone();
-            let principal = principal.to_owned();
-            let env = runner.env.clone();
-            let poll_ms = server.config.poll_interval_ms.max(100);
-            worker::wasm_bindgen_futures::spawn_local(async move {
-                let body =
-                    match result(&env, &asker, &status_out, &task_id, &principal, poll_ms).await {
-                        Ok(result) => jsonrpc::result_response(&request_id, &result),
-                        Err(error) => jsonrpc::error_response(Some(&request_id), &error),
-                    };
-                out.finish(&body);
-            });
-            channel.response(HttpResponse::empty(200))
-        }
-    }
+    json_reply(Some(id), outcome)
+}
+
+/// `tasks/result` blocks until the task ends, asking the client for input on the way; it
+/// streams so the questions can travel.
+fn result_stream(
+    runner: &SessionRunner,
+    server: &Server,
+    id: &RequestId,
+    task_id: String,
+    principal: &str,
+    accepts_sse: bool,
+) -> Response {
+    let channel = Channel::default();
+    let out = runner.resumable.open(channel.clone());
+    let asker = runner.asker(out.clone(), Some(task_id.clone()), accepts_sse);
+    let request_id = id.clone();
+    let principal = principal.to_owned();
+    let env = runner.env.clone();
+    let poll_ms = server.config.poll_interval_ms.max(100);
+    worker::wasm_bindgen_futures::spawn_local(async move {
+        let body = match result(&env, &asker, &out, &task_id, &principal, poll_ms).await {
+            Ok(result) => jsonrpc::result_response(&request_id, &result),
+            Err(error) => jsonrpc::error_response(Some(&request_id), &error),
+        };
+        out.finish(&body);
+    });
+    channel
+        .response(HttpResponse::empty(200))
+        .unwrap_or_else(|e| Response::error(e.to_string(), 500).expect("a plain error response"))
 }
 
 /// `tasks/result`: what the underlying `tools/call` would have returned, once the task
@@ -163,18 +135,15 @@ pub(super) async fn handle(
 /// tagged with the task, and the answers to the task object.
 async fn result(
     env: &worker::Env,
-    asker: &super::SessionAsker,
-    out: &super::Stream,
+    asker: &SessionAsker,
+    out: &Stream,
     task_id: &str,
     principal: &str,
     poll_ms: u64,
 ) -> std::result::Result<Value, ErrorObject> {
     let mut last_status = Value::Null;
     loop {
-        let request = ObjectRequest::Get {
-            task_id: task_id.to_owned(),
-        };
-        let task = object(env, request, principal)
+        let task = get(env, task_id, principal)
             .await
             .map_err(|e| e.to_wire())?;
         if task["status"] != last_status {
@@ -185,24 +154,17 @@ async fn result(
                 "params": legacy::legacy_task(&task) });
             out.send(notification.to_string().as_bytes());
         }
-        match task["status"].as_str() {
-            Some("completed") => {
-                let mut result = task["result"].clone();
-                result["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
-                return Ok(result);
-            }
-            Some("failed") => {
-                return Err(serde_json::from_value(task["error"].clone())
+        match legacy::result_step(&task, task_id) {
+            ResultStep::Complete(result) => return Ok(result),
+            ResultStep::Fail(error) => {
+                return Err(serde_json::from_value(error)
                     .unwrap_or_else(|_| McpError::Internal("the task failed".into()).to_wire()));
             }
-            Some("cancelled") => {
+            ResultStep::Cancelled => {
                 return Err(McpError::Internal(format!("Task {task_id} was cancelled")).to_wire());
             }
-            Some("input_required") => {
-                let requests = task["inputRequests"]
-                    .as_object()
-                    .cloned()
-                    .unwrap_or_default();
+            ResultStep::Ask(requests) => {
+                use crate::server::call::Asker;
                 let answers = asker.ask(requests).await.map_err(|e| e.to_wire())?;
                 let update = ObjectRequest::Update {
                     task_id: task_id.to_owned(),
@@ -212,7 +174,7 @@ async fn result(
                     .await
                     .map_err(|e| e.to_wire())?;
             }
-            _ => Delay::from(Duration::from_millis(poll_ms)).await,
+            ResultStep::Wait => Delay::from(Duration::from_millis(poll_ms)).await,
         }
     }
 }
@@ -220,27 +182,23 @@ async fn result(
 /// `tasks/cancel`: the cancelled task; -32602 for one already ended (legacy tasks
 /// "Cancelling Tasks": terminal tasks cannot be cancelled).
 async fn cancel(
-    runner: &SessionRunner,
-    params: &Map<String, Value>,
+    env: &worker::Env,
+    task_id: &str,
     principal: &str,
 ) -> std::result::Result<Value, McpError> {
-    let task_id = task_id(params)?;
-    let task = get(runner, &task_id, principal).await?;
-    if is_terminal(&task) {
+    let task = get(env, task_id, principal).await?;
+    let status: Option<TaskStatus> = serde_json::from_value(task.clone()).ok();
+    if status.as_ref().is_some_and(TaskStatus::is_terminal) {
         return Err(McpError::InvalidParams(format!(
             "Cannot cancel task {task_id}: it already ended ({})",
             task["status"].as_str().unwrap_or_default()
         )));
     }
-    object(
-        &runner.env,
-        ObjectRequest::Cancel {
-            task_id: task_id.clone(),
-        },
-        principal,
-    )
-    .await?;
-    get(runner, &task_id, principal)
+    let request = ObjectRequest::Cancel {
+        task_id: task_id.to_owned(),
+    };
+    object(env, request, principal).await?;
+    get(env, task_id, principal)
         .await
         .map(|t| legacy::legacy_task(&t))
 }
@@ -249,20 +207,11 @@ async fn cancel(
 /// them (legacy tasks "Task Listing": what `tasks/get` can read, `tasks/list` lists),
 /// newest first, 50 a page; the cursor is the offset of the next page.
 async fn list(
-    runner: &SessionRunner,
-    params: &Map<String, Value>,
+    env: &worker::Env,
     principal: &str,
+    cursor: Option<&str>,
 ) -> std::result::Result<Value, McpError> {
-    let cursor = match params.get("cursor") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(cursor)) => Some(cursor.as_str()),
-        Some(_) => {
-            return Err(McpError::InvalidParams(
-                "params.cursor must be a string".into(),
-            ));
-        }
-    };
-    let (tasks, next) = crate::cloudflare::my_tasks::page(&runner.env, principal, cursor).await?;
+    let (tasks, next) = my_tasks::page(env, principal, cursor).await?;
     let tasks: Vec<Value> = tasks.iter().map(legacy::legacy_task).collect();
     let mut result = json!({ "tasks": tasks });
     if let Some(next) = next {

@@ -1,0 +1,61 @@
+//! Anonymous callers (`ALLOW_ANONYMOUS=true`) have no identity to bind their work to, so
+//! none of them shares a principal with another: holding an id is the only key.
+//!
+//! ```text
+//! caller            owns                                  counted in the ledger   lists
+//! anonymous         each task: "anonymous-task:<taskId>"  "anonymous" (shared)     nothing
+//! anonymous, in a   the session and its tasks:            "anonymous-session:<id>" its session's
+//!   legacy session  "anonymous-session:<sessionId>"       (+ its place among the    tasks
+//!                                                          "anonymous" sessions)
+//! key / OAuth       everything it creates                 its own                  its own tasks
+//! ```
+//!
+//! So one anonymous caller never sees another's tasks or sessions, and anonymous work as
+//! a whole stays bounded by the quotas of the shared `anonymous` ledger (sessions, task
+//! creations, listen streams) and each session's own.
+
+use super::ANONYMOUS;
+use std::borrow::Cow;
+
+const TASK_PREFIX: &str = "anonymous-task:";
+const SESSION_PREFIX: &str = "anonymous-session:";
+
+/// The principal that owns task `task_id` when `principal` creates or reaches it.
+pub fn task_principal<'a>(principal: &'a str, task_id: &str) -> Cow<'a, str> {
+    if principal == ANONYMOUS {
+        Cow::Owned(format!("{TASK_PREFIX}{task_id}"))
+    } else {
+        Cow::Borrowed(principal)
+    }
+}
+
+/// The principal of legacy session `session_id` when `principal` opens or uses it.
+pub fn session_principal<'a>(principal: &'a str, session_id: &str) -> Cow<'a, str> {
+    if principal == ANONYMOUS {
+        Cow::Owned(format!("{SESSION_PREFIX}{session_id}"))
+    } else {
+        Cow::Borrowed(principal)
+    }
+}
+
+/// The name of the quota ledger (a PrincipalObject) that counts `principal`'s work.
+pub fn ledger_name(principal: &str) -> &str {
+    if principal.starts_with(TASK_PREFIX) {
+        ANONYMOUS
+    } else {
+        principal
+    }
+}
+
+/// Whether `principal`'s tasks are indexed and listed (stateless anonymous callers have
+/// no list: each of their tasks is its own principal).
+pub fn lists_tasks(principal: &str) -> bool {
+    principal != ANONYMOUS && !principal.starts_with(TASK_PREFIX)
+}
+
+/// Whether `principal` is one of the anonymous ones.
+pub fn is_anonymous(principal: &str) -> bool {
+    principal == ANONYMOUS
+        || principal.starts_with(TASK_PREFIX)
+        || principal.starts_with(SESSION_PREFIX)
+}

@@ -1,0 +1,129 @@
+//! Running tools and creating tasks, in both eras, under the principal's quotas: its
+//! ledger counts every run (`QUOTA_TASKS_PER_MINUTE`), counts and indexes every task
+//! (`crate::quota`), and the task's object stores it; a task that ends gives its place
+//! back.
+
+use super::new_task_id;
+use super::principal_object::{self, ledger};
+use super::rpc::call_object;
+use crate::auth::anonymous::{lists_tasks, task_principal};
+use crate::error::McpError;
+use crate::http::HttpResponse;
+use crate::quota::LedgerRequest;
+use crate::server::{self, Server};
+use crate::tasks::protocol::{ObjectRequest, RESULT_STATUS};
+use crate::tasks::record::TaskRecord;
+use worker::Env;
+
+/// Draws the task id, takes a place in the principal's task quota (429 naming the limit
+/// when full), has the task's object store the record, and answers with its reply.
+/// `counted`: the run was already counted ([`acquire_run`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn create_task(
+    server: &Server,
+    env: &Env,
+    principal: &str,
+    request_id: crate::jsonrpc::RequestId,
+    mut record: Box<TaskRecord>,
+    counted: bool,
+    cors: &server::Cors,
+    origin: &str,
+) -> HttpResponse {
+    record.task_id = match new_task_id() {
+        Ok(id) => id,
+        Err(e) => return server.object_unreachable(&request_id, &e.to_string(), cors),
+    };
+    match store_new_task(server, env, principal, record, counted).await {
+        Err(refused) => server.refuse(Some(&request_id), &refused, cors, origin),
+        Ok(Ok((status, body))) => server.object_response(&request_id, status, &body, cors),
+        Ok(Err(why)) => server.object_unreachable(&request_id, &why, cors),
+    }
+}
+
+/// Counts one tool run against `QUOTA_TASKS_PER_MINUTE` before it starts (inline or
+/// not): `Err` names the limit when it is reached.
+pub(crate) async fn acquire_run(
+    server: &Server,
+    env: &Env,
+    principal: &str,
+) -> Result<(), McpError> {
+    let quotas = server.config.quotas;
+    if quotas.tasks_per_minute.is_none() {
+        return Ok(());
+    }
+    ledger(env, principal, &LedgerRequest::AcquireRun { quotas }).await
+}
+
+/// Enters a new task (its id drawn) in its principal's ledger and has the task's object
+/// store it, for both eras: `Err` when a quota refuses it, else the object's reply
+/// (status, body) or why the object could not be reached. A task that was not stored
+/// gives its quota place back. An anonymous caller's task is its own principal
+/// (`auth::anonymous`).
+pub(crate) async fn store_new_task(
+    server: &Server,
+    env: &Env,
+    principal: &str,
+    mut record: Box<TaskRecord>,
+    counted: bool,
+) -> Result<Result<(u16, Vec<u8>), String>, McpError> {
+    let task_id = record.task_id.clone();
+    record.owner = task_principal(principal, &task_id).into_owned();
+    let owner = record.owner.clone();
+    let acquire = LedgerRequest::AcquireTask {
+        task_id: task_id.clone(),
+        until_ms: record.expires_at_ms(),
+        quotas: server.config.quotas,
+        counted,
+        index: lists_tasks(principal),
+    };
+    let create = ObjectRequest::Create { record };
+    let quotas = server.config.quotas;
+    let decides = quotas.live_tasks.is_some() || (!counted && quotas.tasks_per_minute.is_some());
+    if !decides && !lists_tasks(principal) {
+        return Ok(call_object(env, &create, &owner).await);
+    }
+    if !decides {
+        // Nothing to refuse: the ledger only indexes the task (tasks/list), so both
+        // objects are asked at once and creation waits for one round trip, not two.
+        let (indexed, reply) = futures_util::future::join(
+            ledger(env, &owner, &acquire),
+            call_object(env, &create, &owner),
+        )
+        .await;
+        if let Err(error) = indexed {
+            // The task exists and runs; only its listing is missing. Said, not hidden.
+            worker::console_warn!("task {task_id} is not in its owner's index: {error:?}");
+        }
+        return Ok(reply);
+    }
+    // A quota decides whether the task may exist: the ledger answers first.
+    ledger(env, &owner, &acquire).await?;
+    let reply = call_object(env, &create, &owner).await;
+    if !matches!(reply, Ok((status, _)) if status == RESULT_STATUS) {
+        release_task(server, env, &owner, task_id).await;
+    }
+    Ok(reply)
+}
+
+/// Gives back the place of a task that was not created (best effort: the ledger entry
+/// expires with the task's TTL anyway).
+async fn release_task(server: &Server, env: &Env, owner: &str, task_id: String) {
+    if server.config.quotas.counts_tasks() {
+        let release = LedgerRequest::ReleaseTask { task_id };
+        // Best effort by design: the entry's deadline is the fallback.
+        if let Err(why) = principal_object::ledger(env, owner, &release).await {
+            worker::console_warn!("could not give back a task's quota place: {why}");
+        }
+    }
+}
+
+/// Tells a task's owner's ledger that the task ended (best effort: the entry's deadline,
+/// the task's expiry, is the fallback).
+pub(crate) async fn task_ended(env: &Env, owner: &str, task_id: &str) {
+    let release = LedgerRequest::ReleaseTask {
+        task_id: task_id.to_owned(),
+    };
+    if let Err(why) = principal_object::ledger(env, owner, &release).await {
+        worker::console_warn!("could not release task {task_id} from its quota: {why}");
+    }
+}

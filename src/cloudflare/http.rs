@@ -1,0 +1,99 @@
+//! Conversions between the runtime's HTTP values and the core's plain ones
+//! ([`crate::http`]), each crossing the wasm boundary as few times as possible.
+
+use crate::http::{Headers, HttpResponse};
+use worker::{Request, Response, web_sys};
+
+/// The property of the incoming `Request` that holds its body once read: `entry.mjs`
+/// answers a request whose instance crashed with the JSON-RPC id found there (instead of
+/// cloning every request's body up front).
+const BODY_PROPERTY: &str = "mcpBody";
+
+/// Reads the whole body in one piece, leaving it on the request for `entry.mjs`.
+pub(crate) async fn read_whole_body(req: &Request) -> worker::Result<Vec<u8>> {
+    let buffer = worker::wasm_bindgen_futures::JsFuture::from(req.inner().array_buffer()?).await?;
+    js_sys::Reflect::set(req.inner(), &BODY_PROPERTY.into(), &buffer)?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// Reads a POST body as it streams in, stopping one byte past `limit`: a chunked upload
+/// larger than `MAX_BODY_BYTES` is never held whole (the core answers 413 from the
+/// length). The bytes read are left on the request for `entry.mjs` ([`BODY_PROPERTY`]).
+pub(crate) async fn read_body(
+    req: &mut Request,
+    declared: Option<usize>,
+    limit: usize,
+) -> worker::Result<Vec<u8>> {
+    use futures_util::StreamExt;
+    // A declared length was already checked against the limit: one read, no chunk loop
+    // (each chunk crosses the wasm boundary; this is the hot path of every request).
+    if declared.is_some() {
+        return read_whole_body(req).await;
+    }
+    let mut body = Vec::new();
+    let mut stream = req.stream()?;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        let room = (limit + 1).saturating_sub(body.len());
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() > limit {
+            break;
+        }
+    }
+    let copy = js_sys::Uint8Array::from(body.as_slice());
+    js_sys::Reflect::set(req.inner(), &BODY_PROPERTY.into(), &copy)?;
+    Ok(body)
+}
+
+/// The request's headers in one crossing of the wasm boundary: `Array.from(headers)`
+/// joined into one string, "name,value" per line (a header name never holds a comma,
+/// and a value never a line break), instead of several crossings per header.
+pub(crate) fn request_headers(req: &Request) -> Headers {
+    let pairs = js_sys::Array::from(req.inner().headers().as_ref());
+    let joined = String::from(pairs.join("\n"));
+    let mut headers = Headers::new();
+    for line in joined.split('\n') {
+        if let Some((name, value)) = line.split_once(',') {
+            headers.push(name, value);
+        }
+    }
+    headers
+}
+
+pub(crate) fn to_headers(pairs: &[(&'static str, String)]) -> worker::Result<worker::Headers> {
+    let headers = worker::Headers::new();
+    for (name, value) in pairs {
+        headers.append(name, value)?;
+    }
+    Ok(headers)
+}
+
+/// The core's response as the runtime's own, built directly (`worker::Response` would
+/// add a conversion with its own copy of the body).
+pub(crate) fn to_response(response: HttpResponse) -> worker::Result<web_sys::Response> {
+    let headers = web_sys::Headers::new()?;
+    for (name, value) in &response.headers {
+        headers.append(name, value)?;
+    }
+    let init = web_sys::ResponseInit::new();
+    init.set_status(response.status);
+    init.set_headers(&headers);
+    let built = if response.body.is_empty() {
+        web_sys::Response::new_with_opt_str_and_init(None, &init)
+    } else {
+        let body = js_sys::Uint8Array::from(response.body.as_slice());
+        web_sys::Response::new_with_opt_buffer_source_and_init(Some(&body), &init)
+    };
+    Ok(built?)
+}
+
+/// The core's response as a `worker::Response`, for the Durable Objects' handlers.
+pub(crate) fn to_worker_response(response: HttpResponse) -> worker::Result<Response> {
+    let headers = to_headers(&response.headers)?;
+    let built = if response.body.is_empty() {
+        Response::empty()?
+    } else {
+        Response::from_bytes(response.body)?
+    };
+    Ok(built.with_status(response.status).with_headers(headers))
+}

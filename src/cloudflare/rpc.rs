@@ -1,0 +1,75 @@
+//! Requests among the Worker and the Durable Objects: task objects (`tasks::protocol`),
+//! ledgers, subscription registries. Rust Durable Objects cannot be called over JS RPC,
+//! so every call is a `fetch` to the object's stub.
+
+use super::TASKS_BINDING;
+use crate::auth::anonymous::task_principal;
+use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER};
+use worker::{Env, Method, Request, RequestInit, Response, web_sys};
+
+/// Sends one request to the TaskObject named by its task id; returns the reply as sent
+/// (status, body): see `tasks::protocol`.
+pub(crate) async fn call_object(
+    env: &Env,
+    request: &ObjectRequest,
+    principal: &str,
+) -> Result<(u16, Vec<u8>), String> {
+    let stub = env
+        .durable_object(TASKS_BINDING)
+        .and_then(|namespace| namespace.get_by_name(request.task_id()))
+        .map_err(|e| e.to_string())?;
+    let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
+    // An anonymous caller reaches each task as that task's own principal.
+    let principal = task_principal(principal, request.task_id());
+    let headers = [
+        (PRINCIPAL_HEADER, principal.as_ref()),
+        ("content-type", "application/json"),
+    ];
+    let mut response = post_to_object(&stub, OBJECT_URL, &headers, body).await?;
+    let body = response_bytes(&mut response)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok((response.status_code(), body))
+}
+
+/// POSTs `body` with `headers` to a Durable Object (the objects' requests among
+/// themselves: tasks, ledgers, subscription registries).
+pub(crate) async fn post_to_object(
+    stub: &worker::Stub,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: String,
+) -> Result<Response, String> {
+    let sent = worker::Headers::new();
+    for (name, value) in headers {
+        sent.set(name, value).map_err(|e| e.to_string())?;
+    }
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post)
+        .with_headers(sent)
+        .with_body(Some(body.into()));
+    let request = Request::new_with_init(url, &init).map_err(|e| e.to_string())?;
+    stub.fetch_with_request(request)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// An object's decoded request body (JSON); the error says why it is not one.
+pub(crate) async fn request_json<T: serde::de::DeserializeOwned>(
+    req: &mut Request,
+) -> Result<T, String> {
+    let body = req.bytes().await.map_err(|e| e.to_string())?;
+    serde_json::from_slice(&body).map_err(|e| e.to_string())
+}
+
+/// A response's whole body in one `arrayBuffer()`: `worker::Response::bytes` reads a
+/// streamed body (every subrequest's) chunk by chunk through a stream reader, several
+/// wasm-boundary crossings and promises per chunk.
+pub(crate) async fn response_bytes(response: &mut Response) -> worker::Result<Vec<u8>> {
+    let worker::ResponseBody::Stream(stream) = response.body() else {
+        return response.bytes().await;
+    };
+    let whole = web_sys::Response::new_with_opt_readable_stream(Some(stream))?;
+    let buffer = worker::wasm_bindgen_futures::JsFuture::from(whole.array_buffer()?).await?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}

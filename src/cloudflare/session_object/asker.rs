@@ -1,0 +1,133 @@
+//! Server→client requests of a 2025-11-25 session: a step's input requests go out on a
+//! response stream, and the client's answers come back as POSTs to the same object. Each
+//! request's id is 128 random bits, so nobody can guess one to answer in the owner's
+//! place (and answers are taken only from the session's principal: `legacy::plan`).
+
+use super::Stream;
+use crate::cloudflare::new_task_id;
+use crate::error::McpError;
+use crate::host::BoxFuture;
+use crate::jsonrpc::ErrorObject;
+use crate::legacy::tasks::RELATED_TASK;
+use crate::server::call::Asker;
+use futures_util::future::{Either, select};
+use serde_json::{Map, Value, json};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::task::{Poll, Waker};
+use std::time::Duration;
+use worker::Delay;
+
+/// How long a step waits for the client to answer a server→client request.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// An answer slot: the client's `result` (or `error`) and the waiting task's waker.
+type Slot = Rc<RefCell<(Option<Result<Value, ErrorObject>>, Option<Waker>)>>;
+
+/// Requests awaiting the client's answer, by id (memory: they belong to response streams
+/// this instance is serving). Bounded by the steps waiting on them, each removed when
+/// answered or timed out.
+#[derive(Clone, Default)]
+pub(crate) struct Pending(Rc<RefCell<HashMap<String, Slot>>>);
+
+impl Pending {
+    /// Hands a client's answer to the step waiting for it; `false` when nothing waits
+    /// (unknown or late: dropped).
+    pub(crate) fn deliver(&self, request_id: &str, answer: Result<Value, ErrorObject>) -> bool {
+        let Some(slot) = self.0.borrow().get(request_id).cloned() else {
+            return false;
+        };
+        let waker = {
+            let mut slot = slot.borrow_mut();
+            slot.0 = Some(answer);
+            slot.1.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        true
+    }
+}
+
+/// Sends a step's input requests to the client and waits for the answers.
+pub(crate) struct SessionAsker {
+    pub(crate) channel: Stream,
+    pub(crate) pending: Pending,
+    /// Tags the requests with a task (legacy `tasks/result`).
+    pub(crate) related_task: Option<String>,
+    /// Whether the client accepts a stream, on which alone it can be asked.
+    pub(crate) streaming: bool,
+}
+
+async fn wait(slot: Slot) -> Option<Result<Value, ErrorObject>> {
+    let answer = std::future::poll_fn(|cx| {
+        let mut slot = slot.borrow_mut();
+        match slot.0.take() {
+            Some(answer) => Poll::Ready(answer),
+            None => {
+                slot.1 = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    });
+    match select(Box::pin(answer), Box::pin(Delay::from(ANSWER_TIMEOUT))).await {
+        Either::Left((answer, _)) => Some(answer),
+        Either::Right(_) => None,
+    }
+}
+
+impl Asker for SessionAsker {
+    fn ask(
+        &self,
+        requests: Map<String, Value>,
+    ) -> BoxFuture<'_, Result<Map<String, Value>, McpError>> {
+        Box::pin(async move {
+            if !self.streaming {
+                return Err(McpError::InvalidRequest(
+                    "This call needs input from the client: send Accept: text/event-stream so the server can ask".into(),
+                ));
+            }
+            let mut waiting = Vec::new();
+            for (key, request) in requests {
+                let id = new_task_id().map_err(|e| McpError::Internal(e.to_string()))?;
+                let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+                if let Some(task_id) = &self.related_task {
+                    params["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
+                }
+                let message = json!({ "jsonrpc": "2.0", "id": id, "method": request["method"], "params": params });
+                let slot: Slot = Rc::default();
+                self.pending.0.borrow_mut().insert(id.clone(), slot.clone());
+                self.channel.send(message.to_string().as_bytes());
+                waiting.push((key, id, slot));
+            }
+            let mut answers = Map::new();
+            let mut failure = None;
+            for (key, id, slot) in waiting {
+                let answer = if failure.is_none() {
+                    wait(slot).await
+                } else {
+                    None
+                };
+                self.pending.0.borrow_mut().remove(&id);
+                match answer {
+                    Some(Ok(result)) => {
+                        answers.insert(key, result);
+                    }
+                    Some(Err(error)) => failure = failure.or(Some(McpError::Wire(error))),
+                    None if failure.is_none() => {
+                        failure = Some(McpError::Internal(format!(
+                            "the client did not answer {key:?} within {} s",
+                            ANSWER_TIMEOUT.as_secs()
+                        )));
+                    }
+                    None => {}
+                }
+            }
+            match failure {
+                Some(e) => Err(e),
+                None => Ok(answers),
+            }
+        })
+    }
+}

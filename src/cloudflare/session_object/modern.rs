@@ -1,0 +1,118 @@
+//! A session's requests for the modern handlers: dispatched with the session's
+//! capabilities, results reshaped for 2025-11-25, tool runs streamed with their progress,
+//! logs and server→client requests.
+
+use super::asker::SessionAsker;
+use super::{SessionRunner, Stream, json_reply, json_response};
+use crate::cloudflare::WorkerHost;
+use crate::cloudflare::creation::acquire_run;
+use crate::cloudflare::sse::Channel;
+use crate::error::McpError;
+use crate::http::HttpResponse;
+use crate::jsonrpc::{self, Request as RpcRequest};
+use crate::legacy::{self, Session};
+use crate::server::call::progress_notification;
+use crate::server::dispatch;
+use crate::server::{Action, Context, Cors, Server};
+use crate::tools::Progress;
+use serde_json::{Value, json};
+use std::rc::Rc;
+use worker::{Response, Result};
+
+impl SessionRunner {
+    /// Any other method: the modern handlers, with the session's capabilities, results
+    /// reshaped for 2025-11-25. A tool run counts against the session principal's quota.
+    pub(super) async fn modern(
+        &self,
+        server: Rc<Server>,
+        rpc: RpcRequest,
+        session: Session,
+        now: u64,
+        accepts_sse: bool,
+    ) -> Result<Response> {
+        let ctx = Context {
+            principal: session.principal.clone(),
+            now_ms: now,
+        };
+        let action =
+            match dispatch::route(&server, &rpc, None, &session.meta(), &ctx, &Cors::default()) {
+                Ok(action) => action,
+                Err(e) => return json_reply(Some(&rpc.id), Err(e)),
+            };
+        let host = WorkerHost::host(self.env.clone(), &server);
+        match action {
+            Action::Respond(response) => json_response(200, legacy::legacy_body(&response.body)),
+            Action::Read(read) => match server.read(*read, &host).await {
+                Action::Respond(response) => {
+                    json_response(200, legacy::legacy_body(&response.body))
+                }
+                other => json_reply(
+                    Some(&rpc.id),
+                    Err(McpError::Internal(format!("unexpected action {other:?}"))),
+                ),
+            },
+            Action::Run(run) => {
+                if run.target.is_tool()
+                    && let Err(refused) = acquire_run(&server, &self.env, &ctx.principal).await
+                {
+                    return json_reply(Some(&rpc.id), Err(refused));
+                }
+                let channel = Channel::default();
+                let out = self.resumable.open(channel.clone());
+                let asker = self.asker(out.clone(), None, accepts_sse);
+                let progress = self.progress(&session, out.clone(), run.progress_token.clone());
+                worker::wasm_bindgen_futures::spawn_local(async move {
+                    let body = match server.run(*run, &ctx, &host, &progress, Some(&asker)).await {
+                        Action::Respond(response) => legacy::legacy_body(&response.body),
+                        other => {
+                            let e = McpError::Internal(format!("unexpected action {other:?}"));
+                            jsonrpc::error_response(None, &e.to_wire())
+                        }
+                    };
+                    out.finish(&body);
+                });
+                channel.response(HttpResponse::empty(200))
+            }
+            other => json_reply(
+                Some(&rpc.id),
+                Err(McpError::Internal(format!("unexpected action {other:?}"))),
+            ),
+        }
+    }
+
+    /// Progress (if the request asked) and log messages (at the session's level) onto
+    /// the response stream.
+    fn progress(&self, session: &Session, channel: Stream, token: Option<Value>) -> Progress {
+        let sink = channel.clone();
+        let progress = Progress::to(move |report| {
+            if let Some(token) = &token {
+                sink.send(progress_notification(token, report).to_string().as_bytes());
+            }
+        });
+        let session = session.clone();
+        let stream = channel.clone();
+        let progress = progress.disconnecting_to(move || stream.disconnect());
+        progress.logging_to(move |level, data| {
+            if session.logs(level) {
+                let message = json!({ "jsonrpc": "2.0", "method": "notifications/message",
+                    "params": { "level": level, "data": data } });
+                channel.send(message.to_string().as_bytes());
+            }
+        })
+    }
+
+    /// Server→client requests on `channel`, answered by later POSTs to this object.
+    pub(super) fn asker(
+        &self,
+        channel: Stream,
+        related_task: Option<String>,
+        streaming: bool,
+    ) -> SessionAsker {
+        SessionAsker {
+            channel,
+            pending: self.pending.clone(),
+            related_task,
+            streaming,
+        }
+    }
+}

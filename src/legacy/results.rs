@@ -1,0 +1,63 @@
+//! Modern results as a 2025-11-25 client reads them.
+
+use super::tasks::method_not_found;
+use crate::error::McpError;
+use crate::server::Server;
+use crate::tools::TaskSupport;
+use serde_json::{Map, Value, json};
+
+/// A modern result as a 2025-11-25 client expects it: without the 2026-07-28 fields.
+pub fn legacy_result(mut result: Value) -> Value {
+    if let Some(object) = result.as_object_mut() {
+        for field in ["resultType", "ttlMs", "cacheScope"] {
+            object.remove(field);
+        }
+    }
+    result
+}
+
+/// A modern response body (JSON-RPC) with its result reshaped for 2025-11-25.
+pub fn legacy_body(body: &[u8]) -> Vec<u8> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(mut message) => {
+            if let Some(result) = message.get_mut("result") {
+                *result = legacy_result(result.take());
+            }
+            serde_json::to_vec(&message).unwrap_or_else(|_| body.to_vec())
+        }
+        Err(_) => body.to_vec(),
+    }
+}
+
+/// A `tools/call` without `params.task` of a tool whose `taskSupport` is `required`:
+/// -32601 (legacy tasks "Tool-Level Negotiation": servers MUST answer so).
+pub fn needs_task(server: &Server, params: &Map<String, Value>) -> Option<McpError> {
+    let name = params.get("name").and_then(Value::as_str)?;
+    let tool = server.registry.get(name)?;
+    (tool.task_support() == TaskSupport::Required).then(|| {
+        method_not_found(format!(
+            "The tool {name} only runs as a task (execution.taskSupport is \"required\"): call it with params.task"
+        ))
+    })
+}
+
+/// `tools/list` for a legacy client: each tool says whether it runs as a task
+/// (2025-11-25 `execution.taskSupport`).
+pub fn legacy_tools(server: &Server) -> Value {
+    let tools: Vec<Value> = server
+        .registry
+        .tools()
+        .iter()
+        .map(|tool| {
+            let mut definition = tool.definition();
+            let support = match tool.task_support() {
+                TaskSupport::Forbidden => "forbidden",
+                TaskSupport::Optional => "optional",
+                TaskSupport::Required => "required",
+            };
+            definition["execution"] = json!({ "taskSupport": support });
+            definition
+        })
+        .collect();
+    json!({ "tools": tools })
+}

@@ -1,0 +1,156 @@
+//! What a 2025-11-25 session is: who opened it, what it negotiated, and how long it lives.
+
+use super::{LEGACY_VERSIONS, MODERN};
+use crate::auth::anonymous::session_principal;
+use crate::error::McpError;
+use crate::mcp::meta::{ClientCapabilities, RequestMeta};
+use crate::mcp::params::LoggingLevel;
+use crate::server::Server;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeSet;
+
+/// What a session keeps (in its Durable Object's storage).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    pub id: String,
+    /// The principal the session belongs to (`auth::anonymous::session_principal` of the
+    /// caller that opened it); a request of any other principal gets "not found", exactly
+    /// as for a session that does not exist.
+    pub principal: String,
+    /// The caller as authenticated when it opened the session: the ledger that counts
+    /// the session among its principal's (`QUOTA_SESSIONS`).
+    #[serde(default)]
+    pub opened_by: String,
+    pub protocol_version: String,
+    pub capabilities: Map<String, Value>,
+    #[serde(default)]
+    pub client_info: Value,
+    /// `logging/setLevel`; `None` sends every level.
+    #[serde(default)]
+    pub log_level: Option<LoggingLevel>,
+    #[serde(default)]
+    pub subscriptions: BTreeSet<String>,
+    pub created_at_ms: u64,
+    /// The last request seen (kept coarsely: see [`Session::touched`]).
+    pub last_seen_ms: u64,
+    /// Until when the session's place in its ledger holds (renewed as it is used).
+    #[serde(default)]
+    pub held_until_ms: u64,
+}
+
+impl Session {
+    /// The `_meta` view the modern handlers take.
+    pub fn meta(&self) -> RequestMeta {
+        RequestMeta {
+            protocol_version: MODERN.to_owned(),
+            capabilities: ClientCapabilities(self.capabilities.clone()),
+            client_info: Some(self.client_info.clone()),
+        }
+    }
+
+    /// Whether a message at `level` goes out (unknown names count as `info`).
+    pub fn logs(&self, level: &str) -> bool {
+        let level =
+            serde_json::from_value(Value::String(level.to_owned())).unwrap_or(LoggingLevel::Info);
+        self.log_level.is_none_or(|min| level >= min)
+    }
+
+    /// Whether `caller` (as the Worker authenticated it) is this session's principal.
+    pub fn belongs_to(&self, caller: &str) -> bool {
+        self.principal == session_principal(caller, &self.id)
+    }
+
+    /// When the session expires if nothing more arrives.
+    pub fn expires_at_ms(&self, idle_ms: u64) -> u64 {
+        self.last_seen_ms.saturating_add(idle_ms)
+    }
+
+    /// The session seen again at `now_ms`, when that is worth a write: `last_seen_ms` is
+    /// kept to within an eighth of the idle time (so a busy session is not rewritten on
+    /// every request), and `renew` says the ledger place must be renewed too (less than
+    /// half the idle time left).
+    pub fn touched(&self, now_ms: u64, idle_ms: u64) -> Option<(Session, bool)> {
+        if now_ms.saturating_sub(self.last_seen_ms) < idle_ms / 8 {
+            return None;
+        }
+        let mut session = self.clone();
+        session.last_seen_ms = now_ms;
+        let renew = self.held_until_ms.saturating_sub(now_ms) < idle_ms / 2;
+        if renew {
+            session.held_until_ms = now_ms.saturating_add(idle_ms);
+        }
+        Some((session, renew))
+    }
+}
+
+/// `initialize`: the negotiated version (the client's if this server speaks it, else the
+/// newest it does), the result, and the new session, opened by `caller`.
+pub fn initialize(
+    server: &Server,
+    params: &Map<String, Value>,
+    id: &str,
+    caller: &str,
+    now_ms: u64,
+) -> Result<(Value, Session), McpError> {
+    let requested = params
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .ok_or_else(|| McpError::InvalidParams("params.protocolVersion must be a string".into()))?;
+    let capabilities = match params.get("capabilities") {
+        Some(Value::Object(c)) => c.clone(),
+        None => Map::new(),
+        Some(_) => {
+            return Err(McpError::InvalidParams(
+                "params.capabilities must be an object".into(),
+            ));
+        }
+    };
+    let version = LEGACY_VERSIONS
+        .iter()
+        .find(|v| **v == requested)
+        .copied()
+        .unwrap_or(LEGACY_VERSIONS[0]);
+    let mut result = json!({
+        "protocolVersion": version,
+        "capabilities": capabilities_of(server),
+        "serverInfo": { "name": server.config.server_name, "version": server.config.server_version },
+    });
+    if let Some(instructions) = &server.instructions {
+        result["instructions"] = instructions.clone().into();
+    }
+    let session = Session {
+        id: id.to_owned(),
+        principal: session_principal(caller, id).into_owned(),
+        opened_by: caller.to_owned(),
+        protocol_version: version.to_owned(),
+        capabilities,
+        client_info: params.get("clientInfo").cloned().unwrap_or(Value::Null),
+        log_level: None,
+        subscriptions: BTreeSet::new(),
+        created_at_ms: now_ms,
+        last_seen_ms: now_ms,
+        held_until_ms: now_ms.saturating_add(server.config.session_idle_ms),
+    };
+    Ok((result, session))
+}
+
+/// The server's capabilities as a 2025-11-25 client reads them (with legacy tasks).
+pub fn capabilities_of(server: &Server) -> Value {
+    let mut capabilities = json!({
+        "tools": { "listChanged": false },
+        "logging": {},
+        "tasks": { "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } },
+    });
+    if !server.catalog.prompts.is_empty() {
+        capabilities["prompts"] = json!({ "listChanged": false });
+    }
+    if server.catalog.has_resources() {
+        capabilities["resources"] = json!({ "subscribe": true, "listChanged": false });
+    }
+    if server.catalog.has_completions() {
+        capabilities["completions"] = json!({});
+    }
+    capabilities
+}

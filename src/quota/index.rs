@@ -1,0 +1,49 @@
+//! The principal's task index (what `tasks/list` reads): one storage key per task,
+//! sorted by creation time, so indexing a task is one small write and the newest are
+//! listed by reading the keys backwards.
+
+/// The most tasks the index keeps (the newest; older ones still exist until their TTL
+/// but are no longer listed).
+pub const MAX_INDEXED: u64 = 5_000;
+
+/// The prefix of the index's storage keys.
+pub const INDEX_PREFIX: &str = "task:";
+
+/// A task's entry in the index: a storage key of its own, which sorts by creation time
+/// (then id), so the newest are listed first by reading the keys backwards. Its value is
+/// the task's expiry ([`index_value`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexEntry {
+    pub key: String,
+    pub until_ms: u64,
+}
+
+/// The storage key of `task_id`'s index entry, created at `created_ms`.
+pub fn index_key(created_ms: u64, task_id: &str) -> String {
+    format!("{INDEX_PREFIX}{created_ms:016}:{task_id}")
+}
+
+/// The stored value of an entry: its expiry, in decimal.
+pub fn index_value(until_ms: u64) -> String {
+    until_ms.to_string()
+}
+
+/// Sorts stored index entries (key, value), newest first, into the ids of tasks still
+/// live at `now_ms` and the keys of the expired ones (to delete).
+pub fn read_index(entries: Vec<(String, String)>, now_ms: u64) -> (Vec<String>, Vec<String>) {
+    let mut entries = entries;
+    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut live = Vec::new();
+    let mut expired = Vec::new();
+    for (key, value) in entries {
+        let id = key
+            .strip_prefix(INDEX_PREFIX)
+            .and_then(|rest| rest.split_once(':'))
+            .map(|(_, id)| id.to_owned());
+        match (id, value.parse::<u64>()) {
+            (Some(id), Ok(until)) if now_ms < until => live.push(id),
+            _ => expired.push(key),
+        }
+    }
+    (live, expired)
+}

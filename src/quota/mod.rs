@@ -1,0 +1,134 @@
+//! Per-principal quotas and the task index, the pure part. One ledger per principal
+//! lives in that principal's Durable Object (strongly consistent across isolates; see
+//! `auth::anonymous` for which ledger counts an anonymous caller). The Worker asks it
+//! before running a tool, creating a task, opening a listen stream or a 2025-11-25
+//! session; task objects tell it when their task ends, sessions when they end. Every
+//! operation is idempotent (keyed by task, stream or session id) and every entry carries
+//! a deadline, so a lost release only holds a slot until the task's TTL, the stream's
+//! lease or the session's idle expiry runs out.
+//!
+//! The object only loads, asks [`plan`] and stores what the plan says.
+
+mod index;
+mod ledger;
+mod plan;
+
+pub use index::{INDEX_PREFIX, IndexEntry, MAX_INDEXED, index_key, index_value, read_index};
+pub use ledger::Ledger;
+pub use plan::{Plan, Reply, expired, needs_listing, plan};
+
+use crate::error::McpError;
+use serde::{Deserialize, Serialize};
+
+/// The sliding window of `QUOTA_TASKS_PER_MINUTE`.
+pub const WINDOW_MS: u64 = 60_000;
+/// A listen stream holds its slot this long unless renewed ([`RENEW_MS`]).
+pub const STREAM_LEASE_MS: u64 = 120_000;
+/// How often an open stream renews its lease.
+pub const RENEW_MS: u64 = 30_000;
+/// `Retry-After` when a slot frees only as tasks end or streams close.
+pub const RETRY_SLOT_S: u64 = 5;
+
+/// The limits (`None`: unlimited).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Quotas {
+    /// Tool runs a principal may start per minute, inline or as tasks
+    /// (`QUOTA_TASKS_PER_MINUTE`).
+    pub tasks_per_minute: Option<u64>,
+    pub live_tasks: Option<u64>,
+    pub listen_streams: Option<u64>,
+    /// Open 2025-11-25 sessions (`QUOTA_SESSIONS`).
+    #[serde(default)]
+    pub sessions: Option<u64>,
+}
+
+impl Default for Quotas {
+    fn default() -> Self {
+        Quotas {
+            tasks_per_minute: Some(60),
+            live_tasks: Some(100),
+            listen_streams: Some(10),
+            sessions: Some(20),
+        }
+    }
+}
+
+impl Quotas {
+    /// Whether creating a task needs to ask the ledger for a decision at all.
+    pub fn counts_tasks(&self) -> bool {
+        self.tasks_per_minute.is_some() || self.live_tasks.is_some()
+    }
+}
+
+/// What the Worker and the objects ask a principal's ledger.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase")]
+pub enum LedgerRequest {
+    /// Before a tool runs inline (counted in `QUOTA_TASKS_PER_MINUTE`).
+    #[serde(rename_all = "camelCase")]
+    AcquireRun { quotas: Quotas },
+    /// Before creating task `task_id` (live until `until_ms`, its expiry). `counted`: its
+    /// run was already counted by [`LedgerRequest::AcquireRun`]; `index`: list it.
+    #[serde(rename_all = "camelCase")]
+    AcquireTask {
+        task_id: String,
+        until_ms: Option<u64>,
+        quotas: Quotas,
+        #[serde(default)]
+        counted: bool,
+        #[serde(default = "yes")]
+        index: bool,
+    },
+    /// The task ended (terminal, expired or never created). Idempotent.
+    #[serde(rename_all = "camelCase")]
+    ReleaseTask { task_id: String },
+    /// Opening a listen stream, or renewing its lease.
+    #[serde(rename_all = "camelCase")]
+    AcquireStream { stream_id: String, quotas: Quotas },
+    /// The stream closed. Idempotent.
+    #[serde(rename_all = "camelCase")]
+    ReleaseStream { stream_id: String },
+    /// Opening a 2025-11-25 session, or renewing it (idle until `until_ms`).
+    #[serde(rename_all = "camelCase")]
+    AcquireSession {
+        session_id: String,
+        until_ms: u64,
+        quotas: Quotas,
+    },
+    /// The session ended (DELETE or idle expiry). Idempotent.
+    #[serde(rename_all = "camelCase")]
+    ReleaseSession { session_id: String },
+    /// The principal's tasks, newest first: answered with the index.
+    ListTasks,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A refusal: which limit, its value, and when to retry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Exceeded {
+    pub limit: String,
+    pub max: u64,
+    pub retry_after_s: u64,
+}
+
+impl Exceeded {
+    /// The wire error (HTTP 429).
+    pub fn to_error(&self) -> McpError {
+        let limit = match self.limit.as_str() {
+            "QUOTA_TASKS_PER_MINUTE" => "QUOTA_TASKS_PER_MINUTE",
+            "QUOTA_LIVE_TASKS" => "QUOTA_LIVE_TASKS",
+            "QUOTA_SESSIONS" => "QUOTA_SESSIONS",
+            _ => "QUOTA_LISTEN_STREAMS",
+        };
+        McpError::TooManyRequests {
+            limit,
+            max: self.max,
+            retry_after_s: self.retry_after_s,
+        }
+    }
+}

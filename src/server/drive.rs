@@ -1,0 +1,222 @@
+//! Running a call's steps in the Worker (after [`super::call`] checked it): until it
+//! completes, needs input (MRTR, or a 2025-11-25 session's [`Asker`]), becomes a task, or
+//! runs out of the inline budget. Waits between steps sleep on the host.
+
+use super::call::{Asker, InlineRun, Target, secret};
+use super::{Action, Context, Server, result_response};
+use crate::error::McpError;
+use crate::host::Host;
+use crate::mcp::input;
+use crate::mcp::meta::Capability;
+use crate::mcp::request_state::{self, Binding, Carried};
+use crate::tasks::record::{NewTask, TaskRecord, check_result};
+use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED};
+use crate::tools::{Call, Progress, Step};
+use serde_json::{Map, Value, json};
+
+/// Steps run back to back (no wait between them) before the server gives up on a tool
+/// that never finishes; protects the Worker from a looping step function.
+const MAX_INLINE_STEPS: u32 = 1000;
+
+async fn step(
+    server: &Server,
+    run: &InlineRun,
+    now_ms: u64,
+    host: &Host,
+    progress: &Progress,
+) -> Step {
+    let call = Call {
+        args: run.arguments.clone(),
+        arguments: run.arguments.clone(),
+        answers: run.carried.answers.clone(),
+        checkpoint: run.carried.checkpoint.clone(),
+        capabilities: run.capabilities.clone(),
+        round: run.carried.rounds,
+        now_ms,
+        task_id: None,
+        attempt: 1,
+        progress: progress.clone(),
+    };
+    let step = match &run.target {
+        Target::Tool(name) => match server.registry.get(name) {
+            Some(tool) => tool.step(call, host.clone()).await,
+            None => Step::Fail(McpError::InvalidParams(format!("Unknown tool: {name}")).to_wire()),
+        },
+        Target::Prompt(name) => match server.catalog.prompt(name) {
+            Some(prompt) => prompt.step(call, host.clone()).await,
+            None => {
+                Step::Fail(McpError::InvalidParams(format!("Unknown prompt: {name}")).to_wire())
+            }
+        },
+    };
+    step.or_progress(progress)
+}
+
+/// Runs steps until the call completes, needs input, becomes a task, or runs out of
+/// the inline budget. Waits between steps sleep on the host; progress reports go to
+/// `progress`.
+pub async fn drive(
+    server: &Server,
+    mut run: InlineRun,
+    ctx: &Context,
+    host: &Host,
+    progress: &Progress,
+    asker: Option<&dyn Asker>,
+) -> Action {
+    let request_id = run.request_id.clone();
+    let cors = run.cors.clone();
+    let mut ctx = ctx.clone();
+    for _ in 0..MAX_INLINE_STEPS {
+        let outcome = match step(server, &run, ctx.now_ms, host, progress).await {
+            Step::Complete(mut result) => match check_result(&result, run.target.is_tool(), None) {
+                Err(why) => Err(McpError::Internal(format!("{} {why}", run.target.name()))),
+                Ok(()) => {
+                    result["resultType"] = RESULT_COMPLETE.into();
+                    return Action::Respond(result_response(&request_id, &result, &cors));
+                }
+            },
+            Step::Fail(error) => Err(McpError::Wire(error)),
+            Step::NeedInput(requests) => match asker {
+                None => input_required(server, run, requests, &ctx),
+                Some(asker) => match ask(asker, &run, requests).await {
+                    Ok(answers) => {
+                        run.carried.answers.extend(answers);
+                        run.carried.rounds += 1;
+                        ctx.now_ms = host.now_ms();
+                        continue;
+                    }
+                    Err(e) => Err(e),
+                },
+            },
+            Step::Continue {
+                checkpoint,
+                status_message,
+                resume_after_ms,
+            } => {
+                if let Some(checkpoint) = checkpoint {
+                    run.carried.checkpoint = checkpoint;
+                }
+                if run.tasks_allowed {
+                    return create_task(server, run, status_message, resume_after_ms, &ctx);
+                }
+                let used = ctx.now_ms.saturating_sub(run.started_at_ms);
+                if used.saturating_add(resume_after_ms) > server.config.inline_budget_ms {
+                    Err(Capability::TasksExtension.missing(&format!(
+                        "{} needs more time than this server runs a call inline ({} ms); declare the extension to run it as a task",
+                        run.target.name(),
+                        server.config.inline_budget_ms
+                    )))
+                } else {
+                    if resume_after_ms > 0 {
+                        host.sleep(resume_after_ms).await;
+                    }
+                    ctx.now_ms = host.now_ms();
+                    continue;
+                }
+            }
+        };
+        return outcome.unwrap_or_else(|e| {
+            Action::Respond(super::error_response(Some(&request_id), &e, &cors))
+        });
+    }
+    let e = McpError::Internal(format!(
+        "{} did not finish within {MAX_INLINE_STEPS} steps",
+        run.target.name()
+    ));
+    Action::Respond(super::error_response(Some(&request_id), &e, &cors))
+}
+
+/// A step's input requests, checked before they are sent: well-formed (else the tool has
+/// a bug, named) and only for capabilities the client declared.
+fn check_step_requests(run: &InlineRun, requests: &Map<String, Value>) -> Result<(), McpError> {
+    input::check_requests(requests).map_err(|why| {
+        McpError::Internal(format!(
+            "{} returned an illegal step: {why}",
+            run.target.name()
+        ))
+    })?;
+    input::check_capabilities(requests, &run.capabilities)
+}
+
+/// Asks the client directly (legacy sessions); every answer is validated on arrival.
+async fn ask(
+    asker: &dyn Asker,
+    run: &InlineRun,
+    requests: Map<String, Value>,
+) -> Result<Map<String, Value>, McpError> {
+    check_step_requests(run, &requests)?;
+    let answers = asker.ask(requests.clone()).await?;
+    for (key, request) in &requests {
+        let answer = answers.get(key).ok_or_else(|| {
+            McpError::Internal(format!(
+                "the client sent no answer to input request {key:?}"
+            ))
+        })?;
+        input::check_answer(key, request, answer)?;
+    }
+    Ok(answers)
+}
+
+/// An MRTR `InputRequiredResult` (mrtr "Server Requirements"): only for capabilities the
+/// client declared, with the answers so far and the checkpoint sealed in `requestState`.
+fn input_required(
+    server: &Server,
+    run: InlineRun,
+    requests: Map<String, Value>,
+    ctx: &Context,
+) -> Result<Action, McpError> {
+    check_step_requests(&run, &requests)?;
+    let carried = Carried {
+        rounds: run.carried.rounds + 1,
+        ..run.carried
+    };
+    let request_key = run.target.request_key();
+    let binding = Binding {
+        principal: &ctx.principal,
+        request: &request_key,
+        arguments: &run.arguments,
+    };
+    let expires = ctx
+        .now_ms
+        .saturating_add(server.config.request_state_ttl_ms);
+    let state = request_state::seal(secret(server)?, binding, &carried, expires);
+    let result = json!({ "resultType": RESULT_INPUT_REQUIRED, "inputRequests": requests, "requestState": state });
+    Ok(Action::Respond(result_response(
+        &run.request_id,
+        &result,
+        &run.cors,
+    )))
+}
+
+fn create_task(
+    server: &Server,
+    run: InlineRun,
+    status_message: Option<String>,
+    resume_after_ms: u64,
+    ctx: &Context,
+) -> Action {
+    let Target::Tool(tool) = &run.target else {
+        unreachable!("only tools may become tasks: tasks_allowed is false for prompts")
+    };
+    let ttl = server
+        .config
+        .task_ttl(server.registry.get(tool).and_then(|t| t.ttl_ms()));
+    let record = TaskRecord::new(NewTask {
+        tool: tool.clone(),
+        owner: ctx.principal.clone(),
+        arguments: run.arguments,
+        capabilities: run.capabilities.0,
+        checkpoint: run.carried.checkpoint,
+        answers: run.carried.answers,
+        status_message,
+        now_ms: ctx.now_ms,
+        ttl_ms: ttl,
+        poll_interval_ms: server.config.poll_interval_ms,
+        next_step_at_ms: ctx.now_ms.saturating_add(resume_after_ms),
+    });
+    Action::CreateTask {
+        request_id: run.request_id,
+        record: Box::new(record),
+        cors: run.cors,
+    }
+}

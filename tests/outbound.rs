@@ -1,0 +1,252 @@
+//! The outbound policy (`src/host/policy.rs`), natively over `FakeHost`: the allow-list's
+//! patterns, redirects as RFC 9110 §15.4 says (each hop checked before it is sent), the
+//! hop limit, credentials kept to their origin, size and time bounds, and a tool's own
+//! widening.
+#![cfg(not(target_arch = "wasm32"))]
+
+use mcp_tasks_edge::host::fake::FakeHost;
+use mcp_tasks_edge::host::policy::redirect;
+use mcp_tasks_edge::host::{
+    AllowList, Host, HostError, Inbound, Outbound, Policy, block_on, get, post,
+};
+use mcp_tasks_edge::prelude::*;
+use mcp_tasks_edge::tools::Call;
+
+fn allowed(spec: &str, url: &str) -> bool {
+    AllowList::parse(spec).unwrap().check(url).is_ok()
+}
+
+#[test]
+fn allow_list_patterns() {
+    let table = [
+        ("api.example.com", "https://api.example.com/x", true),
+        ("api.example.com", "https://api.example.com:8443/x", false),
+        (
+            "api.example.com",
+            "https://evil.com/?api.example.com",
+            false,
+        ),
+        (
+            "api.example.com:8443",
+            "https://api.example.com:8443/x",
+            true,
+        ),
+        ("api.example.com:*", "http://api.example.com:1/x", true),
+        ("*.example.com", "https://a.b.example.com/", true),
+        ("*.example.com", "https://example.com/", false),
+        ("*.example.com", "https://evilexample.com/", false),
+        ("*.example.com", "https://example.com.evil.net/", false),
+        ("*", "https://api.github.com/", true),
+        ("*", "http://93.184.216.34/", true),
+        ("*", "http://localhost/", false),
+        ("*", "http://app.localhost/", false),
+        ("*", "http://127.0.0.1/", false),
+        ("*", "http://10.1.2.3/", false),
+        ("*", "http://172.16.0.1/", false),
+        ("*", "http://192.168.1.1/", false),
+        ("*", "http://169.254.169.254/latest/meta-data/", false),
+        ("*", "http://100.64.0.1/", false),
+        ("*", "http://0.0.0.0/", false),
+        ("*", "http://[::1]/", false),
+        ("*", "http://[fd00::1]/", false),
+        ("*", "http://[fe80::1]/", false),
+        ("*", "http://[::ffff:127.0.0.1]/", false),
+        ("*", "http://[2606:4700::1]/", true),
+        ("*:*", "http://example.org:8080/", true),
+        ("[::1]:8080", "http://[::1]:8080/", true),
+        ("", "https://api.example.com/", false),
+        ("api.example.com", "file:///etc/passwd", false),
+        ("api.example.com", "ftp://api.example.com/", false),
+    ];
+    for (spec, url, expected) in table {
+        assert_eq!(allowed(spec, url), expected, "{spec} vs {url}");
+    }
+    for bad in ["a.*.com", "*example.com", "*.", "host:port", "[::1"] {
+        assert!(AllowList::parse(bad).is_err(), "{bad} must not parse");
+    }
+}
+
+fn answer(status: u16, location: &str) -> Inbound {
+    Inbound {
+        status,
+        headers: vec![("location".into(), location.into())],
+        body: Vec::new(),
+        url: String::new(),
+    }
+}
+
+#[test]
+fn redirects_change_method_and_body_as_rfc_9110_says() {
+    let with_body = |method: &str| {
+        Outbound::new(method, "https://a.test/start")
+            .header("content-type", "application/json")
+            .body(b"{}".to_vec())
+    };
+    // (status, method, expected method, body kept)
+    let table = [
+        (301, "POST", "GET", false),
+        (302, "POST", "GET", false),
+        (303, "POST", "GET", false),
+        (303, "PUT", "GET", false),
+        (303, "DELETE", "GET", false),
+        (303, "HEAD", "HEAD", true),
+        (307, "POST", "POST", true),
+        (308, "POST", "POST", true),
+        (301, "PUT", "PUT", true),
+        (302, "DELETE", "DELETE", true),
+        (307, "DELETE", "DELETE", true),
+    ];
+    for (status, method, expected, kept) in table {
+        let next = redirect(&with_body(method), &answer(status, "/next"))
+            .expect("a redirect")
+            .unwrap();
+        assert_eq!(next.method, expected, "{status} {method}");
+        assert_eq!(next.url, "https://a.test/next");
+        assert_eq!(!next.body.is_empty(), kept, "{status} {method} body");
+        assert_eq!(
+            next.headers.iter().any(|(n, _)| n == "content-type"),
+            kept,
+            "{status} {method} content-type"
+        );
+    }
+    assert!(redirect(&get("https://a.test/"), &answer(200, "/x")).is_none());
+    assert!(redirect(&get("https://a.test/"), &answer(304, "/x")).is_none());
+    let no_location = Inbound {
+        headers: Vec::new(),
+        ..answer(302, "")
+    };
+    assert!(redirect(&get("https://a.test/"), &no_location).is_none());
+}
+
+#[test]
+fn credentials_stay_with_their_origin() {
+    let request = get("https://a.test/x")
+        .bearer("secret")
+        .header("cookie", "c=1")
+        .header("x-other", "kept");
+    let same = redirect(&request, &answer(302, "https://a.test/y"))
+        .unwrap()
+        .unwrap();
+    assert!(same.headers.iter().any(|(n, _)| n == "authorization"));
+    let other = redirect(&request, &answer(302, "https://b.test/y"))
+        .unwrap()
+        .unwrap();
+    let names: Vec<&str> = other.headers.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["x-other"]);
+    let other_port = redirect(&request, &answer(307, "https://a.test:444/y"))
+        .unwrap()
+        .unwrap();
+    assert!(!other_port.headers.iter().any(|(n, _)| n == "authorization"));
+}
+
+#[test]
+fn a_redirect_off_the_list_is_refused_before_it_is_sent() {
+    let fake = FakeHost::new().allow("a.test").redirect(
+        "POST",
+        "https://a.test/start",
+        307,
+        "http://169.254.169.254/steal",
+    );
+    let host = Host::new(fake.clone());
+    let err = block_on(host.fetch(post("https://a.test/start").json(&"body"))).unwrap_err();
+    assert_eq!(
+        err,
+        HostError::Refused(
+            "https://a.test/start redirected to http://169.254.169.254/steal, which is not allowed: the host 169.254.169.254 is not in FETCH_ALLOWED_HOSTS"
+                .into()
+        )
+    );
+    let sent: Vec<String> = fake.requests().iter().map(|r| r.url.clone()).collect();
+    assert_eq!(sent, ["https://a.test/start"]);
+}
+
+#[test]
+fn redirects_are_followed_up_to_the_limit() {
+    let fake = FakeHost::new()
+        .allow("a.test")
+        .var("FETCH_MAX_REDIRECTS", "2")
+        .redirect("GET", "https://a.test/1", 301, "/2")
+        .redirect("GET", "https://a.test/2", 302, "/3")
+        .route("GET", "https://a.test/3", 200, "end");
+    let host = Host::new(fake.clone());
+    let answer = block_on(host.fetch(get("https://a.test/1"))).unwrap();
+    assert_eq!(
+        (answer.status, answer.url.as_str()),
+        (200, "https://a.test/3")
+    );
+
+    let fake = fake.redirect("GET", "https://a.test/0", 302, "/1");
+    let host = Host::new(fake);
+    let err = block_on(host.fetch(get("https://a.test/0"))).unwrap_err();
+    assert_eq!(
+        err,
+        HostError::Refused(
+            "https://a.test/0 redirected more than 2 times (FETCH_MAX_REDIRECTS)".into()
+        )
+    );
+    // Asked not to follow, the tool sees the redirect itself.
+    let fake = FakeHost::new().allow("a.test").redirect(
+        "GET",
+        "https://a.test/1",
+        301,
+        "https://elsewhere.test/",
+    );
+    let answer = block_on(Host::new(fake).fetch(get("https://a.test/1").no_redirects())).unwrap();
+    assert_eq!(answer.status, 301);
+}
+
+#[test]
+fn bodies_are_bounded_and_nothing_is_allowed_by_default() {
+    let fake = FakeHost::new()
+        .allow("a.test")
+        .var("FETCH_MAX_BYTES", "4")
+        .route("GET", "https://a.test/big", 200, "12345");
+    let host = Host::new(fake.clone());
+    assert_eq!(
+        block_on(host.fetch(get("https://a.test/big"))).unwrap_err(),
+        HostError::TooLarge {
+            url: "https://a.test/big".into(),
+            limit: 4
+        }
+    );
+    // A request may ask for more, explicitly.
+    let answer = block_on(host.fetch(get("https://a.test/big").max_bytes(5))).unwrap();
+    assert_eq!(answer.body, b"12345");
+
+    let closed = Host::new(FakeHost::new().route("GET", "https://a.test/", 200, ""));
+    assert!(matches!(
+        block_on(closed.fetch(get("https://a.test/"))),
+        Err(HostError::Refused(why)) if why.contains("not in FETCH_ALLOWED_HOSTS")
+    ));
+    let misconfigured = Host::new(FakeHost::new().allow("a.test:port"));
+    assert!(matches!(
+        block_on(misconfigured.fetch(get("https://a.test/"))),
+        Err(HostError::Misconfigured(why)) if why.contains("FETCH_ALLOWED_HOSTS")
+    ));
+    assert!(Policy::from_vars(|n| (n == "FETCH_TIMEOUT_MS").then(|| "soon".into())).is_err());
+}
+
+#[test]
+fn a_tool_widens_the_policy_for_itself_only() {
+    async fn fetch_it(call: Call<Value>, host: Host) -> Result<Step, ToolError> {
+        let url = call.args["url"].as_str().unwrap_or_default().to_owned();
+        let answer = host.fetch(get(url)).await?;
+        Ok(Step::text(answer.text()?))
+    }
+    let wide = Tool::new("wide", "d")
+        .allow_hosts("*.github.test")
+        .run(fetch_it);
+    let narrow = Tool::new("narrow", "d").run(fetch_it);
+    let fake = FakeHost::new().route("GET", "https://api.github.test/", 200, "hi");
+    let host = Host::new(fake);
+    let call = || Call::new(json!({ "url": "https://api.github.test/" }));
+    assert_eq!(block_on(wide.step(call(), host.clone())), Step::text("hi"));
+    let refused = block_on(narrow.step(call(), host));
+    assert!(
+        matches!(&refused, Step::Complete(r) if r["isError"] == json!(true)),
+        "{refused:?}"
+    );
+    let bad = Tool::new("bad", "d").allow_hosts("a:b").run(fetch_it);
+    let server = Server::builder("s").tool(bad).build();
+    assert!(server.problems().iter().any(|p| p.contains("allow_hosts")));
+}
