@@ -1,7 +1,7 @@
 //! What a 401 or 403 says, in plain Rust: the `WWW-Authenticate: Bearer` challenge
 //! (RFC 6750 section 3) and the error a page gets when nobody signs in.
 
-use super::wire::ClientError;
+use super::error::ClientError;
 use serde_json::{Map, Value, json};
 
 /// The auth-params of a `WWW-Authenticate: Bearer …` challenge (RFC 6750 section 3),

@@ -1,10 +1,11 @@
 //! The shared state of one `McpClient` and its JSON-RPC round trip. Everything that talks
 //! to the server goes through [`Inner::send`] (credentials, sign-in and one retry).
 
+use super::error::ClientError;
 use super::js::{self, Abort, JsResult, to_js_error};
 use super::sign_in::SignIn;
 use super::sse::bare_task;
-use super::wire::{ClientError, Session, read_response};
+use super::wire::{Session, read_response};
 use js_sys::Function;
 use serde_json::{Map, Value, json};
 use std::cell::{Cell, RefCell};

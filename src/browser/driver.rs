@@ -3,11 +3,11 @@
 //! Also the JS `ToolCallHandle`.
 
 use super::client::Inner;
+use super::error::ClientError;
 use super::flow::{self, AnsweredKeys, CallStep, InputKind, StatusWatch, TaskState};
 use super::hub::Hub;
 use super::js::{self, Abort, JsResult, to_js, to_js_error};
 use super::sse::bare_task;
-use super::wire::ClientError;
 use js_sys::{Function, Promise};
 use serde_json::{Map, Value};
 use std::cell::RefCell;

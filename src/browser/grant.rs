@@ -1,9 +1,9 @@
 //! The grant of a sign-in, in plain Rust (the flow is drawn in `oauth.rs`): the PKCE
 //! pair, the authorization request, its callback, the token requests and their answers.
 
+use super::error::ClientError;
 use super::oauth::{AuthorizationServer, failure, text};
 use super::urls;
-use super::wire::ClientError;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};

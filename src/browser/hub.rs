@@ -19,11 +19,11 @@
 //! the timers, the poller, the JS callbacks and the promises drivers wait on.
 
 use super::client::Inner;
+use super::error::ClientError;
 use super::flow;
 use super::hub_state::{AfterStream, HubState};
 use super::js::{self, to_js};
 use super::sse::{ListenEvent, SseParser, listen_event};
-use super::wire::ClientError;
 use js_sys::{Function, Promise};
 use serde_json::{Map, Value, json};
 use std::cell::RefCell;

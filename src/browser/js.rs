@@ -2,7 +2,8 @@
 //! `McpError` class, and calling user callbacks that may return promises. Works on a
 //! window and in a worker (everything is looked up on `globalThis`).
 
-use super::wire::{ClientError, Outgoing};
+use super::error::ClientError;
+use super::wire::Outgoing;
 use js_sys::{Array, Function, JSON, Promise, Reflect, Uint8Array};
 use serde_json::Value;
 use wasm_bindgen::JsCast;

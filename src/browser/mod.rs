@@ -5,7 +5,8 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `wire.rs` | plain Rust: request headers + `_meta`, reading answers, `ClientError` |
+//! | `error.rs` | plain Rust: `ClientError`, what every failure becomes |
+//! | `wire.rs` | plain Rust: request headers + `_meta`, reading answers |
 //! | `challenge.rs` | plain Rust: `WWW-Authenticate` challenges, the 401/403 error |
 //! | `flow.rs` | plain Rust: what a call/task result means, input dedup, poll delays |
 //! | `sse.rs` | plain Rust: the SSE parser and `subscriptions/listen` events |
@@ -24,12 +25,13 @@
 //!
 //! The `wasm_bindgen` layer (this file, the handles) only converts values and hands work
 //! to the plain-Rust decisions, which `cargo test --features browser` checks natively.
-//! Layers, each using only those above it: `wire`/`challenge`/`flow`/`sse`/`hub_state`/`urls`/`oauth`/`grant` →
+//! Layers, each using only those above it: `error` → `sse` → `wire`/`challenge`/`flow`/`hub_state`/`urls`/`oauth`/`grant` →
 //! `js` → `token_store` → `sign_in` → `client` → `hub` → `driver`/`subscribe` → this file.
 
 mod challenge;
 mod client;
 mod driver;
+pub mod error;
 pub mod flow;
 pub mod grant;
 mod hub;
@@ -56,6 +58,7 @@ mod server_tests;
 mod tests;
 
 use driver::{Call, CallOptions, ToolCallHandle};
+use error::ClientError;
 use flow::CallStep;
 use hub::Hub;
 use js::{JsResult, to_js, to_js_error};
@@ -64,7 +67,6 @@ use serde_json::Value;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
-use wire::ClientError;
 
 /// An MCP 2026-07-28 client for one server URL. Create it with `McpClient.connect`.
 #[wasm_bindgen]

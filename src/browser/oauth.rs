@@ -18,8 +18,8 @@
 //! The `resource` parameter (RFC 8707) names the MCP endpoint, as MCP "Authorization"
 //! requires; endpoints must be `https` except on loopback hosts (OAuth 2.1 section 1.5).
 
+use super::error::ClientError;
 use super::urls::{self, Parts};
-use super::wire::ClientError;
 use serde_json::{Value, json};
 
 /// A sign-in failure: -32603 with `data.signIn` naming the stage.

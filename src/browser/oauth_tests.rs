@@ -1,10 +1,10 @@
 //! Native tests of the sign-in discovery (`oauth.rs`) and of `urls.rs`; the grant's are
 //! in `grant_tests.rs`, the whole flow runs against a real issuer in tests/package.
 
+use super::error::ClientError;
 use super::grant::Pending;
 use super::oauth::{self, AuthorizationServer};
 use super::urls;
-use super::wire::ClientError;
 use serde_json::json;
 use url::Url; // natively only: the reference the hand-written urls.rs is checked against
 

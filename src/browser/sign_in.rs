@@ -10,12 +10,12 @@
 //! the page, and `connect` on the page it comes back to finishes the exchange.
 
 use super::challenge::challenge_params;
+use super::error::ClientError;
 use super::grant::{self, Pending};
 use super::js::{self, JsResult, to_js_error};
 use super::oauth::{self, AuthorizationServer};
 use super::token_store::TokenStore;
 use super::urls;
-use super::wire::ClientError;
 use js_sys::{Function, Promise};
 use serde_json::{Value, json};
 use std::cell::RefCell;

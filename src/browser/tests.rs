@@ -1,9 +1,10 @@
 //! Native tests of the client's plain-Rust core (`cargo test --features browser --lib
 //! browser::`); the round trips through the server core are in `server_tests.rs`.
 
+use super::error::ClientError;
 use super::flow::{self, AnsweredKeys, CallStep, InputKind, StatusWatch, TaskState};
 use super::sse::{ListenEvent, SseParser, bare_task, listen_event};
-use super::wire::{ClientError, Outgoing, Session, check_discovery, read_response};
+use super::wire::{Outgoing, Session, check_discovery, read_response};
 use serde_json::{Map, Value, json};
 
 fn header<'a>(out: &'a Outgoing, name: &str) -> Option<&'a str> {
