@@ -5,7 +5,8 @@
 //     (UPDATE_SNAPSHOT=1 rewrites it) and without `any` in the API part;
 //  3. the gzipped wasm size against the 150 KB budget;
 //  4. tests/browser.rs in headless Chromium and Firefox (wasm-pack test) against a
-//     `wrangler dev` started here, whose URL reaches the tests as MCP_TEST_URL at compile time.
+//     `wrangler dev` started here, whose URL reaches the tests as MCP_TEST_URL at compile time
+//     (and a loopback URL nothing listens on as MCP_DEAD_URL).
 //
 // Run `make client` first (the Makefile does). Prints a summary; exits non-zero on failure.
 import { spawn } from 'node:child_process';
