@@ -228,10 +228,10 @@ impl SignIn {
     }
 
     /// The first document of `urls` that reads as JSON.
-    async fn first_json(&self, urls: &[String]) -> Option<(String, Value)> {
+    async fn first_json(&self, urls: &[String]) -> Option<Value> {
         for url in urls {
             if let Some(doc) = js::get_json(self.fetch.as_ref(), url).await {
-                return Some((url.clone(), doc));
+                return Some(doc);
             }
         }
         None
@@ -243,7 +243,7 @@ impl SignIn {
         let param = |n: &str| params.get(n).and_then(Value::as_str);
         let urls = oauth::protected_resource_urls(&self.resource, param("resource_metadata"))
             .map_err(to_js_error)?;
-        let (_, doc) = self.first_json(&urls).await.ok_or_else(|| {
+        let doc = self.first_json(&urls).await.ok_or_else(|| {
             to_js_error(oauth::failure(
                 "discovery",
                 format!(
@@ -285,7 +285,7 @@ impl SignIn {
 
     async fn authorization_server(&self, issuer: &str) -> JsResult<AuthorizationServer> {
         let urls = oauth::authorization_server_urls(issuer).map_err(to_js_error)?;
-        let (_, doc) = self.first_json(&urls).await.ok_or_else(|| {
+        let doc = self.first_json(&urls).await.ok_or_else(|| {
             to_js_error(oauth::failure(
                 "discovery",
                 format!(
