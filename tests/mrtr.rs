@@ -34,6 +34,7 @@ fn carried() -> Carried {
             .unwrap()
             .clone(),
         checkpoint: json!({ "step": 2 }),
+        pending: Map::new(),
     }
 }
 

@@ -13,6 +13,7 @@
 //! ```
 
 use super::meta::{Capability, ClientCapabilities};
+use super::schema::Schema;
 use crate::error::McpError;
 use serde_json::{Map, Value, json};
 
@@ -181,7 +182,8 @@ pub fn as_root_uris(key: &str, answer: &Value) -> Result<Vec<String>, McpError> 
 }
 
 /// Whether a step's `NeedInput` is legal: at least one request, each an input request
-/// method this protocol defines. `Err` says what is wrong (the tool's bug).
+/// method this protocol defines, and every form elicitation's `requestedSchema` one that
+/// compiles (so its answer can be validated). `Err` says what is wrong (the tool's bug).
 pub fn check_requests(requests: &Map<String, Value>) -> Result<(), String> {
     if requests.is_empty() {
         return Err("it asked for input without any input request".into());
@@ -192,25 +194,60 @@ pub fn check_requests(requests: &Map<String, Value>) -> Result<(), String> {
                 "input request {key:?} is not one of {ELICIT}, {SAMPLE} or {LIST_ROOTS}"
             ));
         }
+        if let Some(schema) = requested_schema(request) {
+            Schema::compile(schema).map_err(|why| {
+                format!("input request {key:?} has a requestedSchema that cannot be used: {why}")
+            })?;
+        }
     }
     Ok(())
 }
 
+/// The `requestedSchema` of a form-mode elicitation (the mode defaults to form).
+fn requested_schema(request: &Value) -> Option<&Value> {
+    let form = request.pointer("/params/mode").and_then(Value::as_str) != Some("url");
+    match request.get("method").and_then(Value::as_str) {
+        Some(ELICIT) if form => request.pointer("/params/requestedSchema"),
+        _ => None,
+    }
+}
+
+/// What [`check_answer`] needs of `request` to check an answer to it: its method and,
+/// for a form elicitation, the mode and `requestedSchema` (not the message). MRTR keeps
+/// this in `requestState` for the requests it sent, so the retry's answers are checked
+/// against exactly what was asked.
+pub fn answer_check(request: &Value) -> Value {
+    let mut kept = json!({ "method": request.get("method").cloned().unwrap_or(Value::Null) });
+    if let Some(mode) = request.pointer("/params/mode") {
+        kept["params"] = json!({ "mode": mode });
+    }
+    if let Some(schema) = requested_schema(request) {
+        kept["params"]["requestedSchema"] = schema.clone();
+    }
+    kept
+}
+
 /// Checks that `answer` is a valid response to `request` (an input request this server
 /// sent under `key`): -32602 naming the problem if not. Called when answers arrive, so a
-/// malformed answer is refused at once instead of failing the task later.
+/// malformed answer is refused at once instead of failing the task later. An accepted
+/// form elicitation's `content` must validate against the `requestedSchema` (every JSON
+/// Schema keyword, see [`Schema`]); the error names the path and keyword.
 pub fn check_answer(key: &str, request: &Value, answer: &Value) -> Result<(), McpError> {
     match request.get("method").and_then(Value::as_str) {
         Some(ELICIT) => {
-            if let Elicited::Accept(content) = as_elicit_result(key, answer)? {
-                let form = request.pointer("/params/mode").and_then(Value::as_str) != Some("url");
-                if let (true, Some(schema)) = (form, request.pointer("/params/requestedSchema")) {
-                    super::schema::validate(schema, &Value::Object(content)).map_err(|why| {
-                        McpError::InvalidParams(format!(
-                            "inputResponses[{key:?}] does not match the requested schema: {why}"
-                        ))
-                    })?;
-                }
+            if let Elicited::Accept(content) = as_elicit_result(key, answer)?
+                && let Some(schema) = requested_schema(request)
+            {
+                let schema = Schema::compile(schema).map_err(|why| {
+                    McpError::Internal(format!(
+                        "input request {key:?} has a requestedSchema that cannot be used: {why}"
+                    ))
+                })?;
+                schema.validate(&Value::Object(content)).map_err(|why| {
+                    McpError::InvalidParams(format!(
+                        "inputResponses[{key:?}] does not match the requested schema: {why}"
+                    ))
+                })?;
             }
             Ok(())
         }

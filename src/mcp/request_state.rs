@@ -11,7 +11,8 @@
 //! ```text
 //! base64url(payload JSON) "." base64url(first 16 bytes of HMAC-SHA256(secret, payload))
 //! payload = {"v":1,"p":<principal digest>,"t":<method and name>,"a":<arguments digest>,
-//!            "e":<expiry, unix ms>,"r":<rounds>,"s":<answers so far>,"c":<checkpoint>}
+//!            "e":<expiry, unix ms>,"r":<rounds>,"s":<answers so far>,"c":<checkpoint>,
+//!            "q":<the requests this round asked, as input::answer_check keeps them>}
 //! ```
 //!
 //! Digests are 16-byte truncated SHA-256 in base64url. The payload is signed, not
@@ -35,6 +36,9 @@ pub struct Carried {
     pub rounds: u32,
     pub answers: Map<String, Value>,
     pub checkpoint: Value,
+    /// The input requests the last round asked (method, mode and `requestedSchema`
+    /// only), so the retry's answers are checked against what was asked.
+    pub pending: Map<String, Value>,
 }
 
 /// What the state is bound to: it verifies only for the same caller and request.
@@ -58,6 +62,8 @@ struct Payload {
     s: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Value::is_null")]
     c: Value,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    q: Map<String, Value>,
 }
 
 fn digest(bytes: &[u8]) -> String {
@@ -82,6 +88,7 @@ pub fn seal(secret: &[u8], binding: Binding, carried: &Carried, expires_at_ms: u
         r: carried.rounds,
         s: carried.answers.clone(),
         c: carried.checkpoint.clone(),
+        q: carried.pending.clone(),
     };
     let json = serde_json::to_vec(&payload).expect("the payload serializes");
     format!("{}.{}", B64.encode(&json), B64.encode(tag(secret, &json)))
@@ -140,5 +147,6 @@ pub fn open(
         rounds: payload.r,
         answers: payload.s,
         checkpoint: payload.c,
+        pending: payload.q,
     })
 }

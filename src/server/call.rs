@@ -24,7 +24,6 @@ use crate::mcp::input;
 use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
 use crate::mcp::params;
 use crate::mcp::request_state::{self, Binding, Carried};
-use crate::mcp::schema;
 use crate::tools::{Report, TaskSupport, Tool};
 use serde_json::{Map, Value, json};
 
@@ -65,6 +64,11 @@ pub struct InlineRun {
     pub arguments: Map<String, Value>,
     pub capabilities: ClientCapabilities,
     pub carried: Carried,
+    /// Answers the client sent to requests the last round did not ask (no
+    /// `requestState`, or other keys). One moves to the answers, checked against the
+    /// request, only when a step asks for its key; the rest are ignored (mrtr "Error
+    /// Handling": unexpected information is ignored).
+    pub offered: Map<String, Value>,
     pub tasks_allowed: bool,
     pub started_at_ms: u64,
     /// `_meta.progressToken`: the adapter streams `notifications/progress` (SSE) while
@@ -116,19 +120,24 @@ fn arguments(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError
     }
 }
 
-/// Opens the `requestState` (if any) and merges this round's answers over the carried ones.
+/// Opens the `requestState` (if any) and takes this round's answers. An answer to a
+/// request the last round asked (sealed in the state) is checked against it at once
+/// (-32602 naming the problem); any other answer is only offered (the second value) to a
+/// step that asks for its key, and checked then (see [`InlineRun::offered`]). So no
+/// answer reaches a step unchecked, and a signed answer is never replaced.
 fn carried(
     server: &Server,
     params: &Map<String, Value>,
     binding: Binding,
     now_ms: u64,
-) -> Result<Carried, McpError> {
+) -> Result<(Carried, Map<String, Value>), McpError> {
     let responses = input::parse_input_responses(params)?;
     let mut carried = match params.get("requestState") {
         None | Some(Value::Null) => Carried {
             rounds: 0,
             answers: Map::new(),
             checkpoint: Value::Null,
+            pending: Map::new(),
         },
         Some(Value::String(state)) => request_state::open(secret(server)?, binding, state, now_ms)?,
         Some(_) => {
@@ -137,8 +146,20 @@ fn carried(
             ));
         }
     };
-    carried.answers.extend(responses);
-    Ok(carried)
+    let pending = std::mem::take(&mut carried.pending);
+    let mut offered = Map::new();
+    for (key, answer) in responses {
+        match pending.get(&key) {
+            Some(request) => {
+                input::check_answer(&key, request, &answer)?;
+                carried.answers.insert(key, answer);
+            }
+            None => {
+                offered.insert(key, answer);
+            }
+        }
+    }
+    Ok((carried, offered))
 }
 
 pub(super) fn secret(server: &Server) -> Result<&[u8], McpError> {
@@ -166,9 +187,7 @@ pub fn checked_call<'a>(
             &arguments,
         )?;
     }
-    schema::validate(tool.input_schema(), &Value::Object(arguments.clone())).map_err(|why| {
-        McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
-    })?;
+    tool.check_arguments(params.get("arguments"))?;
     Ok((tool, arguments))
 }
 
@@ -240,7 +259,7 @@ fn start(
         request: &request_key,
         arguments: &arguments,
     };
-    let carried = carried(server, &rpc.params, binding, ctx.now_ms)?;
+    let (carried, offered) = carried(server, &rpc.params, binding, ctx.now_ms)?;
     Ok(Action::Run(Box::new(InlineRun {
         request_id: rpc.id.clone(),
         cors: cors.clone(),
@@ -248,6 +267,7 @@ fn start(
         arguments,
         capabilities: meta.capabilities.clone(),
         carried,
+        offered,
         tasks_allowed,
         started_at_ms: ctx.now_ms,
         progress_token: progress_token(&rpc.params)?,

@@ -76,16 +76,25 @@ pub async fn drive(
                 }
             },
             Step::Fail(error) => Err(McpError::Wire(error)),
-            Step::NeedInput(requests) => match asker {
-                None => input_required(server, run, requests, &ctx),
-                Some(asker) => match ask(asker, &run, requests).await {
-                    Ok(answers) => {
-                        run.carried.answers.extend(answers);
-                        run.carried.rounds += 1;
-                        ctx.now_ms = host.now_ms();
-                        continue;
-                    }
-                    Err(e) => Err(e),
+            Step::NeedInput(requests) => match check_step_requests(&run, &requests)
+                .and_then(|()| take_offered(&mut run, &requests))
+            {
+                Err(e) => Err(e),
+                Ok(true) => {
+                    run.carried.rounds += 1;
+                    continue;
+                }
+                Ok(false) => match asker {
+                    None => input_required(server, run, requests, &ctx),
+                    Some(asker) => match ask(asker, requests).await {
+                        Ok(answers) => {
+                            run.carried.answers.extend(answers);
+                            run.carried.rounds += 1;
+                            ctx.now_ms = host.now_ms();
+                            continue;
+                        }
+                        Err(e) => Err(e),
+                    },
                 },
             },
             Step::Continue {
@@ -138,13 +147,26 @@ fn check_step_requests(run: &InlineRun, requests: &Map<String, Value>) -> Result
     input::check_capabilities(requests, &run.capabilities)
 }
 
+/// Answers already offered for keys the step now asks (see [`InlineRun::offered`]),
+/// each checked against its request and moved to the answers. `Ok(true)` if any was, so
+/// the step runs again without a round trip.
+fn take_offered(run: &mut InlineRun, requests: &Map<String, Value>) -> Result<bool, McpError> {
+    let mut took = false;
+    for (key, request) in requests {
+        if let Some(answer) = run.offered.remove(key) {
+            input::check_answer(key, request, &answer)?;
+            run.carried.answers.insert(key.clone(), answer);
+            took = true;
+        }
+    }
+    Ok(took)
+}
+
 /// Asks the client directly (legacy sessions); every answer is validated on arrival.
 async fn ask(
     asker: &dyn Asker,
-    run: &InlineRun,
     requests: Map<String, Value>,
 ) -> Result<Map<String, Value>, McpError> {
-    check_step_requests(run, &requests)?;
     let answers = asker.ask(requests.clone()).await?;
     for (key, request) in &requests {
         let answer = answers.get(key).ok_or_else(|| {
@@ -165,9 +187,12 @@ fn input_required(
     requests: Map<String, Value>,
     ctx: &Context,
 ) -> Result<Action, McpError> {
-    check_step_requests(&run, &requests)?;
     let carried = Carried {
         rounds: run.carried.rounds + 1,
+        pending: requests
+            .iter()
+            .map(|(key, request)| (key.clone(), input::answer_check(request)))
+            .collect(),
         ..run.carried
     };
     let request_key = run.target.request_key();

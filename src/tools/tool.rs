@@ -3,6 +3,7 @@
 use super::{Call, Step, ToolError};
 use crate::error::McpError;
 use crate::host::{AllowList, BoxFuture, Host};
+use crate::mcp::schema::Schema;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -104,6 +105,9 @@ pub struct Tool {
     task_support: TaskSupport,
     ttl_ms: Option<u64>,
     schema_given: bool,
+    /// The input schema compiled by [`Registry::new`] (once per server, not per call);
+    /// `Err` says why it cannot be used.
+    compiled: Option<Result<Schema, String>>,
     step: Handler,
     cancel: Option<CancelFn>,
     /// Hosts this tool may reach beyond the deployment's `FETCH_ALLOWED_HOSTS`
@@ -134,6 +138,7 @@ impl Tool {
             task_support: TaskSupport::Forbidden,
             ttl_ms: None,
             schema_given: false,
+            compiled: None,
             step: Handler::default(),
             cancel: None,
             allow: Ok(AllowList::default()),
@@ -274,6 +279,41 @@ impl Tool {
         }
     }
 
+    /// Compiles the input schema (what [`Registry::new`] does for each tool).
+    fn compile(mut self) -> Tool {
+        self.compiled = Some(Schema::compile(self.input_schema()));
+        self
+    }
+
+    /// Checks `arguments` (the request's `params.arguments`: an object, or `None` or
+    /// `null` for none, which count as `{}`) against the input schema: -32602 naming the
+    /// first violation's path and keyword, e.g. `Invalid arguments for tool t:
+    /// /items/2/kind: "c" is not one of ["a","b"] (enum)`. A tool outside a [`Registry`]
+    /// compiles its schema on the spot.
+    pub fn check_arguments(&self, arguments: Option<&Value>) -> Result<(), McpError> {
+        let name = self.name();
+        let unusable = |why: &String| {
+            McpError::Internal(format!(
+                "the tool {name} cannot be called: its input schema cannot be used: {why}"
+            ))
+        };
+        let compiled_now;
+        let schema = match &self.compiled {
+            Some(Ok(schema)) => schema,
+            Some(Err(why)) => return Err(unusable(why)),
+            None => {
+                compiled_now = Schema::compile(self.input_schema()).map_err(|e| unusable(&e))?;
+                &compiled_now
+            }
+        };
+        let empty = Value::Object(Map::new());
+        schema
+            .validate(arguments.filter(|a| !a.is_null()).unwrap_or(&empty))
+            .map_err(|why| {
+                McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}"))
+            })
+    }
+
     /// What is wrong with this registration, if anything.
     pub(crate) fn problems(&self) -> Vec<String> {
         let name = self.name();
@@ -300,6 +340,11 @@ impl Tool {
                 "tool {name}: the input schema must have \"type\": \"object\""
             ));
         }
+        if let Some(Err(why)) = &self.compiled {
+            problems.push(format!(
+                "tool {name}: the input schema cannot be used: {why}"
+            ));
+        }
         problems
     }
 }
@@ -324,8 +369,12 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// The tools, each input schema compiled here, once: `tools/call` only validates.
+    /// A schema that does not compile is one of [`Registry::problems`].
     pub fn new(tools: Vec<Tool>) -> Self {
-        Registry { tools }
+        Registry {
+            tools: tools.into_iter().map(Tool::compile).collect(),
+        }
     }
 
     pub fn get(&self, name: &str) -> Option<&Tool> {

@@ -1,0 +1,245 @@
+//! JSON Schema validation (src/mcp/schema): one table row per keyword, each with an
+//! instance it accepts and one it refuses with the exact message; schemas derived by
+//! schemars from Rust types (`$ref`/`$defs`, `oneOf`/`anyOf` for enums and options);
+//! what compiling refuses (remote `$ref`, unknown dialects, invalid schemas, the bounds).
+#![cfg(not(target_arch = "wasm32"))]
+
+use mcp_tasks_edge::mcp::schema::{MAX_INSTANCE_DEPTH, MAX_SCHEMA_DEPTH, MAX_SUBSCHEMAS, Schema};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+fn check(schema: &Value, instance: &Value) -> Result<(), String> {
+    Schema::compile(schema)
+        .unwrap_or_else(|e| panic!("{schema} does not compile: {e}"))
+        .validate(instance)
+}
+
+/// One row per keyword (tests/fixtures/schema/keywords.json): a schema, an instance it
+/// accepts, one it refuses, and the exact message of the refusal.
+#[test]
+fn every_keyword_accepts_and_refuses_with_its_message() {
+    let rows: Vec<Value> =
+        serde_json::from_str(include_str!("fixtures/schema/keywords.json")).unwrap();
+    assert!(rows.len() > 40);
+    let mut wrong = Vec::new();
+    for row in rows {
+        let (name, schema) = (&row["keyword"], &row["schema"]);
+        let (good, bad, message) = (&row["valid"], &row["invalid"], &row["message"]);
+        if let Err(e) = check(schema, good) {
+            wrong.push(format!("{name}: refused {good}: {e}"));
+        }
+        match check(schema, bad) {
+            Err(e) if message.as_str() == Some(e.as_str()) => {}
+            other => wrong.push(format!("{name}: {bad} gave {other:?}, expected {message}")),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn draft_07_is_honoured_by_its_dollar_schema() {
+    // draft 7: `format` asserts, `dependencies` instead of dependentRequired.
+    let schema = json!({ "$schema": "http://json-schema.org/draft-07/schema#", "format": "ipv4",
+        "dependencies": { "a": ["b"] } });
+    assert_eq!(check(&schema, &json!("10.0.0.1")), Ok(()));
+    assert_eq!(
+        check(&schema, &json!("10.0.0.300")),
+        Err(r#"(root): "10.0.0.300" is not a valid ipv4 (format)"#.into())
+    );
+    assert_eq!(
+        check(&schema, &json!({ "a": 1 })),
+        Err(r#"(root): "a" needs property "b" (dependentRequired)"#.into())
+    );
+}
+
+#[test]
+fn echoed_values_names_and_paths_are_cut_short() {
+    let long = "x".repeat(10_000);
+    let e = check(&json!({ "enum": ["a"] }), &json!(long)).unwrap_err();
+    assert!(e.len() < 200, "{e}");
+    assert!(e.ends_with(r#"… is not one of ["a"] (enum)"#), "{e}");
+    let e = check(
+        &json!({ "additionalProperties": false }),
+        &json!({ long.clone(): 1 }),
+    )
+    .unwrap_err();
+    assert!(e.len() < 200, "{e}");
+    let mut deep = json!({ long.clone(): 1 });
+    for _ in 0..10 {
+        deep = json!({ long.clone(): deep });
+    }
+    let e = check(
+        &json!({ "type": "object", "additionalProperties": { "$ref": "#" } }),
+        &deep,
+    )
+    .unwrap_err();
+    assert!(e.len() < 300, "{e}");
+    // JSON Pointer escapes ~ and /.
+    let e = check(
+        &json!({ "additionalProperties": { "type": "string" } }),
+        &json!({ "a/b~c": 1 }),
+    )
+    .unwrap_err();
+    assert_eq!(e, "/a~1b~0c: expected string, got integer (type)");
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+#[serde(rename_all = "camelCase")]
+struct Order {
+    customer: Customer,
+    lines: Vec<Line>,
+    /// An Option: schemars writes `"type": ["string", "null"]`.
+    note: Option<String>,
+    delivery: Delivery,
+    priority: Priority,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Customer {
+    name: String,
+    email: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Line {
+    sku: String,
+    #[schemars(range(min = 1))]
+    quantity: u32,
+}
+
+/// A data-carrying enum: schemars writes `oneOf`.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Delivery {
+    Pickup { store: String },
+    Courier { address: String },
+}
+
+/// A unit enum: schemars writes `enum`.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+#[serde(rename_all = "snake_case")]
+enum Priority {
+    Low,
+    High,
+}
+
+fn order_schema() -> Value {
+    let schema = schemars::schema_for!(Order).to_value();
+    assert!(schema["$defs"]["Customer"].is_object(), "{schema:#}");
+    assert_eq!(schema["properties"]["customer"]["$ref"], "#/$defs/Customer");
+    schema
+}
+
+#[test]
+fn schemas_derived_by_schemars_are_enforced_through_refs_and_one_of() {
+    let schema = order_schema();
+    let good = json!({ "customer": { "name": "Ada", "email": null }, "lines": [{ "sku": "a", "quantity": 2 }],
+        "note": null, "delivery": { "kind": "pickup", "store": "Oslo" }, "priority": "high" });
+    assert_eq!(check(&schema, &good), Ok(()));
+    let with = |pointer: &str, value: Value| {
+        let mut v = good.clone();
+        *v.pointer_mut(pointer).unwrap() = value;
+        check(&schema, &v)
+    };
+    assert_eq!(
+        with("/customer/name", json!(7)),
+        Err("/customer/name: expected string, got integer (type)".into())
+    );
+    assert_eq!(
+        with("/lines/0/quantity", json!(0)),
+        Err("/lines/0/quantity: 0 is less than 1 (minimum)".into())
+    );
+    assert_eq!(
+        with("/note", json!(5)),
+        Err("/note: expected null or string, got integer (type)".into())
+    );
+    assert_eq!(
+        with("/delivery", json!({ "kind": "drone", "store": "x" })),
+        Err("/delivery: matches none of the alternatives (oneOf)".into())
+    );
+    assert_eq!(
+        with("/priority", json!("urgent")),
+        Err(r#"/priority: "urgent" is not one of ["low","high"] (enum)"#.into())
+    );
+    assert_eq!(
+        with("/customer", json!({})),
+        Err(r#"/customer: missing required property "name" (required)"#.into())
+    );
+}
+
+#[test]
+fn remote_refs_and_unknown_dialects_are_refused_when_compiling() {
+    for (schema, url) in [
+        (
+            json!({ "$ref": "https://example.com/s.json" }),
+            "https://example.com/s.json",
+        ),
+        (
+            json!({ "properties": { "a": { "$ref": "http://127.0.0.1:9/x" } } }),
+            "http://127.0.0.1:9/x",
+        ),
+        (
+            json!({ "$ref": "file:///etc/passwd" }),
+            "file:///etc/passwd",
+        ),
+        (
+            json!({ "$ref": "other.json" }),
+            "https://schema.invalid/other.json",
+        ),
+        (
+            json!({ "$schema": "https://example.com/my-dialect", "type": "object" }),
+            "https://example.com/my-dialect",
+        ),
+    ] {
+        let e = Schema::compile(&schema).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "{url} is outside the schema, and schemas are never fetched (remote $ref or unknown $schema)"
+            ),
+            "{schema}"
+        );
+    }
+    // A local reference that resolves nowhere, and a schema its metaschema refuses.
+    let e = Schema::compile(&json!({ "$ref": "#/$defs/missing" })).unwrap_err();
+    assert!(e.contains("$defs/missing"), "{e}");
+    let e = Schema::compile(&json!({ "type": "strnig" })).unwrap_err();
+    assert!(e.contains("type"), "{e}");
+    let e = Schema::compile(&json!({ "minimum": "1" })).unwrap_err();
+    assert!(e.contains("minimum"), "{e}");
+}
+
+#[test]
+fn schema_and_instance_bounds() {
+    let mut deep = json!({ "type": "object" });
+    for _ in 0..MAX_SCHEMA_DEPTH {
+        deep = json!({ "properties": { "a": deep } });
+    }
+    assert_eq!(
+        Schema::compile(&deep).unwrap_err(),
+        format!("the schema nests deeper than {MAX_SCHEMA_DEPTH} levels")
+    );
+    let wide: serde_json::Map<String, Value> = (0..MAX_SUBSCHEMAS)
+        .map(|i| (format!("p{i}"), json!({ "type": "string" })))
+        .collect();
+    assert_eq!(
+        Schema::compile(&json!({ "properties": wide })).unwrap_err(),
+        format!("the schema has more than {MAX_SUBSCHEMAS} subschemas")
+    );
+    // Instances: MAX_INSTANCE_DEPTH nested containers pass, one more is refused.
+    let recursive = Schema::compile(&json!({ "items": { "$ref": "#" } })).unwrap();
+    let nested = |levels: usize| (1..levels).fold(json!([]), |inner, _| json!([inner]));
+    assert_eq!(recursive.validate(&nested(MAX_INSTANCE_DEPTH)), Ok(()));
+    assert_eq!(
+        recursive.validate(&nested(MAX_INSTANCE_DEPTH + 1)),
+        Err(format!(
+            "(root): nests deeper than {MAX_INSTANCE_DEPTH} levels (depth limit)"
+        ))
+    );
+}
