@@ -131,7 +131,13 @@ async fn sync_call_carries_headers_and_meta() {
 #[wasm_bindgen_test]
 async fn mrtr_round_is_answered_by_the_handler() {
     let client = connect().await;
-    let recorder = recording_options(&obj(r#"{"action":"accept","content":{"name":"Grace"}}"#), 0);
+    // One answer for every question of these tools: a name, and the colour the
+    // multi-round tool's second round requires (the server checks answers against the
+    // requested schema).
+    let recorder = recording_options(
+        &obj(r#"{"action":"accept","content":{"name":"Grace","color":"green"}}"#),
+        0,
+    );
     let options = prop(&recorder, "options");
     let result = call(
         &client,
