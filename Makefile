@@ -14,7 +14,7 @@ DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-
 # make dev VARS="OAUTH_ISSUER:https://issuer.example OAUTH_REQUIRED_SCOPES:mcp ALLOW_ANONYMOUS:false"
 VARS ?=
 
-.PHONY: setup dev test test-native test-e2e test-sdk conformance client test-browser test-package test-docs test-console bench profile build lint
+.PHONY: setup dev test test-native test-e2e test-sdk test-interop conformance client test-browser test-package test-docs test-console bench profile build lint
 
 setup:
 	@sh scripts/setup.sh
@@ -28,7 +28,7 @@ dev: setup client
 		$(foreach v,$(VARS),--var '$(v)')
 
 # Every test layer; fails on the first failing layer.
-test: setup lint test-native build test-e2e test-sdk conformance client test-docs test-browser test-package test-console
+test: setup lint test-native build test-e2e test-sdk test-interop conformance client test-docs test-browser test-package test-console
 
 # The library and the demo server (a crate on the library), natively; doc examples too.
 test-native:
@@ -43,6 +43,11 @@ test-e2e: build
 # legacy tasks), TypeScript 2.x, Python 2.x in legacy mode, and a session across a restart.
 test-sdk: build
 	node --test --test-concurrency=1 'tests/sdk/*.test.mjs'
+
+# The official Tasks client (@modelcontextprotocol/ext-tasks) on the official TypeScript
+# client, unmodified, in both generations (2026-07-28 and 2025-11-25); see tests/interop/.
+test-interop: build
+	node --test --test-concurrency=1 'tests/interop/*.test.mjs'
 
 # The suite's own definition of conformance: each frozen requirement set (every scored
 # scenario must pass) plus every tasks-* scenario; see tests/conformance/run.mjs.

@@ -50,6 +50,9 @@ pub enum McpError {
     UnsupportedMediaType(String),
     /// GET/DELETE/PUT… on the MCP endpoint: 405.
     MethodNotAllowed(String),
+    /// The answer can only be a `text/event-stream` and the request's `Accept` refuses
+    /// it: 406. The message says what the request is and what to accept.
+    NotAcceptable(String),
     /// Missing or invalid credentials: 401 with `WWW-Authenticate: Bearer
     /// resource_metadata=…` (plus `error="invalid_token"` when a token was presented).
     Unauthorized {
@@ -141,6 +144,14 @@ impl McpError {
                 ),
                 None,
             ),
+            McpError::NotAcceptable(what) => (
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "Not Acceptable: {what} can only be answered with a text/event-stream, which \
+                     this request's Accept refuses; send Accept: application/json, text/event-stream"
+                ),
+                Some(json!({ "httpStatus": 406, "accept": ["application/json", "text/event-stream"] })),
+            ),
             McpError::Unauthorized { error, message } => (
                 ErrorCode::INVALID_REQUEST,
                 format!("Unauthorized: {message}"),
@@ -185,6 +196,7 @@ impl McpError {
             McpError::PayloadTooLarge { .. } => 413,
             McpError::UnsupportedMediaType(_) => 415,
             McpError::MethodNotAllowed(_) => 405,
+            McpError::NotAcceptable(_) => 406,
             McpError::Unauthorized { .. } => 401,
             McpError::InsufficientScope { .. } => 403,
             McpError::TooManyRequests { .. } => 429,

@@ -90,6 +90,58 @@ impl HttpResponse {
     }
 }
 
+/// The media type of a server-sent-events response.
+pub const EVENT_STREAM: &str = "text/event-stream";
+
+/// Whether a request's `Accept` lets the server answer with `media_type` (RFC 9110
+/// §12.5.1): the most specific matching range decides (`type/subtype` over `type/*`
+/// over `*/*`), `q=0` refuses, no matching range refuses, and a request without
+/// `Accept` (or an empty one) takes anything.
+///
+/// # Format
+///
+/// ```text
+/// Accept: application/json, text/event-stream     text/event-stream: yes
+/// Accept: application/json                        text/event-stream: no
+/// Accept: */*;q=0.1, text/event-stream;q=0        text/event-stream: no
+/// (absent)                                        anything: yes
+/// ```
+pub fn accepts(headers: &Headers, media_type: &str) -> bool {
+    let Some(accept) = headers.get("accept") else {
+        return true;
+    };
+    if trim_ows(&accept).is_empty() {
+        return true;
+    }
+    let (kind, _) = media_type.split_once('/').unwrap_or((media_type, ""));
+    // (specificity, q) of the best-matching range so far.
+    let mut best: Option<(u8, bool)> = None;
+    for range in accept.split(',') {
+        let mut parts = range.split(';');
+        let name = trim_ows(parts.next().unwrap_or_default()).to_ascii_lowercase();
+        let specificity = if name.eq_ignore_ascii_case(media_type) {
+            3
+        } else if name == format!("{kind}/*") {
+            2
+        } else if name == "*/*" {
+            1
+        } else {
+            continue;
+        };
+        let refused = parts.any(|p| {
+            let p = trim_ows(p);
+            p.split_once('=').is_some_and(|(k, v)| {
+                trim_ows(k).eq_ignore_ascii_case("q")
+                    && trim_ows(v).parse::<f32>().is_ok_and(|q| q <= 0.0)
+            })
+        });
+        if best.is_none_or(|(s, _)| specificity > s) {
+            best = Some((specificity, !refused));
+        }
+    }
+    best.is_some_and(|(_, acceptable)| acceptable)
+}
+
 /// OWS around a field value is not part of it (RFC 9110 §5.5).
 pub fn trim_ows(value: &str) -> &str {
     value.trim_matches(|c| c == ' ' || c == '\t')

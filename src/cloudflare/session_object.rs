@@ -8,6 +8,7 @@
 
 mod asker;
 mod modern;
+mod questions;
 pub(crate) mod registry;
 mod resumable;
 mod tasks;
@@ -23,6 +24,7 @@ use crate::quota::LedgerRequest;
 use crate::server::Server;
 use crate::tasks::protocol::PRINCIPAL_HEADER;
 use asker::Pending;
+use questions::GetStreams;
 pub(crate) use resumable::Stream;
 use resumable::Streams;
 use serde_json::{Value, json};
@@ -41,8 +43,10 @@ pub struct SessionRunner {
     env: Env,
     build: fn() -> Server,
     pending: Pending,
-    /// Open GET streams, for notifications not tied to a request.
-    streams: Rc<RefCell<Vec<Channel>>>,
+    /// Open GET streams, for notifications not tied to a request, and a legacy task's
+    /// questions for clients that poll instead of calling `tasks/result`.
+    streams: Rc<RefCell<GetStreams>>,
+    questions: Rc<RefCell<legacy::Questions>>,
     /// Response streams, kept for clients that reconnect with `Last-Event-ID`.
     resumable: Streams,
 }
@@ -95,6 +99,7 @@ impl SessionRunner {
             build,
             pending: Pending::default(),
             streams: Rc::default(),
+            questions: Rc::default(),
             resumable: Streams::default(),
         }
     }
@@ -124,7 +129,7 @@ impl SessionRunner {
         let principal = header(PRINCIPAL_HEADER).unwrap_or_default();
         let session_id = header(SESSION_HEADER).unwrap_or_default();
         let last_event_id = header("last-event-id");
-        let accepts_sse = header("accept").is_some_and(|a| a.contains("text/event-stream"));
+        let accepts_sse = accepts_event_stream(header("accept"));
         let method = req.method().to_string();
         let body = match method.as_str() {
             "POST" => super::read_whole_body(&req).await?,
@@ -204,8 +209,13 @@ impl SessionRunner {
             }
             Decision::OpenStream { last_event_id } => self.open_stream(last_event_id.as_deref()),
             Decision::Deliver { request_id, answer } => {
-                // Late or unknown answers are dropped: nothing waits for them.
-                self.pending.deliver(&request_id, answer);
+                // A step waiting on a response stream, else a question sent on a GET
+                // stream (its task takes the answer); late or unknown answers are dropped.
+                if let Some(answer) = self.pending.deliver(&request_id, answer) {
+                    let session = self.owned_session().await?;
+                    self.answer_question(&request_id, answer, &session.principal)
+                        .await;
+                }
                 Ok(Response::empty()?.with_status(202))
             }
             Decision::Store { id, session } => {
@@ -290,9 +300,7 @@ impl SessionRunner {
     /// Ends the session: its streams close, its subscriptions and ledger place go, and
     /// its storage is deleted (then every request on it is 404).
     async fn end(&self, server: &Server, session: &Session) -> Result<()> {
-        for stream in self.streams.borrow_mut().drain(..) {
-            stream.close();
-        }
+        self.streams.borrow_mut().close_all();
         for uri in &session.subscriptions {
             // Best effort: a registry that keeps an ended session tells it in vain.
             if let Err(why) = registry::set(&self.env, uri, &session.id, false).await {
@@ -334,12 +342,9 @@ impl SessionRunner {
         let channel = Channel::default();
         let resumed = last_event_id.is_some_and(|last| self.resumable.resume(last, &channel));
         if !resumed {
-            let mut streams = self.streams.borrow_mut();
-            streams.retain(|s| !s.is_finished());
-            if streams.len() >= MAX_GET_STREAMS {
-                streams.remove(0).close();
-            }
-            streams.push(channel.clone());
+            self.streams
+                .borrow_mut()
+                .push(channel.clone(), MAX_GET_STREAMS);
             keep_alive(channel.clone());
         }
         channel.response(HttpResponse::empty(200))
@@ -356,13 +361,21 @@ impl SessionRunner {
             let message = json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated",
                 "params": { "uri": uri } });
             let text = message.to_string();
-            self.streams.borrow_mut().retain(|s| !s.is_finished());
-            for stream in self.streams.borrow().iter() {
+            for (_, stream) in self.streams.borrow_mut().live() {
                 stream.send(text.as_bytes());
             }
         }
         Ok(())
     }
+}
+
+/// Whether the client takes a `text/event-stream` answer (RFC 9110 `Accept`; none: yes).
+fn accepts_event_stream(accept: Option<String>) -> bool {
+    let mut headers = crate::http::Headers::new();
+    if let Some(accept) = accept {
+        headers.push("accept", &accept);
+    }
+    crate::http::accepts(&headers, crate::http::EVENT_STREAM)
 }
 
 /// A comment every 25 s keeps an idle GET stream open through proxies.

@@ -24,16 +24,20 @@
 //! principal gets the 404 of an unknown session ([`plan`]).
 
 pub mod plan;
+pub mod questions;
 mod results;
 mod route;
 mod session;
 pub mod tasks;
 
 pub use plan::{Decision, Incoming, TaskOp};
+pub use questions::Questions;
 pub use results::{legacy_body, legacy_result, legacy_tools, needs_task};
 pub use route::{Route, route};
 pub use session::{Session, capabilities_of, initialize};
-pub use tasks::{ResultStep, legacy_task, result_step, task_params, task_record};
+pub use tasks::{
+    RELATED_TASK, ResultStep, legacy_task, result_step, task_params, task_record, task_result,
+};
 
 /// The header naming a session.
 pub const SESSION_HEADER: &str = "mcp-session-id";

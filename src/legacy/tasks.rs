@@ -55,6 +55,20 @@ pub fn legacy_task(detailed: &Value) -> Value {
     task
 }
 
+/// What `tasks/result` returns for a completed task, from the modern `DetailedTask`: its
+/// `CallToolResult` as 2025-11-25 has it (without `resultType`, which only 2026-07-28
+/// readers get, see `TaskRecord::to_task`), tagged with the task (legacy tasks
+/// "Associating Task-Related Messages", and the `tasks/result` example).
+pub fn task_result(detailed: &Value) -> Value {
+    tagged_result(detailed["result"].clone(), &detailed["taskId"])
+}
+
+fn tagged_result(result: Value, task_id: &Value) -> Value {
+    let mut result = super::legacy_result(result);
+    result["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
+    result
+}
+
 /// `params.task` of a task-augmented request: `Some(requested ttl)` if present (the
 /// ttl may be absent or null), -32602 if it is not an object.
 pub fn task_params(params: &Map<String, Value>) -> Result<Option<Option<u64>>, McpError> {
@@ -135,9 +149,8 @@ pub enum ResultStep {
 pub fn result_step(task: &Value, task_id: &str) -> ResultStep {
     let status: Option<TaskStatus> = serde_json::from_value(task.clone()).ok();
     match status {
-        Some(TaskStatus::Completed { mut result }) => {
-            result["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
-            ResultStep::Complete(result)
+        Some(TaskStatus::Completed { result }) => {
+            ResultStep::Complete(tagged_result(result, &json!(task_id)))
         }
         Some(TaskStatus::Failed { error }) => ResultStep::Fail(
             serde_json::to_value(error)

@@ -39,7 +39,19 @@ pub struct TaskIdParams {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct ListenParams {
     /// The notification filter (required: what the stream is for).
+    #[serde(deserialize_with = "object")]
     pub notifications: NotificationFilter,
+}
+
+/// A nested struct that must be a JSON object: serde's derived structs also accept an
+/// array (their fields in order), so `"notifications": []` would pass as an empty filter.
+fn object<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    let map = Map::<String, Value>::deserialize(deserializer)?;
+    T::deserialize(Value::Object(map)).map_err(serde::de::Error::custom)
 }
 
 /// What a `subscriptions/listen` stream carries; other filters are not offered here.

@@ -35,7 +35,30 @@ pub fn dispatch(
     }
     meta::check_supported(&meta.protocol_version)?;
     headers::check_standard(http_headers, &rpc.method, &rpc.params)?;
-    route(server, rpc, Some(http_headers), &meta, ctx, cors)
+    let action = route(server, rpc, Some(http_headers), &meta, ctx, cors)?;
+    fit_accept(action, http_headers)
+}
+
+/// Honours `Accept` (streamable-http "Sending Messages"): a client that refuses
+/// `text/event-stream` never gets one. Clients MUST accept both types, but some send
+/// only `application/json`; they get a JSON response wherever one exists: a call that
+/// asked for progress runs without it (its notifications are dropped: they could only
+/// travel on a stream), and `subscriptions/listen`, which is nothing but a stream, is
+/// refused with a 406 that says what to accept.
+fn fit_accept(action: Action, http_headers: &Headers) -> Result<Action, McpError> {
+    if crate::http::accepts(http_headers, crate::http::EVENT_STREAM) {
+        return Ok(action);
+    }
+    match action {
+        Action::Run(mut run) => {
+            run.progress_token = None;
+            Ok(Action::Run(run))
+        }
+        Action::Listen(_) => Err(McpError::NotAcceptable(
+            "subscriptions/listen (a long-lived notification stream)".into(),
+        )),
+        other => Ok(other),
+    }
 }
 
 /// The method's handler, once the request is known to be well-formed for its era:

@@ -339,7 +339,8 @@ pub fn advance(
             if let Err(why) = check_result(&result, true, Some(limits.max_result_bytes)) {
                 return illegal_step(record, &why, now_ms);
             }
-            // A result stored in a task never carries `resultType` (it is inlined in the task).
+            // Stored without `resultType`: storage is era-neutral; `TaskRecord::to_task` adds
+            // it for 2026-07-28 readers, 2025-11-25 readers never see it.
             if let Some(object) = result.as_object_mut() {
                 object.remove("resultType");
             }

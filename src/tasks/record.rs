@@ -3,7 +3,7 @@
 //! storage is [`super::layout`]'s business.
 
 use super::machine::{self, Event, Illegal};
-use super::task::{Task, TaskStatus};
+use super::task::{RESULT_COMPLETE, Task, TaskStatus};
 use crate::mcp::meta::ClientCapabilities;
 use crate::time::iso8601;
 use crate::tools::{Call, Progress};
@@ -133,11 +133,26 @@ impl TaskRecord {
         self.expires_at_ms().is_some_and(|at| now_ms >= at)
     }
 
-    /// The wire view (`DetailedTask`).
+    /// The wire view (`DetailedTask`) as 2026-07-28 readers get it (`tasks/get`,
+    /// `notifications/tasks`): a completed task's `CallToolResult` carries
+    /// `resultType: "complete"`, which every 2026-07-28 `Result` must (schema `Result`),
+    /// and which the official Tasks client validates.
+    ///
+    /// Stored results carry no `resultType` (storage is era-neutral, and records written
+    /// before this rule read the same); it is added here, on a result the read has
+    /// already parsed, so serving costs one map insert. 2025-11-25 readers never see it
+    /// (`legacy::task_result`, `legacy::legacy_task`).
     pub fn to_task(&self) -> Task {
+        let mut status = self.status.clone();
+        if let TaskStatus::Completed {
+            result: Value::Object(result),
+        } = &mut status
+        {
+            result.insert("resultType".into(), RESULT_COMPLETE.into());
+        }
         Task {
             task_id: self.task_id.clone(),
-            status: self.status.clone(),
+            status,
             status_message: self.status_message.clone(),
             created_at: iso8601(self.created_at_ms),
             last_updated_at: iso8601(self.last_updated_at_ms),

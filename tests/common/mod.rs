@@ -3,6 +3,8 @@
 #![allow(dead_code)]
 
 pub mod object;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod schema;
 
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
 use mcp_tasks_edge::http::{Headers, HttpRequest, HttpResponse};

@@ -32,11 +32,15 @@ type Slot = Rc<RefCell<(Option<Result<Value, ErrorObject>>, Option<Waker>)>>;
 pub(crate) struct Pending(Rc<RefCell<HashMap<String, Slot>>>);
 
 impl Pending {
-    /// Hands a client's answer to the step waiting for it; `false` when nothing waits
-    /// (unknown or late: dropped).
-    pub(crate) fn deliver(&self, request_id: &str, answer: Result<Value, ErrorObject>) -> bool {
+    /// Hands a client's answer to the step waiting for it; gives it back when nothing
+    /// here waits for it (an answer to a question sent on a GET stream, or a late one).
+    pub(crate) fn deliver(
+        &self,
+        request_id: &str,
+        answer: Result<Value, ErrorObject>,
+    ) -> Option<Result<Value, ErrorObject>> {
         let Some(slot) = self.0.borrow().get(request_id).cloned() else {
-            return false;
+            return Some(answer);
         };
         let waker = {
             let mut slot = slot.borrow_mut();
@@ -46,18 +50,31 @@ impl Pending {
         if let Some(waker) = waker {
             waker.wake();
         }
-        true
+        None
     }
 }
 
 /// Sends a step's input requests to the client and waits for the answers.
 pub(crate) struct SessionAsker {
-    pub(crate) channel: Stream,
+    /// The response stream the requests travel on; `None` for a client that takes no
+    /// stream (its `Accept` refuses one), which therefore cannot be asked.
+    pub(crate) channel: Option<Stream>,
     pub(crate) pending: Pending,
     /// Tags the requests with a task (legacy `tasks/result`).
     pub(crate) related_task: Option<String>,
-    /// Whether the client accepts a stream, on which alone it can be asked.
-    pub(crate) streaming: bool,
+}
+
+/// Forgets the requests of an `ask` that ends or is dropped (a `tasks/result` stops
+/// asking when the task moves on without these answers): nothing waits for them then.
+struct Forget<'a>(&'a Pending, Vec<String>);
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        let mut pending = self.0.0.borrow_mut();
+        for id in &self.1 {
+            pending.remove(id);
+        }
+    }
 }
 
 async fn wait(slot: Slot) -> Option<Result<Value, ErrorObject>> {
@@ -83,12 +100,13 @@ impl Asker for SessionAsker {
         requests: Map<String, Value>,
     ) -> BoxFuture<'_, Result<Map<String, Value>, McpError>> {
         Box::pin(async move {
-            if !self.streaming {
-                return Err(McpError::InvalidRequest(
-                    "This call needs input from the client: send Accept: text/event-stream so the server can ask".into(),
+            let Some(channel) = &self.channel else {
+                return Err(McpError::NotAcceptable(
+                    "This call, which asks the client for input on its response stream,".into(),
                 ));
-            }
+            };
             let mut waiting = Vec::new();
+            let mut forget = Forget(&self.pending, Vec::new());
             for (key, request) in requests {
                 let id = new_task_id().map_err(|e| McpError::Internal(e.to_string()))?;
                 let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
@@ -98,18 +116,18 @@ impl Asker for SessionAsker {
                 let message = json!({ "jsonrpc": "2.0", "id": id, "method": request["method"], "params": params });
                 let slot: Slot = Rc::default();
                 self.pending.0.borrow_mut().insert(id.clone(), slot.clone());
-                self.channel.send(message.to_string().as_bytes());
+                forget.1.push(id.clone());
+                channel.send(message.to_string().as_bytes());
                 waiting.push((key, id, slot));
             }
             let mut answers = Map::new();
             let mut failure = None;
-            for (key, id, slot) in waiting {
+            for (key, _, slot) in waiting {
                 let answer = if failure.is_none() {
                     wait(slot).await
                 } else {
                     None
                 };
-                self.pending.0.borrow_mut().remove(&id);
                 match answer {
                     Some(Ok(result)) => {
                         answers.insert(key, result);

@@ -1,6 +1,6 @@
 //! A session's requests for the modern handlers: dispatched with the session's
 //! capabilities, results reshaped for 2025-11-25, tool runs streamed with their progress,
-//! logs and server→client requests.
+//! logs and server→client requests; a client that takes no stream gets JSON.
 
 use super::asker::SessionAsker;
 use super::{SessionRunner, Stream, json_reply, json_response};
@@ -9,7 +9,7 @@ use crate::cloudflare::creation::acquire_run;
 use crate::cloudflare::sse::Channel;
 use crate::error::McpError;
 use crate::http::HttpResponse;
-use crate::jsonrpc::{self, Request as RpcRequest};
+use crate::jsonrpc::{self, Request as RpcRequest, RequestId};
 use crate::legacy::{self, Session};
 use crate::server::call::progress_notification;
 use crate::server::dispatch;
@@ -57,9 +57,12 @@ impl SessionRunner {
                 {
                     return json_reply(Some(&rpc.id), Err(refused));
                 }
+                if !accepts_sse {
+                    return self.run_for_json(&server, *run, &rpc.id, &ctx, &host).await;
+                }
                 let channel = Channel::default();
                 let out = self.resumable.open(channel.clone());
-                let asker = self.asker(out.clone(), None, accepts_sse);
+                let asker = self.asker(Some(out.clone()), None);
                 let progress = self.progress(&session, out.clone(), run.progress_token.clone());
                 worker::wasm_bindgen_futures::spawn_local(async move {
                     let body = match server.run(*run, &ctx, &host, &progress, Some(&asker)).await {
@@ -75,6 +78,32 @@ impl SessionRunner {
             }
             other => json_reply(
                 Some(&rpc.id),
+                Err(McpError::Internal(format!("unexpected action {other:?}"))),
+            ),
+        }
+    }
+
+    /// A run for a client whose `Accept` refuses `text/event-stream`: the answer is JSON.
+    /// Progress and log messages relate to this request, which only its own stream could
+    /// carry (2025-11-25 transports: GET-stream messages SHOULD be unrelated to running
+    /// requests), so they are dropped; a step that must ask the client ends with a clear
+    /// error saying what to accept.
+    async fn run_for_json(
+        &self,
+        server: &Server,
+        run: crate::server::call::InlineRun,
+        id: &RequestId,
+        ctx: &Context,
+        host: &crate::host::Host,
+    ) -> Result<Response> {
+        let asker = self.asker(None, None);
+        match server
+            .run(run, ctx, host, &Progress::default(), Some(&asker))
+            .await
+        {
+            Action::Respond(response) => json_response(200, legacy::legacy_body(&response.body)),
+            other => json_reply(
+                Some(id),
                 Err(McpError::Internal(format!("unexpected action {other:?}"))),
             ),
         }
@@ -101,18 +130,17 @@ impl SessionRunner {
         })
     }
 
-    /// Server→client requests on `channel`, answered by later POSTs to this object.
+    /// Server→client requests on `channel` (none: the client takes no stream and cannot
+    /// be asked), answered by later POSTs to this object.
     pub(super) fn asker(
         &self,
-        channel: Stream,
+        channel: Option<Stream>,
         related_task: Option<String>,
-        streaming: bool,
     ) -> SessionAsker {
         SessionAsker {
             channel,
             pending: self.pending.clone(),
             related_task,
-            streaming,
         }
     }
 }

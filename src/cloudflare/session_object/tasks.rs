@@ -14,6 +14,7 @@ use crate::server::Server;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use crate::tasks::task::TaskStatus;
+use futures_util::future::{Either, select};
 use serde_json::{Value, json};
 use std::time::Duration;
 use worker::{Delay, Response, Result};
@@ -82,20 +83,20 @@ pub(super) async fn handle(
 ) -> Result<Response> {
     let env = &runner.env;
     let outcome = match op {
-        TaskOp::Get(task_id) => get(env, &task_id, principal)
-            .await
-            .map(|t| legacy::legacy_task(&t)),
+        TaskOp::Get(task_id) => get(env, &task_id, principal).await.map(|task| {
+            // A client that polls instead of calling tasks/result gets the questions on
+            // its GET stream (`legacy::questions`); the poll itself stays JSON.
+            runner.polled(&task);
+            legacy::legacy_task(&task)
+        }),
         TaskOp::Cancel(task_id) => cancel(env, &task_id, principal).await,
         TaskOp::List(cursor) => list(env, principal, cursor.as_deref()).await,
+        TaskOp::Result(task_id) if accepts_sse => {
+            return Ok(result_stream(runner, server, id, task_id, principal));
+        }
         TaskOp::Result(task_id) => {
-            return Ok(result_stream(
-                runner,
-                server,
-                id,
-                task_id,
-                principal,
-                accepts_sse,
-            ));
+            let poll_ms = server.config.poll_interval_ms.max(100);
+            result_json(runner, &task_id, principal, poll_ms).await
         }
     };
     json_reply(Some(id), outcome)
@@ -109,17 +110,23 @@ fn result_stream(
     id: &RequestId,
     task_id: String,
     principal: &str,
-    accepts_sse: bool,
 ) -> Response {
     let channel = Channel::default();
     let out = runner.resumable.open(channel.clone());
-    let asker = runner.asker(out.clone(), Some(task_id.clone()), accepts_sse);
+    let asker = runner.asker(Some(out.clone()), Some(task_id.clone()));
     let request_id = id.clone();
     let principal = principal.to_owned();
     let env = runner.env.clone();
+    let questions = runner.questions.clone();
     let poll_ms = server.config.poll_interval_ms.max(100);
     worker::wasm_bindgen_futures::spawn_local(async move {
-        let body = match result(&env, &asker, &out, &task_id, &principal, poll_ms).await {
+        let turn = Turn {
+            env: &env,
+            task_id: &task_id,
+            principal: &principal,
+            poll_ms,
+        };
+        let body = match result(&turn, &asker, &out, &questions).await {
             Ok(result) => jsonrpc::result_response(&request_id, &result),
             Err(error) => jsonrpc::error_response(Some(&request_id), &error),
         };
@@ -130,17 +137,48 @@ fn result_stream(
         .unwrap_or_else(|e| Response::error(e.to_string(), 500).expect("a plain error response"))
 }
 
+/// What one `tasks/result` waits on.
+struct Turn<'a> {
+    env: &'a worker::Env,
+    task_id: &'a str,
+    principal: &'a str,
+    poll_ms: u64,
+}
+
+/// How often a `tasks/result` that asks checks whether its task moved on without it: the
+/// common case (the client answers on this stream) never needs it, so it is rare.
+const MOVED_ON_CHECK_MS: u64 = 5_000;
+
+/// Resolves once the task is no longer waiting on exactly `keys` (answered elsewhere, e.g.
+/// on a GET stream or by another session, cancelled, expired), so a `tasks/result` never
+/// waits for answers that will not come.
+async fn moved_on(turn: &Turn<'_>, keys: Vec<String>) {
+    loop {
+        Delay::from(Duration::from_millis(turn.poll_ms.max(MOVED_ON_CHECK_MS))).await;
+        let still = match get(turn.env, turn.task_id, turn.principal).await {
+            Ok(task) => match legacy::result_step(&task, turn.task_id) {
+                ResultStep::Ask(requests) => requests.keys().cloned().collect::<Vec<_>>() == keys,
+                _ => false,
+            },
+            Err(_) => false,
+        };
+        if !still {
+            return;
+        }
+    }
+}
+
 /// `tasks/result`: what the underlying `tools/call` would have returned, once the task
 /// ends; an `input_required` task's questions go to the client as server→client requests
-/// tagged with the task, and the answers to the task object.
+/// tagged with the task, and the answers to the task object. While it asks, the session's
+/// GET streams hold the same questions back (`legacy::questions`).
 async fn result(
-    env: &worker::Env,
+    turn: &Turn<'_>,
     asker: &SessionAsker,
     out: &Stream,
-    task_id: &str,
-    principal: &str,
-    poll_ms: u64,
+    questions: &std::cell::RefCell<legacy::Questions>,
 ) -> std::result::Result<Value, ErrorObject> {
+    let (env, task_id, principal) = (turn.env, turn.task_id, turn.principal);
     let mut last_status = Value::Null;
     loop {
         let task = get(env, task_id, principal)
@@ -165,7 +203,19 @@ async fn result(
             }
             ResultStep::Ask(requests) => {
                 use crate::server::call::Asker;
-                let answers = asker.ask(requests).await.map_err(|e| e.to_wire())?;
+                let keys: Vec<String> = requests.keys().cloned().collect();
+                questions.borrow_mut().asking(task_id, true);
+                let outcome = select(
+                    Box::pin(asker.ask(requests)),
+                    Box::pin(moved_on(turn, keys)),
+                );
+                let outcome = outcome.await;
+                questions.borrow_mut().asking(task_id, false);
+                let answers = match outcome {
+                    Either::Left((answers, _)) => answers.map_err(|e| e.to_wire())?,
+                    // Answered elsewhere or ended: read it again.
+                    Either::Right(_) => continue,
+                };
                 let update = ObjectRequest::Update {
                     task_id: task_id.to_owned(),
                     input_responses: answers,
@@ -174,7 +224,42 @@ async fn result(
                     .await
                     .map_err(|e| e.to_wire())?;
             }
-            ResultStep::Wait => Delay::from(Duration::from_millis(poll_ms)).await,
+            ResultStep::Wait => Delay::from(Duration::from_millis(turn.poll_ms)).await,
+        }
+    }
+}
+
+/// `tasks/result` for a client whose `Accept` refuses a stream: it still blocks until the
+/// task ends, answering JSON. A question the task asks meanwhile cannot travel on this
+/// response, so it goes to the session's GET streams; with none open, the answer is a
+/// clear error saying what to accept or open.
+async fn result_json(
+    runner: &SessionRunner,
+    task_id: &str,
+    principal: &str,
+    poll_ms: u64,
+) -> std::result::Result<Value, McpError> {
+    loop {
+        let task = get(&runner.env, task_id, principal).await?;
+        match legacy::result_step(&task, task_id) {
+            ResultStep::Complete(result) => return Ok(result),
+            ResultStep::Fail(error) => {
+                return Err(McpError::Wire(
+                    serde_json::from_value(error)
+                        .unwrap_or_else(|_| McpError::Internal("the task failed".into()).to_wire()),
+                ));
+            }
+            ResultStep::Cancelled => {
+                return Err(McpError::Internal(format!("Task {task_id} was cancelled")));
+            }
+            ResultStep::Ask(_) if !runner.offered(&task) => {
+                return Err(McpError::NotAcceptable(format!(
+                    "tasks/result of task {task_id}, which waits for input and has no GET stream of this session open to carry its questions,"
+                )));
+            }
+            ResultStep::Ask(_) | ResultStep::Wait => {
+                Delay::from(Duration::from_millis(poll_ms)).await
+            }
         }
     }
 }

@@ -1,0 +1,127 @@
+//! The I/O of `legacy::questions`: a legacy task's questions on the session's GET streams,
+//! for clients that poll `tasks/get` instead of calling `tasks/result`, and their answers
+//! to the task object. The decisions are pure (`legacy::questions`); this sends and calls.
+
+use super::SessionRunner;
+use crate::cloudflare::call_object;
+use crate::cloudflare::sse::Channel;
+use crate::jsonrpc::ErrorObject;
+use crate::legacy::questions::{Outgoing, StreamId};
+use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use serde_json::{Map, Value};
+
+/// The session's open GET streams, numbered (a number is never reused).
+#[derive(Default)]
+pub(crate) struct GetStreams {
+    open: Vec<(StreamId, Channel)>,
+    next: StreamId,
+}
+
+impl GetStreams {
+    /// Adds a stream; with `max` open already, the oldest is closed first.
+    pub(crate) fn push(&mut self, channel: Channel, max: usize) {
+        self.open.retain(|(_, s)| !s.is_finished());
+        if self.open.len() >= max {
+            self.open.remove(0).1.close();
+        }
+        self.next += 1;
+        self.open.push((self.next, channel));
+    }
+
+    /// The streams still open (finished ones are dropped).
+    pub(crate) fn live(&mut self) -> Vec<(StreamId, Channel)> {
+        self.open.retain(|(_, s)| !s.is_finished());
+        self.open.clone()
+    }
+
+    /// Closes every stream (the session ends).
+    pub(crate) fn close_all(&mut self) {
+        for (_, stream) in self.open.drain(..) {
+            stream.close();
+        }
+    }
+}
+
+/// A fresh request id: 128 random bits, so nobody answers in the owner's place by guessing.
+fn new_id() -> String {
+    crate::cloudflare::new_task_id().unwrap_or_else(|e| format!("unavailable-{e}"))
+}
+
+impl SessionRunner {
+    /// The open GET streams' ids; what was sent on closed ones is forgotten.
+    fn stream_ids(&self) -> (Vec<StreamId>, Vec<(StreamId, Channel)>) {
+        let live = self.streams.borrow_mut().live();
+        let ids: Vec<StreamId> = live.iter().map(|(id, _)| *id).collect();
+        self.questions.borrow_mut().streams_open(&ids);
+        (ids, live)
+    }
+
+    fn send(live: &[(StreamId, Channel)], outgoing: Vec<Outgoing>) -> bool {
+        let sent = !outgoing.is_empty();
+        for out in outgoing {
+            if let Some((_, stream)) = live.iter().find(|(id, _)| *id == out.stream) {
+                stream.send(out.message.to_string().as_bytes());
+            }
+        }
+        sent
+    }
+
+    /// A `tasks/get` poll read `task`: its questions go to the GET streams when the
+    /// client has evidently not called `tasks/result` for them (`Questions::polled`).
+    pub(super) fn polled(&self, task: &Value) {
+        let (ids, live) = self.stream_ids();
+        let outgoing = self.questions.borrow_mut().polled(task, &ids, new_id);
+        Self::send(&live, outgoing);
+    }
+
+    /// A `tasks/result` that cannot stream is waiting on `task`: its questions go to the
+    /// GET streams now. `false` when no GET stream is open to carry them.
+    pub(super) fn offered(&self, task: &Value) -> bool {
+        let (ids, live) = self.stream_ids();
+        let outgoing = self.questions.borrow_mut().offer(task, &ids, new_id);
+        Self::send(&live, outgoing);
+        !ids.is_empty()
+    }
+
+    /// An answer no step waits for in memory: if it answers a question sent on a GET
+    /// stream, it goes to the task as `tasks/update` (which takes only keys still
+    /// outstanding: one answer per question). Error answers are dropped; the question
+    /// stays open for `tasks/result` or the next stream.
+    pub(super) async fn answer_question(
+        &self,
+        request_id: &str,
+        answer: Result<Value, ErrorObject>,
+        principal: &str,
+    ) {
+        let Some(to) = self.questions.borrow_mut().answered(request_id) else {
+            return; // unknown or late: nothing waits for it
+        };
+        let Ok(answer) = answer else {
+            worker::console_warn!(
+                "the client refused question {} of task {}",
+                to.key,
+                to.task_id
+            );
+            return;
+        };
+        let mut input_responses = Map::new();
+        input_responses.insert(to.key.clone(), answer);
+        let update = ObjectRequest::Update {
+            task_id: to.task_id.clone(),
+            input_responses,
+        };
+        let reply = call_object(&self.env, &update, principal).await;
+        match reply.map(|(status, body)| ObjectReply::decode(status, &body)) {
+            Ok(Ok(ObjectReply::Result(_))) => {}
+            Ok(Ok(ObjectReply::Error(e))) => worker::console_warn!(
+                "task {} refused the answer to {}: {}",
+                to.task_id,
+                to.key,
+                e.message
+            ),
+            Ok(Err(why)) | Err(why) => {
+                worker::console_warn!("answering task {}: {why}", to.task_id)
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! A legacy task's questions without `tasks/result`: the session's GET streams carry them
+//! too. The 2025-11-25 spec has the requestor SHOULD call `tasks/result` when it sees
+//! `input_required`, and the server ask on that stream; a requestor that only polls
+//! `tasks/get` (the official Tasks client does, until the task ends) would wait forever.
+//! The same spec tells clients to "expect messages to be delivered on any SSE stream,
+//! including the HTTP GET stream" (tasks "Input Required Status"), and servers SHOULD NOT
+//! answer `tasks/get` with a stream, so a poll stays JSON and the questions go to the
+//! session's open GET streams, tagged with the task (tasks "Associating Task-Related
+//! Messages"). Pure: the session object keeps one [`Questions`] in memory (its GET streams
+//! live there too) and performs what it returns.
+//!
+//! # Rules
+//!
+//! ```text
+//! poll sees input_required, keys K   first time: remember K (the client may call tasks/result now)
+//!                                    again, still K, no tasks/result of this session asking the
+//!                                    task: each open GET stream that has not had (task, key) gets
+//!                                    the request, with a fresh id and the related-task _meta
+//! tasks/result asking the task       polls send nothing for it (that stream asks)
+//! a JSON-only tasks/result waiting   sends at once (it cannot ask on its own answer)
+//! the client answers an id we sent   (task, key) → tasks/update; the id is forgotten, so one
+//!                                    answer per question and stream; the task object takes
+//!                                    only keys still outstanding, so one answer per question
+//! poll sees the task not waiting     forgets it
+//! ```
+//!
+//! Bounds: [`MAX_TASKS`] tasks remembered and [`MAX_SENT`] questions awaiting answers per
+//! session (the oldest are dropped: a dropped question is asked again on the next poll).
+
+use super::tasks::RELATED_TASK;
+use serde_json::{Map, Value, json};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Waiting tasks a session remembers.
+pub const MAX_TASKS: usize = 100;
+/// Questions sent on GET streams and not answered yet, per session.
+pub const MAX_SENT: usize = 256;
+
+/// A GET stream of the session, as the session object numbers them.
+pub type StreamId = u64;
+
+/// A message for one GET stream.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outgoing {
+    pub stream: StreamId,
+    pub message: Value,
+}
+
+/// A question sent on a GET stream, awaiting its answer.
+#[derive(Debug, Clone, PartialEq)]
+struct Sent {
+    id: String,
+    task_id: String,
+    key: String,
+}
+
+/// Where an answer goes: `tasks/update` of `task_id` with `{key: answer}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answered {
+    pub task_id: String,
+    pub key: String,
+}
+
+/// One session's questions on its GET streams.
+#[derive(Debug, Default)]
+pub struct Questions {
+    /// Tasks a poll saw waiting, with the keys it saw (oldest first).
+    waiting: VecDeque<(String, BTreeSet<String>)>,
+    /// Tasks a `tasks/result` stream of this session is asking, with how many streams.
+    asking: BTreeMap<String, u32>,
+    /// (stream, task, key) already sent: never twice to one stream.
+    delivered: BTreeSet<(StreamId, String, String)>,
+    /// Sent and not answered, oldest first.
+    sent: VecDeque<Sent>,
+}
+
+impl Questions {
+    /// A `tasks/get` poll read `task` (a `DetailedTask`); `streams` are the session's open
+    /// GET streams, `new_id` draws a request id. Returns what to send.
+    pub fn polled(
+        &mut self,
+        task: &Value,
+        streams: &[StreamId],
+        new_id: impl FnMut() -> String,
+    ) -> Vec<Outgoing> {
+        let Some((task_id, requests)) = waiting_on(task) else {
+            if let Some(id) = task["taskId"].as_str() {
+                self.forget(id);
+            }
+            return Vec::new();
+        };
+        let keys: BTreeSet<String> = requests.keys().cloned().collect();
+        let seen_before = self
+            .waiting
+            .iter()
+            .any(|(id, seen)| id == task_id && *seen == keys);
+        if !seen_before {
+            self.waiting.retain(|(id, _)| id != task_id);
+            self.waiting.push_back((task_id.to_owned(), keys));
+            if self.waiting.len() > MAX_TASKS {
+                self.waiting.pop_front();
+            }
+            return Vec::new();
+        }
+        if self.asking.contains_key(task_id) {
+            return Vec::new();
+        }
+        self.send(task_id, requests, streams, new_id)
+    }
+
+    /// A `tasks/result` from a client that takes no stream is waiting on `task`: its
+    /// questions go to the GET streams at once. Empty when there is nothing to send
+    /// (or nowhere to send it: `streams` empty).
+    pub fn offer(
+        &mut self,
+        task: &Value,
+        streams: &[StreamId],
+        new_id: impl FnMut() -> String,
+    ) -> Vec<Outgoing> {
+        match waiting_on(task) {
+            Some((task_id, requests)) => self.send(task_id, requests, streams, new_id),
+            None => {
+                if let Some(id) = task["taskId"].as_str() {
+                    self.forget(id);
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    fn send(
+        &mut self,
+        task_id: &str,
+        requests: &Map<String, Value>,
+        streams: &[StreamId],
+        mut new_id: impl FnMut() -> String,
+    ) -> Vec<Outgoing> {
+        let mut out = Vec::new();
+        for &stream in streams {
+            for (key, request) in requests {
+                let mark = (stream, task_id.to_owned(), key.clone());
+                if self.delivered.contains(&mark) {
+                    continue;
+                }
+                let id = new_id();
+                let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+                params["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
+                out.push(Outgoing {
+                    stream,
+                    message: json!({ "jsonrpc": "2.0", "id": id, "method": request["method"], "params": params }),
+                });
+                self.delivered.insert(mark);
+                self.sent.push_back(Sent {
+                    id,
+                    task_id: task_id.to_owned(),
+                    key: key.clone(),
+                });
+                if self.sent.len() > MAX_SENT {
+                    self.sent.pop_front();
+                }
+            }
+        }
+        out
+    }
+
+    /// A `tasks/result` stream of this session starts (`true`) or stops asking `task_id`.
+    pub fn asking(&mut self, task_id: &str, asking: bool) {
+        let count = self.asking.entry(task_id.to_owned()).or_default();
+        if asking {
+            *count += 1;
+        } else {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.asking.remove(task_id);
+            }
+        }
+    }
+
+    /// The client answered request `request_id`: where the answer goes, the first time.
+    pub fn answered(&mut self, request_id: &str) -> Option<Answered> {
+        let at = self.sent.iter().position(|s| s.id == request_id)?;
+        let sent = self.sent.remove(at)?;
+        Some(Answered {
+            task_id: sent.task_id,
+            key: sent.key,
+        })
+    }
+
+    /// Only `open` streams remain: what was sent on the others is forgotten.
+    pub fn streams_open(&mut self, open: &[StreamId]) {
+        self.delivered
+            .retain(|(stream, _, _)| open.contains(stream));
+    }
+
+    /// The task is no longer waiting (or is gone): nothing of it is kept.
+    fn forget(&mut self, task_id: &str) {
+        self.waiting.retain(|(id, _)| id != task_id);
+        self.delivered.retain(|(_, id, _)| id != task_id);
+        self.sent.retain(|s| s.task_id != task_id);
+    }
+}
+
+/// The task id and outstanding requests of a task waiting for input.
+fn waiting_on(task: &Value) -> Option<(&str, &Map<String, Value>)> {
+    if task["status"] != "input_required" {
+        return None;
+    }
+    Some((task["taskId"].as_str()?, task["inputRequests"].as_object()?))
+}

@@ -1,0 +1,204 @@
+//! A legacy task's questions on the session's GET streams (`legacy::questions`): what a
+//! poll sends where, never twice to one stream, not while a `tasks/result` asks, one
+//! answer per question; and the task object taking an answer once.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+use common::object::{ID, Object};
+use common::*;
+use mcp_tasks_edge::legacy::questions::{Answered, MAX_SENT, Outgoing, Questions};
+use mcp_tasks_edge::server::Action;
+use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
+use serde_json::{Value, json};
+
+const ASK: &str = "confirm#1";
+
+fn waiting(task_id: &str, keys: &[&str]) -> Value {
+    let mut requests = serde_json::Map::new();
+    for key in keys {
+        requests.insert(
+            (*key).into(),
+            json!({ "method": "elicitation/create", "params": { "mode": "form", "message": format!("{key}?"),
+                "requestedSchema": { "type": "object", "properties": {} } } }),
+        );
+    }
+    json!({ "taskId": task_id, "status": "input_required", "inputRequests": requests,
+        "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": null })
+}
+
+fn ids() -> impl FnMut() -> String {
+    let mut n = 0;
+    move || {
+        n += 1;
+        format!("q-{n}")
+    }
+}
+
+#[test]
+fn the_second_poll_sends_the_questions_to_every_open_get_stream_once() {
+    let mut q = Questions::default();
+    let mut next = ids();
+    let task = waiting(ID, &[ASK]);
+    // First poll: the client may still call tasks/result (the spec's SHOULD): nothing yet.
+    assert_eq!(q.polled(&task, &[1, 2], &mut next), vec![]);
+    let sent = q.polled(&task, &[1, 2], &mut next);
+    assert_eq!(
+        sent,
+        vec![
+            Outgoing {
+                stream: 1,
+                message: json!({ "jsonrpc": "2.0", "id": "q-1", "method": "elicitation/create",
+                    "params": { "mode": "form", "message": "confirm#1?", "requestedSchema": { "type": "object", "properties": {} },
+                        "_meta": { "io.modelcontextprotocol/related-task": { "taskId": ID } } } }),
+            },
+            Outgoing {
+                stream: 2,
+                message: json!({ "jsonrpc": "2.0", "id": "q-2", "method": "elicitation/create",
+                    "params": { "mode": "form", "message": "confirm#1?", "requestedSchema": { "type": "object", "properties": {} },
+                        "_meta": { "io.modelcontextprotocol/related-task": { "taskId": ID } } } }),
+            },
+        ]
+    );
+    // Never twice to one stream; a stream opened later gets it on the next poll.
+    assert_eq!(q.polled(&task, &[1, 2], &mut next), vec![]);
+    let late = q.polled(&task, &[1, 2, 3], &mut next);
+    assert_eq!(late.len(), 1);
+    assert_eq!(late[0].stream, 3);
+    // No stream open: nothing to send, and nothing lost (a stream opened later gets it).
+    let mut alone = Questions::default();
+    alone.polled(&task, &[], &mut next);
+    assert_eq!(alone.polled(&task, &[], &mut next), vec![]);
+    assert_eq!(alone.polled(&task, &[7], &mut next).len(), 1);
+}
+
+#[test]
+fn a_closed_stream_is_forgotten_and_a_new_round_is_asked_again() {
+    let mut q = Questions::default();
+    let mut next = ids();
+    let task = waiting(ID, &[ASK]);
+    q.polled(&task, &[1], &mut next);
+    assert_eq!(q.polled(&task, &[1], &mut next).len(), 1);
+    q.streams_open(&[]);
+    // Stream 1 reconnected as stream 4 (ids are never reused): asked there.
+    assert_eq!(q.polled(&task, &[4], &mut next).len(), 1);
+    // The next round has new keys: seen once first, then sent.
+    let round2 = waiting(ID, &["name#2"]);
+    assert_eq!(q.polled(&round2, &[4], &mut next), vec![]);
+    assert_eq!(q.polled(&round2, &[4], &mut next).len(), 1);
+}
+
+#[test]
+fn nothing_goes_to_get_streams_while_tasks_result_asks() {
+    let mut q = Questions::default();
+    let mut next = ids();
+    let task = waiting(ID, &[ASK]);
+    q.polled(&task, &[1], &mut next);
+    q.asking(ID, true);
+    q.asking(ID, true);
+    assert_eq!(q.polled(&task, &[1], &mut next), vec![]);
+    q.asking(ID, false);
+    assert_eq!(
+        q.polled(&task, &[1], &mut next),
+        vec![],
+        "one stream still asks"
+    );
+    q.asking(ID, false);
+    assert_eq!(q.polled(&task, &[1], &mut next).len(), 1);
+}
+
+#[test]
+fn a_json_only_tasks_result_offers_at_once() {
+    let mut q = Questions::default();
+    let mut next = ids();
+    let task = waiting(ID, &[ASK, "other#1"]);
+    assert_eq!(q.offer(&task, &[5], &mut next).len(), 2);
+    assert_eq!(q.offer(&task, &[5], &mut next), vec![]);
+    assert_eq!(q.offer(&task, &[], &mut next), vec![]);
+    let working = json!({ "taskId": ID, "status": "working" });
+    assert_eq!(q.offer(&working, &[5], &mut next), vec![]);
+}
+
+#[test]
+fn each_question_is_answered_once() {
+    let mut q = Questions::default();
+    let mut next = ids();
+    let task = waiting(ID, &[ASK]);
+    q.polled(&task, &[1, 2], &mut next);
+    q.polled(&task, &[1, 2], &mut next);
+    let to = Answered {
+        task_id: ID.into(),
+        key: ASK.into(),
+    };
+    assert_eq!(q.answered("q-1"), Some(to.clone()));
+    assert_eq!(
+        q.answered("q-1"),
+        None,
+        "a second answer to one id is dropped"
+    );
+    assert_eq!(q.answered("nope"), None);
+    // The copy sent on stream 2 may still be answered: the task object takes only keys
+    // still outstanding (below), so the task gets one answer.
+    assert_eq!(q.answered("q-2"), Some(to));
+    // Once a poll sees the task moved on, late answers are dropped here already.
+    q.polled(&task, &[3], &mut next);
+    q.polled(
+        &json!({ "taskId": ID, "status": "working" }),
+        &[3],
+        &mut next,
+    );
+    assert_eq!(q.answered("q-3"), None);
+}
+
+#[test]
+fn collections_are_bounded() {
+    let mut q = Questions::default();
+    let mut next = ids();
+    let keys: Vec<String> = (0..MAX_SENT + 10).map(|i| format!("k{i}#1")).collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let task = waiting(ID, &refs);
+    q.offer(&task, &[1], &mut next);
+    // The oldest ten were dropped: their answers no longer route (the next poll asks again).
+    assert_eq!(q.answered("q-1"), None);
+    assert!(q.answered(&format!("q-{}", MAX_SENT + 10)).is_some());
+}
+
+#[test]
+fn the_task_object_takes_an_answer_once() {
+    let s = server();
+    let request = post(
+        "tools/call",
+        json!({ "name": "confirm_delete", "arguments": { "filename": "f.txt" } }),
+    );
+    let Action::CreateTask { mut record, .. } = run_action(&s, s.handle(&request, &ctx())) else {
+        panic!("expected a task")
+    };
+    record.task_id = ID.into();
+    let mut o = Object::new(s.registry.clone(), s.limits());
+    o.request(ObjectRequest::Create { record }, "anonymous", NOW);
+    o.tick(NOW);
+    let task = o.get(NOW + 1);
+    assert_eq!(task["status"], "input_required");
+    let key = task["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let yes = json!({ key.clone(): { "action": "accept", "content": { "confirm": true } } });
+    let no = json!({ key: { "action": "accept", "content": { "confirm": false } } });
+    assert_eq!(
+        o.update(yes, NOW + 2),
+        ObjectReply::Result(json!({ "resultType": "complete" }))
+    );
+    // The copy answered on another stream: acknowledged, ignored.
+    assert_eq!(
+        o.update(no, NOW + 3),
+        ObjectReply::Result(json!({ "resultType": "complete" }))
+    );
+    o.tick(o.alarm.unwrap());
+    assert_eq!(
+        o.get(NOW + 10)["result"]["content"][0]["text"],
+        "Deleted f.txt."
+    );
+}

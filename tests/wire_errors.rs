@@ -1,0 +1,126 @@
+//! Every error the server answers on the 2026-07-28 path, in the shape the official
+//! schema gives its code (tests/fixtures/schema): the JSON-RPC envelope, the standard
+//! codes' `Error` shapes, and the MCP codes' whole responses.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+use common::object::ID;
+use common::schema::*;
+use common::*;
+use mcp_tasks_edge::http::HttpRequest;
+use mcp_tasks_edge::server::{Action, Config, Server};
+use serde_json::{Value, json};
+
+fn outcome(s: &Server, request: &HttpRequest) -> (u16, Value) {
+    match run_action(s, s.handle(request, &ctx())) {
+        Action::Respond(r) => (r.status, body(&r)),
+        other => panic!("unexpected action {other:?}"),
+    }
+}
+
+#[test]
+fn every_error_matches_the_schema() {
+    let s = server();
+    let mut cases: Vec<(&str, HttpRequest)> = vec![
+        ("parse", raw("{")),
+        ("invalid request", raw(r#"{"jsonrpc":"2.0","id":1}"#)),
+        ("unknown method", post("ping", json!({}))),
+        ("removed method", post("tasks/list", json!({}))),
+        ("bad params", post("tools/call", json!({ "name": 3 }))),
+        (
+            "unknown tool",
+            post("tools/call", json!({ "name": "nope" })),
+        ),
+        (
+            "bad arguments",
+            post(
+                "tools/call",
+                json!({ "name": "greet", "arguments": { "name": 1 } }),
+            ),
+        ),
+        (
+            "unknown resource",
+            post("resources/read", json!({ "uri": "test://nope" })),
+        ),
+        (
+            "bad requestState",
+            post(
+                "tools/call",
+                json!({ "name": "greet", "arguments": { "name": "a" }, "requestState": "forged" }),
+            ),
+        ),
+        (
+            "no tasks capability",
+            post(
+                "tasks/get",
+                json!({ "taskId": ID, "_meta": meta(json!({})) }),
+            ),
+        ),
+        (
+            "missing capability",
+            post(
+                "tools/call",
+                json!({ "name": "test_missing_capability", "_meta": meta(json!({})) }),
+            ),
+        ),
+        (
+            "bad listen",
+            post("subscriptions/listen", json!({ "notifications": [] })),
+        ),
+        ("unsupported version", {
+            let mut r = post(
+                "tools/list",
+                json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": "2099-01-01" } }),
+            );
+            r.headers = mcp_tasks_edge::http::Headers::from([
+                ("content-type", "application/json"),
+                ("mcp-protocol-version", "2099-01-01"),
+                ("mcp-method", "tools/list"),
+            ]);
+            r
+        }),
+        ("header mismatch", {
+            let mut r = post("tools/list", json!({}));
+            r.headers.push("mcp-method", "x");
+            r
+        }),
+        ("json only listen", {
+            let mut r = post(
+                "subscriptions/listen",
+                json!({ "notifications": { "taskIds": [] } }),
+            );
+            r.headers.push("accept", "application/json");
+            r
+        }),
+        ("media type", {
+            let mut r = post("tools/list", json!({}));
+            r.headers = mcp_tasks_edge::http::Headers::from([("content-type", "text/plain")]);
+            r
+        }),
+        (
+            "method",
+            HttpRequest {
+                method: "GET".into(),
+                ..post("tools/list", json!({}))
+            },
+        ),
+        ("origin", {
+            let mut r = post("tools/list", json!({}));
+            r.headers.push("origin", "https://evil.example");
+            r
+        }),
+    ];
+    let small = Server::new(Config {
+        max_body_bytes: 10,
+        ..Config::default()
+    });
+    for (context, request) in cases.drain(..) {
+        let (status, body) = outcome(&s, &request);
+        assert!(status >= 400, "{context}: {status} {body}");
+        assert!(body.get("error").is_some(), "{context}: {body}");
+        check_error(&body, context);
+    }
+    let (status, too_large) = outcome(&small, &post("tools/list", json!({})));
+    assert_eq!(status, 413);
+    check_error(&too_large, "too large");
+}
