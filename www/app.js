@@ -231,6 +231,7 @@ async function drive(card, start, controller) {
 function addCard(options) {
   const card = board.add(options);
   card.onDismiss = () => { if (card.taskId) store.remove(serverUrl, card.taskId); };
+  card.loadTimeline = () => client.taskTimeline(card.taskId);
   return card;
 }
 

@@ -23,6 +23,11 @@ use sha2::{Digest, Sha256};
 /// The principal of requests without credentials, when `ALLOW_ANONYMOUS=true`.
 pub const ANONYMOUS: &str = "anonymous";
 
+/// How an operator's principal starts: `admin:<name>` for a key of `ADMIN_KEYS`,
+/// `admin:oauth:<hex>` for an OAuth token granting `OAUTH_ADMIN_SCOPE` (`crate::ops::admin`).
+/// An operator is a principal of its own: its ordinary tasks are apart from anyone else's.
+pub const OPERATOR_PREFIX: &str = "admin:";
+
 /// The well-known paths of the Protected Resource Metadata (RFC 9728): the path-inserted
 /// form for the `/mcp` resource, and the root form.
 pub const PRM_PATHS: [&str; 2] = [
@@ -49,6 +54,10 @@ pub struct AuthConfig {
     pub required_scopes: Vec<String>,
     /// `API_KEYS`.
     pub api_keys: Vec<ApiKey>,
+    /// `ADMIN_KEYS` (the format of `API_KEYS`): operators (`crate::ops::admin`).
+    pub admin_keys: Vec<ApiKey>,
+    /// `OAUTH_ADMIN_SCOPE`: a token granting this scope is an operator's.
+    pub admin_scope: Option<String>,
     /// `ALLOW_ANONYMOUS`.
     pub allow_anonymous: bool,
     /// `OAUTH_JWKS_MIN_REFETCH_MS`: at most one JWKS refetch per this interval on an
@@ -153,7 +162,12 @@ pub fn oauth_principal(issuer: &str, subject: &str) -> String {
 impl AuthConfig {
     /// Whether any credential is configured.
     pub fn configured(&self) -> bool {
-        self.issuer.is_some() || !self.api_keys.is_empty()
+        self.issuer.is_some() || !self.api_keys.is_empty() || !self.admin_keys.is_empty()
+    }
+
+    /// Whether operators can authenticate at all (else the operator methods do not exist).
+    pub fn has_operators(&self) -> bool {
+        !self.admin_keys.is_empty() || (self.issuer.is_some() && self.admin_scope.is_some())
     }
 
     /// The audiences a token must name: `OAUTH_AUDIENCE`, else the resource URL.
@@ -193,11 +207,16 @@ impl AuthConfig {
         let mut matched = None;
         for key in &self.api_keys {
             if same(&key.digest, &digest) && matched.is_none() {
-                matched = Some(key);
+                matched = Some(format!("key:{}", key.name));
             }
         }
-        if let Some(key) = matched {
-            return Outcome::Principal(format!("key:{}", key.name));
+        for key in &self.admin_keys {
+            if same(&key.digest, &digest) && matched.is_none() {
+                matched = Some(format!("{OPERATOR_PREFIX}{}", key.name));
+            }
+        }
+        if let Some(principal) = matched {
+            return Outcome::Principal(principal);
         }
         if self.issuer.is_some() && jwt::looks_like_jwt(&token) {
             return match jwt::parse(&token) {
@@ -248,7 +267,16 @@ impl AuthConfig {
                 ),
             });
         }
-        Ok(oauth_principal(&grant.issuer, &grant.subject))
+        let principal = oauth_principal(&grant.issuer, &grant.subject);
+        let operator = self
+            .admin_scope
+            .as_ref()
+            .is_some_and(|scope| grant.scopes.contains(scope));
+        Ok(if operator {
+            format!("{OPERATOR_PREFIX}{principal}")
+        } else {
+            principal
+        })
     }
 
     /// The Protected Resource Metadata document (RFC 9728 section 2) for `resource`.

@@ -229,6 +229,21 @@ impl McpClient {
         })
     }
 
+    /// A task's timeline, for its owner (this server's `mcp-tasks-edge/tasks/timeline`,
+    /// docs/operations.md): its transitions, oldest first.
+    #[wasm_bindgen(js_name = taskTimeline, unchecked_return_type = "Promise<TaskTimeline>")]
+    pub fn task_timeline(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {
+        let inner = self.hub.inner().clone();
+        future_to_promise(async move {
+            let mut params = serde_json::Map::new();
+            params.insert("taskId".into(), task_id.into());
+            let timeline = inner
+                .rpc(crate::server::TASK_TIMELINE, params, None, None)
+                .await?;
+            Ok(to_js(&Value::Object(timeline)))
+        })
+    }
+
     /// `tasks/get`.
     #[wasm_bindgen(js_name = getTask, unchecked_return_type = "Promise<DetailedTask>")]
     pub fn get_task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {

@@ -123,6 +123,29 @@ export interface JSONRPCErrorObject { code: number; message: string; data?: unkn
 /** `listTasks()`: a page of the caller's tasks, newest first. */
 export interface TaskPage { tasks: DetailedTask[]; nextCursor?: string }
 
+/** One transition of a task (docs/operations.md "A task's timeline"). */
+export interface TimelineEntry {
+  /** ISO 8601 */
+  at: string;
+  event: "created" | "progressed" | "retried" | "input_requested" | "input_answered" | "completed" | "failed" | "cancelled";
+  /** The status after the transition. */
+  status: TaskStatus;
+  /** The attempt at the step that caused it. */
+  attempt?: number;
+  /** The task's statusMessage after the transition. */
+  message?: string;
+  error?: JSONRPCErrorObject;
+}
+
+/** `taskTimeline()`: the first transition and the latest ones, oldest first. */
+export interface TaskTimeline {
+  taskId: string;
+  status: TaskStatus;
+  timeline: TimelineEntry[];
+  /** How many entries between the first and the kept ones were dropped. */
+  omittedEntries: number;
+}
+
 /** tasks/get and notifications/tasks: the task with its status payload. */
 export type DetailedTask =
   | (Task & { status: "working" | "cancelled" })

@@ -37,6 +37,21 @@ Object.defineProperty(state, 'criticalError', {
 
 const CRASHED = Symbol('crashed');
 
+/**
+ * The structured log line of a crash (the `panic` event of src/ops/log.rs, same format:
+ * one JSON object, `event` and `level` first). The panic's own message is the runtime's
+ * previous line; nothing of the request is logged but its id.
+ */
+function logPanic(object, method, request) {
+  const line = { event: 'panic', level: 'error' };
+  const requestId = request?.headers?.get('cf-ray') ?? request?.headers?.get('x-mcp-tasks-request-id');
+  if (requestId) line.requestId = requestId;
+  line.error = 'a Rust panic aborted the wasm instance; the runtime reinitialises it';
+  line.object = object;
+  line.method = method;
+  console.log(JSON.stringify(line));
+}
+
 /** `work`, or CRASHED if the instance aborts first (or `work` rejects because of it). */
 async function watch(work) {
   let onCrash;
@@ -55,7 +70,9 @@ async function watch(work) {
 export default class Entrypoint extends Shim {
   async fetch(request) {
     const response = await watch(super.fetch(request));
-    return response === CRASHED ? crashed(request) : response;
+    if (response !== CRASHED) return response;
+    logPanic('Worker', 'fetch', request);
+    return crashed(request);
   }
 }
 
@@ -63,7 +80,9 @@ export default class Entrypoint extends Shim {
 export class SessionObject extends ShimSessionObject {
   async fetch(request) {
     const response = await watch(super.fetch(request));
-    return response === CRASHED ? crashed(request) : response;
+    if (response !== CRASHED) return response;
+    logPanic('SessionObject', 'fetch', request);
+    return crashed(request);
   }
 }
 
@@ -96,6 +115,7 @@ export class TaskObject extends ShimTaskObject {
     this.trace('fetch');
     const response = await watch(super.fetch(request));
     if (response !== CRASHED) return response;
+    logPanic('TaskObject', 'fetch', request);
     this.dropWatchers();
     return new Response('the task object crashed while handling this request', { status: 500 });
   }
@@ -104,6 +124,7 @@ export class TaskObject extends ShimTaskObject {
     this.trace('alarm');
     const done = await watch(super.alarm(info));
     if (done === CRASHED) {
+      logPanic('TaskObject', 'alarm');
       this.dropWatchers();
       throw new Error('the task step crashed; the runtime retries the alarm');
     }
@@ -130,6 +151,7 @@ export class PrincipalObject extends ShimPrincipalObject {
   async fetch(request) {
     const response = await watch(super.fetch(request));
     if (response !== CRASHED) return response;
+    logPanic('PrincipalObject', 'fetch', request);
     return new Response('the quota ledger crashed while handling this request', { status: 500 });
   }
 }

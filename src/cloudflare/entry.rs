@@ -4,9 +4,10 @@
 use super::creation::{acquire_run, create_task};
 use super::http::{read_body, request_headers, to_response, to_worker_response};
 use super::principal_object::StreamSlot;
-use super::rpc::call_object;
+use super::rpc::call_object_traced;
 use super::{
-    SESSIONS_BINDING, WorkerHost, auth, listen, my_tasks, new_task_id, now_ms, progress, server,
+    SESSIONS_BINDING, WorkerHost, admin, auth, listen, log, my_tasks, new_task_id, now_ms,
+    progress, server,
 };
 use crate::auth::Outcome;
 use crate::error::McpError;
@@ -27,6 +28,7 @@ pub async fn fetch(
     build: fn() -> Server,
 ) -> worker::Result<web_sys::Response> {
     let server = server(&env, build)?;
+    let trace = log::request_id(&req);
     let url = worker::Url::parse(&req.inner().url())?;
     let mut request = HttpRequest {
         method: req.method().to_string(),
@@ -41,7 +43,7 @@ pub async fn fetch(
     // Credentials first: nothing of an unauthenticated request's body is read.
     let principal = match server.authenticate(&request) {
         Outcome::Principal(principal) => principal,
-        Outcome::Refused(error) => return refuse(&server, &request, None, &error, &origin),
+        Outcome::Refused(error) => return refuse(&server, &request, &error, &origin, &trace),
         Outcome::Jwt(token) => {
             let now = now_ms();
             let granted = match auth::verify(&server.config.auth, &token, now).await {
@@ -50,7 +52,7 @@ pub async fn fetch(
             };
             match granted {
                 Ok(principal) => principal,
-                Err(error) => return refuse(&server, &request, None, &error, &origin),
+                Err(error) => return refuse(&server, &request, &error, &origin, &trace),
             }
         }
     };
@@ -131,6 +133,7 @@ pub async fn fetch(
                     true,
                     &cors,
                     &origin,
+                    Some(&trace),
                 )
                 .await;
                 return to_response(response);
@@ -140,8 +143,25 @@ pub async fn fetch(
                 request,
                 cors,
             } => {
-                let reply = call_object(&env, &request, &ctx.principal).await;
+                let reply = call_object_traced(&env, &request, &ctx.principal, Some(&trace)).await;
                 return respond_object(&server, &request_id, reply, &cors);
+            }
+            Action::Admin {
+                request_id,
+                request,
+                cors,
+            } => {
+                let response = admin::perform(
+                    &server,
+                    &env,
+                    &ctx.principal,
+                    &trace,
+                    &request_id,
+                    *request,
+                    &cors,
+                )
+                .await;
+                return to_response(response);
             }
             Action::Listen(listen) => {
                 let slot = match quotas.listen_streams {
@@ -154,6 +174,12 @@ pub async fn fetch(
                         match acquired {
                             Ok(slot) => Some(slot),
                             Err(error) => {
+                                let line = crate::ops::log::refused(
+                                    &error,
+                                    Some(&ctx.principal),
+                                    Some(&trace),
+                                );
+                                log::print_all(line, &server.config.log);
                                 let id = listen.request_id.clone();
                                 let response =
                                     server.refuse(Some(&id), &error, &listen.cors, &origin);
@@ -216,15 +242,20 @@ async fn legacy(
     Ok(response.with_headers(headers))
 }
 
+/// Refuses an unauthenticated request (401/403), logging why (`auth.refused`).
 fn refuse(
     server: &Server,
     request: &HttpRequest,
-    id: Option<&crate::jsonrpc::RequestId>,
     error: &McpError,
     origin: &str,
+    trace: &str,
 ) -> worker::Result<web_sys::Response> {
+    log::print_all(
+        crate::ops::log::refused(error, None, Some(trace)),
+        &server.config.log,
+    );
     let cors = server.cors_for(request);
-    to_response(server.refuse(id, error, &cors, origin))
+    to_response(server.refuse(None, error, &cors, origin))
 }
 
 fn respond_object(

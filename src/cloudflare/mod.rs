@@ -23,12 +23,14 @@
 //! }
 //! ```
 
+mod admin;
 mod auth;
 mod creation;
 mod entry;
 mod host;
 mod http;
 mod listen;
+mod log;
 pub(crate) mod my_tasks;
 mod principal_object;
 mod progress;

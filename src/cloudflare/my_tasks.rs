@@ -25,6 +25,28 @@ pub(crate) async fn page(
         // An anonymous caller owns nothing beyond each task it holds the id of.
         return Ok((Vec::new(), None));
     }
+    let (ids, next) = index_page(env, principal, cursor).await?;
+    let mut tasks = Vec::new();
+    for task_id in ids {
+        let request = ObjectRequest::Get { task_id };
+        let reply = call_object(env, &request, principal).await;
+        if let Ok(ObjectReply::Result(Value::Object(mut task))) =
+            reply.and_then(|(status, body)| ObjectReply::decode(status, &body))
+        {
+            task.remove("resultType");
+            tasks.push(Value::Object(task));
+        }
+    }
+    Ok((tasks, next))
+}
+
+/// One page of `principal`'s task ids from its index, newest first, and the cursor of
+/// the next page (the offset into the index).
+pub(crate) async fn index_page(
+    env: &Env,
+    principal: &str,
+    cursor: Option<&str>,
+) -> Result<(Vec<String>, Option<String>), McpError> {
     let index = task_index(env, principal)
         .await
         .map_err(|why| McpError::Internal(format!("the task index is unavailable: {why}")))?;
@@ -36,20 +58,7 @@ pub(crate) async fn page(
             .filter(|n| *n <= index.len())
             .ok_or_else(|| McpError::InvalidParams(format!("Invalid cursor: {cursor:?}")))?,
     };
-    let ids: Vec<&String> = index.iter().skip(offset).take(PAGE).collect();
-    let mut tasks = Vec::new();
-    for task_id in &ids {
-        let request = ObjectRequest::Get {
-            task_id: (*task_id).clone(),
-        };
-        let reply = call_object(env, &request, principal).await;
-        if let Ok(ObjectReply::Result(Value::Object(mut task))) =
-            reply.and_then(|(status, body)| ObjectReply::decode(status, &body))
-        {
-            task.remove("resultType");
-            tasks.push(Value::Object(task));
-        }
-    }
+    let ids: Vec<String> = index.iter().skip(offset).take(PAGE).cloned().collect();
     let next = (offset + ids.len() < index.len()).then(|| (offset + ids.len()).to_string());
-    Ok((tasks, next))
+    Ok((ids, next))
 }

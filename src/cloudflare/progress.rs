@@ -40,7 +40,7 @@ pub async fn stream(
                 cors,
             } => {
                 create_task(
-                    &server, &env, &principal, request_id, record, true, &cors, &origin,
+                    &server, &env, &principal, request_id, record, true, &cors, &origin, None,
                 )
                 .await
                 .body

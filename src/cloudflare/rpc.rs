@@ -4,7 +4,7 @@
 
 use super::TASKS_BINDING;
 use crate::auth::anonymous::task_principal;
-use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER};
+use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use worker::{Env, Method, Request, RequestInit, Response, web_sys};
 
 /// Sends one request to the TaskObject named by its task id; returns the reply as sent
@@ -14,6 +14,16 @@ pub(crate) async fn call_object(
     request: &ObjectRequest,
     principal: &str,
 ) -> Result<(u16, Vec<u8>), String> {
+    call_object_traced(env, request, principal, None).await
+}
+
+/// [`call_object`], naming the Worker's request (`request_id`) for the object's log lines.
+pub(crate) async fn call_object_traced(
+    env: &Env,
+    request: &ObjectRequest,
+    principal: &str,
+    request_id: Option<&str>,
+) -> Result<(u16, Vec<u8>), String> {
     let stub = env
         .durable_object(TASKS_BINDING)
         .and_then(|namespace| namespace.get_by_name(request.task_id()))
@@ -21,10 +31,13 @@ pub(crate) async fn call_object(
     let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
     // An anonymous caller reaches each task as that task's own principal.
     let principal = task_principal(principal, request.task_id());
-    let headers = [
+    let mut headers = vec![
         (PRINCIPAL_HEADER, principal.as_ref()),
         ("content-type", "application/json"),
     ];
+    if let Some(request_id) = request_id {
+        headers.push((REQUEST_ID_HEADER, request_id));
+    }
     let mut response = post_to_object(&stub, OBJECT_URL, &headers, body).await?;
     let body = response_bytes(&mut response)
         .await

@@ -15,11 +15,12 @@ mod tasks;
 
 use super::principal_object;
 use super::sse::Channel;
-use super::{now_ms, server};
+use super::{log, now_ms, server};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, RequestId};
 use crate::legacy::{self, Decision, Incoming, SESSION_HEADER, Session};
+use crate::ops::log::{self as logs, event, fingerprint};
 use crate::quota::LedgerRequest;
 use crate::server::Server;
 use crate::tasks::protocol::PRINCIPAL_HEADER;
@@ -173,7 +174,10 @@ impl SessionRunner {
             if let Err(why) =
                 principal_object::ledger(&self.env, &touched.opened_by, &renewal).await
             {
-                worker::console_warn!("renewing session {}: {why}", touched.id);
+                let line = logs::warning(&format!("renewing a session's quota place: {why}"))
+                    .principal(&touched.principal)
+                    .field("session", fingerprint(&touched.id));
+                log::print(&line, &server.config.log);
             }
         }
         match decision {
@@ -204,7 +208,7 @@ impl SessionRunner {
                 result,
             } => self.initialize(&server, id, *session, result).await,
             Decision::End(session) => {
-                self.end(&server, &session).await?;
+                self.end(&server, &session, "deleted").await?;
                 Ok(Response::empty()?.with_status(204))
             }
             Decision::OpenStream { last_event_id } => self.open_stream(last_event_id.as_deref()),
@@ -277,11 +281,18 @@ impl SessionRunner {
             && let Err(refused) =
                 principal_object::ledger(&self.env, &session.opened_by, &acquire).await
         {
+            log::print_all(
+                logs::refused(&refused, Some(&session.opened_by), None),
+                &server.config.log,
+            );
             return json_reply(Some(&id), Err(refused));
         }
         self.store(&session).await?;
         let expires = session.expires_at_ms(server.config.session_idle_ms);
         self.set_alarm(expires).await?;
+        let opened = logs::session(event::SESSION_OPENED, &session.id, &session.principal, None)
+            .field("protocolVersion", session.protocol_version.as_str());
+        log::print(&opened, &server.config.log);
         let mut response = HttpResponse::json(200, jsonrpc::result_response(&id, &result));
         response
             .headers
@@ -297,14 +308,24 @@ impl SessionRunner {
             .await
     }
 
-    /// Ends the session: its streams close, its subscriptions and ledger place go, and
-    /// its storage is deleted (then every request on it is 404).
-    async fn end(&self, server: &Server, session: &Session) -> Result<()> {
+    /// Ends the session (`reason`: `deleted` by the client, or `idle`): its streams
+    /// close, its subscriptions and ledger place go, and its storage is deleted (then
+    /// every request on it is 404).
+    async fn end(&self, server: &Server, session: &Session, reason: &str) -> Result<()> {
+        let ended = logs::session(
+            event::SESSION_ENDED,
+            &session.id,
+            &session.principal,
+            Some(reason),
+        );
+        log::print(&ended, &server.config.log);
         self.streams.borrow_mut().close_all();
         for uri in &session.subscriptions {
             // Best effort: a registry that keeps an ended session tells it in vain.
             if let Err(why) = registry::set(&self.env, uri, &session.id, false).await {
-                worker::console_warn!("unsubscribing {uri}: {why}");
+                let line = logs::warning(&format!("unsubscribing {uri}: {why}"))
+                    .field("session", fingerprint(&session.id));
+                log::print(&line, &server.config.log);
             }
         }
         if server.config.quotas.sessions.is_some() {
@@ -315,7 +336,10 @@ impl SessionRunner {
             if let Err(why) =
                 principal_object::ledger(&self.env, &session.opened_by, &release).await
             {
-                worker::console_warn!("releasing session {}: {why}", session.id);
+                let line = logs::warning(&format!("releasing a session's quota place: {why}"))
+                    .principal(&session.principal)
+                    .field("session", fingerprint(&session.id));
+                log::print(&line, &server.config.log);
             }
         }
         self.state.storage().delete_alarm().await?;
@@ -330,7 +354,7 @@ impl SessionRunner {
             return Response::empty();
         };
         match legacy::plan::alarm(&session, now_ms(), server.config.session_idle_ms) {
-            None => self.end(&server, &session).await?,
+            None => self.end(&server, &session, "idle").await?,
             Some(at) => self.set_alarm(at).await?,
         }
         Response::empty()

@@ -10,12 +10,16 @@
 //! state to every socket. Between changes the object may hibernate: idle watchers cost
 //! no requests and no duration.
 
+use super::log;
 use super::{WorkerHost, now_ms, server};
+use crate::ops::admin;
+use crate::ops::log::{self as logs, LogSettings};
 use crate::server::Server;
-use crate::tasks::layout::{self, Dirty, Need, Stored};
+use crate::tasks::layout::{self, Need, Stored};
 use crate::tasks::machine::Illegal;
 use crate::tasks::object::{self, AlarmPlan, Effects};
-use crate::tasks::protocol::{ObjectRequest, PRINCIPAL_HEADER};
+use crate::tasks::protocol::{ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
+use crate::tasks::timeline;
 use crate::tasks::watch::{self, CLOSE_GONE, WATCH_PATH, WatchMessage};
 use futures_util::future::try_join3;
 use js_sys::{Object, Reflect};
@@ -48,6 +52,12 @@ fn close(socket: &WebSocket, code: u16, reason: &str) {
     if socket.close(Some(code), Some(reason)).is_err() {
         // Already closed by the other side: nothing to do.
     }
+}
+
+/// An object reply as the object sends it (`tasks::protocol`).
+fn reply_response(reply: &ObjectReply) -> Result<Response> {
+    let (status, body) = reply.encode();
+    Ok(Response::from_bytes(body)?.with_status(status))
 }
 
 fn refused(illegal: Illegal) -> worker::Error {
@@ -89,13 +99,40 @@ impl TaskRunner {
         Ok(Some(stored))
     }
 
+    /// What this deployment logs (the defaults if the configuration is broken: that
+    /// error surfaces on the request that needs the server).
+    fn log_settings(&self) -> LogSettings {
+        server(&self.env, self.build).map_or_else(|_| LogSettings::default(), |s| s.config.log)
+    }
+
     /// Applies `effects` as one transaction: the puts, deletes and alarm are issued
-    /// together, with no other await in between, so the runtime coalesces them. Once
-    /// written, the new state goes to the watchers (numbered by [`watch::stamp`]).
-    async fn apply(&self, before: Option<&Stored>, mut effects: Effects) -> Result<()> {
+    /// together, with no other await in between, so the runtime coalesces them. The
+    /// transition they make goes in the same write, in the task's timeline
+    /// ([`timeline::note`]). Once written, the new state goes to the watchers (numbered
+    /// by [`watch::stamp`]) and the transition to the logs (`request_id`: the Worker's
+    /// request that caused it, if one did).
+    async fn apply(
+        &self,
+        before: Option<&Stored>,
+        mut effects: Effects,
+        request_id: Option<&str>,
+    ) -> Result<()> {
+        let before_record = before.map(|s| &s.record);
+        timeline::note(&mut effects, before_record);
         watch::stamp(&mut effects, before);
         let pushed = watch::after_write(&effects);
+        let mut lines = Vec::new();
+        if let Some(after) = &effects.store {
+            lines.extend(logs::lease_taken(before_record, after));
+            if let Some(entry) = &effects.dirty.timeline {
+                lines.extend(logs::transition(entry, after, request_id));
+            }
+        }
+        if let (true, Some(record)) = (effects.delete_all, before_record) {
+            lines.push(logs::expired(record));
+        }
         self.write(before, effects).await?;
+        log::print_all(lines, &self.log_settings());
         if let Some(message) = pushed {
             self.push(&message);
         }
@@ -127,11 +164,7 @@ impl TaskRunner {
         let mut puts = Object::new();
         let mut deletes = Vec::new();
         if let Some(record) = &effects.store {
-            let (parts, dirty) = match before {
-                Some(stored) if stored.legacy => (layout::Parts::default(), Dirty::all(record)),
-                Some(stored) => (stored.parts.clone(), effects.dirty.clone()),
-                None => (layout::Parts::default(), effects.dirty.clone()),
-            };
+            let (parts, dirty) = effects.dirty.clone().over(before, record);
             let (writes, _) = layout::encode(record, &parts, &dirty);
             puts = Object::new();
             for (key, value) in writes.put {
@@ -181,7 +214,7 @@ impl TaskRunner {
     /// After the write: tells the owner's quota ledger the task ended.
     async fn release(&self, ended: Option<(String, String)>) {
         if let Some((owner, task_id)) = ended {
-            super::task_ended(&self.env, &owner, &task_id).await;
+            super::task_ended(&self.env, &owner, &task_id, &self.log_settings()).await;
         }
     }
 
@@ -189,6 +222,7 @@ impl TaskRunner {
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
         // Set by the Worker on every call; a Durable Object is not reachable from outside.
         let principal = req.headers().get(PRINCIPAL_HEADER)?.unwrap_or_default();
+        let request_id = req.headers().get(REQUEST_ID_HEADER)?;
         if let Some(task_id) = req.path().strip_prefix(WATCH_PATH) {
             return self.watch(task_id, &principal).await;
         }
@@ -199,10 +233,27 @@ impl TaskRunner {
         let need = match request {
             ObjectRequest::Get { .. } => Need::Result,
             // The cancel hook sees the arguments and the last checkpoint.
-            ObjectRequest::Cancel { .. } => Need::Step,
+            ObjectRequest::Cancel { .. } | ObjectRequest::OperatorCancel { .. } => Need::Step,
             ObjectRequest::Create { .. } | ObjectRequest::Update { .. } => Need::Hot,
+            ObjectRequest::Timeline { .. } | ObjectRequest::Inspect { .. } => Need::Timeline,
         };
         let stored = self.load(need).await?;
+        // Reads of the timeline, answered from it (nothing is written).
+        let read = match &request {
+            ObjectRequest::Timeline { task_id } => Some(timeline::owner_view(
+                stored.as_ref(),
+                task_id,
+                &principal,
+                now_ms(),
+            )),
+            ObjectRequest::Inspect { task_id } => {
+                Some(admin::inspect(stored.as_ref(), task_id, now_ms()))
+            }
+            _ => None,
+        };
+        if let Some(reply) = read {
+            return reply_response(&reply);
+        }
         let (reply, effects) = object::handle(
             stored.as_ref().map(|s| s.record.clone()),
             request,
@@ -211,7 +262,8 @@ impl TaskRunner {
         );
         let cancelled = effects.store.clone().filter(|_| effects.cancel_hook);
         let ended = self.ended(stored.as_ref(), &effects);
-        self.apply(stored.as_ref(), effects).await?;
+        self.apply(stored.as_ref(), effects, request_id.as_deref())
+            .await?;
         self.release(ended).await;
         if let Some(record) = cancelled {
             let server = server(&self.env, self.build)?;
@@ -221,8 +273,7 @@ impl TaskRunner {
                 tool.cancelled(record.call(now_ms(), 0), host).await;
             }
         }
-        let (status, body) = reply.encode();
-        Ok(Response::from_bytes(body)?.with_status(status))
+        reply_response(&reply)
     }
 
     /// Accepts a watcher: a hibernatable WebSocket whose first message is the current
@@ -290,23 +341,26 @@ impl TaskRunner {
         match plan {
             AlarmPlan::Done(effects) => {
                 let ended = self.ended(stored.as_ref(), &effects);
-                self.apply(stored.as_ref(), effects).await?;
+                self.apply(stored.as_ref(), effects, None).await?;
                 self.release(ended).await;
             }
             AlarmPlan::RunStep { lease, attempt } => {
                 // The lease is durable before the step runs: if this instance dies inside
                 // the step, the next alarm finds the lease and runs the step again.
-                self.apply(stored.as_ref(), lease).await?;
+                self.apply(stored.as_ref(), lease, None).await?;
                 let Some(full) = self.load(Need::Step).await? else {
                     return Response::empty();
                 };
                 self.running.set(Some(attempt));
                 let host = WorkerHost::host(self.env.clone(), &server);
+                let started = now_ms();
                 let step =
-                    object::run_step(&full.record, &server.registry, host, now_ms(), attempt).await;
+                    object::run_step(&full.record, &server.registry, host, started, attempt).await;
+                let duration_ms = now_ms().saturating_sub(started);
                 self.running.set(None);
                 // Requests may have changed the task meanwhile (a cancel wins).
                 let current = self.load(Need::Hot).await?;
+                let outcome = logs::step_outcome(&step);
                 let effects = object::finish(
                     current.as_ref().map(|s| s.record.clone()),
                     attempt,
@@ -315,8 +369,13 @@ impl TaskRunner {
                     limits,
                 )
                 .map_err(refused)?;
+                // Not applied: a cancel (or a newer attempt) won, the outcome was dropped.
+                let applied = effects.store.is_some();
+                let finished =
+                    logs::step_finished(&full.record, attempt, outcome, duration_ms, applied);
+                log::print(&finished, &server.config.log);
                 let ended = self.ended(current.as_ref(), &effects);
-                self.apply(current.as_ref(), effects).await?;
+                self.apply(current.as_ref(), effects, None).await?;
                 self.release(ended).await;
             }
         }

@@ -51,6 +51,8 @@ pub struct Config {
     pub outbound: Policy,
     /// How long a 2025-11-25 session lives without a request before it is deleted.
     pub session_idle_ms: u64,
+    /// What the adapters log (`LOG_LEVEL`, `LOG_PAYLOADS`; `crate::ops::log`).
+    pub log: crate::ops::log::LogSettings,
 }
 
 impl Default for Config {
@@ -84,6 +86,7 @@ impl Default for Config {
             quotas: Quotas::default(),
             outbound: Policy::default(),
             session_idle_ms: 3_600_000,
+            log: crate::ops::log::LogSettings::default(),
         }
     }
 }
@@ -224,6 +227,29 @@ impl Config {
         if let Some(v) = get("API_KEYS") {
             c.auth.api_keys = auth::parse_api_keys(&v)?;
         }
+        if let Some(v) = get("ADMIN_KEYS") {
+            c.auth.admin_keys =
+                auth::parse_api_keys(&v).map_err(|e| e.replace("API_KEYS", "ADMIN_KEYS"))?;
+        }
+        if let Some(v) = get("OAUTH_ADMIN_SCOPE") {
+            let v = v.trim();
+            c.auth.admin_scope = match words(v).as_slice() {
+                [] => None,
+                [scope] => Some(scope.clone()),
+                _ => return Err(format!("OAUTH_ADMIN_SCOPE must be one scope, got {v:?}")),
+            };
+        }
+        if let Some(key) = c
+            .auth
+            .admin_keys
+            .iter()
+            .find(|a| c.auth.api_keys.iter().any(|k| k.digest == a.digest))
+        {
+            return Err(format!(
+                "ADMIN_KEYS: the key {:?} is also in API_KEYS; an operator key must be a key of its own",
+                key.name
+            ));
+        }
         if let Some(v) = get("ALLOW_ANONYMOUS") {
             c.auth.allow_anonymous = flag("ALLOW_ANONYMOUS", &v)?;
         }
@@ -243,6 +269,7 @@ impl Config {
             c.session_idle_ms = number("SESSION_IDLE_MS", &v)?.max(1_000);
         }
         c.outbound = c.outbound.with_vars(&get)?;
+        c.log = c.log.with_vars(&get)?;
         Ok(c)
     }
 

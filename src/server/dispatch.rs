@@ -128,9 +128,32 @@ pub fn route(
             cursor: params::parse::<CursorParams>(params)?.cursor,
             cors: cors.clone(),
         }),
+        // Served on the 2026-07-28 endpoint (a 2025-11-25 session forwards no object reads).
+        super::TASK_TIMELINE if http_headers.is_some() => {
+            let task_id = params::parse::<TaskIdParams>(params)?.task_id;
+            if !id::is_valid(&task_id) {
+                return Err(McpError::TaskNotFound);
+            }
+            Ok(Action::Forward {
+                request_id: rpc.id.clone(),
+                request: ObjectRequest::Timeline { task_id },
+                cors: cors.clone(),
+            })
+        }
         // tasks/result and tasks/list were removed by SEP-2663; initialize, ping,
-        // logging/setLevel, resources/subscribe… by 2026-07-28. All are unknown here.
-        other => Err(McpError::MethodNotFound(other.to_owned())),
+        // logging/setLevel, resources/subscribe… by 2026-07-28. All are unknown here, as
+        // are the operator's methods for anyone but an operator (`ops::admin`).
+        other => {
+            let operators = server.config.auth.has_operators() && http_headers.is_some();
+            match crate::ops::admin::parse(other, params, &ctx.principal, operators) {
+                Some(request) => Ok(Action::Admin {
+                    request_id: rpc.id.clone(),
+                    request: Box::new(request?),
+                    cors: cors.clone(),
+                }),
+                None => Err(McpError::MethodNotFound(other.to_owned())),
+            }
+        }
     }
 }
 

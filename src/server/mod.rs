@@ -34,6 +34,10 @@ pub const MCP_PATH: &str = "/mcp";
 /// reads). Params: `{cursor?}`; result: `{tasks: DetailedTask[], nextCursor?}`.
 pub const LIST_TASKS: &str = "mcp-tasks-edge/tasks/list";
 
+/// This server's method returning a task's timeline to its owner (`tasks::timeline`).
+/// Params: `{taskId}`; result: `{taskId, status, timeline: Entry[], omittedEntries}`.
+pub const TASK_TIMELINE: &str = "mcp-tasks-edge/tasks/timeline";
+
 /// Per-request facts the adapter supplies.
 #[derive(Debug, Clone)]
 pub struct Context {
@@ -76,6 +80,12 @@ pub enum Action {
     },
     /// Open a `subscriptions/listen` stream (see [`listen`]).
     Listen(Box<listen::Listen>),
+    /// An operator's request (`crate::ops::admin`): perform it, log it, answer.
+    Admin {
+        request_id: RequestId,
+        request: Box<crate::ops::admin::AdminRequest>,
+        cors: Cors,
+    },
 }
 
 /// A `resources/read` waiting for the adapter's host.

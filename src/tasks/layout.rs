@@ -10,6 +10,8 @@
 //! checkpoint.0      the checkpoint as JSON
 //! result.0..2       the completed task's result as JSON, in 3 chunks
 //! answer.name.0     the answer to the tool's input key "name"
+//! timeline.0        the first entry of the task's timeline (`super::timeline`)
+//! timeline.12       a later one: the first and the last `timeline::KEEP - 1` are kept
 //! ```
 //!
 //! Format 1 (before leases) kept the whole record as one JSON value under `task`, with
@@ -18,6 +20,7 @@
 
 use super::record::{Lease, TaskRecord};
 use super::task::TaskStatus;
+use super::timeline::{self, Entry};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -39,6 +42,14 @@ pub struct Parts {
     pub result: u32,
     #[serde(default)]
     pub answers: BTreeMap<String, u32>,
+    /// Timeline entries ever written (entry `n` is under `timeline.n`; only the first
+    /// and the last `timeline::KEEP - 1` are kept).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub timeline: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Which large parts an operation reads.
@@ -50,6 +61,8 @@ pub enum Need {
     Result,
     /// Everything a step reads: arguments, checkpoint, answers.
     Step,
+    /// The timeline's kept entries (`mcp-tasks-edge/tasks/timeline`, the operator's view).
+    Timeline,
     /// Every part (what a step reads and the result).
     All,
 }
@@ -62,6 +75,8 @@ pub struct Dirty {
     pub result: bool,
     /// Tool keys of new answers.
     pub answers: Vec<String>,
+    /// The transition this write records in the timeline ([`timeline::note`]).
+    pub timeline: Option<Entry>,
 }
 
 impl Dirty {
@@ -72,6 +87,24 @@ impl Dirty {
             checkpoint: true,
             result: true,
             answers: record.answers.keys().cloned().collect(),
+            timeline: None,
+        }
+    }
+
+    /// What a write of `record` over `before` must store: the parts index to start from
+    /// and the parts to write. A format-1 record is rewritten whole; the timeline entry
+    /// of `self` is kept either way.
+    pub fn over(self, before: Option<&Stored>, record: &TaskRecord) -> (Parts, Dirty) {
+        match before {
+            Some(stored) if stored.legacy => (
+                Parts::default(),
+                Dirty {
+                    timeline: self.timeline,
+                    ..Dirty::all(record)
+                },
+            ),
+            Some(stored) => (stored.parts.clone(), self),
+            None => (Parts::default(), self),
         }
     }
 }
@@ -83,6 +116,8 @@ pub struct Stored {
     pub parts: Parts,
     /// Read from format 1: the next write must write everything.
     pub legacy: bool,
+    /// The kept timeline entries, oldest first (loaded with [`Need::Timeline`]).
+    pub timeline: Vec<Entry>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -105,6 +140,7 @@ pub fn decode_hot(text: &str) -> Result<Stored, String> {
                 record: hot.record,
                 parts: hot.parts,
                 legacy: false,
+                timeline: Vec::new(),
             })
         }
         Some(other) => Err(format!(
@@ -125,6 +161,7 @@ pub fn decode_hot(text: &str) -> Result<Stored, String> {
                 record,
                 parts: Parts::default(),
                 legacy: true,
+                timeline: Vec::new(),
             })
         }
     }
@@ -137,6 +174,17 @@ fn chunk_keys(name: &str, chunks: u32) -> impl Iterator<Item = String> + '_ {
 
 fn answer_part(key: &str) -> String {
     format!("answer.{key}")
+}
+
+fn timeline_key(n: u32) -> String {
+    format!("timeline.{n}")
+}
+
+/// The indexes of the kept entries of a timeline of `written` entries: the first, then
+/// the last `KEEP - 1`.
+fn kept_entries(written: u32) -> impl Iterator<Item = u32> {
+    let from = written.saturating_sub(timeline::KEEP - 1).max(1);
+    (0..written.min(1)).chain(from..written)
 }
 
 /// The keys to read for `need` (none for a format-1 record: it is all inline).
@@ -160,6 +208,7 @@ pub fn keys_for(stored: &Stored, need: Need) -> Vec<String> {
             }
             keys
         }
+        Need::Timeline => kept_entries(p.timeline).map(timeline_key).collect(),
         Need::All => {
             let mut keys = keys_for(stored, Need::Step);
             keys.extend(keys_for(stored, Need::Result));
@@ -209,6 +258,19 @@ pub fn fill(
                 answers.insert(key.clone(), join(&answer_part(key), *chunks, values)?);
             }
             record.answers = answers;
+        }
+        Need::Timeline => {
+            let mut entries = Vec::new();
+            for n in kept_entries(p.timeline) {
+                // A missing entry is skipped: the timeline informs, it never blocks the task.
+                let Some(text) = values.get(&timeline_key(n)) else {
+                    continue;
+                };
+                let entry = serde_json::from_str(text)
+                    .map_err(|e| format!("corrupt timeline entry {n} in task storage: {e}"))?;
+                entries.push(entry);
+            }
+            stored.timeline = entries;
         }
         Need::All => {
             fill(stored, Need::Step, values)?;
@@ -286,6 +348,16 @@ pub fn encode(record: &TaskRecord, before: &Parts, dirty: &Dirty) -> (Writes, Pa
             let count = put_part(&answer_part(key), answer, before_chunks, &mut writes);
             parts.answers.insert(key.clone(), count);
         }
+    }
+    if let Some(entry) = &dirty.timeline {
+        let n = before.timeline;
+        let text = serde_json::to_string(entry).expect("timeline entries serialize");
+        writes.put.push((timeline_key(n), text));
+        // The entry leaving the window (never the first) goes in the same write.
+        if n >= timeline::KEEP {
+            writes.delete.push(timeline_key(n + 1 - timeline::KEEP));
+        }
+        parts.timeline = n + 1;
     }
     let mut hot = record.clone();
     hot.arguments = Map::new();

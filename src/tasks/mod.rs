@@ -9,4 +9,5 @@ pub mod object;
 pub mod protocol;
 pub mod record;
 pub mod task;
+pub mod timeline;
 pub mod watch;

@@ -73,6 +73,11 @@ impl Effects {
     }
 }
 
+/// The status message of a task its owner cancelled.
+pub const CANCELLED_BY_CLIENT: &str = "Cancelled by the client";
+/// The status message of a task an operator cancelled (`ops::admin`).
+pub const CANCELLED_BY_OPERATOR: &str = "Cancelled by an operator";
+
 /// Limits on step execution (from the server's configuration).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
@@ -129,7 +134,14 @@ pub fn handle(
         return (reply, Effects::store(*record, dirty, now_ms));
     }
     let task_id = request.task_id().to_owned();
-    let Some(record) = visible_record(stored.as_ref(), &task_id, principal, now_ms) else {
+    let visible = match request {
+        // An operator reaches any owner's task (the Worker checked the operator).
+        ObjectRequest::OperatorCancel { .. } => stored
+            .as_ref()
+            .filter(|r| r.task_id == task_id && !r.is_expired(now_ms)),
+        _ => visible_record(stored.as_ref(), &task_id, principal, now_ms),
+    };
+    let Some(record) = visible else {
         return (error(McpError::TaskNotFound), Effects::default());
     };
     match request {
@@ -138,11 +150,23 @@ pub fn handle(
             ObjectReply::Result(record.to_task().to_result(RESULT_COMPLETE)),
             Effects::default(),
         ),
-        ObjectRequest::Cancel { .. } => {
+        // They read the timeline, which `record` does not hold: the adapter loads it and
+        // answers with `timeline::owner_view` / `ops::admin::inspect` instead.
+        ObjectRequest::Timeline { .. } | ObjectRequest::Inspect { .. } => (
+            error(McpError::Internal(
+                "timeline reads are answered from the stored timeline".into(),
+            )),
+            Effects::default(),
+        ),
+        ObjectRequest::Cancel { .. } | ObjectRequest::OperatorCancel { .. } => {
+            let by = match request {
+                ObjectRequest::OperatorCancel { .. } => CANCELLED_BY_OPERATOR,
+                _ => CANCELLED_BY_CLIENT,
+            };
             let mut record = record.clone();
             match record.apply(Event::Cancelled, now_ms) {
                 Ok(()) => {
-                    record.status_message = Some("Cancelled by the client".into());
+                    record.status_message = Some(by.into());
                     let mut effects = Effects::store(record, Dirty::default(), now_ms);
                     effects.cancel_hook = true;
                     (empty_ack(), effects)

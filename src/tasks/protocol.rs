@@ -10,6 +10,9 @@
 //! {"op":"get","taskId":"…"}                      → 200 {resultType:"complete", ...DetailedTask}
 //! {"op":"update","taskId":"…","inputResponses":{…}} → 200 {"resultType":"complete"}
 //! {"op":"cancel","taskId":"…"}                   → 200 {"resultType":"complete"}
+//! {"op":"timeline","taskId":"…"}                 → 200 {resultType, taskId, status, timeline, omittedEntries}
+//! {"op":"inspect","taskId":"…"}                  → 200 the operator's view (any owner; `ops::admin`)
+//! {"op":"operator_cancel","taskId":"…"}          → 200 {"resultType":"complete"} (any owner)
 //!                                                or 422 {code,message,data?}
 //! ```
 //!
@@ -27,6 +30,9 @@ use serde_json::{Map, Value};
 
 /// The internal header carrying the caller's principal. The Worker always overwrites it.
 pub const PRINCIPAL_HEADER: &str = "x-mcp-tasks-principal";
+/// The internal header carrying the Worker's request id, so the object's log lines
+/// (`ops::log`) name the request that caused them.
+pub const REQUEST_ID_HEADER: &str = "x-mcp-tasks-request-id";
 /// The URL the Worker fetches on a task's object.
 pub const OBJECT_URL: &str = "https://task-object/op";
 
@@ -49,6 +55,22 @@ pub enum ObjectRequest {
     Cancel {
         task_id: String,
     },
+    /// The owner reads the task's timeline (`tasks::timeline`).
+    #[serde(rename_all = "camelCase")]
+    Timeline {
+        task_id: String,
+    },
+    /// An operator reads the task, whoever owns it. Only the Worker sends it, and only
+    /// for a caller it authenticated as an operator (`ops::admin`).
+    #[serde(rename_all = "camelCase")]
+    Inspect {
+        task_id: String,
+    },
+    /// An operator cancels the task, whoever owns it (same trust as `Inspect`).
+    #[serde(rename_all = "camelCase")]
+    OperatorCancel {
+        task_id: String,
+    },
 }
 
 impl ObjectRequest {
@@ -57,7 +79,10 @@ impl ObjectRequest {
             ObjectRequest::Create { record } => &record.task_id,
             ObjectRequest::Get { task_id }
             | ObjectRequest::Update { task_id, .. }
-            | ObjectRequest::Cancel { task_id } => task_id,
+            | ObjectRequest::Cancel { task_id }
+            | ObjectRequest::Timeline { task_id }
+            | ObjectRequest::Inspect { task_id }
+            | ObjectRequest::OperatorCancel { task_id } => task_id,
         }
     }
 }

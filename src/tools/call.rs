@@ -1,6 +1,6 @@
 //! What a step sees: [`Call`].
 
-use super::{Step, one_request};
+use super::{Step, ToolError, one_request};
 use crate::jsonrpc::ErrorObject;
 use crate::mcp::input::{self, Elicited};
 use crate::mcp::meta::ClientCapabilities;
@@ -9,6 +9,21 @@ use serde_json::{Map, Value, json};
 use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
+
+/// The marker in `data` of the error a checkpoint that does not decode produces; the
+/// tool's name is added to its message when the step returns it (`Tool::step`).
+pub const CHECKPOINT_MISMATCH: &str = "checkpointMismatch";
+
+fn checkpoint_mismatch<T>(why: &str) -> ToolError {
+    ToolError::Rpc(ErrorObject {
+        code: crate::jsonrpc::ErrorCode::INTERNAL_ERROR,
+        message: format!(
+            "its stored checkpoint does not decode as {}: {why}. It was stored by an earlier step (perhaps before a deploy changed the checkpoint type); the step was not run again, so nothing it did is repeated",
+            std::any::type_name::<T>()
+        ),
+        data: Some(json!({ CHECKPOINT_MISMATCH: true })),
+    })
+}
 
 /// One progress report (basic/patterns/progress): `progress` of `total`, with a message.
 #[derive(Debug, Clone, PartialEq)]
@@ -142,7 +157,7 @@ impl Call {
     /// use mcp_tasks_edge::prelude::*;
     /// let call = Call::new(json!({ "city": "Oslo" })).checkpoint_at(json!({ "page": 2 }));
     /// assert_eq!(call.str_arg("city"), Some("Oslo"));
-    /// assert_eq!(call.checkpoint::<Value>(), Some(json!({ "page": 2 })));
+    /// assert_eq!(call.checkpoint::<Value>().unwrap(), Some(json!({ "page": 2 })));
     /// ```
     pub fn new(arguments: Value) -> Call {
         let arguments = match arguments {
@@ -227,12 +242,58 @@ impl<A> Call<A> {
         });
     }
 
-    /// The checkpoint decoded as `T`; `None` before the first one (or if it is not a `T`).
-    pub fn checkpoint<T: DeserializeOwned>(&self) -> Option<T> {
+    /// The checkpoint decoded as `T`; `Ok(None)` before the first one. A checkpoint that
+    /// does not decode as `T` is an error, never "no checkpoint": it was stored by an
+    /// earlier step, maybe by an earlier deploy whose checkpoint type differed, and
+    /// starting over would repeat that step's side effects. With `?`, the task fails
+    /// with a message naming the tool, the type and the mismatch (docs/operations.md
+    /// "Redeploys"); [`Call::checkpoint_migrating`] converts an older form instead.
+    pub fn checkpoint<T: DeserializeOwned>(&self) -> Result<Option<T>, ToolError> {
         if self.checkpoint.is_null() {
-            return None;
+            return Ok(None);
         }
-        serde_json::from_value(self.checkpoint.clone()).ok()
+        serde_json::from_value(self.checkpoint.clone())
+            .map(Some)
+            .map_err(|e| checkpoint_mismatch::<T>(&e.to_string()))
+    }
+
+    /// The checkpoint decoded as `T`, or, when it does not decode as `T`, as the older
+    /// form `Old` converted by `migrate` (the author's migration after a deploy changed
+    /// the checkpoint type). Return the migrated value in the next step's checkpoint so
+    /// it is stored in the new form. Neither form: the error of [`Call::checkpoint`].
+    ///
+    /// ```
+    /// use mcp_tasks_edge::prelude::*;
+    /// #[derive(Deserialize)]
+    /// struct Old { url: String }
+    /// #[derive(Deserialize)]
+    /// #[serde(rename_all = "camelCase")]
+    /// struct Job { status_url: String, failures: u32 }
+    ///
+    /// let call = Call::new(json!({})).checkpoint_at(json!({ "url": "https://x/1" }));
+    /// let job = call
+    ///     .checkpoint_migrating(|old: Old| Job { status_url: old.url, failures: 0 })
+    ///     .unwrap()
+    ///     .unwrap();
+    /// assert_eq!(job.status_url, "https://x/1");
+    /// ```
+    pub fn checkpoint_migrating<T: DeserializeOwned, Old: DeserializeOwned>(
+        &self,
+        migrate: impl FnOnce(Old) -> T,
+    ) -> Result<Option<T>, ToolError> {
+        if self.checkpoint.is_null() {
+            return Ok(None);
+        }
+        match serde_json::from_value::<T>(self.checkpoint.clone()) {
+            Ok(current) => Ok(Some(current)),
+            Err(new_error) => match serde_json::from_value::<Old>(self.checkpoint.clone()) {
+                Ok(old) => Ok(Some(migrate(old))),
+                Err(old_error) => Err(checkpoint_mismatch::<T>(&format!(
+                    "{new_error} (nor is it a {}: {old_error})",
+                    std::any::type_name::<Old>()
+                ))),
+            },
+        }
     }
 
     pub fn str_arg(&self, name: &str) -> Option<&str> {

@@ -25,7 +25,7 @@ mod call;
 pub mod fixtures;
 mod tool;
 
-pub use call::{Call, Progress, Report};
+pub use call::{CHECKPOINT_MISMATCH, Call, Progress, Report};
 pub(crate) use tool::Handler;
 pub use tool::{Registry, TaskSupport, Tool};
 
@@ -86,10 +86,19 @@ impl Step {
         Step::NeedInput(one_request(key, request))
     }
 
-    /// Sets the checkpoint the next step sees (a `Continue` only).
+    /// Sets the checkpoint the next step sees (a `Continue` only). A value that does not
+    /// serialize (a map with non-string keys, a failing `Serialize`) fails the call
+    /// instead of storing nothing: the next step would start over.
     pub fn checkpoint(mut self, value: impl Serialize) -> Step {
         if let Step::Continue { checkpoint, .. } = &mut self {
-            *checkpoint = Some(serde_json::to_value(value).unwrap_or(Value::Null));
+            match serde_json::to_value(value) {
+                Ok(value) => *checkpoint = Some(value),
+                Err(e) => {
+                    return Step::Fail(internal_error(format!(
+                        "the step's checkpoint does not serialize as JSON: {e}"
+                    )));
+                }
+            }
         }
         self
     }

@@ -262,7 +262,23 @@ impl Tool {
     /// through `host`'s outbound policy, widened by [`Tool::allow_hosts`].
     pub async fn step(&self, call: Call, host: Host) -> Step {
         let what = format!("the tool {}", self.name());
-        self.step.run(&what, call, self.host(&host)).await
+        match self.step.run(&what, call, self.host(&host)).await {
+            // A checkpoint that no longer decodes names the tool (docs/operations.md).
+            Step::Fail(mut error)
+                if error
+                    .data
+                    .as_ref()
+                    .is_some_and(|d| d.get(super::CHECKPOINT_MISMATCH).is_some()) =>
+            {
+                error.message = format!(
+                    "The tool {:?} cannot resume: {}",
+                    self.name(),
+                    error.message
+                );
+                Step::Fail(error)
+            }
+            step => step,
+        }
     }
 
     /// Runs the cancel hook, if any.

@@ -2,16 +2,21 @@
 //! driven by the pure functions exactly as the Cloudflare adapter drives them.
 
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
-use mcp_tasks_edge::tasks::layout::{self, Dirty, Need, Stored};
+use mcp_tasks_edge::ops::admin;
+use mcp_tasks_edge::ops::log::{self, Line};
+use mcp_tasks_edge::tasks::layout::{self, Need, Stored};
 use mcp_tasks_edge::tasks::object::{self, AlarmPlan, Effects, Limits};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::TaskRecord;
+use mcp_tasks_edge::tasks::timeline;
 use mcp_tasks_edge::tasks::watch::{self, WatchMessage};
 use mcp_tasks_edge::tools::Registry;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 
 pub const ID: &str = "0123456789abcdef0123456789abcdef";
+/// The request id the Worker would pass with every request (`ops::log`).
+pub const TRACE: &str = "req-1";
 
 pub struct Object {
     pub storage: BTreeMap<String, String>,
@@ -23,6 +28,10 @@ pub struct Object {
     pub running: Option<u32>,
     /// What the object pushed to its watchers, in order.
     pub pushed: Vec<WatchMessage>,
+    /// The log lines the adapter would print, in order (`ops::log`).
+    pub logged: Vec<Line>,
+    /// The Worker's request id while a request is handled (alarms have none).
+    trace: Option<&'static str>,
 }
 
 impl Object {
@@ -35,6 +44,8 @@ impl Object {
             host: FakeHost::new(),
             running: None,
             pushed: Vec::new(),
+            logged: Vec::new(),
+            trace: None,
         }
     }
 
@@ -54,10 +65,23 @@ impl Object {
         Some(self.load(Need::All)?.record)
     }
 
-    /// Writes `effects`, then records what watchers are sent (as the adapter does).
+    /// Writes `effects` with the transition they make in the timeline, then records what
+    /// watchers are sent and what is logged (as the adapter does).
     pub fn apply(&mut self, before: Option<&Stored>, mut effects: Effects) {
+        let before_record = before.map(|s| &s.record);
+        timeline::note(&mut effects, before_record);
         watch::stamp(&mut effects, before);
         self.pushed.extend(watch::after_write(&effects));
+        if let Some(after) = &effects.store {
+            self.logged.extend(log::lease_taken(before_record, after));
+            if let Some(entry) = &effects.dirty.timeline {
+                self.logged
+                    .extend(log::transition(entry, after, self.trace));
+            }
+        }
+        if let (true, Some(record)) = (effects.delete_all, before_record) {
+            self.logged.push(log::expired(record));
+        }
         self.write(before, effects);
     }
 
@@ -68,11 +92,7 @@ impl Object {
             return;
         }
         if let Some(record) = &effects.store {
-            let (parts, dirty) = match before {
-                Some(s) if s.legacy => (layout::Parts::default(), Dirty::all(record)),
-                Some(s) => (s.parts.clone(), effects.dirty.clone()),
-                None => (layout::Parts::default(), effects.dirty.clone()),
-            };
+            let (parts, dirty) = effects.dirty.clone().over(before, record);
             let (writes, _) = layout::encode(record, &parts, &dirty);
             for (k, v) in writes.put {
                 self.storage.insert(k, v);
@@ -89,10 +109,20 @@ impl Object {
     pub fn request(&mut self, request: ObjectRequest, principal: &str, now: u64) -> ObjectReply {
         let need = match request {
             ObjectRequest::Get { .. } => Need::Result,
-            ObjectRequest::Cancel { .. } => Need::Step,
+            ObjectRequest::Cancel { .. } | ObjectRequest::OperatorCancel { .. } => Need::Step,
+            ObjectRequest::Timeline { .. } | ObjectRequest::Inspect { .. } => Need::Timeline,
             _ => Need::Hot,
         };
         let stored = self.load(need);
+        match &request {
+            ObjectRequest::Timeline { task_id } => {
+                return timeline::owner_view(stored.as_ref(), task_id, principal, now);
+            }
+            ObjectRequest::Inspect { task_id } => {
+                return admin::inspect(stored.as_ref(), task_id, now);
+            }
+            _ => {}
+        }
         let (reply, effects) = object::handle(
             stored.as_ref().map(|s| s.record.clone()),
             request,
@@ -100,7 +130,9 @@ impl Object {
             now,
         );
         let cancelled = effects.store.clone().filter(|_| effects.cancel_hook);
+        self.trace = Some(TRACE);
         self.apply(stored.as_ref(), effects);
+        self.trace = None;
         if let Some(record) = cancelled
             && let Some(tool) = self.registry.get(&record.tool)
         {
@@ -121,6 +153,10 @@ impl Object {
     }
 
     pub fn update(&mut self, responses: Value, now: u64) -> ObjectReply {
+        self.update_as(responses, "anonymous", now)
+    }
+
+    pub fn update_as(&mut self, responses: Value, principal: &str, now: u64) -> ObjectReply {
         let Value::Object(input_responses) = responses else {
             panic!("responses must be an object")
         };
@@ -129,7 +165,7 @@ impl Object {
                 task_id: ID.into(),
                 input_responses,
             },
-            "anonymous",
+            principal,
             now,
         )
     }
@@ -170,6 +206,7 @@ impl Object {
             attempt,
         ));
         self.running = None;
+        let outcome = log::step_outcome(&step);
         let current = self.load(Need::Hot);
         let effects = object::finish(
             current.as_ref().map(|s| s.record.clone()),
@@ -179,6 +216,14 @@ impl Object {
             self.limits,
         )
         .expect("the state machine accepts the outcome");
+        let applied = effects.store.is_some();
+        self.logged.push(log::step_finished(
+            &full.record,
+            attempt,
+            outcome,
+            7,
+            applied,
+        ));
         self.apply(current.as_ref(), effects);
     }
 

@@ -163,6 +163,25 @@ describe('web console', () => {
     assert.equal((await card.locator('.result-text').textContent()).trim(), 'Hello, Grace!');
   });
 
+  test("shows a task's timeline on its card", async () => {
+    const card = await run('hello_world');
+    const form = card.locator('.input-request.kind-elicitation');
+    await form.waitFor({ timeout: 20_000 });
+    const timeline = card.locator('details.timeline');
+    await timeline.locator('summary').click();
+    const events = () => timeline.locator('.timeline-list li[data-event]').evaluateAll((items) => items.map((li) => li.dataset.event));
+    await until('the question in the timeline', async () => (await events()).includes('input_requested'));
+    await form.getByLabel('Your name').fill('Ada');
+    await form.getByRole('button', { name: 'Accept' }).click();
+    await waitStatus(card, 'completed', 30_000);
+    // Open, it follows the task: the answer and the end arrive without another click.
+    await until('the whole timeline', async () => (await events()).at(-1) === 'completed');
+    assert.deepEqual(await events(), ['created', 'input_requested', 'input_answered', 'completed']);
+    assert.match(await timeline.locator('li[data-event="input_requested"]').textContent(), /Asked for input — attempt 1 · Waiting for input/);
+    assert.match(await timeline.locator('li[data-event="created"] time').getAttribute('datetime'), /^\d{4}-\d\d-\d\dT/);
+    await shot('timeline');
+  });
+
   test('confirms a deletion with a boolean field, using only the keyboard', async () => {
     await selectTool('confirm_delete');
     await page.locator('#tool-form').getByLabel('filename').focus();

@@ -44,8 +44,22 @@ export function freePort() {
 }
 
 /**
+ * The structured log lines (src/ops/log.rs: one JSON object per line with an `event`) in
+ * `text`, wrangler's output, parsed, in order.
+ */
+export function logEvents(text) {
+  const events = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{"event":')) continue;
+    try { events.push(JSON.parse(line)); } catch { /* a line cut by a chunk boundary */ }
+  }
+  return events;
+}
+
+/**
  * Starts a server. Options: persistDir (default: a new temp dir), port (default: free),
- * vars (merged over TEST_VARS). Resolves once wrangler reports it is ready.
+ * vars (merged over TEST_VARS), env (extra environment for wrangler and the build it runs,
+ * e.g. WORKER_FEATURES). Resolves once wrangler reports it is ready.
  */
 export async function startServer(options = {}) {
   const port = options.port ?? (await freePort());
@@ -56,7 +70,7 @@ export async function startServer(options = {}) {
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
   const child = spawn(join(ROOT, 'node_modules', '.bin', 'wrangler'), args, {
     cwd: ROOT,
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: 'true' },
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: 'true', ...(options.env ?? {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -86,6 +100,8 @@ export async function startServer(options = {}) {
     port,
     persistDir,
     log: () => log,
+    /** The structured log lines printed so far ({@link logEvents}). */
+    events: () => logEvents(log),
     /** Graceful stop. */
     stop: () => stopGroup(child, 'SIGTERM'),
     /** Hard kill of wrangler and workerd (the whole process group). */

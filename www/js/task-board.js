@@ -2,7 +2,7 @@
 // if the server makes the call a task, follows every status change, hosts the task's
 // input requests, and ends with the result or the error.
 
-import { el, formatDuration, parseProgress } from './dom.js';
+import { el, describeError, formatDuration, parseProgress } from './dom.js';
 import { renderResult, renderError } from './render-result.js';
 import { isTerminal } from './store.js';
 
@@ -18,6 +18,20 @@ const LABELS = {
   error: 'Error',
 };
 const FINAL = new Set(['completed', 'failed', 'cancelled', 'complete', 'error']);
+const EVENTS = {
+  created: 'Created', progressed: 'Progress', retried: 'Retried', input_requested: 'Asked for input',
+  input_answered: 'Input answered', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled',
+};
+
+/** One entry of a task's timeline (McpClient.taskTimeline, docs/operations.md). */
+function timelineItem(entry) {
+  const at = new Date(entry.at);
+  const detail = [entry.attempt ? `attempt ${entry.attempt}` : '', entry.message ?? '', entry.error?.message ?? '']
+    .filter(Boolean).join(' · ');
+  return el('li', { 'data-event': entry.event },
+    el('time', { datetime: entry.at }, Number.isNaN(at.getTime()) ? entry.at : at.toLocaleTimeString()), ' ',
+    el('strong', {}, EVENTS[entry.event] ?? entry.event), detail ? ` — ${detail}` : '');
+}
 
 function summarizeArgs(args) {
   const entries = Object.entries(args ?? {});
@@ -37,6 +51,7 @@ export class TaskCard {
     this.status = status;
     this.onCancel = null;
     this.onDismiss = null;
+    this.loadTimeline = null; // () => Promise<TaskTimeline>, set by the console
 
     this.badge = el('span', { class: 'status-badge' });
     this.elapsed = el('span', { class: 'elapsed', 'aria-hidden': 'true', title: 'Elapsed time' });
@@ -47,6 +62,10 @@ export class TaskCard {
     this.inputs = el('div', { class: 'inputs' });
     this.notes = el('div', { class: 'notes' }); // kept after the end, unlike `inputs`
     this.outcome = el('div', { class: 'outcome' });
+    this.timelineList = el('ol', { class: 'timeline-list' });
+    this.timeline = el('details', { class: 'timeline', hidden: true },
+      el('summary', {}, 'Timeline'), this.timelineList);
+    this.timeline.addEventListener('toggle', () => this.refreshTimeline());
     this.cancelButton = el('button', { type: 'button', class: 'danger small', onclick: () => this.requestCancel() }, 'Cancel task');
     this.dismissButton = el('button', { type: 'button', class: 'ghost small', hidden: true,
       onclick: () => this.dismiss() }, 'Dismiss');
@@ -55,7 +74,7 @@ export class TaskCard {
         el('h3', {}, el('code', {}, tool)), this.badge, this.elapsed),
       el('p', { class: 'args muted' }, summarizeArgs(this.args)),
       el('div', { class: 'meta-row' }, this.idLine, this.mode),
-      this.message, this.progress, this.inputs, this.notes, this.outcome,
+      this.message, this.progress, this.inputs, this.notes, this.outcome, this.timeline,
       el('div', { class: 'card-actions' }, this.cancelButton, this.dismissButton));
     if (taskId) this.setTaskId(taskId);
     this.setStatus(status);
@@ -68,6 +87,20 @@ export class TaskCard {
     this.root.dataset.taskId = taskId;
     this.idLine.hidden = false;
     this.idLine.replaceChildren('Task ', el('code', { title: taskId }, taskId));
+    this.timeline.hidden = false;
+  }
+
+  /** Reads the task's timeline into the card while it is open. */
+  async refreshTimeline() {
+    if (!this.timeline.open || !this.taskId || !this.loadTimeline) return;
+    try {
+      const { timeline, omittedEntries } = await this.loadTimeline();
+      const items = timeline.map(timelineItem);
+      if (omittedEntries) items.splice(1, 0, el('li', { class: 'muted' }, `… ${omittedEntries} earlier entries not kept`));
+      this.timelineList.replaceChildren(...items);
+    } catch (error) {
+      this.timelineList.replaceChildren(el('li', { class: 'muted' }, `No timeline: ${describeError(error)}`));
+    }
   }
 
   setMode(mode) {
@@ -91,6 +124,7 @@ export class TaskCard {
       this.setMode(null);
     }
     this.tick();
+    this.refreshTimeline();
     this.board.changed(this);
   }
 

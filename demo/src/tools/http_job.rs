@@ -32,6 +32,9 @@ pub struct JobArgs {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Job {
+    // The feature `changed-checkpoint` stands for a later deploy that renamed this field:
+    // the redeploy test (tests/e2e/redeploy.test.mjs) builds with it.
+    #[cfg_attr(feature = "changed-checkpoint", serde(rename = "pollUrl"))]
     status_url: String,
     failures: u32,
 }
@@ -59,7 +62,9 @@ pub fn tool() -> Tool {
 }
 
 pub async fn http_job(call: Call<JobArgs>, host: Host) -> Result<Step, ToolError> {
-    match call.checkpoint::<Job>() {
+    // A checkpoint that no longer decodes (a deploy changed `Job`) fails the task: the
+    // job was already POSTed, and starting over would POST it again.
+    match call.checkpoint::<Job>()? {
         None => start(&call.args, &host).await,
         Some(job) => poll(job, &host).await,
     }
@@ -178,7 +183,7 @@ fn outcome(status: Status) -> Result<Value, ToolError> {
 
 /// `tasks/cancel`: tell the job API to stop (best effort; the task is cancelled anyway).
 async fn cancel_job(call: Call, host: Host) {
-    let Some(job) = call.checkpoint::<Job>() else {
+    let Ok(Some(job)) = call.checkpoint::<Job>() else {
         return;
     };
     let delete = Outbound::new("DELETE", job.status_url).timeout(Duration::from_secs(5));

@@ -54,7 +54,7 @@ async fn process_batch(call: Call<BatchArgs>, _host: Host) -> Result<Step, ToolE
         delay_ms,
         label,
     } = &call.args;
-    let progress = call.checkpoint::<Progress>().unwrap_or(Progress {
+    let progress = call.checkpoint::<Progress>()?.unwrap_or(Progress {
         done: 0,
         started_at: call.now_ms,
     });

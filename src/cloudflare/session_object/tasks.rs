@@ -65,7 +65,7 @@ pub(super) async fn create(
     principal: &str,
 ) -> Result<Response> {
     record.task_id = crate::cloudflare::new_task_id()?;
-    let outcome = match store_new_task(server, &runner.env, principal, record, false).await {
+    let outcome = match store_new_task(server, &runner.env, principal, record, false, None).await {
         Ok(reply) => decode(reply).map(|created| json!({ "task": legacy::legacy_task(&created) })),
         Err(refused) => Err(refused),
     };

@@ -1,0 +1,33 @@
+//! Printing the core's log lines (`crate::ops::log`): one JSON object per `console.log`,
+//! which Workers Logs indexes field by field and `wrangler tail` shows as it happens. The
+//! adapter decides when something happened; what is printed, and whether, is the core's.
+
+use crate::ops::log::{Line, LogSettings};
+use worker::Request;
+
+/// Prints `line` if `settings` let it through.
+pub(crate) fn print(line: &Line, settings: &LogSettings) {
+    if let Some(text) = line.render(settings) {
+        worker::console_log!("{text}");
+    }
+}
+
+/// Prints every line of `lines`.
+pub(crate) fn print_all(lines: impl IntoIterator<Item = Line>, settings: &LogSettings) {
+    for line in lines {
+        print(&line, settings);
+    }
+}
+
+/// The request's id for the logs: Cloudflare's `cf-ray` when there is one (it is also in
+/// the platform's own request logs), else 16 random hex digits.
+pub(crate) fn request_id(req: &Request) -> String {
+    if let Ok(Some(ray)) = req.headers().get("cf-ray") {
+        return ray;
+    }
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        return "unknown".into();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

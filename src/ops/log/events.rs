@@ -1,0 +1,209 @@
+//! The vocabulary: the events an operator filters on, and the lines the adapters print
+//! for each (docs/operations.md has the table).
+
+use super::{Level, Line, fingerprint};
+use crate::error::McpError;
+use crate::tasks::object::CANCELLED_BY_OPERATOR;
+use crate::tasks::record::TaskRecord;
+use crate::tasks::task::TaskStatus;
+use crate::tasks::timeline::{Entry, Kind};
+use crate::tools::Step;
+use serde_json::{Map, Value};
+
+/// The event names: what an operator filters on.
+pub mod event {
+    pub const TASK_CREATED: &str = "task.created";
+    pub const STEP_STARTED: &str = "step.started";
+    pub const STEP_FINISHED: &str = "step.finished";
+    /// An attempt was lost (crash, eviction, deploy, a step past its lease) and the step
+    /// runs again.
+    pub const STEP_RETRIED: &str = "step.retried";
+    pub const INPUT_REQUESTED: &str = "task.input_requested";
+    pub const INPUT_ANSWERED: &str = "task.input_answered";
+    pub const TASK_COMPLETED: &str = "task.completed";
+    pub const TASK_FAILED: &str = "task.failed";
+    pub const TASK_CANCELLED: &str = "task.cancelled";
+    pub const TASK_EXPIRED: &str = "task.expired";
+    /// Printed by the JS panic guard (`src/cloudflare/entry.mjs`), in this format.
+    pub const PANIC: &str = "panic";
+    pub const AUTH_REFUSED: &str = "auth.refused";
+    pub const QUOTA_REFUSED: &str = "quota.refused";
+    pub const SESSION_OPENED: &str = "session.opened";
+    pub const SESSION_ENDED: &str = "session.ended";
+    /// Every request of an operator (`ops::admin`), allowed or not.
+    pub const ADMIN: &str = "admin";
+    /// Something went wrong that the request it happened in does not report (a best-effort
+    /// release that failed, an index entry that could not be written).
+    pub const WARNING: &str = "warning";
+}
+
+/// The line for a recorded transition of `after` (see [`timeline::note`]); `None` for
+/// what `step.finished` already says.
+pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -> Option<Line> {
+    let line = |event, level| {
+        Line::new(event, level)
+            .task(&after.task_id, &after.tool)
+            .attempt(entry.attempt)
+            .request_id(request_id)
+    };
+    Some(match entry.event {
+        Kind::Progressed => return None,
+        Kind::Created => line(event::TASK_CREATED, Level::Info)
+            .principal(&after.owner)
+            .payload("arguments", Value::Object(after.arguments.clone())),
+        Kind::Retried => line(event::STEP_RETRIED, Level::Warn)
+            .error(entry.message.as_deref().unwrap_or("an attempt was lost")),
+        Kind::InputRequested => {
+            let requests = match &after.status {
+                TaskStatus::InputRequired { input_requests } => input_requests.clone(),
+                _ => Map::new(),
+            };
+            line(event::INPUT_REQUESTED, Level::Info)
+                .field("inputs", requests.len())
+                .payload("inputRequests", Value::Object(requests))
+        }
+        Kind::InputAnswered => line(event::INPUT_ANSWERED, Level::Info)
+            .principal(&after.owner)
+            .field("status", after.status.name())
+            .payload("answers", Value::Object(after.answers.clone())),
+        Kind::Completed => {
+            let result = match &after.status {
+                TaskStatus::Completed { result } => result.clone(),
+                _ => Value::Null,
+            };
+            let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+            line(event::TASK_COMPLETED, Level::Info)
+                .field("isError", is_error)
+                .payload("result", result)
+        }
+        Kind::Failed => {
+            let (message, code) = entry
+                .error
+                .as_ref()
+                .map_or(("", 0), |e| (e.message.as_str(), e.code.0));
+            line(event::TASK_FAILED, Level::Error)
+                .error(message)
+                .field("code", code)
+        }
+        Kind::Cancelled => {
+            let by = match after.status_message.as_deref() {
+                Some(CANCELLED_BY_OPERATOR) => "operator",
+                _ => "owner",
+            };
+            line(event::TASK_CANCELLED, Level::Info)
+                .principal(&after.owner)
+                .field("by", by)
+        }
+    })
+}
+
+/// `step.started` when the write `after` takes a lease for a step.
+pub fn lease_taken(before: Option<&TaskRecord>, after: &TaskRecord) -> Option<Line> {
+    let taken = after.lease?;
+    if before.and_then(|b| b.lease) == Some(taken) {
+        return None;
+    }
+    Some(
+        Line::new(event::STEP_STARTED, Level::Debug)
+            .task(&after.task_id, &after.tool)
+            .attempt(Some(taken.attempt)),
+    )
+}
+
+/// What a step returned, as `step.finished` names it.
+pub fn step_outcome(step: &Step) -> &'static str {
+    match step {
+        Step::Complete(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+            "error_result"
+        }
+        Step::Complete(_) => "completed",
+        Step::Continue { .. } => "continued",
+        Step::NeedInput(_) => "input_required",
+        Step::Fail(_) => "failed",
+    }
+}
+
+/// `step.finished`: attempt `attempt` returned `outcome` ([`step_outcome`]) after
+/// `duration_ms`; `applied` is false when a cancel or a newer attempt won over it (the
+/// outcome is then `dropped`).
+pub fn step_finished(
+    record: &TaskRecord,
+    attempt: u32,
+    outcome: &'static str,
+    duration_ms: u64,
+    applied: bool,
+) -> Line {
+    let outcome = if applied { outcome } else { "dropped" };
+    let level = match outcome {
+        "failed" => Level::Warn,
+        _ => Level::Info,
+    };
+    Line::new(event::STEP_FINISHED, level)
+        .task(&record.task_id, &record.tool)
+        .attempt(Some(attempt))
+        .duration_ms(duration_ms)
+        .field("outcome", outcome)
+}
+
+/// `task.expired`: the task reached its TTL and its storage is erased.
+pub fn expired(record: &TaskRecord) -> Line {
+    Line::new(event::TASK_EXPIRED, Level::Info)
+        .task(&record.task_id, &record.tool)
+        .principal(&record.owner)
+        .field("status", record.status.name())
+}
+
+/// `auth.refused` or `quota.refused` for a refusal the Worker answers; `None` for any
+/// other error. `principal` is the caller, when known.
+pub fn refused(
+    error: &McpError,
+    principal: Option<&str>,
+    request_id: Option<&str>,
+) -> Option<Line> {
+    let line = match error {
+        McpError::Unauthorized { error: kind, .. } => {
+            let reason = match kind {
+                None => "no_credentials",
+                Some(kind) => *kind,
+            };
+            Line::new(event::AUTH_REFUSED, Level::Warn)
+                .field("reason", reason)
+                .field("status", 401)
+        }
+        McpError::InsufficientScope { .. } => Line::new(event::AUTH_REFUSED, Level::Warn)
+            .field("reason", "insufficient_scope")
+            .field("status", 403),
+        McpError::TooManyRequests { limit, max, .. } => {
+            Line::new(event::QUOTA_REFUSED, Level::Warn)
+                .field("limit", *limit)
+                .field("max", *max)
+        }
+        _ => return None,
+    };
+    let line = line.request_id(request_id).error(&error.to_wire().message);
+    Some(match principal {
+        Some(principal) => line.principal(principal),
+        None => line,
+    })
+}
+
+/// `session.opened` / `session.ended` (`reason`: `deleted` by the client, `idle`).
+pub fn session(
+    event: &'static str,
+    session_id: &str,
+    principal: &str,
+    reason: Option<&str>,
+) -> Line {
+    let line = Line::new(event, Level::Info)
+        .principal(principal)
+        .field("session", fingerprint(session_id));
+    match reason {
+        Some(reason) => line.field("reason", reason),
+        None => line,
+    }
+}
+
+/// A `warning`: what failed, besides the request it happened in.
+pub fn warning(message: &str) -> Line {
+    Line::new(event::WARNING, Level::Warn).error(message)
+}
