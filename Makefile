@@ -14,7 +14,7 @@ DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-
 # make dev VARS="OAUTH_ISSUER:https://issuer.example OAUTH_REQUIRED_SCOPES:mcp ALLOW_ANONYMOUS:false"
 VARS ?=
 
-.PHONY: setup dev test package test-starter test-native test-e2e test-sdk test-interop conformance client test-browser test-console bench profile build lint
+.PHONY: setup dev test test-crate test-starter test-native test-e2e test-sdk test-interop conformance client test-browser test-package test-docs test-console bench profile build lint
 
 setup:
 	@sh scripts/setup.sh
@@ -28,11 +28,11 @@ dev: setup client
 		$(foreach v,$(VARS),--var '$(v)')
 
 # Every test layer; fails on the first failing layer.
-test: setup lint package test-native test-starter build test-e2e test-sdk test-interop conformance client test-browser test-console
+test: setup lint test-crate test-native test-starter build test-e2e test-sdk test-interop conformance client test-docs test-browser test-package test-console
 
 # The library as crates.io would get it: packaged alone (src/, docs/, README; Cargo.toml
 # `include`), then built from the package. Uploads nothing.
-package: setup
+test-crate: setup
 	cargo publish --dry-run --allow-dirty -p mcp-tasks-edge
 
 # The library and the demo server (a crate on the library), natively; doc examples too.
@@ -66,12 +66,23 @@ conformance: build
 	node tests/conformance/run.mjs --requirements 2026-07-28
 	node tests/conformance/run.mjs --requirements 2025-11-25
 
-# The browser bindings: wasm-pack build --target web into www/pkg.
+# The browser bindings as the npm package mcp-tasks-edge: built into www/pkg (the console
+# imports it there) and packed into target/npm/mcp-tasks-edge-<version>.tgz.
 client: setup
 	sh scripts/build-client.sh
 
 test-browser: client build
 	node tests/browser/run.mjs
+
+# The packed package in a web app: installed with npm, bundled by esbuild and Vite and
+# unbundled, signing in against a local OAuth issuer, in Chromium and Firefox.
+test-package: client build
+	node tests/package/run.mjs
+
+# The docs compile: every TypeScript example of README.md and docs/*.md type-checks
+# against the package, and docs/js-api.md agrees with its .d.ts.
+test-docs: client
+	node tests/docs/run.mjs
 
 test-console: client build
 	node --test --test-concurrency=1 'tests/console/*.test.mjs'

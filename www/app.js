@@ -10,9 +10,18 @@ import { store, isTerminal } from './js/store.js';
 const $ = (id) => document.getElementById(id);
 const CLIENT_INFO = { name: 'mcp-tasks-console', version: '0.1.0' };
 const CANCELLED = -32800;
+/**
+ * Sign-in when a server answers 401 (docs/console.md): the console is the public OAuth
+ * client `mcp-tasks-console` whose redirect URI is `signed-in` beside this page (Workers
+ * static assets serve signed-in.html there); the tokens stay in this tab's sessionStorage.
+ * Register that client at your authorization server, or change the client id here.
+ */
+const SIGN_IN = { clientId: 'mcp-tasks-console', storage: 'session', mode: 'popup',
+  redirectUri: new URL('signed-in', location.href).href };
 
 const ui = {
   connectForm: $('connect-form'), url: $('server-url'), token: $('bearer-token'), connectButton: $('connect-button'),
+  signInButton: $('sign-in-button'), signOutButton: $('sign-out-button'),
   status: $('connection-status'), info: $('server-info'), toolList: $('tool-list'), toolCount: $('tool-count'),
   filter: $('tool-filter'), toolForm: $('tool-form'), toolTitle: $('tool-form-title'),
   toolDescription: $('tool-form-description'), toolFields: $('tool-form-fields'), runButton: $('run-button'),
@@ -44,17 +53,26 @@ async function loadBindings() {
 
 // ───────────────────────── connection ─────────────────────────
 
-async function connect(url, token) {
+/**
+ * Connects to `url`. With `interactive`, a 401 opens the sign-in window (call it from a
+ * click: browsers block windows opened later); without, only a token this tab already holds
+ * is used, and a server that needs sign-in gets the "Sign in" button.
+ */
+async function connect(url, token, { interactive = false } = {}) {
   ui.connectButton.disabled = true;
-  setStatus('busy', `Connecting to ${url}…`);
+  ui.signInButton.disabled = true;
+  setStatus('busy', interactive ? `Signing in to ${url}…` : `Connecting to ${url}…`);
   try {
     const { McpClient } = await loadBindings();
-    const next = await McpClient.connect(url, { bearerToken: token || undefined, clientInfo: CLIENT_INFO });
+    const next = await McpClient.connect(url, {
+      bearerToken: token || undefined, clientInfo: CLIENT_INFO, signIn: { ...SIGN_IN, interactive },
+    });
     client = next;
     serverUrl = url;
     store.setServerUrl(url);
     store.setToken(token);
     showServerInfo(client);
+    showSignIn({ needed: false, signedIn: client.signedIn });
     // Tools with a human title (the demos) first, then the rest in the server's order.
     const listed = await client.listTools();
     tools = [...listed.filter((t) => t.title), ...listed.filter((t) => !t.title)];
@@ -62,14 +80,35 @@ async function connect(url, token) {
     renderToolList();
     if (tools.length) selectTool(tools[0], { focus: false });
     const info = client.serverInfo;
-    setStatus('ok', `Connected to ${info ? `${info.name} ${info.version ?? ''}`.trim() : url}.`);
+    const who = client.signedIn ? ' (signed in)' : '';
+    setStatus('ok', `Connected to ${info ? `${info.name} ${info.version ?? ''}`.trim() : url}${who}.`);
     resumeStoredTasks();
     showMyTasks();
   } catch (error) {
-    setStatus('error', `Could not connect: ${describeError(error)}`);
+    const servers = error?.data?.authorizationServers;
+    if (error?.data?.httpStatus === 401 && Array.isArray(servers) && servers.length) {
+      showSignIn({ needed: true, signedIn: false });
+      setStatus('error', `${url} needs you to sign in (with ${servers.join(', ')}): press Sign in.`);
+    } else {
+      showSignIn({ needed: Boolean(error?.data?.signIn), signedIn: false });
+      setStatus('error', `Could not connect: ${describeError(error)}`);
+    }
   } finally {
     ui.connectButton.disabled = false;
+    ui.signInButton.disabled = false;
   }
+}
+
+function showSignIn({ needed, signedIn }) {
+  ui.signInButton.hidden = !needed;
+  ui.signOutButton.hidden = !signedIn;
+}
+
+/** Forgets this tab's token for the server and connects again (which then needs sign-in). */
+function signOut() {
+  client?.signOut();
+  client = null;
+  connect(ui.url.value.trim(), ui.token.value.trim());
 }
 
 function showServerInfo(c) {
@@ -272,6 +311,11 @@ ui.connectForm.addEventListener('submit', (event) => {
   if (!ui.connectForm.reportValidity()) return;
   connect(ui.url.value.trim(), ui.token.value.trim());
 });
+ui.signInButton.addEventListener('click', () => {
+  if (!ui.connectForm.reportValidity()) return;
+  connect(ui.url.value.trim(), ui.token.value.trim(), { interactive: true });
+});
+ui.signOutButton.addEventListener('click', signOut);
 ui.filter.addEventListener('input', renderToolList);
 ui.toolForm.addEventListener('submit', runSelected);
 $('clear-finished').addEventListener('click', clearFinished);

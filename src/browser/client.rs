@@ -1,44 +1,108 @@
 //! The shared state of one `McpClient` and its JSON-RPC round trip. Everything that talks
-//! to the server goes through [`Inner::rpc`].
+//! to the server goes through [`Inner::send`] (credentials, sign-in and one retry).
 
+use super::error::ClientError;
 use super::js::{self, Abort, JsResult, to_js_error};
+use super::sign_in::SignIn;
 use super::sse::bare_task;
-use super::wire::{ClientError, Session, read_response};
+use super::wire::{Session, read_response};
 use js_sys::Function;
 use serde_json::{Map, Value, json};
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 pub struct Inner {
     pub session: Session,
-    /// The one listen stream shared by every task this client follows.
-    pub hub: super::hub::Hub,
     /// The `fetch` override of `ConnectOptions`, if any.
     pub fetch: Option<Function>,
+    /// `ConnectOptions.signIn`, if the page asked for it.
+    pub sign_in: Option<Rc<SignIn>>,
     next_id: Cell<u64>,
     /// The last `tools/list`, for the `x-mcp-header` annotations of `tools/call`.
     tools: RefCell<Option<Vec<Value>>>,
 }
 
 impl Inner {
-    pub fn new(session: Session, fetch: Option<Function>) -> Self {
+    pub fn new(session: Session, fetch: Option<Function>, sign_in: Option<Rc<SignIn>>) -> Self {
         Inner {
             session,
-            hub: Default::default(),
             fetch,
+            sign_in,
             next_id: Cell::new(1),
             tools: RefCell::new(None),
         }
     }
 
-    /// One request and its answer: the `result` object, or a rejection (`McpError`, or
-    /// the abort reason).
     /// A fresh JSON-RPC request id.
-    pub fn next_id(&self) -> u64 {
+    fn next_id(&self) -> u64 {
         let id = self.next_id.get();
         self.next_id.set(id + 1);
         id
     }
 
+    /// POSTs request `method` with the current credentials: the sign-in's token when there
+    /// is one, else `bearerToken`. On a 401 (or a 403 for a missing scope) that the sign-in
+    /// can fix (refresh, or the user signs in), sends it again: at most twice, so that a
+    /// fresh sign-in whose token is refused still gets its refresh. Returns the request id
+    /// and the response, whatever its status.
+    pub async fn send(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        input_schema: Option<&Value>,
+        abort: Option<&Abort>,
+    ) -> JsResult<(u64, web_sys::Response)> {
+        let Some(sign_in) = &self.sign_in else {
+            return self
+                .post_once(method, params, input_schema, None, abort)
+                .await;
+        };
+        let mut recoveries = 0;
+        loop {
+            let token = sign_in.token().await;
+            let sent = self
+                .post_once(
+                    method,
+                    params.clone(),
+                    input_schema,
+                    token.as_deref(),
+                    abort,
+                )
+                .await?;
+            let status = sent.1.status();
+            if !matches!(status, 401 | 403) || recoveries == 2 {
+                return Ok(sent);
+            }
+            recoveries += 1;
+            let challenge = www_authenticate(&sent.1);
+            if !sign_in
+                .recover(status, &challenge, token.as_deref())
+                .await?
+            {
+                return Ok(sent);
+            }
+        }
+    }
+
+    async fn post_once(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        input_schema: Option<&Value>,
+        token: Option<&str>,
+        abort: Option<&Abort>,
+    ) -> JsResult<(u64, web_sys::Response)> {
+        let id = self.next_id();
+        let mut outgoing = self.session.request(id, method, params, input_schema);
+        if let Some(token) = token {
+            outgoing.set_bearer(token);
+        }
+        let response = js::post(self.fetch.as_ref(), &self.session.url, &outgoing, abort).await?;
+        Ok((id, response))
+    }
+
+    /// One request and its answer: the `result` object, or a rejection (`McpError`, or
+    /// the abort reason).
     pub async fn rpc(
         &self,
         method: &str,
@@ -46,21 +110,14 @@ impl Inner {
         input_schema: Option<&Value>,
         abort: Option<&Abort>,
     ) -> JsResult<Map<String, Value>> {
-        let id = self.next_id();
-        let outgoing = self.session.request(id, method, params, input_schema);
-        let response = js::post(self.fetch.as_ref(), &self.session.url, &outgoing, abort).await?;
+        let (id, response) = self.send(method, params, input_schema, abort).await?;
         let body = js::text(&response, abort).await?;
         let status = response.status();
         let read = read_response(status, &js::content_type(&response), &body, id);
         if matches!(status, 401 | 403) {
             // Name the authorization server from the Protected Resource Metadata.
-            let challenge = response
-                .headers()
-                .get("www-authenticate")
-                .ok()
-                .flatten()
-                .unwrap_or_default();
-            let metadata = match super::wire::challenge_params(&challenge)
+            let challenge = www_authenticate(&response);
+            let metadata = match super::challenge::challenge_params(&challenge)
                 .get("resource_metadata")
                 .and_then(Value::as_str)
             {
@@ -68,7 +125,7 @@ impl Inner {
                 None => None,
             };
             let error = read.err();
-            return Err(js::to_js_error(super::wire::auth_error(
+            return Err(js::to_js_error(super::challenge::auth_error(
                 status,
                 &challenge,
                 metadata.as_ref(),
@@ -143,11 +200,17 @@ impl Inner {
     }
 }
 
-/// Reads `ConnectOptions` into a session.
-pub fn session_from_options(
-    url: &str,
-    options: &wasm_bindgen::JsValue,
-) -> JsResult<(Session, Option<Function>)> {
+fn www_authenticate(response: &web_sys::Response) -> String {
+    response
+        .headers()
+        .get("www-authenticate")
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// Reads `ConnectOptions` into a client for `url`.
+pub fn from_options(url: &str, options: &wasm_bindgen::JsValue) -> JsResult<Inner> {
     let mut session = Session::new(url);
     if let Some(token) = js::get(options, "bearerToken").as_string() {
         session.bearer_token = Some(token);
@@ -176,5 +239,7 @@ pub fn session_from_options(
         }
         session.capabilities = capabilities;
     }
-    Ok((session, js::get_function(options, "fetch")))
+    let fetch = js::get_function(options, "fetch");
+    let sign_in = SignIn::from_js(options, &js::absolute_url(url), fetch.clone())?;
+    Ok(Inner::new(session, fetch, sign_in))
 }

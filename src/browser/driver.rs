@@ -3,11 +3,11 @@
 //! Also the JS `ToolCallHandle`.
 
 use super::client::Inner;
+use super::error::ClientError;
 use super::flow::{self, AnsweredKeys, CallStep, InputKind, StatusWatch, TaskState};
-use super::hub;
+use super::hub::Hub;
 use super::js::{self, Abort, JsResult, to_js, to_js_error};
 use super::sse::bare_task;
-use super::wire::ClientError;
 use js_sys::{Function, Promise};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -51,6 +51,7 @@ pub struct Shared {
 }
 
 pub struct Call {
+    hub: Rc<Hub>,
     inner: Rc<Inner>,
     options: CallOptions,
     shared: Rc<RefCell<Shared>>,
@@ -68,12 +69,14 @@ fn notify(callback: &Option<Function>, task: &Value) {
 }
 
 impl Call {
-    pub fn new(inner: Rc<Inner>, options: CallOptions) -> Self {
+    pub fn new(hub: Rc<Hub>, options: CallOptions) -> Self {
+        let inner = hub.inner().clone();
         let shared = Rc::new(RefCell::new(Shared {
             task_id: None,
             status: "working".into(),
         }));
         Call {
+            hub,
             inner,
             options,
             shared,
@@ -202,9 +205,9 @@ impl Call {
             .unwrap_or_default()
             .to_owned();
         // The task joins the client's shared listen stream while this call follows it.
-        hub::add_driver(&self.inner, &task_id, &task);
+        self.hub.add_driver(&task_id, &task);
         let outcome = self.follow_inner(&task_id, task).await;
-        hub::remove_driver(&self.inner, &task_id);
+        self.hub.remove_driver(&task_id);
         match outcome {
             Err(e) if self.abort().is_some_and(Abort::aborted) => {
                 // Best effort: the abort reason is the answer whatever the cancel says.
@@ -247,7 +250,7 @@ impl Call {
     /// polling then), else from `tasks/get` after the poll interval (or sooner, if a
     /// notification arrives first).
     async fn next_state(&self, task_id: &str, current: &Value) -> JsResult<Value> {
-        let hub = &self.inner.hub;
+        let hub = &self.hub;
         let newer = |current: &Value| {
             let bare = current.as_object().map(|t| Value::Object(bare_task(t)));
             hub.last(task_id).filter(|last| Some(last) != bare.as_ref())

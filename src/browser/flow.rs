@@ -15,8 +15,8 @@
 //!     └ cancelled ──▶ McpError(-32800)
 //! ```
 
+use super::error::ClientError;
 use super::sse::bare_task;
-use super::wire::ClientError;
 use crate::mcp::input::{ELICIT, LIST_ROOTS, SAMPLE};
 use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED, RESULT_TASK};
 use serde_json::{Map, Value, json};

@@ -2,7 +2,8 @@
 //! `McpError` class, and calling user callbacks that may return promises. Works on a
 //! window and in a worker (everything is looked up on `globalThis`).
 
-use super::wire::{ClientError, Outgoing};
+use super::error::ClientError;
+use super::wire::Outgoing;
 use js_sys::{Array, Function, JSON, Promise, Reflect, Uint8Array};
 use serde_json::Value;
 use wasm_bindgen::JsCast;
@@ -70,8 +71,66 @@ pub fn get_function(object: &JsValue, key: &str) -> Option<Function> {
     get(object, key).dyn_into::<Function>().ok()
 }
 
-fn global() -> JsValue {
+pub fn global() -> JsValue {
     js_sys::global().into()
+}
+
+/// `object.name(...args)`; a throw is the `Err`.
+pub fn call_method(object: &JsValue, name: &str, args: &[JsValue]) -> JsResult<JsValue> {
+    let method = get_function(object, name)
+        .ok_or_else(|| JsValue::from_str(&format!("{name} is not a function here")))?;
+    method.apply(object, &args.iter().collect::<Array>())
+}
+
+/// The page's (or worker's) address, if it has one.
+pub fn page_href() -> Option<String> {
+    get(&get(&global(), "location"), "href").as_string()
+}
+
+/// `url` made absolute against the page's address (`"/mcp"` → `"https://host/mcp"`).
+pub fn absolute_url(url: &str) -> String {
+    let parsed = match page_href() {
+        Some(base) => web_sys::Url::new_with_base(url, &base),
+        None => web_sys::Url::new(url),
+    };
+    parsed.map(|u| u.href()).unwrap_or_else(|_| url.to_owned())
+}
+
+/// `n` bytes from `crypto.getRandomValues` (the only randomness the client uses).
+pub fn random_bytes(n: u32) -> JsResult<Vec<u8>> {
+    let bytes = Uint8Array::new_with_length(n);
+    call_method(
+        &get(&global(), "crypto"),
+        "getRandomValues",
+        &[bytes.clone().into()],
+    )?;
+    Ok(bytes.to_vec())
+}
+
+/// `sessionStorage`, when the page may use it (absent in workers, may throw when
+/// storage is blocked).
+fn session_storage() -> Option<JsValue> {
+    Reflect::get(&global(), &"sessionStorage".into())
+        .ok()
+        .filter(JsValue::is_object)
+}
+
+pub fn session_get(key: &str) -> Option<String> {
+    call_method(&session_storage()?, "getItem", &[key.into()])
+        .ok()?
+        .as_string()
+}
+
+/// Stores `value` under `key`; false when storage is unavailable or full.
+pub fn session_set(key: &str, value: &str) -> bool {
+    session_storage()
+        .is_some_and(|s| call_method(&s, "setItem", &[key.into(), value.into()]).is_ok())
+}
+
+pub fn session_remove(key: &str) {
+    if let Some(storage) = session_storage() {
+        let _ = call_method(&storage, "removeItem", &[key.into()]);
+    }
 }
 
 /// A promise resolved after `ms` milliseconds (`setTimeout` of a window or a worker).
@@ -159,10 +218,77 @@ pub async fn call_user(
     wait(Promise::resolve(&returned), abort).await
 }
 
-/// POSTs one request with the global `fetch` or the override; a network failure is an
-/// `McpError` (-32603), an abort rejects with the signal's reason.
-pub async fn post(
+/// Calls the `fetch` override, else the global `fetch`, with `(url, init)`.
+fn call_fetch(fetch: Option<&Function>, url: &str, init: &JsValue) -> Result<JsValue, String> {
+    let global = global();
+    let returned = match fetch {
+        Some(fetch) => fetch.call2(&JsValue::UNDEFINED, &url.into(), init),
+        None => match get_function(&global, "fetch") {
+            Some(fetch) => fetch.call2(&global, &url.into(), init),
+            None => return Err("no fetch function in this environment".to_owned()),
+        },
+    };
+    returned.map_err(|thrown| describe(&thrown))
+}
+
+/// Whether anything answers at `url`: a `no-cors` HEAD resolves with an opaque response
+/// from any server that answers, whatever its CORS rules; it fails like the request did
+/// when nothing answers (or the page's CSP forbids the URL). Gives up after 3 s.
+async fn answers(fetch: Option<&Function>, url: &str) -> bool {
+    let init = js_sys::Object::new();
+    for (key, value) in [
+        ("method", "HEAD"),
+        ("mode", "no-cors"),
+        ("cache", "no-store"),
+        ("credentials", "omit"),
+    ] {
+        let _ = Reflect::set(&init, &key.into(), &value.into());
+    }
+    let Ok(returned) = call_fetch(fetch, url, &init) else {
+        return false;
+    };
+    let probe = Promise::resolve(&returned);
+    mark_handled(&probe);
+    // The timer resolves with `undefined`, which is not a Response.
+    match JsFuture::from(Promise::race(&Array::of2(&probe, &sleep(3000)))).await {
+        Ok(value) => value.dyn_ref::<web_sys::Response>().is_some(),
+        Err(_) => false,
+    }
+}
+
+/// One `fetch`: the `Response` whatever its status. A failure without an answer is an
+/// `McpError` (-32603) whose `data.reason` says whether the browser blocked the answer or
+/// could not reach `url`; an abort rejects with the signal's reason.
+pub async fn fetch(
     fetch: Option<&Function>,
+    url: &str,
+    init: &JsValue,
+    abort: Option<&Abort>,
+) -> JsResult<web_sys::Response> {
+    let returned =
+        call_fetch(fetch, url, init).map_err(|why| to_js_error(ClientError::network(&why)))?;
+    match wait(Promise::resolve(&returned), abort).await {
+        Ok(response) => response.dyn_into::<web_sys::Response>().map_err(|other| {
+            to_js_error(ClientError::network(&format!(
+                "fetch resolved to something that is not a Response: {}",
+                describe(&other)
+            )))
+        }),
+        Err(e) if abort.is_some_and(Abort::aborted) => Err(e),
+        Err(e) => {
+            let reachable = answers(fetch, url).await;
+            Err(to_js_error(ClientError::unreachable(
+                url,
+                &describe(&e),
+                reachable,
+            )))
+        }
+    }
+}
+
+/// POSTs one request with the global `fetch` or the override (see [`fetch`]).
+pub async fn post(
+    fetch_fn: Option<&Function>,
     url: &str,
     outgoing: &Outgoing,
     abort: Option<&Abort>,
@@ -175,52 +301,35 @@ pub async fn post(
     init.set_method("POST");
     init.set_headers(&headers);
     init.set_body(&JsValue::from_str(&outgoing.body));
-    let global = global();
-    let returned = match fetch {
-        Some(fetch) => fetch.call2(&JsValue::UNDEFINED, &url.into(), &init),
-        None => match get_function(&global, "fetch") {
-            Some(fetch) => fetch.call2(&global, &url.into(), &init),
-            None => {
-                return Err(to_js_error(ClientError::network(
-                    "no fetch function in this environment",
-                )));
-            }
-        },
-    };
-    let promise = match returned {
-        Ok(value) => Promise::resolve(&value),
-        Err(thrown) => return Err(to_js_error(ClientError::network(&describe(&thrown)))),
-    };
-    match wait(promise, abort).await {
-        Ok(response) => response.dyn_into::<web_sys::Response>().map_err(|other| {
-            to_js_error(ClientError::network(&format!(
-                "fetch resolved to something that is not a Response: {}",
-                describe(&other)
-            )))
-        }),
-        Err(e) if abort.is_some_and(Abort::aborted) => Err(e),
-        Err(e) => Err(to_js_error(ClientError::network(&describe(&e)))),
-    }
+    fetch(fetch_fn, url, &init, abort).await
 }
 
-/// GETs a JSON document (the Protected Resource Metadata); `None` on any failure.
-pub async fn get_json(fetch: Option<&Function>, url: &str) -> Option<serde_json::Value> {
-    let global = global();
-    let returned = match fetch {
-        Some(fetch) => fetch.call1(&JsValue::UNDEFINED, &url.into()),
-        None => get_function(&global, "fetch")?.call1(&global, &url.into()),
-    }
-    .ok()?;
-    let response: web_sys::Response = wait(Promise::resolve(&returned), None)
-        .await
-        .ok()?
-        .dyn_into()
-        .ok()?;
+/// POSTs an `application/x-www-form-urlencoded` body (an OAuth token request); the
+/// status and the body text.
+pub async fn post_form(
+    fetch_fn: Option<&Function>,
+    url: &str,
+    body: &str,
+) -> JsResult<(u16, String)> {
+    let headers = web_sys::Headers::new()?;
+    headers.append("Content-Type", "application/x-www-form-urlencoded")?;
+    headers.append("Accept", "application/json")?;
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_headers(&headers);
+    init.set_body(&JsValue::from_str(body));
+    let response = fetch(fetch_fn, url, &init, None).await?;
+    Ok((response.status(), text(&response, None).await?))
+}
+
+/// GETs a JSON document (metadata); `None` on any failure.
+pub async fn get_json(fetch_fn: Option<&Function>, url: &str) -> Option<serde_json::Value> {
+    let init = js_sys::Object::new();
+    let response = fetch(fetch_fn, url, &init, None).await.ok()?;
     if !response.ok() {
         return None;
     }
-    let text = wait(response.text().ok()?, None).await.ok()?;
-    serde_json::from_str(&text.as_string()?).ok()
+    serde_json::from_str(&text(&response, None).await.ok()?).ok()
 }
 
 /// The response's content type ("" when absent).

@@ -5,49 +5,73 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `wire.rs` | plain Rust: request headers + `_meta`, reading answers, `ClientError` |
+//! | `error.rs` | plain Rust: `ClientError`, what every failure becomes |
+//! | `wire.rs` | plain Rust: request headers + `_meta`, reading answers |
+//! | `challenge.rs` | plain Rust: `WWW-Authenticate` challenges, the 401/403 error |
 //! | `flow.rs` | plain Rust: what a call/task result means, input dedup, poll delays |
 //! | `sse.rs` | plain Rust: the SSE parser and `subscriptions/listen` events |
-//! | `js.rs` | fetch, timers, `AbortSignal`, JSON ⇄ JS, the `McpError` class |
-//! | `client.rs` | one client's state and its JSON-RPC round trip |
+//! | `hub_state.rs` | plain Rust: what the shared listen stream knows and decides |
+//! | `urls.rs` | plain Rust: splitting URLs, query parameters, form bodies |
+//! | `oauth.rs` | plain Rust: sign-in discovery (resource and authorization server metadata) |
+//! | `grant.rs` | plain Rust: the sign-in grant (PKCE, callback, token requests and answers) |
+//! | `js.rs` | fetch, timers, `AbortSignal`, storage, JSON ⇄ JS, the `McpError` class |
+//! | `client.rs` | one client's requests: credentials, sign-in retry, the JSON-RPC round trip |
+//! | `token_store.rs` | where sign-in tokens live: memory or `sessionStorage` |
+//! | `sign_in.rs` | `ConnectOptions.signIn`: discovery, popup or redirect, refresh, retry |
+//! | `hub.rs` | the I/O of the one `subscriptions/listen` stream every followed task shares |
 //! | `driver.rs` | drives `tools/call` through MRTR rounds and tasks; `ToolCallHandle` |
-//! | `hub.rs` | one shared `subscriptions/listen` stream for every task the client follows |
 //! | `subscribe.rs` | `listen()` over the hub; `Subscription` |
 //! | `types.rs` | the TypeScript declarations of options and results |
 //!
 //! The `wasm_bindgen` layer (this file, the handles) only converts values and hands work
 //! to the plain-Rust decisions, which `cargo test --features browser` checks natively.
+//! Layers, each using only those above it: `error` → `sse` → `wire`/`challenge`/`flow`/`hub_state`/`urls`/`oauth`/`grant` →
+//! `js` → `token_store` → `sign_in` → `client` → `hub` → `driver`/`subscribe` → this file.
 
+mod challenge;
 mod client;
 mod driver;
+pub mod error;
 pub mod flow;
+pub mod grant;
 mod hub;
+mod hub_state;
 mod js;
+pub mod oauth;
+mod sign_in;
 pub mod sse;
 mod subscribe;
+mod token_store;
 mod types;
+pub mod urls;
 pub mod wire;
 
+#[cfg(test)]
+mod grant_tests;
+#[cfg(test)]
+mod hub_tests;
+#[cfg(test)]
+mod oauth_tests;
 #[cfg(test)]
 mod server_tests;
 #[cfg(test)]
 mod tests;
 
-use client::Inner;
 use driver::{Call, CallOptions, ToolCallHandle};
+use error::ClientError;
 use flow::CallStep;
+use hub::Hub;
 use js::{JsResult, to_js, to_js_error};
 use js_sys::{Function, Promise};
 use serde_json::Value;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
-use wire::ClientError;
 
 /// An MCP 2026-07-28 client for one server URL. Create it with `McpClient.connect`.
 #[wasm_bindgen]
 pub struct McpClient {
-    inner: Rc<Inner>,
+    hub: Rc<Hub>,
     discovery: Value,
 }
 
@@ -67,12 +91,13 @@ fn arguments(args: &JsValue) -> JsResult<Value> {
 impl McpClient {
     /// Runs a call up to "complete or a task exists" and wraps it in a handle.
     async fn start(
-        inner: Rc<Inner>,
+        hub: Rc<Hub>,
         name: String,
         args: Value,
         options: CallOptions,
     ) -> JsResult<ToolCallHandle> {
-        let mut call = Call::new(inner.clone(), options);
+        let inner = hub.inner().clone();
+        let mut call = Call::new(hub, options);
         match call.start(&name, &args).await? {
             CallStep::Task(task) => {
                 call.created(&task);
@@ -93,14 +118,17 @@ impl McpClient {
         #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: Option<JsValue>,
     ) -> Result<McpClient, JsValue> {
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let (session, fetch) = client::session_from_options(&url, &options)?;
-        let inner = Rc::new(Inner::new(session, fetch));
+        let inner = Rc::new(client::from_options(&url, &options)?);
+        if let Some(sign_in) = &inner.sign_in {
+            // Back from a sign-in that left the page (mode "redirect").
+            sign_in.complete_redirect().await?;
+        }
         let result = inner
             .rpc("server/discover", Default::default(), None, None)
             .await?;
         wire::check_discovery(&result).map_err(to_js_error)?;
         Ok(McpClient {
-            inner,
+            hub: Hub::new(inner),
             discovery: Value::Object(result),
         })
     }
@@ -126,7 +154,7 @@ impl McpClient {
     /// `tools/list` (every page the server has: this server sends one).
     #[wasm_bindgen(js_name = listTools, unchecked_return_type = "Promise<Tool[]>")]
     pub fn list_tools(&self) -> Promise {
-        let inner = self.inner.clone();
+        let inner = self.hub.inner().clone();
         future_to_promise(async move { Ok(to_js(&Value::Array(inner.list_tools().await?))) })
     }
 
@@ -140,11 +168,11 @@ impl McpClient {
         >,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] options: Option<JsValue>,
     ) -> Promise {
-        let inner = self.inner.clone();
+        let hub = self.hub.clone();
         let options = CallOptions::from_js(&options.unwrap_or(JsValue::UNDEFINED));
         let args = arguments(&args.unwrap_or(JsValue::UNDEFINED));
         future_to_promise(async move {
-            let handle = Self::start(inner, name, args?, options).await?;
+            let handle = Self::start(hub, name, args?, options).await?;
             wasm_bindgen_futures::JsFuture::from(handle.result()).await
         })
     }
@@ -159,10 +187,10 @@ impl McpClient {
         >,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] options: Option<JsValue>,
     ) -> Promise {
-        let inner = self.inner.clone();
+        let hub = self.hub.clone();
         let options = CallOptions::from_js(&options.unwrap_or(JsValue::UNDEFINED));
         let args = arguments(&args.unwrap_or(JsValue::UNDEFINED));
-        future_to_promise(async move { Ok(Self::start(inner, name, args?, options).await?.into()) })
+        future_to_promise(async move { Ok(Self::start(hub, name, args?, options).await?.into()) })
     }
 
     /// Picks up an existing task (e.g. after a page reload) and drives it like
@@ -173,11 +201,12 @@ impl McpClient {
         #[wasm_bindgen(js_name = taskId)] task_id: String,
         #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] options: Option<JsValue>,
     ) -> Promise {
-        let inner = self.inner.clone();
+        let hub = self.hub.clone();
         let options = CallOptions::from_js(&options.unwrap_or(JsValue::UNDEFINED));
         future_to_promise(async move {
+            let inner = hub.inner().clone();
             let task = inner.get_task(&task_id, options.abort.as_ref()).await?;
-            let call = Call::new(inner.clone(), options);
+            let call = Call::new(hub, options);
             Ok(ToolCallHandle::follow(inner, call, task).into())
         })
     }
@@ -187,7 +216,7 @@ impl McpClient {
     /// `nextCursor`.
     #[wasm_bindgen(js_name = listTasks, unchecked_return_type = "Promise<TaskPage>")]
     pub fn list_tasks(&self, cursor: Option<String>) -> Promise {
-        let inner = self.inner.clone();
+        let inner = self.hub.inner().clone();
         future_to_promise(async move {
             let mut params = serde_json::Map::new();
             if let Some(cursor) = cursor {
@@ -204,7 +233,7 @@ impl McpClient {
     /// docs/operations.md): its transitions, oldest first.
     #[wasm_bindgen(js_name = taskTimeline, unchecked_return_type = "Promise<TaskTimeline>")]
     pub fn task_timeline(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {
-        let inner = self.inner.clone();
+        let inner = self.hub.inner().clone();
         future_to_promise(async move {
             let mut params = serde_json::Map::new();
             params.insert("taskId".into(), task_id.into());
@@ -218,7 +247,7 @@ impl McpClient {
     /// `tasks/get`.
     #[wasm_bindgen(js_name = getTask, unchecked_return_type = "Promise<DetailedTask>")]
     pub fn get_task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {
-        let inner = self.inner.clone();
+        let inner = self.hub.inner().clone();
         future_to_promise(async move { Ok(to_js(&inner.get_task(&task_id, None).await?)) })
     }
 
@@ -230,7 +259,7 @@ impl McpClient {
         #[wasm_bindgen(js_name = inputResponses, unchecked_param_type = "InputResponses")]
         input_responses: JsValue,
     ) -> Promise {
-        let inner = self.inner.clone();
+        let inner = self.hub.inner().clone();
         future_to_promise(async move {
             let Value::Object(responses) = js::from_js(&input_responses)? else {
                 return Err(invalid_argument(
@@ -245,7 +274,7 @@ impl McpClient {
     /// `tasks/cancel`.
     #[wasm_bindgen(js_name = cancelTask, unchecked_return_type = "Promise<void>")]
     pub fn cancel_task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Promise {
-        let inner = self.inner.clone();
+        let inner = self.hub.inner().clone();
         future_to_promise(async move {
             inner.cancel_task(&task_id).await?;
             Ok(JsValue::UNDEFINED)
@@ -260,9 +289,28 @@ impl McpClient {
         #[wasm_bindgen(js_name = taskIds)] task_ids: Vec<String>,
         #[wasm_bindgen(unchecked_param_type = "(task: DetailedTask) => void")] callback: Function,
     ) -> Promise {
-        let inner = self.inner.clone();
+        let hub = self.hub.clone();
         future_to_promise(
-            async move { Ok(subscribe::listen(inner, task_ids, callback).await?.into()) },
+            async move { Ok(subscribe::listen(hub, task_ids, callback).await?.into()) },
         )
+    }
+
+    /// Whether `signIn` holds a token for this server (`false` without `signIn`).
+    #[wasm_bindgen(getter, js_name = signedIn)]
+    pub fn signed_in(&self) -> bool {
+        self.hub
+            .inner()
+            .sign_in
+            .as_ref()
+            .is_some_and(|s| s.signed_in())
+    }
+
+    /// Forgets the tokens `signIn` holds for this server (memory and `sessionStorage`);
+    /// the next request that needs one signs in again. Nothing without `signIn`.
+    #[wasm_bindgen(js_name = signOut)]
+    pub fn sign_out(&self) {
+        if let Some(sign_in) = &self.hub.inner().sign_in {
+            sign_in.forget();
+        }
     }
 }

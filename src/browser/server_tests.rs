@@ -1,8 +1,9 @@
 //! The client's requests fed to the real server core (`Server::handle`), natively: a
 //! header or `_meta` the server would reject fails here before any browser runs.
 
+use super::error::ClientError;
 use super::flow::{self, CallStep, InputKind};
-use super::wire::{ClientError, Outgoing, Session, check_discovery, read_response};
+use super::wire::{Outgoing, Session, check_discovery, read_response};
 use crate::host::{Host, block_on, fake::FakeHost};
 use crate::http::{Headers, HttpRequest};
 use crate::server::{Action, Config, Context, Server};

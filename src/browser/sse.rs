@@ -13,7 +13,7 @@
 //! Bytes arrive in arbitrary chunks; lines are split on bytes, so a UTF-8 character cut
 //! by a chunk boundary is whole again before it is decoded.
 
-use super::wire::ClientError;
+use super::error::ClientError;
 use serde_json::{Map, Value};
 
 #[derive(Debug, Default)]

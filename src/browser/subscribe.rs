@@ -5,8 +5,7 @@
 //! The callback sees each task state once, whichever way it arrived: states are compared
 //! without their transport fields (`sse::bare_task`).
 
-use super::client::Inner;
-use super::hub;
+use super::hub::Hub;
 use super::js::JsResult;
 use js_sys::Function;
 use std::cell::Cell;
@@ -16,7 +15,7 @@ use wasm_bindgen::prelude::*;
 /// A running subscription: `mode` and `close()` (docs/js-api.md).
 #[wasm_bindgen]
 pub struct Subscription {
-    inner: Rc<Inner>,
+    hub: Rc<Hub>,
     key: u64,
     closed: Cell<bool>,
 }
@@ -27,25 +26,25 @@ impl Subscription {
     /// falling back to tasks/get.
     #[wasm_bindgen(getter, unchecked_return_type = "\"stream\" | \"polling\"")]
     pub fn mode(&self) -> String {
-        self.inner.hub.mode().to_owned()
+        self.hub.mode().to_owned()
     }
 
     /// Stops the notifications (the shared stream drops these tasks when it next reopens).
     pub fn close(&self) {
         if !self.closed.replace(true) {
-            hub::remove_listener(&self.inner, self.key);
+            self.hub.remove_listener(self.key);
         }
     }
 }
 
 pub async fn listen(
-    inner: Rc<Inner>,
+    hub: Rc<Hub>,
     task_ids: Vec<String>,
     callback: Function,
 ) -> JsResult<Subscription> {
-    let key = hub::add_listener(&inner, task_ids, callback).await;
+    let key = hub.add_listener(task_ids, callback).await;
     Ok(Subscription {
-        inner,
+        hub,
         key,
         closed: Cell::new(false),
     })

@@ -1,9 +1,10 @@
 //! Native tests of the client's plain-Rust core (`cargo test --features browser --lib
 //! browser::`); the round trips through the server core are in `server_tests.rs`.
 
+use super::error::ClientError;
 use super::flow::{self, AnsweredKeys, CallStep, InputKind, StatusWatch, TaskState};
 use super::sse::{ListenEvent, SseParser, bare_task, listen_event};
-use super::wire::{ClientError, Outgoing, Session, check_discovery, read_response};
+use super::wire::{Outgoing, Session, check_discovery, read_response};
 use serde_json::{Map, Value, json};
 
 fn header<'a>(out: &'a Outgoing, name: &str) -> Option<&'a str> {
@@ -307,7 +308,7 @@ fn listen_events_and_bare_tasks() {
 
 #[test]
 fn a_401_or_403_names_the_authorization_server_from_the_metadata() {
-    use super::wire::{auth_error, challenge_params};
+    use super::challenge::{auth_error, challenge_params};
     let challenge = r#"Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", scope="mcp:tools mcp:admin""#;
     let params = challenge_params(challenge);
     assert_eq!(params["scope"], "mcp:tools mcp:admin");
@@ -346,4 +347,44 @@ fn a_401_or_403_names_the_authorization_server_from_the_metadata() {
         e.message
     );
     assert_eq!(e.data.as_ref().unwrap()["httpStatus"], 401);
+}
+
+#[test]
+fn a_failed_fetch_says_blocked_or_unreachable_with_the_url() {
+    let blocked = ClientError::unreachable("https://mcp.example/mcp", "Failed to fetch", true);
+    assert_eq!(blocked.code, ClientError::INTERNAL_ERROR);
+    let data = blocked.data.unwrap();
+    assert_eq!(
+        (
+            data["url"].as_str(),
+            data["cause"].as_str(),
+            data["reachable"].as_bool()
+        ),
+        (
+            Some("https://mcp.example/mcp"),
+            Some("Failed to fetch"),
+            Some(true)
+        )
+    );
+    let reason = data["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("the browser blocked the response from https://mcp.example/mcp"),
+        "{reason}"
+    );
+    assert!(reason.contains("ALLOWED_ORIGINS"), "{reason}");
+    assert_eq!(blocked.message, format!("Network error: {reason}"));
+    let unreachable = ClientError::unreachable(
+        "https://mcp.example/mcp",
+        "NetworkError when attempting to fetch resource.",
+        false,
+    );
+    let reason = unreachable.data.unwrap()["reason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        reason.starts_with("the browser could not reach https://mcp.example/mcp"),
+        "{reason}"
+    );
+    assert!(reason.contains("connect-src"), "{reason}");
 }

@@ -203,9 +203,33 @@ export type InputRequests = { [key: string]: InputRequest };
 export type InputResponse = ElicitResult | CreateMessageResult | ListRootsResult;
 export type InputResponses = { [key: string]: InputResponse };
 
+/** `ConnectOptions.signIn`: sign in with the server's authorization server (OAuth 2.1
+ *  authorization code + PKCE, found through the server's Protected Resource Metadata) when
+ *  a request is refused with 401; refresh the token before it expires; retry the request. */
+export interface SignInOptions {
+  /** This page's client id at the authorization server (a public client: no secret). */
+  clientId: string;
+  /** Where the authorization server sends the browser back; registered with it.
+   *  Default: this page's address without query and fragment. */
+  redirectUri?: string;
+  /** "popup" (default): a small window, this page stays; "redirect": this page leaves and
+   *  comes back to `redirectUri`, where `connect` with the same `signIn` finishes. */
+  mode?: "popup" | "redirect";
+  /** Where the tokens live: "memory" (default; until the page unloads) or "session"
+   *  (`sessionStorage`: this tab, across reloads). */
+  storage?: "memory" | "session";
+  /** The scope to ask for. Default: the 401's `scope`, else the server's `scopes_supported`. */
+  scope?: string;
+  /** `false`: use and refresh tokens already held, never open a window or leave the page
+   *  (a request that needs the user rejects with the 401). Default `true`. */
+  interactive?: boolean;
+}
+
 export interface ConnectOptions {
-  /** Sent as `Authorization: Bearer …` on every request. */
+  /** Sent as `Authorization: Bearer …` on every request (until `signIn` holds a token). */
   bearerToken?: string;
+  /** Sign in when the server asks for it (see `SignInOptions`). */
+  signIn?: SignInOptions;
   /** `_meta["io.modelcontextprotocol/clientInfo"]`. */
   clientInfo?: Implementation;
   /** Default: the tasks extension, elicitation (form + url), sampling and roots. */

@@ -22,6 +22,7 @@
 //! Answers may be `application/json` or a `text/event-stream` whose last response frame
 //! with our id is the answer (streamable-http "Sending Messages" 6).
 
+use super::error::ClientError;
 use super::sse::SseParser;
 use crate::mcp::headers::{encode_value, header_text, name_source, param_headers};
 use crate::mcp::meta::{
@@ -29,67 +30,6 @@ use crate::mcp::meta::{
     TASKS_EXTENSION,
 };
 use serde_json::{Map, Value, json};
-
-/// An error as the JS side sees it (`McpError`): a JSON-RPC error object, either from the
-/// server or made up by the client for failures that never reached JSON-RPC.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ClientError {
-    pub code: i64,
-    pub message: String,
-    pub data: Option<Value>,
-}
-
-/// Codes the client uses for failures of its own (docs/js-api.md "Errors").
-impl ClientError {
-    pub const PARSE_ERROR: i64 = -32700;
-    pub const INVALID_REQUEST: i64 = -32600;
-    pub const INVALID_PARAMS: i64 = -32602;
-    pub const INTERNAL_ERROR: i64 = -32603;
-    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
-    pub const HEADER_MISMATCH: i64 = -32020;
-    /// A task that ended `cancelled` (LSP's RequestCancelled code).
-    pub const CANCELLED: i64 = -32800;
-
-    pub fn new(code: i64, message: impl Into<String>, data: Option<Value>) -> Self {
-        ClientError {
-            code,
-            message: message.into(),
-            data,
-        }
-    }
-
-    /// The network request itself failed (offline, CORS refusal, DNS…).
-    pub fn network(why: &str) -> Self {
-        ClientError::new(
-            Self::INTERNAL_ERROR,
-            format!("Network error: {why}"),
-            Some(json!({ "cause": why })),
-        )
-    }
-
-    /// A JSON-RPC error object (`{code, message, data?}`); anything else is a bad response.
-    pub fn from_object(error: &Value) -> Self {
-        match (
-            error.get("code").and_then(Value::as_i64),
-            error.get("message").and_then(Value::as_str),
-        ) {
-            (Some(code), Some(message)) => {
-                ClientError::new(code, message, error.get("data").cloned())
-            }
-            _ => ClientError::new(
-                Self::INVALID_REQUEST,
-                format!("Invalid response: malformed JSON-RPC error {error}"),
-                None,
-            ),
-        }
-    }
-}
-
-impl std::fmt::Display for ClientError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({})", self.message, self.code)
-    }
-}
 
 /// The client capabilities sent when `connect` is given none: the Tasks extension,
 /// elicitation (form and URL), sampling and roots.
@@ -184,6 +124,16 @@ impl Session {
     }
 }
 
+impl Outgoing {
+    /// Sends `token` as `Authorization: Bearer …`, replacing any other credential.
+    pub fn set_bearer(&mut self, token: &str) {
+        self.headers
+            .retain(|(name, _)| !name.eq_ignore_ascii_case("authorization"));
+        self.headers
+            .push(("Authorization".to_owned(), format!("Bearer {token}")));
+    }
+}
+
 /// A short, printable excerpt of a body for error messages.
 fn excerpt(body: &str) -> String {
     let mut text: String = body.chars().take(80).filter(|c| !c.is_control()).collect();
@@ -191,106 +141,6 @@ fn excerpt(body: &str) -> String {
         text.push('…');
     }
     text
-}
-
-/// The auth-params of a `WWW-Authenticate: Bearer …` challenge (RFC 6750 section 3),
-/// e.g. `resource_metadata`, `error`, `scope`.
-pub fn challenge_params(header: &str) -> Map<String, Value> {
-    let mut params = Map::new();
-    let Some(rest) = header.trim().get(6..).filter(|_| {
-        header
-            .trim()
-            .get(..6)
-            .is_some_and(|s| s.eq_ignore_ascii_case("bearer"))
-    }) else {
-        return params;
-    };
-    let mut rest = rest.trim_start();
-    while let Some((name, after)) = rest.split_once('=') {
-        let name = name
-            .trim()
-            .trim_start_matches(',')
-            .trim()
-            .to_ascii_lowercase();
-        let after = after.trim_start();
-        let (value, next) = match after.strip_prefix('"') {
-            Some(quoted) => match quoted.split_once('"') {
-                Some((v, next)) => (v.to_owned(), next),
-                None => (quoted.to_owned(), ""),
-            },
-            None => match after.split_once(',') {
-                Some((v, next)) => (v.trim().to_owned(), next),
-                None => (after.trim().to_owned(), ""),
-            },
-        };
-        if !name.is_empty() {
-            params.insert(name, Value::String(value));
-        }
-        rest = next.trim_start().trim_start_matches(',').trim_start();
-    }
-    params
-}
-
-/// A 401 or 403 made plain: what the server wants and which authorization server issues
-/// it (from the Protected Resource Metadata `metadata`, when it could be read). `error` is
-/// the server's own JSON-RPC error, when it sent one.
-pub fn auth_error(
-    status: u16,
-    challenge: &str,
-    metadata: Option<&Value>,
-    error: Option<ClientError>,
-) -> ClientError {
-    let params = challenge_params(challenge);
-    let param = |n: &str| params.get(n).and_then(Value::as_str).map(str::to_owned);
-    let servers: Vec<String> = metadata
-        .and_then(|m| m.get("authorization_servers"))
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
-    let from = match servers.as_slice() {
-        [] => "an API key or an access token (the server names no authorization server)".to_owned(),
-        [one] => format!("an access token from the authorization server {one}"),
-        many => format!(
-            "an access token from one of the authorization servers {}",
-            many.join(", ")
-        ),
-    };
-    let scope = param("scope");
-    let mut message = if status == 403 {
-        format!(
-            "Forbidden (HTTP 403): the bearer token lacks the scope {} this server requires; sign in again for {from}",
-            scope.as_deref().unwrap_or("it needs")
-        )
-    } else if param("error").as_deref() == Some("invalid_token") {
-        format!("Unauthorized (HTTP 401): the bearer token was refused; this server needs {from}")
-    } else {
-        format!("Unauthorized (HTTP 401): this server needs {from} (connect with a bearer token)")
-    };
-    if let Some(why) = error
-        .as_ref()
-        .map(|e| e.message.clone())
-        .or_else(|| param("error_description"))
-    {
-        message.push_str(&format!(". The server says: {why}"));
-    }
-    ClientError::new(
-        error
-            .as_ref()
-            .map_or(ClientError::INVALID_REQUEST, |e| e.code),
-        message,
-        Some(json!({
-            "httpStatus": status,
-            "error": param("error"),
-            "scope": scope,
-            "resourceMetadata": param("resource_metadata"),
-            "authorizationServers": servers,
-        })),
-    )
 }
 
 /// Reads one HTTP answer to request `id`: the JSON-RPC `result` object, or the error.

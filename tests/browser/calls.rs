@@ -131,7 +131,13 @@ async fn sync_call_carries_headers_and_meta() {
 #[wasm_bindgen_test]
 async fn mrtr_round_is_answered_by_the_handler() {
     let client = connect().await;
-    let recorder = recording_options(&obj(r#"{"action":"accept","content":{"name":"Grace"}}"#), 0);
+    // One answer for every question of these tools: a name, and the colour the
+    // multi-round tool's second round requires (the server checks answers against the
+    // requested schema).
+    let recorder = recording_options(
+        &obj(r#"{"action":"accept","content":{"name":"Grace","color":"green"}}"#),
+        0,
+    );
     let options = prop(&recorder, "options");
     let result = call(
         &client,
@@ -247,4 +253,48 @@ async fn garbage_answers_are_mcp_errors() {
             .expect_err(body);
         assert_mcp_error(&error, code);
     }
+}
+
+#[wasm_bindgen_test]
+async fn a_dead_port_is_unreachable_and_bad_sign_in_options_are_refused() {
+    // A loopback port nothing listens on (tests/browser/run.mjs picks it): the browser
+    // reaches nothing, and the error says so with the URL.
+    let dead = dead_url();
+    let dead = dead.as_str();
+    let error = connect_with(dead, JsValue::UNDEFINED)
+        .await
+        .expect_err("nothing listens there");
+    let message = assert_mcp_error(&error, -32603);
+    let data = prop(&error, "data");
+    assert_eq!(prop(&data, "url").as_string().as_deref(), Some(dead));
+    assert_eq!(prop(&data, "reachable").as_bool(), Some(false), "{message}");
+    assert!(
+        prop(&data, "reason")
+            .as_string()
+            .unwrap_or_default()
+            .starts_with(&format!("the browser could not reach {dead}")),
+        "{message}"
+    );
+    for (options, says) in [
+        (r#"{"signIn":{}}"#, "clientId must be a non-empty string"),
+        (
+            r#"{"signIn":{"clientId":"x","mode":"sideways"}}"#,
+            "mode must be \"popup\" or \"redirect\"",
+        ),
+        (
+            r#"{"signIn":{"clientId":"x","storage":"disk"}}"#,
+            "storage must be \"memory\" or \"session\"",
+        ),
+    ] {
+        let error = connect_with(&mcp_url(), obj(options))
+            .await
+            .expect_err(options);
+        let message = assert_mcp_error(&error, -32602);
+        assert!(message.contains(says), "{options}: {message}");
+    }
+    // An anonymous-friendly server never asks: signIn is there but unused.
+    let client = connect_with(&mcp_url(), obj(r#"{"signIn":{"clientId":"x"}}"#))
+        .await
+        .expect("no 401, no sign-in");
+    assert_eq!(prop(&client, "signedIn").as_bool(), Some(false));
 }

@@ -1,11 +1,12 @@
 // `make test-browser`: the browser bindings end to end.
 //
-//  1. the plain-Rust core of src/browser natively (`cargo test --features browser --lib browser::`);
+//  1. the plain-Rust core of src/browser natively (`cargo test --features browser,fixtures --lib browser::`);
 //  2. the TypeScript declarations: www/pkg/mcp_tasks_edge.d.ts against the committed snapshot
 //     (UPDATE_SNAPSHOT=1 rewrites it) and without `any` in the API part;
 //  3. the gzipped wasm size against the 150 KB budget;
 //  4. tests/browser.rs in headless Chromium and Firefox (wasm-pack test) against a
-//     `wrangler dev` started here, whose URL reaches the tests as MCP_TEST_URL at compile time.
+//     `wrangler dev` started here, whose URL reaches the tests as MCP_TEST_URL at compile time
+//     (and a loopback URL nothing listens on as MCP_DEAD_URL).
 //
 // Run `make client` first (the Makefile does). Prints a summary; exits non-zero on failure.
 import { spawn } from 'node:child_process';
@@ -13,7 +14,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ROOT, startServer } from '../support/server.mjs';
+import { ROOT, freePort, startServer } from '../support/server.mjs';
 
 const PKG = join(ROOT, 'www', 'pkg');
 const SNAPSHOT = join(ROOT, 'tests', 'browser', 'mcp_tasks_edge.d.ts.snapshot');
@@ -62,9 +63,9 @@ async function main() {
 
   // 1. The plain-Rust core, natively.
   {
-    const { code, out } = await run('cargo', ['test', '--features', 'browser', '--lib', 'browser::']);
+    const { code, out } = await run('cargo', ['test', '--features', 'browser,fixtures', '--lib', 'browser::']);
     const { passed, failed } = counts(out);
-    record('native core (cargo test --features browser --lib browser::)', code === 0 && passed > 0, `${passed} passed, ${failed} failed`);
+    record('native core (cargo test --features browser,fixtures --lib browser::)', code === 0 && passed > 0, `${passed} passed, ${failed} failed`);
   }
 
   // 2. TypeScript declarations.
@@ -93,6 +94,7 @@ async function main() {
     console.log(`\nserver: ${server.mcpUrl}`);
     const env = {
       MCP_TEST_URL: server.mcpUrl,
+      MCP_DEAD_URL: `http://127.0.0.1:${await freePort()}/mcp`,
       CHROMEDRIVER: '/usr/bin/chromedriver',
       GECKODRIVER: join(homedir(), '.cargo', 'bin', 'geckodriver'),
       WASM_BINDGEN_TEST_TIMEOUT: '300',

@@ -151,6 +151,16 @@ pub fn mcp_url() -> String {
     }
 }
 
+/// A URL on a loopback port nothing listens on.
+pub fn dead_url() -> String {
+    match option_env!("MCP_DEAD_URL") {
+        Some(url) => url.to_owned(),
+        None => panic!(
+            "MCP_DEAD_URL was not set at compile time: run the browser tests with `make test-browser`"
+        ),
+    }
+}
+
 /// A plain JS object from JSON text.
 pub fn obj(text: &str) -> JsValue {
     js_sys::JSON::parse(text).expect("test JSON")

@@ -317,7 +317,11 @@ async fn listen_falls_back_to_polling() {
 
 #[wasm_bindgen_test]
 async fn list_tasks_shows_the_callers_tasks_newest_first() {
-    let client = connect().await;
+    // A keyed caller: an anonymous one has no task list (each anonymous task is its own
+    // principal, docs/security.md).
+    let client = connect_with(&mcp_url(), obj(r#"{"bearerToken":"browser-test-token"}"#))
+        .await
+        .expect("connect with the test key");
     let recorder = recording_options(&JsValue::UNDEFINED, 0);
     call(
         &client,

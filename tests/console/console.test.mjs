@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { startServer, ROOT } from '../support/server.mjs';
+import { startServer, ROOT, TEST_KEYS } from '../support/server.mjs';
 import { ok } from '../e2e/mcp.mjs';
 
 const SHOTS = join(ROOT, 'target', 'console');
@@ -306,8 +306,14 @@ describe('web console', () => {
   });
 
   test("shows the principal's tasks from the server, also those started elsewhere", async () => {
-    // Another device (here: a plain HTTP client) starts a task as the same principal.
-    const { taskId } = await ok(server.mcpUrl, 'tools/call', { name: 'process_batch', arguments: { items: 4, delayMs: 300, label: 'elsewhere' } });
+    // A keyed principal (an anonymous caller has no task list: each anonymous task is its
+    // own principal, docs/security.md): the console connects with an API key...
+    await page.locator('#bearer-token').fill(TEST_KEYS.alice);
+    await page.locator('#connect-button').click();
+    await until('the keyed connection', async () => (await page.locator('#connection-status').getAttribute('data-state')) === 'ok', 30_000);
+    // ...and another device (here: a plain HTTP client) starts a task as the same principal.
+    const { taskId } = await ok(server.mcpUrl, 'tools/call', { name: 'process_batch', arguments: { items: 4, delayMs: 300, label: 'elsewhere' } },
+      { token: TEST_KEYS.alice });
     await page.reload();
     const card = page.locator(`.task-card[data-task-id="${taskId}"]`);
     await card.waitFor({ timeout: 30_000 });

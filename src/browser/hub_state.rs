@@ -1,0 +1,267 @@
+//! What the client's one listen stream knows, in plain Rust (no JS values): which tasks
+//! are followed and by whom, the newest state of each, what the stream covers, and the
+//! decisions of opening, breaking and polling. `hub.rs` does the I/O around it and holds
+//! the JS callbacks by the keys this state hands out. `cargo test --features browser`
+//! checks these decisions natively.
+
+use super::flow;
+use super::sse::bare_task;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Reopens of a broken stream before falling back to polling.
+pub const REOPENS: u32 = 3;
+
+/// The state of one client's hub (see `hub.rs`).
+#[derive(Debug, Default)]
+pub struct HubState {
+    /// Drivers following each task (a count).
+    drivers: BTreeMap<String, u32>,
+    /// `listen()` subscriptions: key and the tasks it follows (a list: a generic map of
+    /// one more type costs ~10 KB of wasm).
+    listeners: Vec<(u64, BTreeSet<String>)>,
+    /// The newest state seen of each task (bare: no `resultType`, no subscription id).
+    last: BTreeMap<String, Value>,
+    /// The tasks the current stream acknowledged.
+    covered: BTreeSet<String>,
+    /// The tasks the current (or opening) stream was asked for.
+    streamed: BTreeSet<String>,
+    /// Bumped at every reopen: a stream of an older generation stops reading.
+    generation: u64,
+    /// A stream is open (its reader is held by the I/O side).
+    open: bool,
+    /// A stream of the current generation is being opened.
+    opening: bool,
+    polling: bool,
+    poller: bool,
+    failures: u32,
+    scheduled: bool,
+    next_key: u64,
+}
+
+/// What to do after a stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterStream {
+    /// A clean end (every task of it ended): open one for tasks added since, if any.
+    Schedule,
+    /// Broken: reopen after this many milliseconds.
+    ReopenAfter(u64),
+    /// Broken too often: poll from now on.
+    Poll,
+}
+
+fn is_terminal(task: &Value) -> bool {
+    flow::task_state(task).is_ok_and(|t| t.is_terminal())
+}
+
+fn updated_at(task: &Value) -> &str {
+    task.get("lastUpdatedAt")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+impl HubState {
+    /// `"stream"` unless the hub fell back to polling.
+    pub fn mode(&self) -> &'static str {
+        if self.polling { "polling" } else { "stream" }
+    }
+
+    /// Whether the current stream delivers `task_id`'s changes (so nobody polls it).
+    pub fn covers(&self, task_id: &str) -> bool {
+        !self.polling && self.covered.contains(task_id)
+    }
+
+    /// The newest state seen of `task_id`.
+    pub fn last(&self, task_id: &str) -> Option<&Value> {
+        self.last.get(task_id)
+    }
+
+    /// A state of `task`, from the stream or a poll: kept if it is new (never an older
+    /// one after a newer one: `lastUpdatedAt` does not go back, and nothing follows a
+    /// terminal state). Returns the bare state and the listeners to give it to.
+    pub fn offer(&mut self, task: &Map<String, Value>) -> Option<(Value, Vec<u64>)> {
+        let task = Value::Object(bare_task(task));
+        let id = task.get("taskId")?.as_str()?.to_owned();
+        if let Some(last) = self.last.get(&id)
+            && (*last == task || is_terminal(last) || updated_at(&task) < updated_at(last))
+        {
+            return None;
+        }
+        self.last.insert(id.clone(), task.clone());
+        let keys = self
+            .listeners
+            .iter()
+            .filter(|(_, ids)| ids.contains(&id))
+            .map(|(key, _)| *key)
+            .collect();
+        Some((task, keys))
+    }
+
+    /// Tasks someone follows that have not ended.
+    pub fn wanted(&self) -> BTreeSet<String> {
+        let mut ids: BTreeSet<String> = self.drivers.keys().cloned().collect();
+        for (_, listened) in &self.listeners {
+            ids.extend(listened.iter().cloned());
+        }
+        ids.retain(|id| !self.last.get(id).is_some_and(is_terminal));
+        ids
+    }
+
+    /// Drops the states of tasks nobody follows any more (the map stays bounded).
+    fn forget_unfollowed(&mut self) {
+        let followed: BTreeSet<String> = self
+            .drivers
+            .keys()
+            .chain(self.listeners.iter().flat_map(|(_, ids)| ids))
+            .cloned()
+            .collect();
+        self.last.retain(|id, _| followed.contains(id));
+    }
+
+    pub fn add_driver(&mut self, task_id: &str) {
+        *self.drivers.entry(task_id.to_owned()).or_default() += 1;
+    }
+
+    pub fn remove_driver(&mut self, task_id: &str) {
+        if let Some(count) = self.drivers.get_mut(task_id) {
+            *count -= 1;
+            if *count == 0 {
+                self.drivers.remove(task_id);
+            }
+        }
+        self.forget_unfollowed();
+    }
+
+    /// A new `listen()` subscription; returns its key and the states already known.
+    pub fn add_listener(&mut self, ids: Vec<String>) -> (u64, Vec<Value>) {
+        let known = ids
+            .iter()
+            .filter_map(|id| self.last.get(id).cloned())
+            .collect();
+        self.next_key += 1;
+        self.listeners
+            .push((self.next_key, ids.into_iter().collect()));
+        (self.next_key, known)
+    }
+
+    pub fn remove_listener(&mut self, key: u64) {
+        self.listeners.retain(|(k, _)| *k != key);
+        self.forget_unfollowed();
+    }
+
+    /// Whether a reopen should be scheduled now (something new to stream, and none
+    /// scheduled yet); marks it scheduled.
+    pub fn schedule(&mut self) -> bool {
+        let wanted = self.wanted();
+        let new = !wanted.is_subset(&self.streamed) || (self.polling && !wanted.is_empty());
+        if self.scheduled || !new {
+            return false;
+        }
+        self.scheduled = true;
+        true
+    }
+
+    pub fn scheduled_done(&mut self) {
+        self.scheduled = false;
+    }
+
+    /// Starts replacing the stream with one for every unfinished task followed: `None`
+    /// when the current one already streams (or is opening for) exactly those; else the
+    /// new generation and the ids (empty: just close the current stream). The caller
+    /// closes the old reader.
+    pub fn begin_reopen(&mut self) -> Option<(u64, Vec<String>)> {
+        let ids = self.wanted();
+        if ids == self.streamed && (self.open || self.opening) && !self.polling {
+            return None;
+        }
+        self.generation += 1;
+        self.open = false;
+        self.opening = !ids.is_empty();
+        self.streamed = ids.clone();
+        if ids.is_empty() {
+            self.covered.clear();
+        }
+        Some((self.generation, ids.into_iter().collect()))
+    }
+
+    /// Whether a stream is being opened (whoever asked for one waits for the outcome).
+    pub fn opening(&self) -> bool {
+        self.opening
+    }
+
+    pub fn is_current(&self, generation: u64) -> bool {
+        self.generation == generation
+    }
+
+    /// The stream of the current generation opened.
+    pub fn opened(&mut self) {
+        self.open = true;
+        self.opening = false;
+        self.polling = false;
+    }
+
+    /// No stream could be opened (the server or something between does not stream).
+    pub fn cannot_stream(&mut self) {
+        self.opening = false;
+        self.streamed.clear();
+        self.covered.clear();
+        self.polling = true;
+    }
+
+    /// The stream acknowledged `accepted` of the `requested` ids. Ids the server would
+    /// not watch (unknown, expired, not ours) get no callbacks.
+    pub fn acknowledged(&mut self, accepted: BTreeSet<String>, requested: &[String]) {
+        self.failures = 0;
+        for (_, ids) in &mut self.listeners {
+            ids.retain(|id| accepted.contains(id) || !requested.contains(id));
+        }
+        self.covered = accepted;
+    }
+
+    /// The current stream ended, cleanly (its result) or not.
+    pub fn stream_ended(&mut self, clean: bool) -> AfterStream {
+        self.open = false;
+        self.covered.clear();
+        self.streamed.clear();
+        if clean {
+            return AfterStream::Schedule;
+        }
+        self.failures += 1;
+        if self.failures <= REOPENS {
+            AfterStream::ReopenAfter(500 * (1u64 << (self.failures - 1)))
+        } else {
+            self.polling = true;
+            AfterStream::Poll
+        }
+    }
+
+    /// Whether a poller must start (none runs yet); marks it running.
+    pub fn start_poller(&mut self) -> bool {
+        !std::mem::replace(&mut self.poller, true)
+    }
+
+    /// The tasks the poller reads this round (only `listen()` follows them: drivers poll
+    /// their own), or `None` when a stream covers them again (the poller then stops).
+    pub fn poll_round(&mut self) -> Option<Vec<String>> {
+        if !self.polling {
+            self.poller = false;
+            return None;
+        }
+        let ids: BTreeSet<String> = self
+            .listeners
+            .iter()
+            .flat_map(|(_, ids)| ids)
+            .filter(|id| !self.drivers.contains_key(*id))
+            .filter(|id| !self.last.get(*id).is_some_and(is_terminal))
+            .cloned()
+            .collect();
+        Some(ids.into_iter().collect())
+    }
+
+    /// The server no longer knows `task_id`: no listener gets it any more.
+    pub fn unknown_task(&mut self, task_id: &str) {
+        for (_, ids) in &mut self.listeners {
+            ids.remove(task_id);
+        }
+    }
+}
