@@ -102,6 +102,7 @@ profile: setup
 	CARGO_PROFILE_RELEASE_STRIP=none node tests/bench/profile.mjs
 
 lint: setup
+	sh scripts/check-layers.sh
 	cargo fmt --all --check
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace -q
 	# What docs.rs builds (Cargo.toml [package.metadata.docs.rs]): the adapters too.

@@ -14,7 +14,8 @@
 //! | [`mcp`] | `_meta`, request headers, MRTR input requests, `requestState`, schema checks |
 //! | [`tasks`] | task wire types, the state machine, the stored record, the object's behaviour |
 //! | [`host`] | what a step reaches: outbound HTTP, vars, secrets, KV, D1 (and a fake for tests) |
-//! | [`tools`] | the tool API ([`tools::Tool`], [`tools::Step`], [`tools::Call`]) and the conformance fixtures |
+//! | [`tools`] | the tool API ([`tools::Tool`], [`tools::Step`], [`tools::Call`]) |
+//! | `fixtures` | (feature `fixtures`) the conformance suite's tools, resources and prompts |
 //! | [`catalog`] | resources, resource templates, prompts and completions |
 //! | [`legacy`] | the 2025-11-25 era: sessions, result and legacy task shapes |
 //! | [`auth`] | who is calling: OAuth resource server (PRM, JWT claims, challenges), API keys, anonymous |
@@ -46,6 +47,8 @@ mod export_worker;
 pub mod auth;
 pub mod catalog;
 pub mod error;
+#[cfg(feature = "fixtures")]
+pub mod fixtures;
 pub mod host;
 pub mod http;
 pub mod jsonrpc;

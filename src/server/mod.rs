@@ -174,10 +174,7 @@ impl Server {
         // The fixtures come first: http-header-validation calls the first listed tool.
         #[cfg(feature = "fixtures")]
         let (mut all, mut catalog) = if config.fixtures {
-            (
-                crate::tools::fixtures::tools(),
-                crate::tools::fixtures::catalog(),
-            )
+            (crate::fixtures::tools(), crate::fixtures::catalog())
         } else {
             (Vec::new(), Catalog::default())
         };

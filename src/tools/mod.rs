@@ -22,8 +22,6 @@
 //! for example by using [`Call::task_id`] as an idempotency key.
 
 mod call;
-#[cfg(feature = "fixtures")]
-pub mod fixtures;
 mod output;
 mod tool;
 

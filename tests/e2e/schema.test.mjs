@@ -3,7 +3,7 @@
 // answers that break the requestedSchema, are refused with -32602 naming the path and
 // keyword, in the 2026-07-28 era (tools/call, MRTR retries, tasks/update) and in a
 // 2025-11-25 session (tools/call with and without params.task, answers on the session).
-// Fixtures: schema_keywords and schema_elicitation (src/tools/fixtures/schema.rs).
+// Fixtures: schema_keywords and schema_elicitation (src/fixtures/schema.rs).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../support/server.mjs';
