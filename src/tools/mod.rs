@@ -22,13 +22,16 @@
 //! for example by using [`Call::task_id`] as an idempotency key.
 
 mod call;
+mod handler;
 mod output;
+mod registry;
 mod tool;
 
 pub use call::{CHECKPOINT_MISMATCH, Call, Progress, Report};
+pub(crate) use handler::Handler;
 pub use output::{IntoStep, Output, StepResult};
-pub(crate) use tool::Handler;
-pub use tool::{Registry, TaskSupport, Tool};
+pub use registry::Registry;
+pub use tool::{TaskSupport, Tool};
 
 use crate::host::HostError;
 use crate::jsonrpc::{ErrorCode, ErrorObject};

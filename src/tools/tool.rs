@@ -1,8 +1,8 @@
-//! Registering a tool: [`Tool`], and the set of them a server offers: [`Registry`].
+//! Registering a tool: [`Tool`] (the set of them a server offers is `Registry`).
 
 use super::{Call, Step, StepResult, ToolError};
 use crate::error::McpError;
-use crate::host::{AllowList, BoxFuture, Host};
+use crate::host::{AllowList, Host};
 use crate::mcp::schema::Schema;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -25,65 +25,7 @@ pub enum TaskSupport {
     Required,
 }
 
-type StepFn = Rc<dyn Fn(Call, Host) -> BoxFuture<'static, Result<Step, ToolError>>>;
-type CancelFn = Rc<dyn Fn(Call, Host) -> BoxFuture<'static, ()>>;
-
-/// A step function, erased: what tools and prompts run.
-#[derive(Clone, Default)]
-pub(crate) struct Handler(Option<StepFn>);
-
-impl Handler {
-    /// Decodes the arguments into `A` (-32602 if they do not fit) and runs `step`.
-    pub(crate) fn typed<A, R, F, Fut>(step: F) -> Handler
-    where
-        A: DeserializeOwned + 'static,
-        R: StepResult + 'static,
-        F: Fn(Call<A>, Host) -> Fut + 'static,
-        Fut: Future<Output = R> + 'static,
-    {
-        Handler(Some(Rc::new(
-            move |call: Call, host| match serde_json::from_value::<A>(Value::Object(
-                call.arguments.clone(),
-            )) {
-                Ok(args) => {
-                    let step = step(call.with_args(args), host);
-                    Box::pin(async move { Ok(step.await.into_step()) })
-                }
-                Err(e) => Box::pin(std::future::ready(Err(ToolError::invalid_params(format!(
-                    "Invalid arguments: {e}"
-                ))))),
-            },
-        )))
-    }
-
-    pub(crate) fn json<F, Fut>(step: F) -> Handler
-    where
-        F: Fn(Call, Host) -> Fut + 'static,
-        Fut: Future<Output = Result<Step, ToolError>> + 'static,
-    {
-        Handler(Some(Rc::new(move |call, host| Box::pin(step(call, host)))))
-    }
-
-    pub(crate) fn sync(step: fn(&Call) -> Step) -> Handler {
-        Handler(Some(Rc::new(move |call, _host| {
-            Box::pin(std::future::ready(Ok(step(&call))))
-        })))
-    }
-
-    pub(crate) fn is_set(&self) -> bool {
-        self.0.is_some()
-    }
-
-    /// Runs one step; a [`ToolError`] becomes the step it stands for.
-    pub(crate) async fn run(&self, what: &str, call: Call, host: Host) -> Step {
-        match &self.0 {
-            Some(step) => step(call, host).await.unwrap_or_else(ToolError::into_step),
-            None => Step::Fail(super::internal_error(format!(
-                "{what} has no step function"
-            ))),
-        }
-    }
-}
+use super::handler::{CancelFn, Handler};
 
 /// A tool: its `tools/list` definition, how it may run, and its step function.
 ///
@@ -341,8 +283,8 @@ impl Tool {
         }
     }
 
-    /// Compiles the input schema (what [`Registry::new`] does for each tool).
-    fn compile(mut self) -> Tool {
+    /// Compiles the input schema (what [`super::Registry::new`] does for each tool).
+    pub(super) fn compile(mut self) -> Tool {
         self.compiled = Some(Schema::compile(self.input_schema()));
         self
     }
@@ -429,50 +371,4 @@ pub(super) fn derived_schema<A: JsonSchema>() -> Value {
         object.remove("title");
     }
     schema
-}
-
-/// The tools a server offers, in registration order (tools "Capabilities").
-#[derive(Debug, Clone, Default)]
-pub struct Registry {
-    tools: Vec<Tool>,
-}
-
-impl Registry {
-    /// The tools, each input schema compiled here, once: `tools/call` only validates.
-    /// A schema that does not compile is one of [`Registry::problems`].
-    pub fn new(tools: Vec<Tool>) -> Self {
-        Registry {
-            tools: tools.into_iter().map(Tool::compile).collect(),
-        }
-    }
-
-    pub fn get(&self, name: &str) -> Option<&Tool> {
-        self.tools.iter().find(|t| t.name() == name)
-    }
-
-    pub fn definitions(&self) -> Vec<Value> {
-        self.tools.iter().map(Tool::definition).collect()
-    }
-
-    pub fn tools(&self) -> &[Tool] {
-        &self.tools
-    }
-
-    /// Looks a tool up for `tools/call`: -32602 for an unknown name (schema example
-    /// `InvalidParamsError/unknown-tool`).
-    pub fn lookup(&self, name: &str) -> Result<&Tool, McpError> {
-        self.get(name)
-            .ok_or_else(|| McpError::InvalidParams(format!("Unknown tool: {name}")))
-    }
-
-    /// Problems with the registrations: bad tools and duplicate names.
-    pub fn problems(&self) -> Vec<String> {
-        let mut problems: Vec<String> = self.tools.iter().flat_map(Tool::problems).collect();
-        for (i, tool) in self.tools.iter().enumerate() {
-            if self.tools[..i].iter().any(|t| t.name() == tool.name()) {
-                problems.push(format!("tool {} is registered twice", tool.name()));
-            }
-        }
-        problems
-    }
 }

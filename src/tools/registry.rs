@@ -1,0 +1,51 @@
+//! The set of tools a server offers: [`Registry`].
+
+use super::Tool;
+use crate::error::McpError;
+use serde_json::Value;
+
+/// The tools a server offers, in registration order (tools "Capabilities").
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    tools: Vec<Tool>,
+}
+
+impl Registry {
+    /// The tools, each input schema compiled here, once: `tools/call` only validates.
+    /// A schema that does not compile is one of [`Registry::problems`].
+    pub fn new(tools: Vec<Tool>) -> Self {
+        Registry {
+            tools: tools.into_iter().map(Tool::compile).collect(),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name() == name)
+    }
+
+    pub fn definitions(&self) -> Vec<Value> {
+        self.tools.iter().map(Tool::definition).collect()
+    }
+
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// Looks a tool up for `tools/call`: -32602 for an unknown name (schema example
+    /// `InvalidParamsError/unknown-tool`).
+    pub fn lookup(&self, name: &str) -> Result<&Tool, McpError> {
+        self.get(name)
+            .ok_or_else(|| McpError::InvalidParams(format!("Unknown tool: {name}")))
+    }
+
+    /// Problems with the registrations: bad tools and duplicate names.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems: Vec<String> = self.tools.iter().flat_map(Tool::problems).collect();
+        for (i, tool) in self.tools.iter().enumerate() {
+            if self.tools[..i].iter().any(|t| t.name() == tool.name()) {
+                problems.push(format!("tool {} is registered twice", tool.name()));
+            }
+        }
+        problems
+    }
+}
