@@ -292,7 +292,7 @@ impl Tool {
     /// Checks `arguments` (the request's `params.arguments`: an object, or `None` or
     /// `null` for none, which count as `{}`) against the input schema: -32602 naming the
     /// first violation's path and keyword, e.g. `Invalid arguments for tool t:
-    /// /items/2/kind: "c" is not one of ["a","b"] (enum)`. A tool outside a [`Registry`]
+    /// /items/2/kind: "c" is not one of ["a","b"] (enum)`. A tool outside a [`Registry`](super::Registry)
     /// compiles its schema on the spot.
     pub fn check_arguments(&self, arguments: Option<&Value>) -> Result<(), McpError> {
         let name = self.name();
