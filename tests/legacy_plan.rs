@@ -25,6 +25,7 @@ fn incoming<'a>(method: &'a str, principal: &'a str, body: &'a [u8]) -> Incoming
         session_id: SID,
         principal,
         last_event_id: None,
+        accept: None,
         body,
     }
 }
@@ -377,4 +378,48 @@ fn tasks_result_steps_follow_the_task() {
         legacy::result_step(&task(failed), tid),
         ResultStep::Fail(json!({ "code": -32603, "message": "boom" }))
     );
+}
+
+#[test]
+fn a_get_whose_accept_refuses_a_stream_is_a_406_that_says_what_to_accept() {
+    let s = server();
+    let session = opened(&s, ALICE);
+    for (accept, replay) in [
+        ("application/json", None),
+        ("application/json", Some("s1:0")),
+        ("text/event-stream;q=0, */*", None),
+        ("text/html", Some("s1:3")),
+    ] {
+        let mut get = incoming("GET", ALICE, &[]);
+        get.accept = Some(accept);
+        get.last_event_id = replay;
+        let decision = plan(&s, Some(session.clone()), get, NOW);
+        let Decision::Reply { status, body } = &decision else {
+            panic!("{accept}: {decision:?}")
+        };
+        assert_eq!(*status, 406, "{accept}");
+        let v: Value = serde_json::from_slice(body).unwrap();
+        assert_eq!(v["error"]["code"], -32600, "{v}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(message.contains("GET"), "{message}");
+        assert!(message.contains("text/event-stream"), "{message}");
+        assert_eq!(v["error"]["data"]["httpStatus"], 406);
+        // A stranger learns nothing, whatever it accepts.
+        get.principal = "key:mallory";
+        assert_eq!(
+            plan(&s, Some(session.clone()), get, NOW),
+            Decision::NotFound
+        );
+    }
+    for accept in [None, Some("text/event-stream"), Some("*/*"), Some("text/*")] {
+        let mut get = incoming("GET", ALICE, &[]);
+        get.accept = accept;
+        assert_eq!(
+            plan(&s, Some(session.clone()), get, NOW),
+            Decision::OpenStream {
+                last_event_id: None
+            },
+            "{accept:?}"
+        );
+    }
 }

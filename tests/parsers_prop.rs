@@ -286,7 +286,7 @@ proptest! {
         let sid = "0123456789abcdef0123456789abcdef";
         let init = serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": { "protocolVersion": "2025-11-25" } })).unwrap();
-        let incoming = |method, principal, body| Incoming { method, session_id: sid, principal, last_event_id: None, body };
+        let incoming = |method, principal, body| Incoming { method, session_id: sid, principal, last_event_id: None, accept: None, body };
         let Decision::Initialize { session, .. } = plan(&s, None, incoming("POST", "key:a", &init), NOW) else {
             panic!("initialize")
         };

@@ -130,7 +130,7 @@ impl SessionRunner {
         let principal = header(PRINCIPAL_HEADER).unwrap_or_default();
         let session_id = header(SESSION_HEADER).unwrap_or_default();
         let last_event_id = header("last-event-id");
-        let accepts_sse = accepts_event_stream(header("accept"));
+        let accept = header("accept");
         let method = req.method().to_string();
         let body = match method.as_str() {
             "POST" => super::read_whole_body(&req).await?,
@@ -143,8 +143,10 @@ impl SessionRunner {
             session_id: &session_id,
             principal: &principal,
             last_event_id: last_event_id.as_deref(),
+            accept: accept.as_deref(),
             body: &body,
         };
+        let accepts_sse = incoming.accepts_event_stream();
         let mut decision = legacy::plan::plan(&server, stored.clone(), incoming, now);
         if let Some(session) = stored.filter(|s| s.belongs_to(&principal)) {
             self.touch(&server, &session, &mut decision, now).await?;
@@ -391,15 +393,6 @@ impl SessionRunner {
         }
         Ok(())
     }
-}
-
-/// Whether the client takes a `text/event-stream` answer (RFC 9110 `Accept`; none: yes).
-fn accepts_event_stream(accept: Option<String>) -> bool {
-    let mut headers = crate::http::Headers::new();
-    if let Some(accept) = accept {
-        headers.push("accept", &accept);
-    }
-    crate::http::accepts(&headers, crate::http::EVENT_STREAM)
 }
 
 /// A comment every 25 s keeps an idle GET stream open through proxies.

@@ -8,7 +8,8 @@
 //!
 //! ```text
 //! DELETE                    → End                 (the owner's: 204, storage deleted)
-//! GET [Last-Event-ID]       → OpenStream          (the owner's notifications, or a replay)
+//! GET [Last-Event-ID]       → OpenStream          (the owner's notifications, or a replay;
+//!                                                  406 if its Accept refuses text/event-stream)
 //! POST {"id":…,"result":…}  → Deliver             (an answer to one of our requests)
 //! POST notification         → Accepted (202)
 //! POST initialize           → Initialize          (only on a fresh id the Worker drew)
@@ -38,7 +39,21 @@ pub struct Incoming<'a> {
     /// The caller as the Worker authenticated it.
     pub principal: &'a str,
     pub last_event_id: Option<&'a str>,
+    /// The request's `Accept` header, if it has one.
+    pub accept: Option<&'a str>,
     pub body: &'a [u8],
+}
+
+impl Incoming<'_> {
+    /// Whether the client takes a `text/event-stream` answer (RFC 9110 `Accept`, as
+    /// [`crate::http::accepts`] reads it; none: yes).
+    pub fn accepts_event_stream(&self) -> bool {
+        let mut headers = crate::http::Headers::new();
+        if let Some(accept) = self.accept {
+            headers.push("accept", accept);
+        }
+        crate::http::accepts(&headers, crate::http::EVENT_STREAM)
+    }
 }
 
 /// What to do, and what to answer.
@@ -132,6 +147,19 @@ pub fn plan(
         "GET" => {
             return match owned {
                 None => Decision::NotFound,
+                // A GET is answered with a stream or not at all (2025-11-25 transports
+                // "Listening for Messages from the Server"): a client whose Accept refuses
+                // it gets a 406 saying what to accept, never a body it did not ask for.
+                Some(_) if !incoming.accepts_event_stream() => Decision::Reply {
+                    status: 406,
+                    body: jsonrpc::error_response(
+                        None,
+                        &McpError::NotAcceptable(
+                            "a GET (the session's notification stream, or the replay of a response stream after Last-Event-ID)".into(),
+                        )
+                        .to_wire(),
+                    ),
+                },
                 Some(_) => Decision::OpenStream {
                     last_event_id: incoming.last_event_id.map(str::to_owned),
                 },

@@ -120,3 +120,20 @@ test('2025-11-25: a JSON-only tasks/result asks on the GET stream, or says why i
   assert.match(answer.contentType, /^application\/json/);
   assert.equal(responseOf(answer).result.content[0].text, 'Kept kept.txt.');
 });
+
+test('2025-11-25: a GET whose Accept refuses text/event-stream is a 406 that says what to accept', async () => {
+  const session = await openSession(url);
+  const get = (accept, lastEventId) => fetch(url, { method: 'GET', headers: { accept,
+    'mcp-session-id': session.id, 'mcp-protocol-version': '2025-11-25',
+    ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } });
+  for (const [accept, lastEventId] of [[JSON_ONLY], [JSON_ONLY, 's1:0'], ['text/event-stream;q=0, */*']]) {
+    const res = await get(accept, lastEventId);
+    assert.equal(res.status, 406, `${accept} ${lastEventId}`);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    const { error } = await res.json();
+    assert.equal(error.code, -32600);
+    assert.match(error.message, /GET.*text\/event-stream/);
+  }
+  const stream = await session.listen();
+  stream.close();
+});
