@@ -6,7 +6,7 @@
 mod common;
 use common::object::{ID, Object};
 use common::*;
-use mcp_tasks_edge::legacy::questions::{Answered, MAX_SENT, Outgoing, Questions};
+use mcp_tasks_edge::legacy::questions::{Answered, MAX_SENT, Outgoing, Poll, Questions};
 use mcp_tasks_edge::server::Action;
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use serde_json::{Value, json};
@@ -201,4 +201,73 @@ fn the_task_object_takes_an_answer_once() {
         o.get(NOW + 10)["result"]["content"][0]["text"],
         "Deleted f.txt."
     );
+}
+
+#[test]
+fn with_no_get_stream_a_poll_that_takes_a_stream_carries_the_question_once() {
+    let mut q = Questions::default();
+    let mut next = ids();
+    let task = waiting(ID, &[ASK]);
+    // First poll: the client may still call tasks/result: nothing, not even on the response.
+    assert_eq!(q.poll(&task, &[], true, &mut next), Poll::default());
+    let poll = q.poll(&task, &[], true, &mut next);
+    assert_eq!(poll.streams, vec![]);
+    assert_eq!(
+        poll.response,
+        vec![
+            json!({ "jsonrpc": "2.0", "id": "q-1", "method": "elicitation/create",
+            "params": { "mode": "form", "message": "confirm#1?", "requestedSchema": { "type": "object", "properties": {} },
+                "_meta": { "io.modelcontextprotocol/related-task": { "taskId": ID } } } })
+        ]
+    );
+    // Never again on a poll while the task waits on it, answered or not.
+    assert_eq!(q.poll(&task, &[], true, &mut next), Poll::default());
+    assert_eq!(
+        q.answered("q-1"),
+        Some(Answered {
+            task_id: ID.into(),
+            key: ASK.into()
+        })
+    );
+    assert_eq!(q.answered("q-1"), None, "one answer per question");
+    assert_eq!(q.poll(&task, &[], true, &mut next), Poll::default());
+    // The task moved on, then asks again: a new round, asked again from its second poll.
+    let mut working = task.clone();
+    working["status"] = "working".into();
+    assert_eq!(q.poll(&working, &[], true, &mut next), Poll::default());
+    assert_eq!(q.poll(&task, &[], true, &mut next), Poll::default());
+    assert_eq!(q.poll(&task, &[], true, &mut next).response.len(), 1);
+}
+
+#[test]
+fn a_poll_carries_a_question_only_when_no_open_stream_has_it_and_it_can_stream() {
+    let task = waiting(ID, &[ASK, "name#1"]);
+    // A GET stream open: it gets both, the poll stays JSON.
+    let mut q = Questions::default();
+    let mut next = ids();
+    q.poll(&task, &[1], true, &mut next);
+    let poll = q.poll(&task, &[1], true, &mut next);
+    assert_eq!(poll.streams.len(), 2);
+    assert!(poll.response.is_empty());
+    // That stream closed: the questions are delivered nowhere, so the next poll carries them.
+    q.streams_open(&[]);
+    let poll = q.poll(&task, &[], true, &mut next);
+    assert_eq!(poll.streams, vec![]);
+    assert_eq!(poll.response.len(), 2);
+    // A JSON-only client without a GET stream: its poll's answer is unchanged (it must call
+    // tasks/result or open a GET stream).
+    let mut json_only = Questions::default();
+    json_only.poll(&task, &[], false, &mut next);
+    assert_eq!(
+        json_only.poll(&task, &[], false, &mut next),
+        Poll::default()
+    );
+    assert_eq!(json_only.polled(&task, &[], &mut next), vec![]);
+    // While a tasks/result of the session asks, a poll carries nothing.
+    let mut asked = Questions::default();
+    asked.poll(&task, &[], true, &mut next);
+    asked.asking(ID, true);
+    assert_eq!(asked.poll(&task, &[], true, &mut next), Poll::default());
+    asked.asking(ID, false);
+    assert_eq!(asked.poll(&task, &[], true, &mut next).response.len(), 2);
 }

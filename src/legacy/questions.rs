@@ -3,11 +3,17 @@
 //! `input_required`, and the server ask on that stream; a requestor that only polls
 //! `tasks/get` (the official Tasks client does, until the task ends) would wait forever.
 //! The same spec tells clients to "expect messages to be delivered on any SSE stream,
-//! including the HTTP GET stream" (tasks "Input Required Status"), and servers SHOULD NOT
-//! answer `tasks/get` with a stream, so a poll stays JSON and the questions go to the
-//! session's open GET streams, tagged with the task (tasks "Associating Task-Related
-//! Messages"). Pure: the session object keeps one [`Questions`] in memory (its GET streams
-//! live there too) and performs what it returns.
+//! including the HTTP GET stream" (tasks "Input Required Status"), and servers SHOULD NOT,
+//! "where possible", answer `tasks/get` with a stream, so a poll stays JSON and the
+//! questions go to the session's open GET streams, tagged with the task (tasks
+//! "Associating Task-Related Messages"). Where it is not possible (no GET stream open, the
+//! question not delivered anywhere), a poll whose `Accept` takes `text/event-stream` is
+//! answered as a stream carrying the questions before its result (the transport lets a
+//! POST's stream carry requests before the response: "Sending Messages to the Server";
+//! tasks "Input Required Status": servers may "side-channel task-related messages
+//! alongside other responses"). A client with neither must call `tasks/result` or open a
+//! GET stream. Pure: the session object keeps one [`Questions`] in memory (its GET
+//! streams live there too) and performs what it returns.
 //!
 //! # Rules
 //!
@@ -15,7 +21,10 @@
 //! poll sees input_required, keys K   first time: remember K (the client may call tasks/result now)
 //!                                    again, still K, no tasks/result of this session asking the
 //!                                    task: each open GET stream that has not had (task, key) gets
-//!                                    the request, with a fresh id and the related-task _meta
+//!                                    the request, with a fresh id and the related-task _meta;
+//!                                    with no open stream having it, a poll that takes a
+//!                                    stream carries it on its own response, once per task
+//!                                    round (never again on a poll while the task waits on it)
 //! tasks/result asking the task       polls send nothing for it (that stream asks)
 //! a JSON-only tasks/result waiting   sends at once (it cannot ask on its own answer)
 //! the client answers an id we sent   (task, key) → tasks/update; the id is forgotten, so one
@@ -54,6 +63,14 @@ struct Sent {
     key: String,
 }
 
+/// What one `tasks/get` poll sends: messages for the GET streams, and the questions its
+/// own response carries (then it is answered as a stream: these first, then the result).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Poll {
+    pub streams: Vec<Outgoing>,
+    pub response: Vec<Value>,
+}
+
 /// Where an answer goes: `tasks/update` of `task_id` with `{key: answer}`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answered {
@@ -72,22 +89,39 @@ pub struct Questions {
     delivered: BTreeSet<(StreamId, String, String)>,
     /// Sent and not answered, oldest first.
     sent: VecDeque<Sent>,
+    /// (task, key) asked on a poll's own response: not again while the task waits on it.
+    on_response: BTreeSet<(String, String)>,
 }
 
 impl Questions {
-    /// A `tasks/get` poll read `task` (a `DetailedTask`); `streams` are the session's open
-    /// GET streams, `new_id` draws a request id. Returns what to send.
+    /// A `tasks/get` poll whose response cannot carry questions (its `Accept` refuses a
+    /// stream) read `task`: what to send on the GET streams ([`Questions::poll`]).
     pub fn polled(
         &mut self,
         task: &Value,
         streams: &[StreamId],
         new_id: impl FnMut() -> String,
     ) -> Vec<Outgoing> {
+        self.poll(task, streams, false, new_id).streams
+    }
+
+    /// A `tasks/get` poll read `task` (a `DetailedTask`); `streams` are the session's open
+    /// GET streams, `streaming` whether the poll's `Accept` takes `text/event-stream`,
+    /// `new_id` draws a request id. Returns what to send: a question goes to each open
+    /// GET stream that has not had it; one that no open stream has, and that no earlier
+    /// poll's response carried, goes on this poll's response when it can stream.
+    pub fn poll(
+        &mut self,
+        task: &Value,
+        streams: &[StreamId],
+        streaming: bool,
+        mut new_id: impl FnMut() -> String,
+    ) -> Poll {
         let Some((task_id, requests)) = waiting_on(task) else {
             if let Some(id) = task["taskId"].as_str() {
                 self.forget(id);
             }
-            return Vec::new();
+            return Poll::default();
         };
         let keys: BTreeSet<String> = requests.keys().cloned().collect();
         let seen_before = self
@@ -100,12 +134,61 @@ impl Questions {
             if self.waiting.len() > MAX_TASKS {
                 self.waiting.pop_front();
             }
-            return Vec::new();
+            return Poll::default();
         }
         if self.asking.contains_key(task_id) {
-            return Vec::new();
+            return Poll::default();
         }
-        self.send(task_id, requests, streams, new_id)
+        let sent = self.send(task_id, requests, streams, &mut new_id);
+        let response = if streaming {
+            self.on_response(task_id, requests, new_id)
+        } else {
+            Vec::new()
+        };
+        Poll {
+            streams: sent,
+            response,
+        }
+    }
+
+    /// The questions of `task_id` that no open GET stream has and no poll's response
+    /// carried yet, for this poll's response.
+    fn on_response(
+        &mut self,
+        task_id: &str,
+        requests: &Map<String, Value>,
+        mut new_id: impl FnMut() -> String,
+    ) -> Vec<Value> {
+        let mut out = Vec::new();
+        for (key, request) in requests {
+            let mark = (task_id.to_owned(), key.clone());
+            let on_a_stream = self
+                .delivered
+                .iter()
+                .any(|(_, task, k)| task == task_id && k == key);
+            if on_a_stream || self.on_response.contains(&mark) {
+                continue;
+            }
+            let id = new_id();
+            out.push(tagged(task_id, &id, request));
+            self.remember(&id, task_id, key);
+            self.on_response.insert(mark);
+            if self.on_response.len() > MAX_SENT {
+                self.on_response.pop_first();
+            }
+        }
+        out
+    }
+
+    fn remember(&mut self, id: &str, task_id: &str, key: &str) {
+        self.sent.push_back(Sent {
+            id: id.to_owned(),
+            task_id: task_id.to_owned(),
+            key: key.to_owned(),
+        });
+        if self.sent.len() > MAX_SENT {
+            self.sent.pop_front();
+        }
     }
 
     /// A `tasks/result` from a client that takes no stream is waiting on `task`: its
@@ -143,21 +226,12 @@ impl Questions {
                     continue;
                 }
                 let id = new_id();
-                let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
-                params["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
                 out.push(Outgoing {
                     stream,
-                    message: json!({ "jsonrpc": "2.0", "id": id, "method": request["method"], "params": params }),
+                    message: tagged(task_id, &id, request),
                 });
                 self.delivered.insert(mark);
-                self.sent.push_back(Sent {
-                    id,
-                    task_id: task_id.to_owned(),
-                    key: key.clone(),
-                });
-                if self.sent.len() > MAX_SENT {
-                    self.sent.pop_front();
-                }
+                self.remember(&id, task_id, key);
             }
         }
         out
@@ -197,7 +271,15 @@ impl Questions {
         self.waiting.retain(|(id, _)| id != task_id);
         self.delivered.retain(|(_, id, _)| id != task_id);
         self.sent.retain(|s| s.task_id != task_id);
+        self.on_response.retain(|(id, _)| id != task_id);
     }
+}
+
+/// The server→client request `id` asking `request` for `task_id`, tagged with the task.
+fn tagged(task_id: &str, id: &str, request: &Value) -> Value {
+    let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+    params["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
+    json!({ "jsonrpc": "2.0", "id": id, "method": request["method"], "params": params })
 }
 
 /// The task id and outstanding requests of a task waiting for input.

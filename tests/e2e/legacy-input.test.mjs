@@ -1,7 +1,8 @@
 // A legacy task's question reaches a client that never calls tasks/result (the official
 // Tasks client's V1 generation polls tasks/get until the task ends): under wrangler dev,
 // polls stay JSON and the question arrives on the session's GET stream, tagged with the
-// task, once per stream; the answer goes to the task, which takes it once.
+// task, once per stream; the answer goes to the task, which takes it once. A client with no
+// GET stream that takes SSE gets the question on a poll's own response instead, once.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../support/server.mjs';
@@ -132,4 +133,38 @@ test('a tasks/result asking a question answered on the GET stream does not wait 
   assert.equal(askedOnResult, 1);
   assert.equal(responseOf(answer).result.content[0].text, 'Deleted both.txt.');
   stream.close();
+});
+
+test('polling only, no GET stream: a poll carries the question once and the answer completes the task', async () => {
+  const session = await openSession(url);
+  const taskId = await start(session, 'inline.txt');
+  await pollUntil(session, taskId, (s) => s === 'input_required');
+  const asked = [];
+  const streamed = [];
+  const deadline = Date.now() + 20_000;
+  let task;
+  for (;;) {
+    const answer = await session.call('tasks/get', { taskId }, (request) => {
+      asked.push(request);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    if (answer.contentType.includes('text/event-stream')) streamed.push(answer);
+    task = responseOf(answer).result;
+    if (task.status === 'completed' || Date.now() > deadline) break;
+    await sleep(100);
+  }
+  assert.equal(task.status, 'completed', JSON.stringify(task));
+  assert.equal(asked.length, 1, `asked ${asked.length} times`);
+  assert.equal(asked[0].method, 'elicitation/create');
+  assert.equal(asked[0].params.message, 'Delete inline.txt?');
+  assert.deepEqual(asked[0].params._meta[RELATED], { taskId });
+  assert.match(String(asked[0].id), /^[0-9a-f]{32}$/, 'an unguessable request id');
+  // The poll that carried it was a stream: the question first, then the tasks/get result.
+  assert.equal(streamed.length, 1);
+  const [question, result] = streamed[0].messages;
+  assert.equal(question.id, asked[0].id);
+  assert.equal(result.result.taskId, taskId);
+  assert.equal(result.result.status, 'input_required');
+  const done = responseOf(await session.call('tasks/result', { taskId })).result;
+  assert.equal(done.content[0].text, 'Deleted inline.txt.');
 });

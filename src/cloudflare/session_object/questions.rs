@@ -67,11 +67,17 @@ impl SessionRunner {
     }
 
     /// A `tasks/get` poll read `task`: its questions go to the GET streams when the
-    /// client has evidently not called `tasks/result` for them (`Questions::polled`).
-    pub(super) fn polled(&self, task: &Value) {
+    /// client has evidently not called `tasks/result` for them (`Questions::poll`).
+    /// Returns the questions the poll's own response must carry (`streaming`: its
+    /// `Accept` takes a stream), when no GET stream has them.
+    pub(super) fn polled(&self, task: &Value, streaming: bool) -> Vec<Value> {
         let (ids, live) = self.stream_ids();
-        let outgoing = self.questions.borrow_mut().polled(task, &ids, new_id);
-        Self::send(&live, outgoing);
+        let poll = self
+            .questions
+            .borrow_mut()
+            .poll(task, &ids, streaming, new_id);
+        Self::send(&live, poll.streams);
+        poll.response
     }
 
     /// A `tasks/result` that cannot stream is waiting on `task`: its questions go to the

@@ -83,12 +83,20 @@ pub(super) async fn handle(
 ) -> Result<Response> {
     let env = &runner.env;
     let outcome = match op {
-        TaskOp::Get(task_id) => get(env, &task_id, principal).await.map(|task| {
-            // A client that polls instead of calling tasks/result gets the questions on
-            // its GET stream (`legacy::questions`); the poll itself stays JSON.
-            runner.polled(&task);
-            legacy::legacy_task(&task)
-        }),
+        TaskOp::Get(task_id) => match get(env, &task_id, principal).await {
+            Ok(task) => {
+                // A client that polls instead of calling tasks/result gets the questions on
+                // its GET streams (`legacy::questions`), the poll staying JSON; with none
+                // open, on this poll's own response if it takes a stream.
+                let questions = runner.polled(&task, accepts_sse);
+                let result = legacy::legacy_task(&task);
+                if !questions.is_empty() {
+                    return Ok(poll_stream(runner, id, &questions, &result));
+                }
+                Ok(result)
+            }
+            Err(e) => Err(e),
+        },
         TaskOp::Cancel(task_id) => cancel(env, &task_id, principal).await,
         TaskOp::List(cursor) => list(env, principal, cursor.as_deref()).await,
         TaskOp::Result(task_id) if accepts_sse => {
@@ -100,6 +108,26 @@ pub(super) async fn handle(
         }
     };
     json_reply(Some(id), outcome)
+}
+
+/// A `tasks/get` answered as a stream: the task's questions (server→client requests
+/// related to it), then the poll's result, and the stream ends. Resumable like every
+/// response stream, so a client that loses it replays it with `Last-Event-ID`.
+fn poll_stream(
+    runner: &SessionRunner,
+    id: &RequestId,
+    questions: &[Value],
+    result: &Value,
+) -> Response {
+    let channel = Channel::default();
+    let out = runner.resumable.open(channel.clone());
+    for question in questions {
+        out.send(question.to_string().as_bytes());
+    }
+    out.finish(&jsonrpc::result_response(id, result));
+    channel
+        .response(HttpResponse::empty(200))
+        .unwrap_or_else(|e| Response::error(e.to_string(), 500).expect("a plain error response"))
 }
 
 /// `tasks/result` blocks until the task ends, asking the client for input on the way; it
