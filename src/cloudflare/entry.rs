@@ -13,7 +13,7 @@ use crate::auth::Outcome;
 use crate::error::McpError;
 use crate::http::{HttpRequest, HttpResponse};
 use crate::server::{self, Action, Context, Server};
-use crate::tasks::protocol::{OBJECT_URL, PRINCIPAL_HEADER};
+use crate::tasks::protocol::{OBJECT_URL, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use crate::tools::Progress;
 use worker::{Env, Method, Request, RequestInit, Response, web_sys};
 
@@ -67,7 +67,7 @@ pub async fn fetch(
         now_ms: now_ms(),
     };
     if let Some(session) = crate::legacy::route(&server, &request) {
-        return legacy(&env, request, session, &ctx.principal)
+        return legacy(&env, request, session, &ctx.principal, &trace)
             .await
             .map(Into::into);
     }
@@ -86,14 +86,15 @@ pub async fn fetch(
         action = match action {
             Action::Respond(response) => return to_response(response),
             Action::Run(run) if run.progress_token.is_some() => {
-                return progress::stream(server, env, *run, ctx, origin)
+                return progress::stream(server, env, *run, ctx, origin, trace)
                     .await
                     .map(Into::into);
             }
             Action::Run(run) => {
                 let host = WorkerHost::host(env.clone(), &server);
+                let steps = log::traced(&server.config.log, Some(&trace));
                 server
-                    .run(*run, &ctx, &host, &Progress::default(), None)
+                    .run(*run, &ctx, &host, &Progress::default(), None, &steps)
                     .await
             }
             Action::Read(read) => {
@@ -203,6 +204,7 @@ async fn legacy(
     request: HttpRequest,
     session: crate::legacy::Route,
     principal: &str,
+    trace: &str,
 ) -> worker::Result<Response> {
     let (session_id, cors) = match session {
         crate::legacy::Route::Refused(response) => return to_worker_response(response),
@@ -217,6 +219,7 @@ async fn legacy(
     }
     headers.set(crate::legacy::SESSION_HEADER, &session_id)?;
     headers.set(PRINCIPAL_HEADER, principal)?;
+    headers.set(REQUEST_ID_HEADER, trace)?;
     let mut init = RequestInit::new();
     init.with_method(Method::from(request.method.clone()))
         .with_headers(headers);

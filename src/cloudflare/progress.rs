@@ -20,6 +20,7 @@ pub async fn stream(
     run: InlineRun,
     ctx: Context,
     origin: String,
+    trace: String,
 ) -> worker::Result<Response> {
     let token = run.progress_token.clone().unwrap_or_default();
     let channel = Channel::default();
@@ -32,7 +33,8 @@ pub async fn stream(
     worker::wasm_bindgen_futures::spawn_local(async move {
         let host = WorkerHost::host(env.clone(), &server);
         let principal = ctx.principal.clone();
-        let body = match server.run(run, &ctx, &host, &progress, None).await {
+        let steps = super::log::traced(&server.config.log, Some(&trace));
+        let body = match server.run(run, &ctx, &host, &progress, None, &steps).await {
             Action::Respond(response) => response.body,
             Action::CreateTask {
                 request_id,
@@ -40,7 +42,15 @@ pub async fn stream(
                 cors,
             } => {
                 create_task(
-                    &server, &env, &principal, request_id, record, true, &cors, &origin, None,
+                    &server,
+                    &env,
+                    &principal,
+                    request_id,
+                    record,
+                    true,
+                    &cors,
+                    &origin,
+                    Some(&trace),
                 )
                 .await
                 .body

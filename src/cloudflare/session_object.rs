@@ -23,7 +23,7 @@ use crate::legacy::{self, Decision, Incoming, SESSION_HEADER, Session};
 use crate::ops::log::{self as logs, event, fingerprint};
 use crate::quota::LedgerRequest;
 use crate::server::Server;
-use crate::tasks::protocol::PRINCIPAL_HEADER;
+use crate::tasks::protocol::{PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use asker::Pending;
 use questions::GetStreams;
 pub(crate) use resumable::Stream;
@@ -130,6 +130,8 @@ impl SessionRunner {
         let principal = header(PRINCIPAL_HEADER).unwrap_or_default();
         let session_id = header(SESSION_HEADER).unwrap_or_default();
         let last_event_id = header("last-event-id");
+        // The Worker's request id, for the log lines of this request.
+        let trace = header(REQUEST_ID_HEADER);
         let accept = header("accept");
         let method = req.method().to_string();
         let body = match method.as_str() {
@@ -151,7 +153,8 @@ impl SessionRunner {
         if let Some(session) = stored.filter(|s| s.belongs_to(&principal)) {
             self.touch(&server, &session, &mut decision, now).await?;
         }
-        self.execute(server, decision, accepts_sse, now).await
+        self.execute(server, decision, accepts_sse, trace, now)
+            .await
     }
 
     /// Keeps a used session alive: its last request, coarsely, and its ledger place.
@@ -198,6 +201,7 @@ impl SessionRunner {
         server: Rc<Server>,
         decision: Decision,
         accepts_sse: bool,
+        trace: Option<String>,
         now: u64,
     ) -> Result<Response> {
         match decision {
@@ -253,7 +257,12 @@ impl SessionRunner {
             }
             Decision::Modern(rpc) => {
                 let session = self.owned_session().await?;
-                self.modern(server, rpc, session, now, accepts_sse).await
+                let asked = modern::Asked {
+                    now,
+                    accepts_sse,
+                    trace,
+                };
+                self.modern(server, rpc, session, asked).await
             }
         }
     }

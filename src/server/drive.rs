@@ -9,6 +9,7 @@ use crate::host::Host;
 use crate::mcp::input;
 use crate::mcp::meta::Capability;
 use crate::mcp::request_state::{self, Binding, Carried};
+use crate::ops::log::{self as logs, Line};
 use crate::tasks::record::{NewTask, TaskRecord, check_result};
 use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED};
 use crate::tools::{Call, Progress, Step};
@@ -52,9 +53,37 @@ async fn step(
     step.or_progress(progress)
 }
 
+/// A tool step, with its `step.started` and `step.finished` lines (a prompt's steps are
+/// not logged): the duration is read on the host's clock, the adapter's.
+async fn logged_step(
+    server: &Server,
+    run: &InlineRun,
+    ctx: &Context,
+    host: &Host,
+    progress: &Progress,
+    log: &dyn Fn(Line),
+) -> Step {
+    let Target::Tool(tool) = &run.target else {
+        return step(server, run, ctx.now_ms, host, progress).await;
+    };
+    let started = host.now_ms();
+    log(logs::inline_step_started(tool, &ctx.principal));
+    let stepped = step(server, run, ctx.now_ms, host, progress).await;
+    let duration_ms = host.now_ms().saturating_sub(started);
+    let outcome = logs::step_outcome(&stepped);
+    log(logs::inline_step_finished(
+        tool,
+        &ctx.principal,
+        outcome,
+        duration_ms,
+    ));
+    stepped
+}
+
 /// Runs steps until the call completes, needs input, becomes a task, or runs out of
 /// the inline budget. Waits between steps sleep on the host; progress reports go to
-/// `progress`.
+/// `progress`, and each tool step's `step.started` and `step.finished` lines to `log`
+/// (the adapter prints them).
 pub async fn drive(
     server: &Server,
     mut run: InlineRun,
@@ -62,12 +91,13 @@ pub async fn drive(
     host: &Host,
     progress: &Progress,
     asker: Option<&dyn Asker>,
+    log: &dyn Fn(Line),
 ) -> Action {
     let request_id = run.request_id.clone();
     let cors = run.cors.clone();
     let mut ctx = ctx.clone();
     for _ in 0..MAX_INLINE_STEPS {
-        let outcome = match step(server, &run, ctx.now_ms, host, progress).await {
+        let outcome = match logged_step(server, &run, &ctx, host, progress, log).await {
             Step::Complete(mut result) => match check_result(&result, run.target.is_tool(), None) {
                 Err(why) => Err(McpError::Internal(format!("{} {why}", run.target.name()))),
                 Ok(()) => {

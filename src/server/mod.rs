@@ -243,7 +243,8 @@ impl Server {
     }
 
     /// Runs a call's steps (after [`Action::Run`]) with the adapter's host; progress
-    /// reports go to `progress`.
+    /// reports go to `progress`, each tool step's `step.started` and `step.finished`
+    /// lines (`ops::log`) to `log`, for the adapter to print.
     pub async fn run(
         &self,
         run: call::InlineRun,
@@ -251,8 +252,9 @@ impl Server {
         host: &Host,
         progress: &Progress,
         asker: Option<&dyn call::Asker>,
+        log: &dyn Fn(crate::ops::log::Line),
     ) -> Action {
-        drive::drive(self, run, ctx, host, progress, asker).await
+        drive::drive(self, run, ctx, host, progress, asker, log).await
     }
 
     /// Reads a resource (after [`Action::Read`]) with the adapter's host.

@@ -93,7 +93,7 @@ pub fn run_action_at(server: &Server, action: Action, ctx: &Context) -> Action {
     match action {
         Action::Run(run) => {
             let host = Host::new(FakeHost::new().at(ctx.now_ms));
-            block_on(server.run(*run, ctx, &host, &Default::default(), None))
+            block_on(server.run(*run, ctx, &host, &Default::default(), None, &|_| {}))
         }
         Action::Read(read) => block_on(server.read(*read, &Host::new(FakeHost::new()))),
         other => other,

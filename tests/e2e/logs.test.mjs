@@ -63,7 +63,17 @@ test('a task with a question: created, steps, input requested and answered, comp
   assert.equal(createdLine.level, 'info');
   assert.equal(createdLine.principal, fingerprint('key:alice'));
   assert.match(createdLine.requestId, /^[0-9a-f]{16}$|^[0-9a-f]+-[A-Z]+$/);
-  // (Its first step ran in the Worker, before the task existed.)
+  // Its first step ran in the Worker, before the task existed: the same events, without a
+  // taskId, with the request id of task.created.
+  const first = { tool: 'confirm_delete', requestId: createdLine.requestId, inline: true };
+  const [firstStarted] = await events(server, { event: 'step.started', ...first });
+  assert.equal(firstStarted.attempt, 1);
+  assert.equal(firstStarted.principal, fingerprint('key:alice'));
+  assert.equal(firstStarted.taskId, undefined);
+  const [firstFinished] = await events(server, { event: 'step.finished', ...first });
+  assert.equal(firstFinished.outcome, 'continued');
+  assert.ok(Number.isInteger(firstFinished.durationMs) && firstFinished.durationMs >= 0);
+  assert.equal(firstFinished.principal, fingerprint('key:alice'));
   const started = await events(server, { event: 'step.started', ...mine }, { count: 2 });
   assert.deepEqual(started.map((e) => [e.level, e.attempt]), [['debug', 1], ['debug', 1]]);
   const finished = await events(server, { event: 'step.finished', ...mine }, { count: 2 });
@@ -90,6 +100,29 @@ test('a task with a question: created, steps, input requested and answered, comp
   const unknown = await timeline('0'.repeat(32), mallory);
   assert.equal(stranger.body.error.code, -32602);
   assert.deepEqual(stranger.body.error, unknown.body.error);
+});
+
+test('an inline run prints its step lines: tool, attempt, duration, outcome, principal, request id', async () => {
+  const before = server.events().length;
+  const greeted = await ok(url, 'tools/call', { name: 'greet', arguments: { name: ARG } }, alice);
+  assert.equal(greeted.resultType, 'complete');
+  const mine = (e) => e.tool === 'greet' && e.inline === true;
+  const deadline = Date.now() + 10_000;
+  let lines = [];
+  while (lines.length < 2 && Date.now() < deadline) {
+    await sleep(100);
+    lines = server.events().slice(before).filter(mine);
+  }
+  assert.deepEqual(lines.map((e) => [e.event, e.level, e.attempt]), [['step.started', 'debug', 1], ['step.finished', 'info', 1]]);
+  const [started, finished] = lines;
+  assert.equal(finished.outcome, 'completed');
+  assert.ok(Number.isInteger(finished.durationMs) && finished.durationMs >= 0);
+  for (const line of lines) {
+    assert.equal(line.principal, fingerprint('key:alice'));
+    assert.match(line.requestId, /^[0-9a-f]{16}$|^[0-9a-f]+-[A-Z]+$/);
+    assert.equal(line.taskId, undefined);
+  }
+  assert.equal(started.requestId, finished.requestId);
 });
 
 test('answers with the caller\'s data are taken but not logged', async () => {

@@ -4,9 +4,9 @@
 
 use super::asker::SessionAsker;
 use super::{SessionRunner, Stream, json_reply, json_response};
-use crate::cloudflare::WorkerHost;
 use crate::cloudflare::creation::acquire_run;
 use crate::cloudflare::sse::Channel;
+use crate::cloudflare::{WorkerHost, log};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, Request as RpcRequest, RequestId};
@@ -19,6 +19,14 @@ use serde_json::{Value, json};
 use std::rc::Rc;
 use worker::{Response, Result};
 
+/// How a request for the modern handlers was asked: when, whether its `Accept` takes a
+/// stream, and the Worker's request id (`trace`) for its log lines.
+pub(super) struct Asked {
+    pub(super) now: u64,
+    pub(super) accepts_sse: bool,
+    pub(super) trace: Option<String>,
+}
+
 impl SessionRunner {
     /// Any other method: the modern handlers, with the session's capabilities, results
     /// reshaped for 2025-11-25. A tool run counts against the session principal's quota.
@@ -27,9 +35,13 @@ impl SessionRunner {
         server: Rc<Server>,
         rpc: RpcRequest,
         session: Session,
-        now: u64,
-        accepts_sse: bool,
+        asked: Asked,
     ) -> Result<Response> {
+        let Asked {
+            now,
+            accepts_sse,
+            trace,
+        } = asked;
         let ctx = Context {
             principal: session.principal.clone(),
             now_ms: now,
@@ -58,14 +70,18 @@ impl SessionRunner {
                     return json_reply(Some(&rpc.id), Err(refused));
                 }
                 if !accepts_sse {
-                    return self.run_for_json(&server, *run, &rpc.id, &ctx, &host).await;
+                    return self
+                        .run_for_json(&server, *run, &rpc.id, &ctx, &host, trace.as_deref())
+                        .await;
                 }
                 let channel = Channel::default();
                 let out = self.resumable.open(channel.clone());
                 let asker = self.asker(Some(out.clone()), None);
                 let progress = self.progress(&session, out.clone(), run.progress_token.clone());
                 worker::wasm_bindgen_futures::spawn_local(async move {
-                    let body = match server.run(*run, &ctx, &host, &progress, Some(&asker)).await {
+                    let steps = log::traced(&server.config.log, trace.as_deref());
+                    let run = server.run(*run, &ctx, &host, &progress, Some(&asker), &steps);
+                    let body = match run.await {
                         Action::Respond(response) => legacy::legacy_body(&response.body),
                         other => {
                             let e = McpError::Internal(format!("unexpected action {other:?}"));
@@ -95,10 +111,12 @@ impl SessionRunner {
         id: &RequestId,
         ctx: &Context,
         host: &crate::host::Host,
+        trace: Option<&str>,
     ) -> Result<Response> {
         let asker = self.asker(None, None);
+        let steps = log::traced(&server.config.log, trace);
         match server
-            .run(run, ctx, host, &Progress::default(), Some(&asker))
+            .run(run, ctx, host, &Progress::default(), Some(&asker), &steps)
             .await
         {
             Action::Respond(response) => json_response(200, legacy::legacy_body(&response.body)),

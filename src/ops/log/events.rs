@@ -110,6 +110,38 @@ pub fn lease_taken(before: Option<&TaskRecord>, after: &TaskRecord) -> Option<Li
     )
 }
 
+/// `step.started` for a step the Worker runs itself: an inline run, or a task's first
+/// steps, which run before the task exists (no `taskId` then: the line's `requestId` is
+/// the one of the `task.created` line). `principal` is the caller.
+pub fn inline_step_started(tool: &str, principal: &str) -> Line {
+    Line::new(event::STEP_STARTED, Level::Debug)
+        .tool(tool)
+        .attempt(Some(1))
+        .principal(principal)
+        .field("inline", true)
+}
+
+/// `step.finished` for a step the Worker ran itself ([`inline_step_started`]): it
+/// returned `outcome` ([`step_outcome`]) after `duration_ms`.
+pub fn inline_step_finished(
+    tool: &str,
+    principal: &str,
+    outcome: &'static str,
+    duration_ms: u64,
+) -> Line {
+    let level = match outcome {
+        "failed" => Level::Warn,
+        _ => Level::Info,
+    };
+    Line::new(event::STEP_FINISHED, level)
+        .tool(tool)
+        .attempt(Some(1))
+        .duration_ms(duration_ms)
+        .principal(principal)
+        .field("outcome", outcome)
+        .field("inline", true)
+}
+
 /// What a step returned, as `step.finished` names it.
 pub fn step_outcome(step: &Step) -> &'static str {
     match step {

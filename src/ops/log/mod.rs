@@ -147,6 +147,12 @@ impl Line {
         self
     }
 
+    /// The tool, for a line without a task (a step the Worker runs inline).
+    pub fn tool(mut self, tool: &str) -> Line {
+        self.tool = Some(tool.to_owned());
+        self
+    }
+
     pub fn attempt(mut self, attempt: Option<u32>) -> Line {
         self.attempt = attempt;
         self
