@@ -121,22 +121,22 @@ fn a_task_life_prints_these_lines() {
         [
             format!(r#"{{"event":"task.created","level":"info",{t},{p},"requestId":"req-1"}}"#),
             format!(
-                r#"{{"event":"step.finished","level":"info",{t},"attempt":1,"durationMs":7,"outcome":"continued"}}"#
+                r#"{{"event":"step.finished","level":"info",{t},"attempt":1,"durationMs":7,{p},"outcome":"continued"}}"#
             ),
             format!(
-                r#"{{"event":"step.finished","level":"info",{t},"attempt":1,"durationMs":7,"outcome":"input_required"}}"#
+                r#"{{"event":"step.finished","level":"info",{t},"attempt":1,"durationMs":7,{p},"outcome":"input_required"}}"#
             ),
             format!(
-                r#"{{"event":"task.input_requested","level":"info",{t},"attempt":1,"inputs":1}}"#
+                r#"{{"event":"task.input_requested","level":"info",{t},"attempt":1,{p},"inputs":1}}"#
             ),
             format!(
                 r#"{{"event":"task.input_answered","level":"info",{t},{p},"requestId":"req-1","status":"working"}}"#
             ),
             format!(
-                r#"{{"event":"step.finished","level":"info",{t},"attempt":1,"durationMs":7,"outcome":"completed"}}"#
+                r#"{{"event":"step.finished","level":"info",{t},"attempt":1,"durationMs":7,{p},"outcome":"completed"}}"#
             ),
             format!(
-                r#"{{"event":"task.completed","level":"info",{t},"attempt":1,"isError":false}}"#
+                r#"{{"event":"task.completed","level":"info",{t},"attempt":1,"durationMs":1500,{p},"isError":false}}"#
             ),
         ]
     );
@@ -157,7 +157,7 @@ fn debug_shows_step_starts_and_error_shows_only_errors() {
     assert_eq!(
         started[0],
         format!(
-            r#"{{"event":"step.started","level":"debug","taskId":"{ID}","tool":"leaky","attempt":1}}"#
+            r#"{{"event":"step.started","level":"debug","taskId":"{ID}","tool":"leaky","attempt":1,"principal":"ce597ac46d430f16"}}"#
         )
     );
     let errors = LogSettings {
@@ -204,12 +204,12 @@ fn nothing_of_the_callers_data_is_logged_unless_log_payloads_says_so() {
 fn failures_retries_cancels_and_expiry_say_why() {
     let mut o = object();
     start(&mut o, "broken");
-    o.tick(NOW);
+    o.tick(NOW + 40);
     let failed = o.logged.last().unwrap().render(&LogSettings::default());
     assert_eq!(
         failed.unwrap(),
         format!(
-            r#"{{"event":"task.failed","level":"error","taskId":"{ID}","tool":"broken","attempt":1,"error":"the backend is down","code":-32603}}"#
+            r#"{{"event":"task.failed","level":"error","taskId":"{ID}","tool":"broken","attempt":1,"durationMs":40,"principal":"ce597ac46d430f16","error":"the backend is down","code":-32603}}"#
         )
     );
 
@@ -225,12 +225,13 @@ fn failures_retries_cancels_and_expiry_say_why() {
     assert_eq!(
         lines[1],
         format!(
-            r#"{{"event":"step.retried","level":"warn","taskId":"{ID}","tool":"leaky","attempt":2,"error":"attempt 1 was lost (a crash, an eviction, a deploy or a step longer than its lease); the step runs again"}}"#
+            r#"{{"event":"step.retried","level":"warn","taskId":"{ID}","tool":"leaky","attempt":2,"principal":"ce597ac46d430f16","error":"attempt 1 was lost (a crash, an eviction, a deploy or a step longer than its lease); the step runs again"}}"#
         )
     );
     assert!(
         lines[2].starts_with(&format!(
-            r#"{{"event":"task.failed","level":"error","taskId":"{ID}","tool":"leaky","attempt":2,"error":"The tool \"leaky\" did not finish a step in 2 attempts"#
+            r#"{{"event":"task.failed","level":"error","taskId":"{ID}","tool":"leaky","attempt":2,"durationMs":{},"principal":"ce597ac46d430f16","error":"The tool \"leaky\" did not finish a step in 2 attempts"#,
+            2 * LEASE_CHECK_MS
         )),
         "{}",
         lines[2]
@@ -254,7 +255,7 @@ fn failures_retries_cancels_and_expiry_say_why() {
         lines[1..],
         [
             format!(
-                r#"{{"event":"task.cancelled","level":"info","taskId":"{ID}","tool":"leaky","principal":"ce597ac46d430f16","requestId":"req-1","by":"operator"}}"#
+                r#"{{"event":"task.cancelled","level":"info","taskId":"{ID}","tool":"leaky","durationMs":10,"principal":"ce597ac46d430f16","requestId":"req-1","by":"operator"}}"#
             ),
             format!(
                 r#"{{"event":"task.expired","level":"info","taskId":"{ID}","tool":"leaky","principal":"ce597ac46d430f16","status":"cancelled"}}"#

@@ -44,11 +44,13 @@ pub(crate) async fn create_task(
 }
 
 /// Counts one tool run against `QUOTA_TASKS_PER_MINUTE` before it starts (inline or
-/// not): `Err` names the limit when it is reached.
+/// not): `Err` names the limit when it is reached. `trace`: the Worker's request id, for
+/// the `quota.refused` line.
 pub(crate) async fn acquire_run(
     server: &Server,
     env: &Env,
     principal: &str,
+    trace: Option<&str>,
 ) -> Result<(), McpError> {
     let quotas = server.config.quotas;
     if quotas.tasks_per_minute.is_none() {
@@ -59,6 +61,7 @@ pub(crate) async fn acquire_run(
         env,
         principal,
         &LedgerRequest::AcquireRun { quotas },
+        trace,
     )
     .await
 }
@@ -96,7 +99,7 @@ pub(crate) async fn store_new_task(
         // Nothing to refuse: the ledger only indexes the task (tasks/list), so both
         // objects are asked at once and creation waits for one round trip, not two.
         let (indexed, reply) = futures_util::future::join(
-            ledger(server, env, &owner, &acquire),
+            ledger(server, env, &owner, &acquire, trace),
             call_object_traced(env, &create, &owner, trace),
         )
         .await;
@@ -111,7 +114,7 @@ pub(crate) async fn store_new_task(
         return Ok(reply);
     }
     // A quota decides whether the task may exist: the ledger answers first.
-    ledger(server, env, &owner, &acquire).await?;
+    ledger(server, env, &owner, &acquire, trace).await?;
     let reply = call_object_traced(env, &create, &owner, trace).await;
     if !matches!(reply, Ok((status, _)) if status == RESULT_STATUS) {
         release_task(server, env, &owner, task_id).await;
@@ -120,17 +123,18 @@ pub(crate) async fn store_new_task(
 }
 
 /// One request to the ledger counting `principal`'s work; a refusal names the limit
-/// that is full and is logged (`quota.refused`).
+/// that is full and is logged (`quota.refused`, with the request's id `trace`).
 async fn ledger(
     server: &Server,
     env: &Env,
     principal: &str,
     request: &LedgerRequest,
+    trace: Option<&str>,
 ) -> Result<(), McpError> {
     let outcome = principal_object::ledger(env, principal, request).await;
     if let Err(error) = &outcome {
         log::print_all(
-            crate::ops::log::refused(error, Some(principal), None),
+            crate::ops::log::refused(error, Some(principal), trace),
             &server.config.log,
         );
     }

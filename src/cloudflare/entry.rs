@@ -77,7 +77,7 @@ pub async fn fetch(
     // a task (a task it becomes is not counted twice).
     if let Action::Run(run) = &action
         && run.target.is_tool()
-        && let Err(refused) = acquire_run(&server, &env, &ctx.principal).await
+        && let Err(refused) = acquire_run(&server, &env, &ctx.principal, Some(&trace)).await
     {
         let response = server.refuse(Some(&run.request_id), &refused, &run.cors, &origin);
         return to_response(response);

@@ -212,7 +212,10 @@ impl SessionRunner {
                 id,
                 session,
                 result,
-            } => self.initialize(&server, id, *session, result).await,
+            } => {
+                self.initialize(&server, id, *session, result, trace.as_deref())
+                    .await
+            }
             Decision::End(session) => {
                 self.end(&server, &session, "deleted").await?;
                 Ok(Response::empty()?.with_status(204))
@@ -253,7 +256,7 @@ impl SessionRunner {
             }
             Decision::CreateTask { id, record } => {
                 let principal = record.owner.clone();
-                tasks::create(self, &server, &id, record, &principal).await
+                tasks::create(self, &server, &id, record, &principal, trace.as_deref()).await
             }
             Decision::Modern(rpc) => {
                 let session = self.owned_session().await?;
@@ -282,6 +285,7 @@ impl SessionRunner {
         id: RequestId,
         session: Session,
         result: Value,
+        trace: Option<&str>,
     ) -> Result<Response> {
         let acquire = LedgerRequest::AcquireSession {
             session_id: session.id.clone(),
@@ -293,7 +297,7 @@ impl SessionRunner {
                 principal_object::ledger(&self.env, &session.opened_by, &acquire).await
         {
             log::print_all(
-                logs::refused(&refused, Some(&session.opened_by), None),
+                logs::refused(&refused, Some(&session.opened_by), trace),
                 &server.config.log,
             );
             return json_reply(Some(&id), Err(refused));

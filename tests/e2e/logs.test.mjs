@@ -87,6 +87,9 @@ test('a task with a question: created, steps, input requested and answered, comp
   assert.ok(answered.requestId, 'the tasks/update request');
   const [completed] = await events(server, { event: 'task.completed', ...mine });
   assert.equal(completed.isError, false);
+  // Every task line names the owner; the last one says how long the whole task took.
+  for (const line of [...started, ...finished, asked, completed]) assert.equal(line.principal, fingerprint('key:alice'), JSON.stringify(line));
+  assert.ok(Number.isInteger(completed.durationMs) && completed.durationMs >= finished[1].durationMs, JSON.stringify(completed));
 
   // The owner reads the timeline; anyone else gets the "not found" of an unknown task.
   const { body } = await timeline(taskId, alice);
@@ -144,6 +147,7 @@ test('a cancelled task says who cancelled it', async () => {
   assert.equal(line.tool, 'process_batch');
   assert.equal(line.principal, fingerprint('key:alice'));
   assert.ok(line.requestId);
+  assert.ok(Number.isInteger(line.durationMs) && line.durationMs >= 0, JSON.stringify(line));
 });
 
 test('a panicking step: the panic is caught, the lost lease retried, then the task fails saying why', async () => {
@@ -160,6 +164,9 @@ test('a panicking step: the panic is caught, the lost lease retried, then the ta
   assert.equal(failed.code, -32603);
   assert.match(failed.error, /did not finish a step in 3 attempts/);
   assert.equal(failed.attempt, 3);
+  assert.equal(failed.principal, fingerprint('key:alice'));
+  assert.ok(Number.isInteger(failed.durationMs) && failed.durationMs > 0, JSON.stringify(failed));
+  assert.ok(retried.every((e) => e.principal === fingerprint('key:alice')));
 
   // A panic in the Worker itself.
   const crashed = await rpc(url, 'tools/call', { name: 'panic_inline', arguments: {} }, alice);
@@ -187,6 +194,7 @@ test('refusals: authentication (with the reason) and quotas (with the limit and 
   assert.equal(quota.level, 'warn');
   assert.equal(quota.principal, fingerprint('key:mallory'));
   assert.equal(quota.max, 2);
+  assert.match(quota.requestId ?? '', /^[0-9a-f]{16}$|^[0-9a-f]+-[A-Z]+$/, 'the refused request');
   for (const taskId of ids) await ok(url, 'tasks/cancel', { taskId }, mallory);
 });
 

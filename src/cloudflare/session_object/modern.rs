@@ -65,7 +65,8 @@ impl SessionRunner {
             },
             Action::Run(run) => {
                 if run.target.is_tool()
-                    && let Err(refused) = acquire_run(&server, &self.env, &ctx.principal).await
+                    && let Err(refused) =
+                        acquire_run(&server, &self.env, &ctx.principal, trace.as_deref()).await
                 {
                     return json_reply(Some(&rpc.id), Err(refused));
                 }

@@ -56,16 +56,18 @@ async fn get(
 }
 
 /// A task-augmented `tools/call`: `CreateTaskResult` at once, under the same quotas as a
-/// 2026-07-28 task.
+/// 2026-07-28 task. `trace`: the Worker's request id, for the log lines.
 pub(super) async fn create(
     runner: &SessionRunner,
     server: &Server,
     id: &RequestId,
     mut record: Box<TaskRecord>,
     principal: &str,
+    trace: Option<&str>,
 ) -> Result<Response> {
     record.task_id = crate::cloudflare::new_task_id()?;
-    let outcome = match store_new_task(server, &runner.env, principal, record, false, None).await {
+    let stored = store_new_task(server, &runner.env, principal, record, false, trace).await;
+    let outcome = match stored {
         Ok(reply) => decode(reply).map(|created| json!({ "task": legacy::legacy_task(&created) })),
         Err(refused) => Err(refused),
     };

@@ -38,18 +38,21 @@ pub mod event {
 }
 
 /// The line for a recorded transition of `after` (see [`crate::tasks::timeline::note`]); `None` for
-/// what `step.finished` already says.
+/// what `step.finished` already says. Every line names the owner (its fingerprint); the
+/// terminal ones (completed, failed, cancelled) carry the task's whole `durationMs`, from
+/// its creation to the transition.
 pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -> Option<Line> {
     let line = |event, level| {
         Line::new(event, level)
             .task(&after.task_id, &after.tool)
             .attempt(entry.attempt)
+            .principal(&after.owner)
             .request_id(request_id)
     };
+    let total = |line: Line| line.duration_ms(entry.at_ms.saturating_sub(after.created_at_ms));
     Some(match entry.event {
         Kind::Progressed => return None,
         Kind::Created => line(event::TASK_CREATED, Level::Info)
-            .principal(&after.owner)
             .payload("arguments", Value::Object(after.arguments.clone())),
         Kind::Retried => line(event::STEP_RETRIED, Level::Warn)
             .error(entry.message.as_deref().unwrap_or("an attempt was lost")),
@@ -63,7 +66,6 @@ pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -
                 .payload("inputRequests", Value::Object(requests))
         }
         Kind::InputAnswered => line(event::INPUT_ANSWERED, Level::Info)
-            .principal(&after.owner)
             .field("status", after.status.name())
             .payload("answers", Value::Object(after.answers.clone())),
         Kind::Completed => {
@@ -72,7 +74,7 @@ pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -
                 _ => Value::Null,
             };
             let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-            line(event::TASK_COMPLETED, Level::Info)
+            total(line(event::TASK_COMPLETED, Level::Info))
                 .field("isError", is_error)
                 .payload("result", result)
         }
@@ -81,7 +83,7 @@ pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -
                 .error
                 .as_ref()
                 .map_or(("", 0), |e| (e.message.as_str(), e.code.0));
-            line(event::TASK_FAILED, Level::Error)
+            total(line(event::TASK_FAILED, Level::Error))
                 .error(message)
                 .field("code", code)
         }
@@ -90,9 +92,7 @@ pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -
                 Some(CANCELLED_BY_OPERATOR) => "operator",
                 _ => "owner",
             };
-            line(event::TASK_CANCELLED, Level::Info)
-                .principal(&after.owner)
-                .field("by", by)
+            total(line(event::TASK_CANCELLED, Level::Info)).field("by", by)
         }
     })
 }
@@ -106,7 +106,8 @@ pub fn lease_taken(before: Option<&TaskRecord>, after: &TaskRecord) -> Option<Li
     Some(
         Line::new(event::STEP_STARTED, Level::Debug)
             .task(&after.task_id, &after.tool)
-            .attempt(Some(taken.attempt)),
+            .attempt(Some(taken.attempt))
+            .principal(&after.owner),
     )
 }
 
@@ -174,6 +175,7 @@ pub fn step_finished(
         .task(&record.task_id, &record.tool)
         .attempt(Some(attempt))
         .duration_ms(duration_ms)
+        .principal(&record.owner)
         .field("outcome", outcome)
 }
 
