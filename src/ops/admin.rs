@@ -13,14 +13,16 @@
 //! mcp-tasks-edge/admin/tasks/list    {principal, cursor?}  → {resultType, tasks: Inspected[], nextCursor?}
 //! mcp-tasks-edge/admin/tasks/cancel  {taskId}              → {resultType:"complete"} (logged, hook run)
 //!
-//! Inspected: {taskId, status, statusMessage?, tool, owner: fingerprint, createdAt,
-//!             lastUpdatedAt, ttlMs, expiresAt?, attempt?, error?, timeline, omittedEntries}
+//! Inspected: {taskId, status, statusMessage?, tool, owner: fingerprint, principal,
+//!             createdAt, lastUpdatedAt, ttlMs, expiresAt?, attempt?, error?, timeline,
+//!             omittedEntries}
 //! ```
 //!
 //! An operator sees what an operator needs, not the callers' data: no arguments, answers,
-//! input requests or results (as in the logs), and the owner only as its fingerprint.
-//! `principal` in `list` is the principal's name (`key:<name>`, `oauth:<hex>`): see
-//! docs/operations.md for how to find it.
+//! input requests or results (as in the logs). The owner appears as its fingerprint (what
+//! the logs carry) and as its principal's name (`key:<name>`, `oauth:<hex>`: never a
+//! credential), which is what `list` takes, so an operator goes from a task to its
+//! owner's other tasks.
 
 use super::log::{Level, Line, event, fingerprint};
 use crate::auth::OPERATOR_PREFIX;
@@ -152,6 +154,7 @@ pub fn inspect(stored: Option<&Stored>, task_id: &str, now_ms: u64) -> ObjectRep
         "status": record.status.name(),
         "tool": record.tool,
         "owner": fingerprint(&record.owner),
+        "principal": record.owner,
         "createdAt": iso8601(record.created_at_ms),
         "lastUpdatedAt": iso8601(record.last_updated_at_ms),
         "ttlMs": record.ttl_ms,

@@ -1,6 +1,6 @@
 // The operator's view under wrangler dev (docs/operations.md "The operator's view"): an
 // operator (ADMIN_KEYS, or an OAuth token granting OAUTH_ADMIN_SCOPE) looks up anyone's
-// task with its timeline and owner fingerprint, lists a principal's tasks and cancels a
+// task with its timeline, owner fingerprint and principal name, lists a principal's tasks and cancels a
 // task, each request logged; everyone else (no credentials, ordinary keys, an OAuth
 // token without the scope, anonymous callers) gets the -32601 of an unknown method, and
 // so does everyone on a deployment without operators.
@@ -58,6 +58,12 @@ test('an operator looks a task up, whoever owns it: status, timeline, owner fing
   assert.equal(task.status, 'working');
   assert.equal(task.tool, 'process_batch');
   assert.equal(task.owner, fingerprint('key:alice'));
+  // The owner's principal name (never a credential), which admin/tasks/list takes: from a
+  // task to its owner's other tasks.
+  assert.equal(task.principal, 'key:alice');
+  const others = await ok(url, LIST, { principal: task.principal }, ops);
+  assert.ok(others.tasks.some((t) => t.taskId === taskId && t.principal === 'key:alice'));
+  assert.ok(!JSON.stringify(task).includes(TEST_KEYS.alice), 'no key');
   assert.equal(task.timeline[0].event, 'created');
   assert.ok(task.timeline.some((e) => e.event === 'progressed'));
   assert.ok(!JSON.stringify(task).includes('admin-e2e'), 'no arguments');
