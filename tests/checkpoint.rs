@@ -209,6 +209,42 @@ fn call_checkpoint_decodes_or_says_why() {
 }
 
 #[test]
+fn raw_access_is_explicit_and_the_fixtures_read_theirs_typed() {
+    let call = Call::new(json!({}));
+    assert!(!call.has_checkpoint());
+    assert_eq!(call.checkpoint_value(), &Value::Null);
+    let call = call.checkpoint_at(json!({ "page": 2 }));
+    assert!(call.has_checkpoint());
+    assert_eq!(call.checkpoint_value(), &json!({ "page": 2 }));
+    // The conformance fixtures that count their steps in the checkpoint fail on one that
+    // is not a count (a deploy changed it) instead of starting over at step one.
+    let server = common::server();
+    for name in ["test_tool_with_progress", "test_tool_with_logging"] {
+        let tool = server.registry.get(name).expect(name);
+        let host = Host::new(mcp_tasks_edge::host::fake::FakeHost::new());
+        let step = mcp_tasks_edge::host::block_on(tool.step(
+            Call::new(json!({})).checkpoint_at(json!({ "page": 2 })),
+            host.clone(),
+        ));
+        match step {
+            Step::Fail(e) => {
+                assert_eq!(e.data, Some(json!({ CHECKPOINT_MISMATCH: true })), "{name}");
+                assert!(
+                    e.message.contains("does not decode as u64"),
+                    "{name}: {}",
+                    e.message
+                );
+            }
+            other => panic!("{name} started over: {other:?}"),
+        }
+        let resumed = mcp_tasks_edge::host::block_on(
+            tool.step(Call::new(json!({})).checkpoint_at(json!(2)), host),
+        );
+        assert!(matches!(resumed, Step::Complete(_)), "{name}: {resumed:?}");
+    }
+}
+
+#[test]
 fn a_checkpoint_that_cannot_be_stored_fails_the_step() {
     // JSON objects need string keys.
     let mut map = BTreeMap::new();

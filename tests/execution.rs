@@ -31,7 +31,7 @@ fn then(name: &str, second: fn(&Call) -> Step) -> Tool {
 }
 
 fn first_then(call: &Call, outcome: Step) -> Step {
-    if call.checkpoint.is_null() {
+    if !call.has_checkpoint() {
         Step::next().checkpoint(1)
     } else {
         outcome

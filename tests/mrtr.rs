@@ -324,21 +324,9 @@ fn optional_tools_run_inline_without_the_extension() {
 
 #[test]
 fn ask_text_covers_accept_decline_and_malformed() {
-    use mcp_tasks_edge::mcp::meta::ClientCapabilities;
     use mcp_tasks_edge::tools::{Call, Step};
     let ask = |answers: Value| {
-        let call = Call {
-            args: Map::new(),
-            arguments: Map::new(),
-            answers: answers.as_object().unwrap().clone(),
-            checkpoint: Value::Null,
-            capabilities: ClientCapabilities::default(),
-            round: 0,
-            now_ms: NOW,
-            task_id: None,
-            attempt: 1,
-            progress: Default::default(),
-        };
+        let call = Call::new(json!({})).answered(answers);
         call.ask_text("who", "Who?", "name")
     };
     let Err(Step::NeedInput(question)) = ask(json!({})) else {

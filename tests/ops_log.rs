@@ -30,7 +30,7 @@ const LIMITS: Limits = Limits {
 /// and status message, a question quoting them, the answer in its result.
 fn leaky(call: &Call) -> Step {
     let secret = call.str_arg("secret").unwrap_or_default().to_owned();
-    if call.checkpoint.is_null() {
+    if !call.has_checkpoint() {
         return Step::wait(Duration::from_secs(1))
             .checkpoint(json!({ "secret": secret }))
             .message(format!("Working on {secret}"));

@@ -25,7 +25,7 @@ async fn slow(_call: Call, host: Host) -> Result<Step, ToolError> {
 
 /// A first step that continues after a wait: with tasks, it becomes a task.
 fn waits(call: &Call) -> Step {
-    if call.checkpoint.is_null() {
+    if !call.has_checkpoint() {
         return Step::wait(Duration::from_secs(5)).checkpoint(json!(1));
     }
     Step::text("later")

@@ -25,7 +25,10 @@ const LIMITS: Limits = Limits {
 /// Counts to `n`, one step a second, saying where it is; asks once at `ask`.
 fn counter(call: &Call) -> Step {
     let n = call.f64_arg("n").unwrap_or(3.0) as u64;
-    let done = call.checkpoint.as_u64().unwrap_or(0);
+    let done = match call.checkpoint::<u64>() {
+        Ok(done) => done.unwrap_or(0),
+        Err(e) => return e.into_step(),
+    };
     if Some(done) == call.f64_arg("ask").map(|a| a as u64) && !call.answers.contains_key("go") {
         return Step::ask(
             "go",

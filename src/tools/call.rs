@@ -133,8 +133,9 @@ pub struct Call<A = Map<String, Value>> {
     /// The arguments as sent (already validated against the input schema).
     pub arguments: Map<String, Value>,
     pub answers: Map<String, Value>,
-    /// The last checkpoint (`Null` before the first `Continue` set one).
-    pub checkpoint: Value,
+    /// The last checkpoint (`Null` before the first `Continue` set one): read it typed
+    /// with [`Call::checkpoint`], raw with [`Call::checkpoint_value`].
+    pub(crate) checkpoint: Value,
     pub capabilities: ClientCapabilities,
     /// Input rounds completed so far (verified `requestState` rounds, or task rounds).
     pub round: u32,
@@ -240,6 +241,18 @@ impl<A> Call<A> {
             total,
             message: message.map(str::to_owned),
         });
+    }
+
+    /// Whether an earlier step stored a checkpoint (no decoding: the type is not asked).
+    pub fn has_checkpoint(&self) -> bool {
+        !self.checkpoint.is_null()
+    }
+
+    /// The checkpoint as stored, raw JSON (`Null` before the first), for a tool that
+    /// handles its own JSON. Reading it raw skips the check [`Call::checkpoint`] makes:
+    /// a value that is not what the tool expects must be an error, never "start over".
+    pub fn checkpoint_value(&self) -> &Value {
+        &self.checkpoint
     }
 
     /// The checkpoint decoded as `T`; `Ok(None)` before the first one. A checkpoint that

@@ -27,7 +27,7 @@ pub fn read_the_spec() -> Tool {
 
 /// The ext-tasks "Example Message Flow": create the task first, then ask inside it.
 fn greet(call: &Call) -> Step {
-    if call.checkpoint.is_null() {
+    if !call.has_checkpoint() {
         // First step: hand the rest to the task (or to the inline run) straight away.
         return Step::next()
             .checkpoint(json!({ "asked": true }))
