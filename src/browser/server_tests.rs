@@ -42,7 +42,7 @@ fn exchange(server: &Server, out: &Outgoing, id: u64) -> Result<Map<String, Valu
         // Steps run with a fake host, as the Worker runs them with the real one.
         Action::Run(run) => {
             let host = Host::new(FakeHost::new().at(ctx.now_ms));
-            block_on(server.run(*run, &ctx, &host, &Default::default(), None))
+            block_on(server.run(*run, &ctx, &host, &Default::default(), None, &|_| {}))
         }
         other => other,
     };

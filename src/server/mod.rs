@@ -65,9 +65,10 @@ pub enum Action {
         cors: Cors,
     },
     /// Run the call's steps with the adapter's host: `server.run(run, ctx, host,
-    /// progress).await` gives the next action ([`Action::Respond`] or
-    /// [`Action::CreateTask`]). With `run.progress_token` set, the adapter streams the
-    /// progress reports as `notifications/progress` (SSE) before the response.
+    /// progress, asker, log).await` gives the next action ([`Action::Respond`] or
+    /// [`Action::CreateTask`]); `log` receives each tool step's log lines to print. With
+    /// `run.progress_token` set, the adapter streams the progress reports as
+    /// `notifications/progress` (SSE) before the response.
     Run(Box<call::InlineRun>),
     /// Read a resource with the adapter's host: `server.read(read, host).await`.
     Read(Box<ReadRun>),
