@@ -14,7 +14,6 @@ mod resumable;
 mod tasks;
 
 use super::principal_object;
-use super::sse::Channel;
 use super::{log, now_ms, server};
 use crate::error::McpError;
 use crate::http::HttpResponse;
@@ -31,12 +30,9 @@ use resumable::Streams;
 use serde_json::{Value, json};
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::Duration;
-use worker::{Delay, Env, Request, Response, Result, State};
+use worker::{Env, Request, Response, Result, State};
 
 const SESSION_KEY: &str = "session";
-/// GET streams a session keeps open at once; a newer one closes the oldest.
-const MAX_GET_STREAMS: usize = 4;
 
 /// What the `SessionObject` class of `export_worker!` runs.
 pub struct SessionRunner {
@@ -375,20 +371,6 @@ impl SessionRunner {
         Response::empty()
     }
 
-    /// A GET: the replay of a response stream after `Last-Event-ID`, or a notification
-    /// stream (at most [`MAX_GET_STREAMS`] open; a newer one closes the oldest).
-    fn open_stream(&self, last_event_id: Option<&str>) -> Result<Response> {
-        let channel = Channel::default();
-        let resumed = last_event_id.is_some_and(|last| self.resumable.resume(last, &channel));
-        if !resumed {
-            self.streams
-                .borrow_mut()
-                .push(channel.clone(), MAX_GET_STREAMS);
-            keep_alive(channel.clone());
-        }
-        channel.response(HttpResponse::empty(200))
-    }
-
     /// `notifications/resources/updated` on the open GET streams, if this session is still
     /// subscribed to `uri`.
     async fn resource_updated(&self, uri: &str) -> Result<()> {
@@ -406,14 +388,4 @@ impl SessionRunner {
         }
         Ok(())
     }
-}
-
-/// A comment every 25 s keeps an idle GET stream open through proxies.
-fn keep_alive(channel: Channel) {
-    worker::wasm_bindgen_futures::spawn_local(async move {
-        while !channel.is_finished() {
-            Delay::from(Duration::from_secs(25)).await;
-            channel.keepalive();
-        }
-    });
 }

@@ -1,14 +1,21 @@
-//! The I/O of `legacy::questions`: a legacy task's questions on the session's GET streams,
-//! for clients that poll `tasks/get` instead of calling `tasks/result`, and their answers
-//! to the task object. The decisions are pure (`legacy::questions`); this sends and calls.
+//! The session's GET streams (opened, kept alive, replayed), and the I/O of
+//! `legacy::questions`: a legacy task's questions on them, for clients that poll
+//! `tasks/get` instead of calling `tasks/result`, and their answers to the task object.
+//! The decisions are pure (`legacy::questions`); this sends and calls.
 
 use super::SessionRunner;
 use crate::cloudflare::call_object;
 use crate::cloudflare::sse::Channel;
+use crate::http::HttpResponse;
 use crate::jsonrpc::ErrorObject;
 use crate::legacy::questions::{Outgoing, StreamId};
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use serde_json::{Map, Value};
+use std::time::Duration;
+use worker::{Delay, Response, Result};
+
+/// GET streams a session keeps open at once; a newer one closes the oldest.
+const MAX_GET_STREAMS: usize = 4;
 
 /// The session's open GET streams, numbered (a number is never reused).
 #[derive(Default)]
@@ -48,6 +55,20 @@ fn new_id() -> String {
 }
 
 impl SessionRunner {
+    /// A GET: the replay of a response stream after `Last-Event-ID`, or a notification
+    /// stream (at most [`MAX_GET_STREAMS`] open; a newer one closes the oldest).
+    pub(super) fn open_stream(&self, last_event_id: Option<&str>) -> Result<Response> {
+        let channel = Channel::default();
+        let resumed = last_event_id.is_some_and(|last| self.resumable.resume(last, &channel));
+        if !resumed {
+            self.streams
+                .borrow_mut()
+                .push(channel.clone(), MAX_GET_STREAMS);
+            keep_alive(channel.clone());
+        }
+        channel.response(HttpResponse::empty(200))
+    }
+
     /// The open GET streams' ids; what was sent on closed ones is forgotten.
     fn stream_ids(&self) -> (Vec<StreamId>, Vec<(StreamId, Channel)>) {
         let live = self.streams.borrow_mut().live();
@@ -130,4 +151,14 @@ impl SessionRunner {
             }
         }
     }
+}
+
+/// A comment every 25 s keeps an idle GET stream open through proxies.
+fn keep_alive(channel: Channel) {
+    worker::wasm_bindgen_futures::spawn_local(async move {
+        while !channel.is_finished() {
+            Delay::from(Duration::from_secs(25)).await;
+            channel.keepalive();
+        }
+    });
 }
