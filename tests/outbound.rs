@@ -250,3 +250,42 @@ fn a_tool_widens_the_policy_for_itself_only() {
     let server = Server::builder("s").tool(bad).build();
     assert!(server.problems().iter().any(|p| p.contains("allow_hosts")));
 }
+
+/// The value of `name` in a `NAME = "value"` (wrangler.toml) or `NAME=value` (.dev.vars) line.
+fn starter_var(file: &str, name: &str) -> String {
+    let path = format!("{}/templates/starter/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("the starter's file");
+    let line = text
+        .lines()
+        .find_map(|line| line.strip_prefix(name)?.trim_start().strip_prefix('='))
+        .unwrap_or_else(|| panic!("{path} sets {name}"));
+    line.trim().trim_matches('"').to_string()
+}
+
+#[test]
+fn the_starter_denies_every_host_when_deployed_and_reaches_only_this_machine_locally() {
+    let deployed = starter_var("wrangler.toml", "FETCH_ALLOWED_HOSTS");
+    let policy = Policy::from_vars(|n| (n == "FETCH_ALLOWED_HOSTS").then(|| deployed.clone()))
+        .expect("the deployed list parses");
+    let local = starter_var(".dev.vars", "FETCH_ALLOWED_HOSTS");
+    for url in [
+        "https://example.com/",
+        "http://93.184.216.34/",
+        "http://127.0.0.1:8787/",
+    ] {
+        assert!(!allowed(&deployed, url), "deployed: {url} must be refused");
+    }
+    assert_eq!(
+        policy,
+        Policy::default(),
+        "deployed: the default, deny-all policy"
+    );
+    for (url, ok) in [
+        ("http://127.0.0.1:40123/ok", true),
+        ("http://localhost:8787/", true),
+        ("https://example.com/", false),
+        ("http://192.168.1.1/private", false),
+    ] {
+        assert_eq!(allowed(&local, url), ok, "wrangler dev: {url}");
+    }
+}
