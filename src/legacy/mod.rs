@@ -28,6 +28,7 @@ pub mod questions;
 mod results;
 mod route;
 mod session;
+pub mod subscribers;
 pub mod tasks;
 
 pub use plan::{Decision, Incoming, TaskOp};
