@@ -35,8 +35,6 @@ use std::time::Duration;
 use worker::{Delay, Env, Request, Response, Result, State};
 
 const SESSION_KEY: &str = "session";
-/// GET streams a session keeps open at once; a newer one closes the oldest.
-const MAX_GET_STREAMS: usize = 4;
 
 /// What the `SessionObject` class of `export_worker!` runs.
 pub struct SessionRunner {
@@ -359,14 +357,13 @@ impl SessionRunner {
     }
 
     /// A GET: the replay of a response stream after `Last-Event-ID`, or a notification
-    /// stream (at most [`MAX_GET_STREAMS`] open; a newer one closes the oldest).
+    /// stream (at most `legacy::replay::MAX_GET_STREAMS` open; a newer one closes the
+    /// oldest).
     fn open_stream(&self, last_event_id: Option<&str>) -> Result<Response> {
         let channel = Channel::default();
         let resumed = last_event_id.is_some_and(|last| self.resumable.resume(last, &channel));
         if !resumed {
-            self.streams
-                .borrow_mut()
-                .push(channel.clone(), MAX_GET_STREAMS);
+            self.streams.borrow_mut().push(channel.clone());
             keep_alive(channel.clone());
         }
         channel.response(HttpResponse::empty(200))

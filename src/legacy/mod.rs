@@ -25,6 +25,7 @@
 
 pub mod plan;
 pub mod questions;
+pub mod replay;
 mod results;
 mod route;
 mod session;

@@ -7,38 +7,20 @@ use crate::cloudflare::call_object;
 use crate::cloudflare::sse::Channel;
 use crate::jsonrpc::ErrorObject;
 use crate::legacy::questions::{Outgoing, StreamId};
+use crate::legacy::replay::Closable;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use serde_json::{Map, Value};
 
-/// The session's open GET streams, numbered (a number is never reused).
-#[derive(Default)]
-pub(crate) struct GetStreams {
-    open: Vec<(StreamId, Channel)>,
-    next: StreamId,
-}
+/// The session's open GET streams (`legacy::replay`: at most `MAX_GET_STREAMS`).
+pub(crate) type GetStreams = crate::legacy::replay::GetStreams<Channel>;
 
-impl GetStreams {
-    /// Adds a stream; with `max` open already, the oldest is closed first.
-    pub(crate) fn push(&mut self, channel: Channel, max: usize) {
-        self.open.retain(|(_, s)| !s.is_finished());
-        if self.open.len() >= max {
-            self.open.remove(0).1.close();
-        }
-        self.next += 1;
-        self.open.push((self.next, channel));
+impl Closable for Channel {
+    fn is_finished(&self) -> bool {
+        Channel::is_finished(self)
     }
 
-    /// The streams still open (finished ones are dropped).
-    pub(crate) fn live(&mut self) -> Vec<(StreamId, Channel)> {
-        self.open.retain(|(_, s)| !s.is_finished());
-        self.open.clone()
-    }
-
-    /// Closes every stream (the session ends).
-    pub(crate) fn close_all(&mut self) {
-        for (_, stream) in self.open.drain(..) {
-            stream.close();
-        }
+    fn close(&self) {
+        Channel::close(self)
     }
 }
 
