@@ -372,7 +372,14 @@ proptest! {
             // legacy `initialize`, which the Worker sends to fresh ids only, differs: over
             // an existing session it is 404 too.
             let unknown = plan(&s, None, incoming(method, caller, &body), NOW);
-            if matches!(unknown, Decision::Initialize { .. }) {
+            let http = mcp_tasks_edge::http::HttpRequest {
+                method: method.into(),
+                path: "/mcp".into(),
+                headers: Headers::from([("mcp-session-id", sid)]),
+                body: body.clone(),
+            };
+            let fresh = matches!(mcp_tasks_edge::legacy::route(&s, &http), Some(mcp_tasks_edge::legacy::Route::New(_)));
+            if fresh {
                 prop_assert_eq!(&decision, &Decision::NotFound);
             } else {
                 prop_assert!(matches!(decision, Decision::NotFound | Decision::Reply { status: 400 | 405, .. }), "{decision:?}");
