@@ -51,6 +51,7 @@ fn malformed_values_are_refused() {
         ("INLINE_BUDGET_MS", "1.5"),
         ("FETCH_ALLOWED_HOSTS", "a.example:port"),
         ("FETCH_MAX_BYTES", "lots"),
+        ("FETCH_MAX_REDIRECTS", "many"),
         ("FETCH_TIMEOUT_MS", "-5"),
         ("QUOTA_SESSIONS", "some"),
         ("SESSION_IDLE_MS", "never"),

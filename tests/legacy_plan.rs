@@ -133,17 +133,49 @@ fn initialize_never_adopts_a_session_id_or_overwrites_one() {
         body: init.clone(),
     };
     assert!(matches!(legacy::route(&s, &request), Some(Route::New(_))));
-    // And an object that already holds a session never initializes over it.
+    // And an object that already holds a session never initializes over it: its owner is
+    // told, anyone else gets the 404 of an unknown session.
     let session = opened(&s, ALICE);
-    for caller in [ALICE, "key:mallory", "anonymous"] {
+    let decision = plan(
+        &s,
+        Some(session.clone()),
+        incoming("POST", ALICE, &init),
+        NOW,
+    );
+    assert_eq!(error_code(&decision), -32600);
+    for caller in ["key:mallory", "anonymous"] {
         let decision = plan(
             &s,
             Some(session.clone()),
             incoming("POST", caller, &init),
             NOW,
         );
-        assert_eq!(error_code(&decision), -32600, "{caller}");
+        assert_eq!(decision, Decision::NotFound, "{caller}");
     }
+    // An `initialize` with modern `_meta` is routed by the client's own session id: it
+    // neither opens a session at that id nor tells whether one exists there.
+    let modern = body(
+        "initialize",
+        json!({ "protocolVersion": "2025-11-25",
+            "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } }),
+    );
+    let mut routed = request.clone();
+    routed.body = modern.clone();
+    assert!(matches!(
+        legacy::route(&s, &routed),
+        Some(Route::Existing(..))
+    ));
+    assert_eq!(
+        plan(&s, None, incoming("POST", "key:mallory", &modern), NOW),
+        Decision::NotFound
+    );
+    let theirs = plan(
+        &s,
+        Some(session),
+        incoming("POST", "key:mallory", &modern),
+        NOW,
+    );
+    assert_eq!(theirs, Decision::NotFound);
 }
 
 #[test]

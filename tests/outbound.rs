@@ -250,3 +250,78 @@ fn a_tool_widens_the_policy_for_itself_only() {
     let server = Server::builder("s").tool(bad).build();
     assert!(server.problems().iter().any(|p| p.contains("allow_hosts")));
 }
+
+/// The value of `name` in a `NAME = "value"` (wrangler.toml) or `NAME=value` (.dev.vars) line.
+fn starter_var(file: &str, name: &str) -> String {
+    let path = format!("{}/templates/starter/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("the starter's file");
+    let line = text
+        .lines()
+        .find_map(|line| line.strip_prefix(name)?.trim_start().strip_prefix('='))
+        .unwrap_or_else(|| panic!("{path} sets {name}"));
+    line.trim().trim_matches('"').to_string()
+}
+
+#[test]
+fn the_starter_denies_every_host_when_deployed_and_reaches_only_this_machine_locally() {
+    let deployed = starter_var("wrangler.toml", "FETCH_ALLOWED_HOSTS");
+    let policy = Policy::from_vars(|n| (n == "FETCH_ALLOWED_HOSTS").then(|| deployed.clone()))
+        .expect("the deployed list parses");
+    let local = starter_var(".dev.vars", "FETCH_ALLOWED_HOSTS");
+    for url in [
+        "https://example.com/",
+        "http://93.184.216.34/",
+        "http://127.0.0.1:8787/",
+    ] {
+        assert!(!allowed(&deployed, url), "deployed: {url} must be refused");
+    }
+    assert_eq!(
+        policy,
+        Policy::default(),
+        "deployed: the default, deny-all policy"
+    );
+    for (url, ok) in [
+        ("http://127.0.0.1:40123/ok", true),
+        ("http://localhost:8787/", true),
+        ("https://example.com/", false),
+        ("http://192.168.1.1/private", false),
+    ] {
+        assert_eq!(allowed(&local, url), ok, "wrangler dev: {url}");
+    }
+}
+
+#[test]
+fn the_deadline_spans_every_redirect_hop() {
+    // Each hop takes 500 ms of a 1 s deadline: two hops use it up, and the third is not
+    // sent (with a fresh deadline per hop, the chain would complete).
+    let chain = |latency| {
+        FakeHost::new()
+            .allow("a.test")
+            .var("FETCH_TIMEOUT_MS", "1000")
+            .latency(latency)
+            .redirect("GET", "https://a.test/1", 302, "/2")
+            .redirect("GET", "https://a.test/2", 302, "/3")
+            .route("GET", "https://a.test/3", 200, "end")
+    };
+    let timeout = HostError::Timeout {
+        url: "https://a.test/1".into(),
+        ms: 1000,
+    };
+    let fake = chain(500);
+    let err = block_on(Host::new(fake.clone()).fetch(get("https://a.test/1"))).unwrap_err();
+    assert_eq!(err, timeout);
+    let sent: Vec<_> = fake.requests().into_iter().map(|r| r.url).collect();
+    assert_eq!(sent, ["https://a.test/1", "https://a.test/2"]);
+    // 400 ms a hop: the third is sent with the 200 ms left, and times out with them,
+    // reported as the whole exchange's deadline.
+    let fake = chain(400);
+    let err = block_on(Host::new(fake.clone()).fetch(get("https://a.test/1"))).unwrap_err();
+    assert_eq!(err, timeout);
+    assert_eq!(fake.requests().len(), 3);
+    // Within the deadline the chain completes; a request's own timeout replaces it.
+    let answer = block_on(Host::new(chain(300)).fetch(get("https://a.test/1"))).unwrap();
+    assert_eq!(answer.url, "https://a.test/3");
+    let own = get("https://a.test/1").timeout(Duration::from_millis(2000));
+    let answer = block_on(Host::new(chain(500)).fetch(own)).unwrap();
+    assert_eq!(answer.url, "https://a.test/3");
+}

@@ -20,6 +20,68 @@ use mcp_tasks_edge::server::Action;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
+/// A host `*` must never allow: this machine, private networks, link-local (the cloud
+/// metadata address among them), shared and unspecified addresses, in any spelling.
+fn not_public_host() -> impl Strategy<Value = String> {
+    let v4 = |a: u8, b: std::ops::RangeInclusive<u8>| {
+        (b, any::<u8>(), any::<u8>()).prop_map(move |(b, c, d)| format!("{a}.{b}.{c}.{d}"))
+    };
+    prop_oneof![
+        v4(127, 0..=255),
+        v4(10, 0..=255),
+        v4(172, 16..=31),
+        v4(192, 168..=168),
+        v4(169, 254..=254),
+        v4(100, 64..=127),
+        v4(0, 0..=255),
+        Just("2130706433".to_string()),
+        Just("0x7f.1".to_string()),
+        Just("[::1]".to_string()),
+        Just("[::]".to_string()),
+        Just("[::ffff:127.0.0.1]".to_string()),
+        Just("[::ffff:169.254.169.254]".to_string()),
+        (0xfc00u16..=0xfdff, any::<u16>()).prop_map(|(a, b)| format!("[{a:x}::{b:x}]")),
+        (0xfe80u16..=0xfebf, any::<u16>()).prop_map(|(a, b)| format!("[{a:x}::{b:x}]")),
+        "(localhost|LOCALHOST|[a-z]{1,8}\\.localhost)\\.?",
+    ]
+}
+
+/// A JSON-RPC message a 2025-11-25 session could receive: requests of each kind,
+/// notifications and answers.
+fn session_message() -> impl Strategy<Value = Value> {
+    let method = prop::sample::select(vec![
+        "initialize",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "tasks/get",
+        "tasks/list",
+        "tasks/cancel",
+        "tasks/result",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "logging/setLevel",
+        "resources/read",
+        "notifications/initialized",
+        "unknown/method",
+    ]);
+    let params = prop_oneof![
+        any_json(),
+        Just(json!({ "protocolVersion": "2025-11-25" })),
+        Just(json!({ "protocolVersion": "2025-11-25",
+            "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } })),
+    ];
+    (method, any::<bool>(), params).prop_map(|(method, answer, params)| {
+        if answer {
+            json!({ "jsonrpc": "2.0", "id": "9c1e", "result": params })
+        } else if method.starts_with("notifications/") {
+            json!({ "jsonrpc": "2.0", "method": method })
+        } else {
+            json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params })
+        }
+    })
+}
+
 /// Any JSON value, a few levels deep.
 fn any_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
@@ -262,6 +324,18 @@ proptest! {
     }
 
     #[test]
+    fn any_public_host_is_never_this_machine_nor_a_private_network(
+        host in not_public_host(),
+        scheme in prop_oneof![Just("http"), Just("https")],
+        port in prop_oneof![Just(String::new()), (1u16..).prop_map(|p| format!(":{p}"))],
+        spec in prop_oneof![Just("*"), Just("*, api.example.com"), Just("*.example.com, *")],
+    ) {
+        let url = format!("{scheme}://{host}{port}/x");
+        let list = mcp_tasks_edge::host::AllowList::parse(spec).unwrap();
+        prop_assert!(list.check(&url).is_err(), "{spec} allowed {url}");
+    }
+
+    #[test]
     fn typed_params_decode_or_name_the_field(value in any_json()) {
         use mcp_tasks_edge::mcp::params::{self, CursorParams, SetLevelParams, TaskIdParams, UriParams};
         let Value::Object(map) = value else { return Ok(()) };
@@ -277,7 +351,7 @@ proptest! {
 
     #[test]
     fn the_session_planner_decides_any_request(
-        value in any_json(),
+        value in prop_oneof![any_json(), session_message()],
         method in prop_oneof![Just("POST"), Just("GET"), Just("DELETE"), Just("PATCH")],
         owner in any::<bool>(),
     ) {
@@ -294,7 +368,23 @@ proptest! {
         let caller = if owner { "key:a" } else { "key:b" };
         let decision = plan(&s, Some(*session), incoming(method, caller, &body), NOW);
         if !owner {
-            prop_assert!(matches!(decision, Decision::NotFound | Decision::Reply { status: 400 | 405, .. }), "{decision:?}");
+            // Another principal's session is indistinguishable from none at all; only a
+            // legacy `initialize`, which the Worker sends to fresh ids only, differs: over
+            // an existing session it is 404 too.
+            let unknown = plan(&s, None, incoming(method, caller, &body), NOW);
+            let http = mcp_tasks_edge::http::HttpRequest {
+                method: method.into(),
+                path: "/mcp".into(),
+                headers: Headers::from([("mcp-session-id", sid)]),
+                body: body.clone(),
+            };
+            let fresh = matches!(mcp_tasks_edge::legacy::route(&s, &http), Some(mcp_tasks_edge::legacy::Route::New(_)));
+            if fresh {
+                prop_assert_eq!(&decision, &Decision::NotFound);
+            } else {
+                prop_assert!(matches!(decision, Decision::NotFound | Decision::Reply { status: 400 | 405, .. }), "{decision:?}");
+                prop_assert_eq!(&decision, &unknown);
+            }
         }
         if let Decision::Reply { body, .. } = decision {
             let v: Value = serde_json::from_slice(&body).unwrap();

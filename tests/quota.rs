@@ -322,3 +322,41 @@ fn trimming_counts_each_dropped_entry_once() {
     let after: Ledger = serde_json::from_str(plan.ledger.as_deref().unwrap()).unwrap();
     assert_eq!(after.indexed, MAX_INDEXED + 1);
 }
+
+#[test]
+fn an_anonymous_sessions_runs_count_among_all_anonymous_runs() {
+    let q = quotas(Some(2), Some(5), None);
+    let session = "anonymous-session:0123456789abcdef0123456789abcdef";
+    let run = LedgerRequest::AcquireRun { quotas: q };
+    let shared = Some(LedgerRequest::AcquireRun { quotas: q });
+    // A run inline, or a task not yet counted: one more run in the shared ledger.
+    assert_eq!(quota::shared_run(session, &run), shared);
+    assert_eq!(quota::shared_run(session, &acquire("t1", None, q)), shared);
+    // A task whose run was counted, releases, streams, lists: the session's ledger only.
+    let counted = LedgerRequest::AcquireTask {
+        task_id: "t1".into(),
+        until_ms: None,
+        quotas: q,
+        counted: true,
+        index: true,
+    };
+    for request in [counted, release("t1"), LedgerRequest::ListTasks] {
+        assert_eq!(quota::shared_run(session, &request), None, "{request:?}");
+    }
+    // No run quota, nothing to share; everyone else has one ledger.
+    let unlimited = LedgerRequest::AcquireRun {
+        quotas: quotas(None, Some(5), None),
+    };
+    assert_eq!(quota::shared_run(session, &unlimited), None);
+    for principal in ["anonymous", "anonymous-task:t1", "key:alice", "oauth:abc"] {
+        assert_eq!(quota::shared_run(principal, &run), None, "{principal}");
+    }
+    // So two sessions share the shared ledger's two runs a minute: the third is refused.
+    let mut stored: Option<String> = None;
+    for (n, allowed) in [(1, true), (2, true), (3, false)] {
+        let request = quota::shared_run(session, &run).unwrap();
+        let plan = quota::plan(stored.as_deref(), &request, T0 + n, None).unwrap();
+        assert_eq!(plan.reply.exceeded.is_none(), allowed, "run {n}");
+        stored = plan.ledger.or(stored);
+    }
+}

@@ -6,13 +6,16 @@
 //! anonymous         each task: "anonymous-task:<taskId>"  "anonymous" (shared)     nothing
 //! anonymous, in a   the session and its tasks:            "anonymous-session:<id>" its session's
 //!   legacy session  "anonymous-session:<sessionId>"       (+ its place among the    tasks
-//!                                                          "anonymous" sessions)
+//!                                                          "anonymous" sessions, and
+//!                                                          each tool run in
+//!                                                          "anonymous" too)
 //! key / OAuth       everything it creates                 its own                  its own tasks
 //! ```
 //!
 //! So one anonymous caller never sees another's tasks or sessions, and anonymous work as
-//! a whole stays bounded by the quotas of the shared `anonymous` ledger (sessions, task
-//! creations, listen streams) and each session's own.
+//! a whole stays bounded by the quotas of the shared `anonymous` ledger (sessions, tool
+//! runs in and out of sessions, task creations, listen streams) and each session's own
+//! (`quota::shared_run`).
 
 use super::ANONYMOUS;
 use std::borrow::Cow;
@@ -51,6 +54,11 @@ pub fn ledger_name(principal: &str) -> &str {
 /// no list: each of their tasks is its own principal).
 pub fn lists_tasks(principal: &str) -> bool {
     principal != ANONYMOUS && !principal.starts_with(TASK_PREFIX)
+}
+
+/// Whether `principal` is an anonymous 2025-11-25 session's.
+pub fn is_session(principal: &str) -> bool {
+    principal.starts_with(SESSION_PREFIX)
 }
 
 /// Whether `principal` is one of the anonymous ones.

@@ -190,7 +190,7 @@ impl Platform for WorkerHost {
         Box::pin(async move {
             super::session_object::registry::announce(&self.env, uri)
                 .await
-                .map_err(HostError::Network)
+                .map_err(|e| HostError::Network(e.to_string()))
         })
     }
 

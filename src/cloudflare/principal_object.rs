@@ -120,6 +120,19 @@ pub(crate) async fn ledger(
     principal: &str,
     request: &LedgerRequest,
 ) -> std::result::Result<(), McpError> {
+    // An anonymous session's run takes a place among all anonymous runs first.
+    if let Some(shared) = crate::quota::shared_run(principal, request) {
+        ask(env, crate::auth::ANONYMOUS, &shared).await?;
+    }
+    ask(env, principal, request).await
+}
+
+/// One request to one ledger: `Err` is its refusal, or a -32603 when it is unreachable.
+async fn ask(
+    env: &Env,
+    principal: &str,
+    request: &LedgerRequest,
+) -> std::result::Result<(), McpError> {
     let reply = send(env, principal, request)
         .await
         .map_err(|why| McpError::Internal(format!("quota ledger unavailable: {why}")))?;

@@ -237,11 +237,9 @@ impl SessionRunner {
                 uri,
                 subscribed,
             } => {
-                if let Err(why) = registry::set(&self.env, &uri, &session.id, subscribed).await {
-                    let e = McpError::Internal(format!(
-                        "the subscription registry is unavailable: {why}"
-                    ));
-                    return json_reply(Some(&id), Err(e));
+                if let Err(refused) = registry::set(&self.env, &uri, &session.id, subscribed).await
+                {
+                    return json_reply(Some(&id), Err(refused.into()));
                 }
                 self.store(&session).await?;
                 json_reply(Some(&id), Ok(json!({})))

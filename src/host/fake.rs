@@ -32,6 +32,7 @@ struct State {
     d1: Vec<(String, Vec<Map<String, Value>>)>,
     slept_ms: u64,
     now_ms: u64,
+    latency_ms: u64,
     updated: Vec<String>,
 }
 
@@ -125,6 +126,13 @@ impl FakeHost {
         self.0.borrow().kv.get(binding)?.get(key).cloned()
     }
 
+    /// Makes every request take `ms` of the fake clock; one whose deadline is shorter
+    /// times out at its deadline, as the platform's would.
+    pub fn latency(self, ms: u64) -> Self {
+        self.0.borrow_mut().latency_ms = ms;
+        self
+    }
+
     /// Sets the fake clock (Unix milliseconds); `sleep` advances it.
     pub fn at(self, now_ms: u64) -> Self {
         self.0.borrow_mut().now_ms = now_ms;
@@ -166,6 +174,15 @@ impl Platform for FakeHost {
     ) -> BoxFuture<'_, Result<Inbound, HostError>> {
         let mut state = self.0.borrow_mut();
         state.requests.push(request.clone());
+        if state.latency_ms > limits.timeout_ms {
+            state.now_ms += limits.timeout_ms;
+            let timeout = HostError::Timeout {
+                url: request.url.clone(),
+                ms: limits.timeout_ms,
+            };
+            return Box::pin(async move { Err(timeout) });
+        }
+        state.now_ms += state.latency_ms;
         let answer = match state
             .routes
             .iter_mut()

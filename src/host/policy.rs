@@ -189,11 +189,15 @@ pub fn redirect(request: &Outbound, answer: &Inbound) -> Option<Result<Outbound,
         next.method = "GET".into();
         next.body.clear();
         next.headers
-            .retain(|(name, _)| !name.starts_with("content-"));
+            .retain(|(name, _)| !name.to_ascii_lowercase().starts_with("content-"));
     }
     if !same_origin(&request.url, &target) {
-        next.headers
-            .retain(|(name, _)| !CREDENTIALS.contains(&name.as_str()));
+        // Any case: `Outbound`'s fields are public, so a name may not be lower-cased.
+        next.headers.retain(|(name, _)| {
+            !CREDENTIALS
+                .iter()
+                .any(|credential| name.eq_ignore_ascii_case(credential))
+        });
     }
     next.url = target;
     Some(Ok(next))

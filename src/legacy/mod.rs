@@ -25,9 +25,11 @@
 
 pub mod plan;
 pub mod questions;
+pub mod replay;
 mod results;
 mod route;
 mod session;
+pub mod subscribers;
 pub mod tasks;
 
 pub use plan::{Decision, Incoming, TaskOp};

@@ -200,9 +200,16 @@ pub fn plan(
         (Message::Notification(_), None) => return Decision::NotFound,
         (Message::Request(rpc), _) => rpc,
     };
-    if rpc.method == "initialize" {
-        // Only on an id the Worker just drew; never over an existing session, whoever's.
+    // Only a legacy `initialize` (the Worker routes those to an id it just drew, never to
+    // the client's): one carrying modern `_meta` reached here by the client's session id,
+    // and is just another request, so it can neither choose a session's id nor tell
+    // whether one exists.
+    if rpc.method == "initialize" && super::route::is_initialize(incoming.body) {
+        // Never over an existing session: its owner is told, anyone else gets 404.
         if exists {
+            if owned.is_none() {
+                return Decision::NotFound;
+            }
             let e = McpError::InvalidRequest("This session is already initialized".into());
             return reply(Some(&rpc.id), Err(e));
         }

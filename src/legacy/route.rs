@@ -69,7 +69,7 @@ pub fn route(server: &Server, request: &HttpRequest) -> Option<Route> {
 /// Whether a body is a legacy `initialize` request (parsed only when it may be one). One
 /// carrying modern `_meta` is a 2026-07-28 request, where `initialize` no longer exists
 /// (basic/versioning "Backward Compatibility": modern `_meta` selects this revision).
-fn is_initialize(body: &[u8]) -> bool {
+pub(super) fn is_initialize(body: &[u8]) -> bool {
     if !body.windows(12).any(|w| w == b"\"initialize\"") {
         return false;
     }

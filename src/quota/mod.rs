@@ -17,6 +17,7 @@ pub use index::{INDEX_PREFIX, IndexEntry, MAX_INDEXED, index_key, index_value, r
 pub use ledger::Ledger;
 pub use plan::{Plan, Reply, expired, needs_listing, plan};
 
+use crate::auth::anonymous;
 use crate::error::McpError;
 use serde::{Deserialize, Serialize};
 
@@ -130,5 +131,27 @@ impl Exceeded {
             max: self.max,
             retry_after_s: self.retry_after_s,
         }
+    }
+}
+
+/// What `principal`'s `request` also asks of the shared `anonymous` ledger: a run
+/// (`QUOTA_TASKS_PER_MINUTE`) when an anonymous 2025-11-25 session runs a tool, inline or
+/// as a task, so opening sessions does not multiply an anonymous caller's runs; the
+/// session's own ledger counts it too (its index, its live tasks). `None` for everyone
+/// else, whose ledger is one.
+pub fn shared_run(principal: &str, request: &LedgerRequest) -> Option<LedgerRequest> {
+    if !anonymous::is_session(principal) {
+        return None;
+    }
+    match request {
+        LedgerRequest::AcquireRun { quotas }
+        | LedgerRequest::AcquireTask {
+            quotas,
+            counted: false,
+            ..
+        } if quotas.tasks_per_minute.is_some() => {
+            Some(LedgerRequest::AcquireRun { quotas: *quotas })
+        }
+        _ => None,
     }
 }

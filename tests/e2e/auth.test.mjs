@@ -55,6 +55,22 @@ async function refused(token, status, pattern) {
   return r;
 }
 
+test('OAUTH_ISSUER: plain http only on loopback; any other is refused, naming the variable', async () => {
+  // This suite's issuer is plain http on 127.0.0.1, and every test here signs in with it.
+  assert.match(issuer.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal((await rpc(url, 'tools/list', {}, { token: await sub('loopback') })).status, 200);
+  const clear = await startServer({ vars: { OAUTH_ISSUER: 'http://issuer.example' }, ready: (status) => status === 500 });
+  try {
+    const r = await fetch(clear.mcpUrl, { method: 'POST', headers: headersFor('tools/list', {}),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) });
+    assert.equal(r.status, 500, 'no request is served under a refused configuration');
+    await r.text();
+    assert.match(clear.log(), /invalid configuration: OAUTH_ISSUER must be an https URL \(http only on loopback, for development\), got "http:\/\/issuer\.example"/);
+  } finally {
+    await clear.stop();
+  }
+});
+
 test('Protected Resource Metadata at both well-known paths', async () => {
   for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
     const r = await fetch(base + path);

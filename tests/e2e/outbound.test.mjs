@@ -109,6 +109,25 @@ test('http_job: a start URL redirecting elsewhere sends nothing there, whatever 
   assertCanaryUntouched();
 });
 
+test('http_job: a 303 to its start URL arrives as GET without a body; 307 and 308 keep the POST and its body', async () => {
+  for (const [status, method] of [[303, 'GET'], [307, 'POST'], [308, 'POST']]) {
+    const body = { tag: `method-${status}`, inline: true };
+    const from = jobs.requests.length;
+    await call('http_job', { startUrl: redirect(status, `${jobs.url}/jobs`), body });
+    const hops = jobs.requests.slice(from);
+    assert.deepEqual(hops.map((r) => [r.method, r.path]), [['POST', `/redirect/${status}`], [method, '/jobs']], `status ${status}`);
+    assert.deepEqual(hops[0].body, body);
+    if (method === 'POST') {
+      assert.deepEqual(hops[1].body, body, `status ${status} keeps the body`);
+      assert.match(hops[1].headers['content-type'] ?? '', /application\/json/);
+    } else {
+      assert.equal(hops[1].raw, '', 'a 303 sends no body');
+      assert.equal(hops[1].headers['content-type'], undefined, 'nor its content type');
+    }
+  }
+  assertCanaryUntouched();
+});
+
 test('http_job: a status URL redirecting elsewhere fails the task; the canary gets no poll', async () => {
   const created = await call('http_job', { startUrl: `${jobs.url}/jobs`, body: { statusRedirect: `${canary.url}/status` } });
   assert.equal(created.resultType, 'task');

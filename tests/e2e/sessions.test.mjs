@@ -10,9 +10,9 @@ import { startServer, TEST_KEYS } from '../support/server.mjs';
 import { ok, rpc } from './mcp.mjs';
 
 const IDLE_MS = 4000;
-let open, closed;
+let open, closed, anon;
 before(async () => {
-  [open, closed] = await Promise.all([
+  [open, closed, anon] = await Promise.all([
     startServer(),
     startServer({
       vars: {
@@ -22,9 +22,10 @@ before(async () => {
         SESSION_IDLE_MS: String(IDLE_MS),
       },
     }),
+    startServer({ vars: { QUOTA_TASKS_PER_MINUTE: '3' } }),
   ]);
 });
-after(async () => { await Promise.all([open?.stop(), closed?.stop()]); });
+after(async () => { await Promise.all([open?.stop(), closed?.stop(), anon?.stop()]); });
 
 let nextId = 1;
 const BASE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -200,6 +201,21 @@ test('every tool run counts against QUOTA_TASKS_PER_MINUTE, inline ones included
   await fetch(url, { method: 'DELETE', headers: { ...bearer(token), 'mcp-session-id': session.session } });
 });
 
+test('anonymous runs share one QUOTA_TASKS_PER_MINUTE, in sessions or not: opening sessions does not multiply it', async () => {
+  const url = anon.mcpUrl;
+  const greet = { name: 'greet', arguments: { name: 'x' } };
+  assert.equal((await rpc(url, 'tools/call', greet, { caps: {} })).status, 200);
+  const statuses = [];
+  for (let i = 0; i < 3; i += 1) {
+    const { session } = await initialize(url, undefined);
+    const res = await post(url, session, undefined, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: greet });
+    statuses.push(res.status);
+    if (res.status === 429) assert.equal((await res.json()).error.data.limit, 'QUOTA_TASKS_PER_MINUTE');
+    else await res.text();
+  }
+  assert.deepEqual(statuses, [200, 200, 429], 'the fourth anonymous run in a minute is refused, whichever session asks');
+});
+
 test('subscriptions are only to resources the server has', async () => {
   const url = open.mcpUrl;
   const { session } = await initialize(url, TEST_KEYS.alice);
@@ -209,6 +225,27 @@ test('subscriptions are only to resources the server has', async () => {
   }
   const known = await post(url, session, TEST_KEYS.alice, { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: 'test://static-text' } });
   assert.deepEqual((await known.json()).result, {});
+});
+
+test('a template\'s URIs may be subscribed to, at most 100 per session, then a clear refusal', async () => {
+  const url = open.mcpUrl;
+  const { session } = await initialize(url, TEST_KEYS.alice);
+  const subscribe = async (uri) => (await post(url, session, TEST_KEYS.alice,
+    { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri } })).json();
+  for (let i = 0; i < 100; i += 1) {
+    const body = await subscribe(`test://template/${i}/data`);
+    assert.deepEqual(body.result, {}, `subscription ${i + 1}: ${JSON.stringify(body)}`);
+  }
+  const refused = await subscribe('test://template/100/data');
+  assert.equal(refused.error?.code, -32602, JSON.stringify(refused));
+  assert.match(refused.error.message, /at most 100 resources; unsubscribe from one first/);
+  // One already held may be subscribed to again, and unsubscribing makes room.
+  assert.deepEqual((await subscribe('test://template/7/data')).result, {});
+  const left = await post(url, session, TEST_KEYS.alice,
+    { jsonrpc: '2.0', id: nextId++, method: 'resources/unsubscribe', params: { uri: 'test://template/7/data' } });
+  assert.deepEqual((await left.json()).result, {});
+  assert.deepEqual((await subscribe('test://template/100/data')).result, {});
+  await fetch(url, { method: 'DELETE', headers: { ...bearer(TEST_KEYS.alice), 'mcp-session-id': session } });
 });
 
 test('anonymous callers never see each other\'s tasks; holding a task id is the key', async () => {

@@ -60,7 +60,8 @@ export function logEvents(text) {
  * Starts a server. Options: persistDir (default: a new temp dir), port (default: free),
  * vars (merged over baseVars, default TEST_VARS), cwd (the project wrangler serves,
  * default this repository), env (extra environment for wrangler and the build it runs,
- * e.g. WORKER_FEATURES). Resolves once wrangler reports it is ready.
+ * e.g. WORKER_FEATURES), ready (whether an `OPTIONS /mcp` status means the server is up;
+ * default: below 500). Resolves once wrangler reports it is ready.
  */
 export async function startServer(options = {}) {
   const port = options.port ?? (await freePort());
@@ -86,7 +87,7 @@ export async function startServer(options = {}) {
     if (/Ready on/.test(log)) {
       try {
         const r = await fetch(`${url}/mcp`, { method: 'OPTIONS' });
-        if (r.status < 500) break;
+        if ((options.ready ?? ((status) => status < 500))(r.status)) break;
       } catch { /* not listening yet */ }
     }
     if (Date.now() > deadline) {

@@ -9,43 +9,22 @@ use crate::cloudflare::sse::Channel;
 use crate::http::HttpResponse;
 use crate::jsonrpc::ErrorObject;
 use crate::legacy::questions::{Outgoing, StreamId};
+use crate::legacy::replay::Closable;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use serde_json::{Map, Value};
 use std::time::Duration;
 use worker::{Delay, Response, Result};
 
-/// GET streams a session keeps open at once; a newer one closes the oldest.
-const MAX_GET_STREAMS: usize = 4;
+/// The session's open GET streams (`legacy::replay`: at most `MAX_GET_STREAMS`).
+pub(crate) type GetStreams = crate::legacy::replay::GetStreams<Channel>;
 
-/// The session's open GET streams, numbered (a number is never reused).
-#[derive(Default)]
-pub(crate) struct GetStreams {
-    open: Vec<(StreamId, Channel)>,
-    next: StreamId,
-}
-
-impl GetStreams {
-    /// Adds a stream; with `max` open already, the oldest is closed first.
-    pub(crate) fn push(&mut self, channel: Channel, max: usize) {
-        self.open.retain(|(_, s)| !s.is_finished());
-        if self.open.len() >= max {
-            self.open.remove(0).1.close();
-        }
-        self.next += 1;
-        self.open.push((self.next, channel));
+impl Closable for Channel {
+    fn is_finished(&self) -> bool {
+        Channel::is_finished(self)
     }
 
-    /// The streams still open (finished ones are dropped).
-    pub(crate) fn live(&mut self) -> Vec<(StreamId, Channel)> {
-        self.open.retain(|(_, s)| !s.is_finished());
-        self.open.clone()
-    }
-
-    /// Closes every stream (the session ends).
-    pub(crate) fn close_all(&mut self) {
-        for (_, stream) in self.open.drain(..) {
-            stream.close();
-        }
+    fn close(&self) {
+        Channel::close(self)
     }
 }
 
@@ -56,14 +35,13 @@ fn new_id() -> String {
 
 impl SessionRunner {
     /// A GET: the replay of a response stream after `Last-Event-ID`, or a notification
-    /// stream (at most [`MAX_GET_STREAMS`] open; a newer one closes the oldest).
+    /// stream (at most `legacy::replay::MAX_GET_STREAMS` open; a newer one closes the
+    /// oldest).
     pub(super) fn open_stream(&self, last_event_id: Option<&str>) -> Result<Response> {
         let channel = Channel::default();
         let resumed = last_event_id.is_some_and(|last| self.resumable.resume(last, &channel));
         if !resumed {
-            self.streams
-                .borrow_mut()
-                .push(channel.clone(), MAX_GET_STREAMS);
+            self.streams.borrow_mut().push(channel.clone());
             keep_alive(channel.clone());
         }
         channel.response(HttpResponse::empty(200))

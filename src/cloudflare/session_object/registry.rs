@@ -2,7 +2,8 @@
 //! the sessions' namespace, named `resource:{uri}` (never a session's name: those are 32
 //! hex digits, and the Worker routes nothing else here), keeping the ids of the sessions
 //! subscribed to it. `resources/subscribe` adds a session, `unsubscribe` and `DELETE`
-//! remove it; `Host::resource_updated` announces a change: the registry tells each session,
+//! remove it (at most `legacy::subscribers::MAX_SUBSCRIBERS` sessions; the object's storage
+//! is deleted when the last one leaves); `Host::resource_updated` announces a change: the registry tells each session,
 //! which sends `notifications/resources/updated` on its open GET streams.
 //!
 //! # Format
@@ -14,6 +15,8 @@
 
 use super::SessionRunner;
 use crate::cloudflare::SESSIONS_BINDING;
+use crate::error::McpError;
+use crate::legacy::subscribers::{self, Write};
 use crate::tasks::protocol::OBJECT_URL;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -35,18 +38,57 @@ async fn send(
     object: &str,
     op: &str,
     message: &Message,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), Refusal> {
     let body = serde_json::to_string(message).map_err(|e| e.to_string())?;
     let stub = env
         .durable_object(SESSIONS_BINDING)
         .and_then(|ns| ns.get_by_name(object))
         .map_err(|e| e.to_string())?;
-    let response =
+    let mut response =
         crate::cloudflare::post_to_object(&stub, OBJECT_URL, &[(REGISTRY_HEADER, op)], body)
             .await?;
     match response.status_code() {
         200..=299 => Ok(()),
-        status => Err(format!("the subscription registry answered HTTP {status}")),
+        FULL => Err(Refusal::Full(
+            response.text().await.map_err(|e| e.to_string())?,
+        )),
+        status => Err(format!("the subscription registry answered HTTP {status}").into()),
+    }
+}
+
+/// The status a registry answers when its set is full (the body says so).
+const FULL: u16 = 409;
+
+/// Why a registry operation did not happen.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// The resource has [`subscribers::MAX_SUBSCRIBERS`] already.
+    Full(String),
+    Unavailable(String),
+}
+
+impl From<String> for Refusal {
+    fn from(why: String) -> Refusal {
+        Refusal::Unavailable(why)
+    }
+}
+
+impl From<Refusal> for McpError {
+    fn from(refusal: Refusal) -> McpError {
+        match refusal {
+            Refusal::Full(why) => McpError::InvalidParams(why),
+            Refusal::Unavailable(why) => {
+                McpError::Internal(format!("the subscription registry is unavailable: {why}"))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Full(why) | Refusal::Unavailable(why) => f.write_str(why),
+        }
     }
 }
 
@@ -60,7 +102,7 @@ pub(crate) async fn set(
     uri: &str,
     session: &str,
     subscribed: bool,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), Refusal> {
     let message = Message {
         uri: uri.to_owned(),
         session: Some(session.to_owned()),
@@ -70,7 +112,7 @@ pub(crate) async fn set(
 }
 
 /// Tells every session subscribed to `uri` that it changed.
-pub(crate) async fn announce(env: &Env, uri: &str) -> std::result::Result<(), String> {
+pub(crate) async fn announce(env: &Env, uri: &str) -> std::result::Result<(), Refusal> {
     let message = Message {
         uri: uri.to_owned(),
         session: None,
@@ -85,15 +127,15 @@ pub(super) async fn handle(runner: &SessionRunner, op: &str, mut req: Request) -
         Err(e) => return Response::error(format!("bad registry message: {e}"), 400),
     };
     let storage = runner.state.storage();
-    let mut subscribers: BTreeSet<String> = storage.get(SUBSCRIBERS_KEY).await?.unwrap_or_default();
+    let subscribers: BTreeSet<String> = storage.get(SUBSCRIBERS_KEY).await?.unwrap_or_default();
     match (op, message.session.as_deref()) {
-        ("add", Some(session)) => {
-            subscribers.insert(session.to_owned());
-            storage.put(SUBSCRIBERS_KEY, &subscribers).await?;
-        }
-        ("remove", Some(session)) => {
-            subscribers.remove(session);
-            storage.put(SUBSCRIBERS_KEY, &subscribers).await?;
+        (op @ ("add" | "remove"), Some(session)) => {
+            match subscribers::change(subscribers, &message.uri, session, op == "add") {
+                Ok(Write::Nothing) => {}
+                Ok(Write::Store(set)) => storage.put(SUBSCRIBERS_KEY, &set).await?,
+                Ok(Write::Delete) => storage.delete_all().await?,
+                Err(full) => return Response::error(full.to_wire().message, FULL),
+            }
         }
         ("announce", None) => {
             for session in &subscribers {

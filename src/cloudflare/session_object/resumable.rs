@@ -5,25 +5,18 @@
 //! `Last-Event-ID` to receive what it missed, then the rest as it comes.
 
 use crate::cloudflare::sse::{Channel, event};
+use crate::legacy::replay::{ReplayLog, forget_ended, parse_event_id};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// How long a client should wait before reconnecting (the SSE `retry` field).
 const RETRY_MS: u64 = 1000;
-/// Ended streams kept for late reconnections.
-const KEEP_ENDED: usize = 32;
-/// Events kept per stream for a replay (the newest; a client that reconnects after more
-/// than these missed the older ones).
-const KEEP_EVENTS: usize = 1000;
 
 struct Log {
     id: String,
-    /// How many events the stream has sent (the last event's number).
-    sent: usize,
-    /// The newest events, numbered, oldest first.
-    events: VecDeque<(usize, Vec<u8>)>,
-    ended: bool,
+    /// The newest events (`legacy::replay::KEEP_EVENTS`), numbered.
+    replay: ReplayLog<Vec<u8>>,
     live: Option<Channel>,
 }
 
@@ -34,20 +27,14 @@ pub struct Stream(Rc<RefCell<Log>>);
 impl Stream {
     fn frame(&self, json: &[u8]) -> Vec<u8> {
         let log = self.0.borrow();
-        let mut frame = format!("id: {}:{}\n", log.id, log.sent + 1).into_bytes();
+        let mut frame = format!("id: {}:{}\n", log.id, log.replay.sent() + 1).into_bytes();
         frame.extend(event(json));
         frame
     }
 
     fn push(&self, frame: Vec<u8>, last: bool) {
         let mut log = self.0.borrow_mut();
-        log.sent += 1;
-        let n = log.sent;
-        log.events.push_back((n, frame.clone()));
-        if log.events.len() > KEEP_EVENTS {
-            log.events.pop_front();
-        }
-        log.ended |= last;
+        log.replay.push(frame.clone(), last);
         if let Some(live) = &log.live {
             live.send_raw(frame);
             if last {
@@ -76,61 +63,52 @@ impl Stream {
     }
 }
 
-/// A session's streams, by id.
+/// A session's streams, by number (`s{n}` on the wire), in the order they opened.
 #[derive(Clone, Default)]
-pub struct Streams(Rc<RefCell<(u64, BTreeMap<String, Stream>)>>);
+pub struct Streams(Rc<RefCell<(u64, BTreeMap<u64, Stream>)>>);
 
 impl Streams {
     /// A new stream whose events go to `channel`, which gets the priming event first.
+    /// Ended streams beyond `legacy::replay::KEEP_ENDED` are forgotten, oldest first.
     pub fn open(&self, channel: Channel) -> Stream {
         let mut state = self.0.borrow_mut();
         state.0 += 1;
-        let id = format!("s{}", state.0);
+        let n = state.0;
+        let id = format!("s{n}");
         channel.send_raw(format!("id: {id}:0\nretry: {RETRY_MS}\ndata: \n\n").into_bytes());
         let stream = Stream(Rc::new(RefCell::new(Log {
-            id: id.clone(),
-            sent: 0,
-            events: VecDeque::new(),
-            ended: false,
+            id,
+            replay: ReplayLog::default(),
             live: Some(channel),
         })));
-        let ended: Vec<String> = state
+        let streams = state
             .1
             .iter()
-            .filter(|(_, s)| s.0.borrow().ended)
-            .map(|(id, _)| id.clone())
-            .collect();
-        if ended.len() > KEEP_ENDED {
-            for old in &ended[..ended.len() - KEEP_ENDED] {
-                state.1.remove(old);
-            }
+            .map(|(n, s)| (*n, s.0.borrow().replay.ended()));
+        for old in forget_ended(streams.collect::<Vec<_>>()) {
+            state.1.remove(&old);
         }
-        state.1.insert(id, stream.clone());
+        state.1.insert(n, stream.clone());
         stream
     }
 
-    /// Reattaches a client that last saw `last_event_id` (`{stream}:{n}`): `channel` gets
+    /// Reattaches a client that last saw `last_event_id` (`s{stream}:{n}`): `channel` gets
     /// the events after it, then the rest live. `false` for an unknown stream.
     pub fn resume(&self, last_event_id: &str, channel: &Channel) -> bool {
-        let Some((id, seen)) = last_event_id.trim().rsplit_once(':') else {
+        let Some((n, seen)) = parse_event_id(last_event_id) else {
             return false;
         };
-        let Ok(seen) = seen.parse::<usize>() else {
-            return false;
-        };
-        let Some(stream) = self.0.borrow().1.get(id).cloned() else {
+        let Some(stream) = self.0.borrow().1.get(&n).cloned() else {
             return false;
         };
         let mut log = stream.0.borrow_mut();
-        for (_, frame) in log.events.iter().filter(|(n, _)| *n > seen) {
+        for frame in log.replay.after(seen) {
             channel.send_raw(frame.clone());
         }
-        if log.ended {
+        if log.replay.ended() {
             channel.close();
-        } else {
-            if let Some(old) = log.live.replace(channel.clone()) {
-                old.close();
-            }
+        } else if let Some(old) = log.live.replace(channel.clone()) {
+            old.close();
         }
         true
     }
