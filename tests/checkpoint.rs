@@ -100,7 +100,7 @@ fn in_flight(tool: &str, checkpoint: Value) -> Object {
         poll_interval_ms: 1000,
         next_step_at_ms: NOW + 1000,
     });
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let create = ObjectRequest::Create {
         record: Box::new(record),
     };

@@ -205,9 +205,9 @@ fn task_augmented_calls_check_the_tool_like_tools_call() {
     .unwrap();
     assert_eq!(
         (
-            record.ttl_ms,
-            record.next_step_at_ms,
-            record.checkpoint.clone()
+            record.ttl_ms(),
+            record.next_step_at_ms(),
+            record.checkpoint().clone()
         ),
         (Some(5000), Some(NOW), Value::Null)
     );

@@ -224,7 +224,7 @@ fn the_owner_gets_each_method_decided() {
         "tools/call",
         json!({ "name": "confirm_delete", "arguments": { "filename": "a" }, "task": {} }),
     )) {
-        Decision::CreateTask { record, .. } => assert_eq!(record.owner, ALICE),
+        Decision::CreateTask { record, .. } => assert_eq!(record.owner(), ALICE),
         other => panic!("{other:?}"),
     }
     assert_eq!(

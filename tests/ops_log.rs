@@ -73,7 +73,7 @@ fn start(o: &mut Object, tool: &str) {
         poll_interval_ms: 1000,
         next_step_at_ms: NOW,
     });
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let reply = o.request(
         ObjectRequest::Create {
             record: Box::new(record),

@@ -274,7 +274,7 @@ fn started(tool: &str, arguments: Value) -> Object {
     else {
         panic!("expected a task")
     };
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let mut o = Object::new(server.registry.clone(), server.limits());
     let reply = o.request(ObjectRequest::Create { record }, "anonymous", NOW);
     assert!(matches!(reply, ObjectReply::Result(_)));

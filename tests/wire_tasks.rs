@@ -28,7 +28,7 @@ fn completed() -> Object {
     let Action::CreateTask { mut record, .. } = run_action(&s, s.handle(&request, &ctx())) else {
         panic!("expected a task")
     };
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let mut o = Object::new(s.registry.clone(), s.limits());
     o.request(ObjectRequest::Create { record }, "anonymous", NOW);
     o.tick(NOW + 1000);
@@ -177,7 +177,7 @@ fn a_tool_error_result_carries_it_in_both_shapes() {
             poll_interval_ms: 1000,
             next_step_at_ms: NOW,
         });
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let step = mcp_tasks_edge::tools::Step::Complete(json!({
         "resultType": "input_required", "isError": true,
         "content": [{ "type": "text", "text": "boom" }] }));

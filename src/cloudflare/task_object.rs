@@ -267,7 +267,7 @@ impl TaskRunner {
         self.release(ended).await;
         if let Some(record) = cancelled {
             let server = server(&self.env, self.build)?;
-            if let Some(tool) = server.registry.get(&record.tool) {
+            if let Some(tool) = server.registry.get(record.tool()) {
                 // Best effort: the task is already cancelled whatever the hook does.
                 let host = WorkerHost::host(self.env.clone(), &server);
                 tool.cancelled(record.call(now_ms(), 0), host).await;

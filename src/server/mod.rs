@@ -51,7 +51,7 @@ pub enum Action {
     /// Send this response; done.
     Respond(HttpResponse),
     /// Draw a task id, send `ObjectRequest::Create` to the object named by it with
-    /// `record.task_id` set, and answer with [`Server::object_response`].
+    /// its id assigned, and answer with [`Server::object_response`].
     CreateTask {
         request_id: RequestId,
         record: Box<TaskRecord>,

@@ -17,9 +17,9 @@
 //! ```
 
 use super::layout::Dirty;
-use super::machine::{Event, Illegal};
+use super::machine::Illegal;
 use super::protocol::{ObjectReply, ObjectRequest};
-use super::record::{Lease, TaskRecord, check_result, tool_key, wire_key};
+use super::record::{TaskRecord, check_result, tool_key};
 use super::task::{RESULT_COMPLETE, RESULT_TASK, TaskStatus};
 use crate::error::McpError;
 use crate::host::Host;
@@ -48,12 +48,11 @@ impl Effects {
     /// owner's quota ledger (`crate::quota`), which forgets the task idempotently.
     pub fn ended<'a>(&'a self, before: Option<&'a TaskRecord>) -> Option<(&'a str, &'a str)> {
         if self.delete_all {
-            return before.map(|r| (r.owner.as_str(), r.task_id.as_str()));
+            return before.map(|r| (r.owner(), r.task_id()));
         }
         let after = self.store.as_ref()?;
-        let was_terminal = before.is_some_and(|r| r.status.is_terminal());
-        (after.status.is_terminal() && !was_terminal)
-            .then_some((after.owner.as_str(), after.task_id.as_str()))
+        let was_terminal = before.is_some_and(|r| r.status().is_terminal());
+        (after.status().is_terminal() && !was_terminal).then_some((after.owner(), after.task_id()))
     }
 
     fn store(record: TaskRecord, dirty: Dirty, now_ms: u64) -> Self {
@@ -111,7 +110,7 @@ pub fn visible_record<'a>(
     principal: &str,
     now_ms: u64,
 ) -> Option<&'a TaskRecord> {
-    stored.filter(|r| r.task_id == task_id && r.owner == principal && !r.is_expired(now_ms))
+    stored.filter(|r| r.task_id() == task_id && r.owner() == principal && !r.is_expired(now_ms))
 }
 
 /// Handles one Worker request.
@@ -138,7 +137,7 @@ pub fn handle(
         // An operator reaches any owner's task (the Worker checked the operator).
         ObjectRequest::OperatorCancel { .. } => stored
             .as_ref()
-            .filter(|r| r.task_id == task_id && !r.is_expired(now_ms)),
+            .filter(|r| r.task_id() == task_id && !r.is_expired(now_ms)),
         _ => visible_record(stored.as_ref(), &task_id, principal, now_ms),
     };
     let Some(record) = visible else {
@@ -164,9 +163,8 @@ pub fn handle(
                 _ => CANCELLED_BY_CLIENT,
             };
             let mut record = record.clone();
-            match record.apply(Event::Cancelled, now_ms) {
+            match record.cancel(by, now_ms) {
                 Ok(()) => {
-                    record.status_message = Some(by.into());
                     let mut effects = Effects::store(record, Dirty::default(), now_ms);
                     effects.cancel_hook = true;
                     (empty_ack(), effects)
@@ -190,7 +188,7 @@ fn update(
     responses: Map<String, Value>,
     now_ms: u64,
 ) -> (ObjectReply, Effects) {
-    let TaskStatus::InputRequired { input_requests } = &record.status else {
+    let TaskStatus::InputRequired { input_requests } = record.status() else {
         return (empty_ack(), Effects::default());
     };
     let mut remaining = input_requests.clone();
@@ -206,18 +204,13 @@ fn update(
     if taken.is_empty() {
         return (empty_ack(), Effects::default());
     }
-    let mut dirty = Dirty::default();
-    for (key, response) in taken {
-        record.answers.insert(key.clone(), response);
-        dirty.answers.push(key);
-    }
-    if let Err(illegal) = record.apply(Event::InputAnswered { remaining }, now_ms) {
-        return (refused(illegal), Effects::default());
-    }
-    if record.status == TaskStatus::Working {
-        record.status_message = Some("Input received; resuming".into());
-        record.next_step_at_ms = Some(now_ms);
-    }
+    let dirty = match record.take_answers(taken, remaining, now_ms) {
+        Ok(answers) => Dirty {
+            answers,
+            ..Dirty::default()
+        },
+        Err(illegal) => return (refused(illegal), Effects::default()),
+    };
     (empty_ack(), Effects::store(record, dirty, now_ms))
 }
 
@@ -251,12 +244,12 @@ pub fn alarm(
             ..Effects::default()
         }));
     }
-    if record.status.is_terminal() {
+    if record.status().is_terminal() {
         return Ok(AlarmPlan::Done(Effects::alarm_at(
             record.next_alarm_ms(now_ms),
         )));
     }
-    let attempt = match record.lease {
+    let attempt = match record.lease() {
         Some(lease) if running_here == Some(lease.attempt) && now_ms < lease.deadline_ms => {
             // Still running in this instance: check on it again later.
             return Ok(AlarmPlan::Done(Effects::alarm_at(
@@ -266,7 +259,9 @@ pub fn alarm(
         Some(lease) if lease.attempt >= limits.max_attempts => {
             let error = internal_error(format!(
                 "The tool {:?} did not finish a step in {} attempts: each was interrupted (a crash, an eviction, a deploy or a step longer than {} ms)",
-                record.tool, lease.attempt, limits.lease_ms
+                record.tool(),
+                lease.attempt,
+                limits.lease_ms
             ));
             fail(&mut record, error, now_ms)?;
             return Ok(AlarmPlan::Done(Effects::store(
@@ -277,8 +272,8 @@ pub fn alarm(
         }
         Some(lease) => lease.attempt + 1,
         None => {
-            let due = record.status == TaskStatus::Working
-                && record.next_step_at_ms.is_none_or(|at| at <= now_ms);
+            let due = *record.status() == TaskStatus::Working
+                && record.next_step_at_ms().is_none_or(|at| at <= now_ms);
             if !due {
                 return Ok(AlarmPlan::Done(Effects::alarm_at(
                     record.next_alarm_ms(now_ms),
@@ -287,10 +282,7 @@ pub fn alarm(
             1
         }
     };
-    record.lease = Some(Lease {
-        attempt,
-        deadline_ms: now_ms.saturating_add(limits.lease_ms),
-    });
+    record.start_attempt(attempt, now_ms.saturating_add(limits.lease_ms));
     Ok(AlarmPlan::RunStep {
         lease: Effects::store(record, Dirty::default(), now_ms),
         attempt,
@@ -308,11 +300,11 @@ pub async fn run_step(
 ) -> Step {
     let call = record.call(now_ms, attempt);
     let progress = call.progress.clone();
-    match registry.get(&record.tool) {
+    match registry.get(record.tool()) {
         Some(tool) => tool.step(call, host).await.or_progress(&progress),
         None => Step::Fail(internal_error(format!(
             "The tool {:?} no longer exists on this server",
-            record.tool
+            record.tool()
         ))),
     }
 }
@@ -329,25 +321,26 @@ pub fn finish(
     let Some(mut record) = current else {
         return Ok(Effects::default());
     };
-    let current_attempt = record.lease.map(|l| l.attempt);
-    if record.status.is_terminal() || record.is_expired(now_ms) || current_attempt != Some(attempt)
+    let current_attempt = record.lease().map(|l| l.attempt);
+    if record.status().is_terminal()
+        || record.is_expired(now_ms)
+        || current_attempt != Some(attempt)
     {
         // A cancel won, the task expired, or a newer attempt took over: drop the outcome.
         return Ok(Effects::default());
     }
-    record.lease = None;
+    record.end_attempt();
     let dirty = advance(&mut record, step, now_ms, limits)?;
     Ok(Effects::store(record, dirty, now_ms))
 }
 
 fn fail(record: &mut TaskRecord, error: ErrorObject, now_ms: u64) -> Result<(), Illegal> {
-    record.status_message = Some(format!("Failed: {}", error.message));
-    record.apply(Event::Failed(error), now_ms)
+    record.fail(error, now_ms)
 }
 
 /// The tool's bug, as the task's error.
 fn illegal_step(record: &mut TaskRecord, why: &str, now_ms: u64) -> Result<Dirty, Illegal> {
-    let error = internal_error(format!("The tool {:?} {why}", record.tool));
+    let error = internal_error(format!("The tool {:?} {why}", record.tool()));
     fail(record, error, now_ms).map(|()| Dirty::default())
 }
 
@@ -368,8 +361,7 @@ pub fn advance(
             if let Some(object) = result.as_object_mut() {
                 object.remove("resultType");
             }
-            record.status_message = None;
-            record.apply(Event::Completed(result), now_ms)?;
+            record.complete(result, now_ms)?;
             Ok(Dirty {
                 result: true,
                 ..Dirty::default()
@@ -381,17 +373,13 @@ pub fn advance(
             status_message,
             resume_after_ms,
         } => {
-            let mut dirty = Dirty::default();
-            if let Some(checkpoint) = checkpoint {
-                record.checkpoint = checkpoint;
-                dirty.checkpoint = true;
-            }
-            if status_message.is_some() {
-                record.status_message = status_message;
-            }
-            record.next_step_at_ms = Some(now_ms.saturating_add(resume_after_ms));
-            record.apply(Event::Progressed, now_ms)?;
-            Ok(dirty)
+            let next_step_at_ms = now_ms.saturating_add(resume_after_ms);
+            let checkpoint =
+                record.progress(checkpoint, status_message, next_step_at_ms, now_ms)?;
+            Ok(Dirty {
+                checkpoint,
+                ..Dirty::default()
+            })
         }
         Step::NeedInput(requests) => {
             if let Err(why) = input::check_requests(&requests) {
@@ -400,15 +388,7 @@ pub fn advance(
             if let Err(e) = input::check_capabilities(&requests, &record.capabilities()) {
                 return fail(record, e.to_wire(), now_ms).map(|()| Dirty::default());
             }
-            record.round += 1;
-            let round = record.round;
-            let keyed: Map<String, Value> = requests
-                .into_iter()
-                .map(|(k, v)| (wire_key(&k, round), v))
-                .collect();
-            record.next_step_at_ms = None;
-            record.status_message = Some("Waiting for input".into());
-            record.apply(Event::InputNeeded(keyed), now_ms)?;
+            record.need_input(requests, now_ms)?;
             Ok(Dirty::default())
         }
     }

@@ -122,8 +122,8 @@ pub fn clip(text: &str) -> String {
 /// The transition the write `after` makes to the task `before`, if it is one worth
 /// recording (a lease being taken or a step that changed nothing visible is not).
 pub fn entry(before: Option<&TaskRecord>, after: &TaskRecord, answered: bool) -> Option<Entry> {
-    let step_attempt = before.and_then(|b| b.lease).map(|l| l.attempt);
-    let kind = match (before, &after.status) {
+    let step_attempt = before.and_then(|b| b.lease()).map(|l| l.attempt);
+    let kind = match (before, after.status()) {
         (None, _) => Kind::Created,
         (Some(_), TaskStatus::Completed { .. }) => Kind::Completed,
         (Some(_), TaskStatus::Failed { .. }) => Kind::Failed,
@@ -131,19 +131,19 @@ pub fn entry(before: Option<&TaskRecord>, after: &TaskRecord, answered: bool) ->
         (Some(b), TaskStatus::InputRequired { .. }) => {
             if answered {
                 Kind::InputAnswered
-            } else if matches!(b.status, TaskStatus::Working) {
+            } else if matches!(b.status(), TaskStatus::Working) {
                 Kind::InputRequested
             } else {
                 return None;
             }
         }
-        (Some(b), TaskStatus::Working) => match (b.lease, after.lease) {
-            _ if matches!(b.status, TaskStatus::InputRequired { .. }) => Kind::InputAnswered,
+        (Some(b), TaskStatus::Working) => match (b.lease(), after.lease()) {
+            _ if matches!(b.status(), TaskStatus::InputRequired { .. }) => Kind::InputAnswered,
             (Some(old), Some(new)) if new.attempt > old.attempt => {
                 return Some(Entry {
-                    at_ms: after.last_updated_at_ms.max(b.last_updated_at_ms),
+                    at_ms: after.last_updated_at_ms().max(b.last_updated_at_ms()),
                     event: Kind::Retried,
-                    status: after.status.name().into(),
+                    status: after.status().name().into(),
                     attempt: Some(new.attempt),
                     message: Some(format!(
                         "attempt {} was lost (a crash, an eviction, a deploy or a step longer than its lease); the step runs again",
@@ -152,7 +152,7 @@ pub fn entry(before: Option<&TaskRecord>, after: &TaskRecord, answered: bool) ->
                     error: None,
                 });
             }
-            (Some(_), None) if after.status_message != b.status_message => Kind::Progressed,
+            (Some(_), None) if after.status_message() != b.status_message() => Kind::Progressed,
             _ => return None,
         },
     };
@@ -160,7 +160,7 @@ pub fn entry(before: Option<&TaskRecord>, after: &TaskRecord, answered: bool) ->
         Kind::Progressed | Kind::Completed | Kind::Failed | Kind::InputRequested => step_attempt,
         _ => None,
     };
-    let error = match &after.status {
+    let error = match after.status() {
         TaskStatus::Failed { error } => Some(ErrorObject {
             code: error.code,
             message: clip(&error.message),
@@ -169,11 +169,11 @@ pub fn entry(before: Option<&TaskRecord>, after: &TaskRecord, answered: bool) ->
         _ => None,
     };
     Some(Entry {
-        at_ms: after.last_updated_at_ms,
+        at_ms: after.last_updated_at_ms(),
         event: kind,
-        status: after.status.name().into(),
+        status: after.status().name().into(),
         attempt,
-        message: after.status_message.as_deref().map(clip),
+        message: after.status_message().map(clip),
         error,
     })
 }
@@ -211,6 +211,6 @@ pub fn owner_view(
     let mut result = wire(stored);
     result["resultType"] = RESULT_COMPLETE.into();
     result["taskId"] = task_id.into();
-    result["status"] = stored.record.status.name().into();
+    result["status"] = stored.record.status().name().into();
     ObjectReply::Result(result)
 }

@@ -134,7 +134,7 @@ impl Object {
         self.apply(stored.as_ref(), effects);
         self.trace = None;
         if let Some(record) = cancelled
-            && let Some(tool) = self.registry.get(&record.tool)
+            && let Some(tool) = self.registry.get(record.tool())
         {
             block_on(tool.cancelled(record.call(now, 0), Host::new(self.host.clone())));
         }

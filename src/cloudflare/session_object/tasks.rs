@@ -64,7 +64,7 @@ pub(super) async fn create(
     mut record: Box<TaskRecord>,
     principal: &str,
 ) -> Result<Response> {
-    record.task_id = crate::cloudflare::new_task_id()?;
+    record.assign_id(crate::cloudflare::new_task_id()?);
     let outcome = match store_new_task(server, &runner.env, principal, record, false, None).await {
         Ok(reply) => decode(reply).map(|created| json!({ "task": legacy::legacy_task(&created) })),
         Err(refused) => Err(refused),

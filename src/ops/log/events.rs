@@ -42,19 +42,19 @@ pub mod event {
 pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -> Option<Line> {
     let line = |event, level| {
         Line::new(event, level)
-            .task(&after.task_id, &after.tool)
+            .task(after.task_id(), after.tool())
             .attempt(entry.attempt)
             .request_id(request_id)
     };
     Some(match entry.event {
         Kind::Progressed => return None,
         Kind::Created => line(event::TASK_CREATED, Level::Info)
-            .principal(&after.owner)
-            .payload("arguments", Value::Object(after.arguments.clone())),
+            .principal(after.owner())
+            .payload("arguments", Value::Object(after.arguments().clone())),
         Kind::Retried => line(event::STEP_RETRIED, Level::Warn)
             .error(entry.message.as_deref().unwrap_or("an attempt was lost")),
         Kind::InputRequested => {
-            let requests = match &after.status {
+            let requests = match after.status() {
                 TaskStatus::InputRequired { input_requests } => input_requests.clone(),
                 _ => Map::new(),
             };
@@ -63,11 +63,11 @@ pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -
                 .payload("inputRequests", Value::Object(requests))
         }
         Kind::InputAnswered => line(event::INPUT_ANSWERED, Level::Info)
-            .principal(&after.owner)
-            .field("status", after.status.name())
-            .payload("answers", Value::Object(after.answers.clone())),
+            .principal(after.owner())
+            .field("status", after.status().name())
+            .payload("answers", Value::Object(after.answers().clone())),
         Kind::Completed => {
-            let result = match &after.status {
+            let result = match after.status() {
                 TaskStatus::Completed { result } => result.clone(),
                 _ => Value::Null,
             };
@@ -86,12 +86,12 @@ pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -
                 .field("code", code)
         }
         Kind::Cancelled => {
-            let by = match after.status_message.as_deref() {
+            let by = match after.status_message() {
                 Some(CANCELLED_BY_OPERATOR) => "operator",
                 _ => "owner",
             };
             line(event::TASK_CANCELLED, Level::Info)
-                .principal(&after.owner)
+                .principal(after.owner())
                 .field("by", by)
         }
     })
@@ -99,13 +99,13 @@ pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -
 
 /// `step.started` when the write `after` takes a lease for a step.
 pub fn lease_taken(before: Option<&TaskRecord>, after: &TaskRecord) -> Option<Line> {
-    let taken = after.lease?;
-    if before.and_then(|b| b.lease) == Some(taken) {
+    let taken = after.lease()?;
+    if before.and_then(|b| b.lease()) == Some(taken) {
         return None;
     }
     Some(
         Line::new(event::STEP_STARTED, Level::Debug)
-            .task(&after.task_id, &after.tool)
+            .task(after.task_id(), after.tool())
             .attempt(Some(taken.attempt)),
     )
 }
@@ -139,7 +139,7 @@ pub fn step_finished(
         _ => Level::Info,
     };
     Line::new(event::STEP_FINISHED, level)
-        .task(&record.task_id, &record.tool)
+        .task(record.task_id(), record.tool())
         .attempt(Some(attempt))
         .duration_ms(duration_ms)
         .field("outcome", outcome)
@@ -148,9 +148,9 @@ pub fn step_finished(
 /// `task.expired`: the task reached its TTL and its storage is erased.
 pub fn expired(record: &TaskRecord) -> Line {
     Line::new(event::TASK_EXPIRED, Level::Info)
-        .task(&record.task_id, &record.tool)
-        .principal(&record.owner)
-        .field("status", record.status.name())
+        .task(record.task_id(), record.tool())
+        .principal(record.owner())
+        .field("status", record.status().name())
 }
 
 /// `auth.refused` or `quota.refused` for a refusal the Worker answers; `None` for any
