@@ -124,8 +124,5 @@ impl Listen {
 
 /// Whether a `tasks/get` result is terminal.
 pub fn is_terminal(get_result: &Value) -> bool {
-    get_result
-        .get("status")
-        .and_then(Value::as_str)
-        .is_some_and(crate::tasks::task::is_terminal_status)
+    crate::tasks::task::StatusKind::of_task(get_result).is_some_and(|kind| kind.is_terminal())
 }

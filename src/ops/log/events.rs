@@ -5,7 +5,7 @@ use super::{Level, Line, fingerprint};
 use crate::error::McpError;
 use crate::tasks::object::CANCELLED_BY_OPERATOR;
 use crate::tasks::record::TaskRecord;
-use crate::tasks::task::TaskStatus;
+use crate::tasks::task::{StatusKind, TaskStatus};
 use crate::tasks::timeline::{Entry, Kind};
 use crate::tools::Step;
 use serde_json::{Map, Value};
@@ -119,7 +119,7 @@ pub fn step_outcome(step: &Step) -> &'static str {
         Step::Complete(_) => "completed",
         Step::Continue { .. } => "continued",
         Step::NeedInput(_) => "input_required",
-        Step::Fail(_) => "failed",
+        Step::Fail(_) => StatusKind::Failed.name(),
     }
 }
 
@@ -134,9 +134,10 @@ pub fn step_finished(
     applied: bool,
 ) -> Line {
     let outcome = if applied { outcome } else { "dropped" };
-    let level = match outcome {
-        "failed" => Level::Warn,
-        _ => Level::Info,
+    let level = if outcome == StatusKind::Failed.name() {
+        Level::Warn
+    } else {
+        Level::Info
     };
     Line::new(event::STEP_FINISHED, level)
         .task(record.task_id(), record.tool())
