@@ -105,8 +105,40 @@ fn initialize_negotiates_a_legacy_version() {
     );
     assert_eq!(capabilities["resources"]["subscribe"], true);
     assert!(capabilities.get("logging").is_some() && capabilities.get("completions").is_some());
-    let bad: Map<String, Value> = json!({ "capabilities": {} }).as_object().unwrap().clone();
-    assert!(legacy::initialize(&s, &bad, "id", "anonymous", NOW).is_err());
+    // Typed params: a param that does not fit is -32602 naming the field.
+    for (params, message) in [
+        (
+            json!({ "capabilities": {} }),
+            "params: missing field `protocolVersion`",
+        ),
+        (
+            json!({ "protocolVersion": 2025 }),
+            "params.protocolVersion: invalid type: integer `2025`, expected a string",
+        ),
+        (
+            json!({ "protocolVersion": "2025-11-25", "capabilities": [] }),
+            "params.capabilities: invalid type: sequence, expected a map",
+        ),
+        (
+            json!({ "protocolVersion": "2025-11-25", "capabilities": null }),
+            "params.capabilities: invalid type: null, expected a map",
+        ),
+    ] {
+        let bad: Map<String, Value> = params.as_object().unwrap().clone();
+        let Err(error) = legacy::initialize(&s, &bad, "id", "anonymous", NOW) else {
+            panic!("{params} must be refused")
+        };
+        let error = error.to_wire();
+        assert_eq!((error.code.0, error.message.as_str()), (-32602, message));
+    }
+    // Without capabilities or clientInfo: none.
+    let bare = json!({ "protocolVersion": "2025-11-25" });
+    let (_, session) =
+        legacy::initialize(&s, bare.as_object().unwrap(), "id", "anonymous", NOW).unwrap();
+    assert_eq!(
+        (session.capabilities, session.client_info),
+        (Map::new(), Value::Null)
+    );
 }
 
 #[test]
