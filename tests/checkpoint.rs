@@ -10,7 +10,7 @@ use common::object::{ID, Object};
 use mcp_tasks_edge::host::Host;
 use mcp_tasks_edge::prelude::*;
 use mcp_tasks_edge::server::Server;
-use mcp_tasks_edge::tasks::object::Limits;
+use mcp_tasks_edge::tasks::execution::Limits;
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::{NewTask, TaskRecord};
 use mcp_tasks_edge::tools::CHECKPOINT_MISMATCH;

@@ -12,7 +12,8 @@ use common::object::{ID, Object};
 use common::schema::*;
 use common::*;
 use mcp_tasks_edge::http::HttpRequest;
-use mcp_tasks_edge::server::fanin::{Command, Fanin, Opened, StreamLimits};
+use mcp_tasks_edge::server::fanin::{Command, Fanin, Opened};
+use mcp_tasks_edge::server::listen::StreamLimits;
 use mcp_tasks_edge::server::{Action, Server};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::watch::WatchMessage;
@@ -229,7 +230,7 @@ fn cancel_and_failure_results_match_the_schema() {
         });
     record.assign_id(ID.into());
     let error = mcp_tasks_edge::tools::internal_error("it broke");
-    mcp_tasks_edge::tasks::object::advance(
+    mcp_tasks_edge::tasks::execution::advance(
         &mut record,
         mcp_tasks_edge::tools::Step::Fail(error),
         NOW,

@@ -12,7 +12,8 @@ use common::schema::{CORE, TASKS_SCHEMA, assert_valid};
 use common::*;
 use mcp_tasks_edge::jsonrpc::RequestId;
 use mcp_tasks_edge::legacy;
-use mcp_tasks_edge::server::fanin::{Fanin, Opened, StreamLimits};
+use mcp_tasks_edge::server::fanin::{Fanin, Opened};
+use mcp_tasks_edge::server::listen::StreamLimits;
 use mcp_tasks_edge::server::{Action, Cors};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::watch::{self, WatchMessage};
@@ -181,7 +182,7 @@ fn a_tool_error_result_carries_it_in_both_shapes() {
     let step = mcp_tasks_edge::tools::Step::Complete(json!({
         "resultType": "input_required", "isError": true,
         "content": [{ "type": "text", "text": "boom" }] }));
-    mcp_tasks_edge::tasks::object::advance(&mut record, step, NOW, s.limits()).unwrap();
+    mcp_tasks_edge::tasks::execution::advance(&mut record, step, NOW, s.limits()).unwrap();
     let task = record.to_task().to_result("complete");
     assert_eq!(task["result"]["resultType"], "complete");
     assert_valid(CORE, "CallToolResult", &task["result"], "CallToolResult");

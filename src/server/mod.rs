@@ -20,7 +20,7 @@ use crate::error::McpError;
 use crate::host::{Host, Platform, Policy};
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, RequestId};
-use crate::tasks::object::Limits;
+use crate::tasks::execution::Limits;
 use crate::tasks::protocol::{self, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use crate::tools::{Progress, Registry, Tool};

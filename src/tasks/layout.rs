@@ -20,7 +20,7 @@
 
 use super::record::TaskRecord;
 use super::task::TaskStatus;
-use super::timeline::{self, Entry};
+use super::transition::{Entry, KEEP};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -75,7 +75,7 @@ pub struct Dirty {
     pub result: bool,
     /// Tool keys of new answers.
     pub answers: Vec<String>,
-    /// The transition this write records in the timeline ([`timeline::note`]).
+    /// The transition this write records in the timeline ([`super::timeline::note`]).
     pub timeline: Option<Entry>,
 }
 
@@ -180,7 +180,7 @@ fn timeline_key(n: u32) -> String {
 /// The indexes of the kept entries of a timeline of `written` entries: the first, then
 /// the last `KEEP - 1`.
 fn kept_entries(written: u32) -> impl Iterator<Item = u32> {
-    let from = written.saturating_sub(timeline::KEEP - 1).max(1);
+    let from = written.saturating_sub(KEEP - 1).max(1);
     (0..written.min(1)).chain(from..written)
 }
 
@@ -351,8 +351,8 @@ pub fn encode(record: &TaskRecord, before: &Parts, dirty: &Dirty) -> (Writes, Pa
         let text = serde_json::to_string(entry).expect("timeline entries serialize");
         writes.put.push((timeline_key(n), text));
         // The entry leaving the window (never the first) goes in the same write.
-        if n >= timeline::KEEP {
-            writes.delete.push(timeline_key(n + 1 - timeline::KEEP));
+        if n >= KEEP {
+            writes.delete.push(timeline_key(n + 1 - KEEP));
         }
         parts.timeline = n + 1;
     }

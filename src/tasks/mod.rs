@@ -11,4 +11,5 @@ pub mod protocol;
 pub mod record;
 pub mod task;
 pub mod timeline;
+pub mod transition;
 pub mod watch;

@@ -3,8 +3,7 @@
 //! adapter only loads, calls these, runs steps, and applies the [`Effects`] (invariants
 //! 3 and 4).
 //!
-//! Executing steps (the alarm, a step's outcome) is [`super::execution`]'s part; its items
-//! are re-exported here, so the adapter finds the whole behaviour in one place.
+//! Executing steps (the alarm, a step's outcome) is [`super::execution`]'s part.
 
 use super::layout::Dirty;
 use super::machine::Illegal;
@@ -189,5 +188,3 @@ fn update(
     };
     (empty_ack(), Effects::store(record, dirty, now_ms))
 }
-
-pub use super::execution::{AlarmPlan, Limits, advance, alarm, finish, run_step};
