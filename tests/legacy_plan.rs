@@ -75,6 +75,9 @@ fn kind(decision: &Decision) -> String {
     }
 }
 
+/// (HTTP method, `Last-Event-ID`, body, [the owner's decision, a stranger's, no session's]).
+type Row<'a> = (&'a str, Option<&'a str>, &'a [u8], [&'a str; 3]);
+
 const STRANGERS: [&str; 3] = ["key:mallory", "anonymous", "oauth:someone"];
 
 /// The planner as a table: each request as the session's owner, as a stranger holding the
@@ -94,7 +97,7 @@ fn decisions_by_caller_and_request() {
         kind(&plan(&s, stored.cloned(), request, NOW))
     };
     // (HTTP method, Last-Event-ID, body): the owner's decision, a stranger's, no session's.
-    let http: [(&str, Option<&str>, &[u8], [&str; 3]); 8] = [
+    let http: [Row; 8] = [
         ("GET", None, b"", ["stream None", "404", "404"]),
         (
             "GET",
