@@ -222,7 +222,7 @@ fn task_of(owner: &str) -> Object {
         poll_interval_ms: 1000,
         next_step_at_ms: NOW,
     });
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let create = ObjectRequest::Create {
         record: Box::new(record),
     };

@@ -10,7 +10,7 @@ use common::object::{ID, Object};
 use mcp_tasks_edge::host::Host;
 use mcp_tasks_edge::prelude::*;
 use mcp_tasks_edge::server::Server;
-use mcp_tasks_edge::tasks::object::Limits;
+use mcp_tasks_edge::tasks::execution::Limits;
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::{NewTask, TaskRecord};
 use mcp_tasks_edge::tools::CHECKPOINT_MISMATCH;
@@ -100,7 +100,7 @@ fn in_flight(tool: &str, checkpoint: Value) -> Object {
         poll_interval_ms: 1000,
         next_step_at_ms: NOW + 1000,
     });
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let create = ObjectRequest::Create {
         record: Box::new(record),
     };

@@ -8,10 +8,11 @@ mod common;
 use common::object::{ID, Object};
 use common::*;
 use mcp_tasks_edge::host::AllowList;
+use mcp_tasks_edge::mcp::input::elicit_form;
 use mcp_tasks_edge::server::Server;
+use mcp_tasks_edge::tasks::execution::{self, Limits};
 use mcp_tasks_edge::tasks::layout::{self, CHUNK_BYTES};
-use mcp_tasks_edge::tasks::machine::Event;
-use mcp_tasks_edge::tasks::object::Limits;
+use mcp_tasks_edge::tasks::object;
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::{LEASE_CHECK_MS, NewTask, TaskRecord};
 use mcp_tasks_edge::tools::{Call, Step, TaskSupport, Tool};
@@ -92,7 +93,7 @@ fn start(o: &mut Object, tool: &str, arguments: Value) {
         poll_interval_ms: 1000,
         next_step_at_ms: NOW,
     });
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let reply = o.request(
         ObjectRequest::Create {
             record: Box::new(record),
@@ -138,7 +139,7 @@ fn a_step_runs_under_a_lease_and_the_alarm_checks_on_it() {
     start(&mut o, "twice", json!({}));
     let attempt = o.plan(NOW).expect("the step is due");
     assert_eq!(attempt, 1);
-    let lease = o.load(layout::Need::Hot).unwrap().record.lease.unwrap();
+    let lease = o.load(layout::Need::Hot).unwrap().record.lease().unwrap();
     assert_eq!(lease.deadline_ms, NOW + LIMITS.lease_ms);
     assert_eq!(o.alarm, Some(NOW + LEASE_CHECK_MS));
     // The check finds the attempt still running here: nothing changes but the alarm.
@@ -219,14 +220,28 @@ fn every_non_terminal_task_has_an_alarm() {
     start(&mut o, "twice", json!({}));
     assert_eq!(o.alarm, Some(NOW));
     // input_required with an unlimited TTL still has a periodic check.
-    let mut waiting = o.load(layout::Need::Step).unwrap().record;
-    waiting.ttl_ms = None;
-    waiting.next_step_at_ms = None;
-    let requests = json!({ "k#1": {} }).as_object().unwrap().clone();
-    waiting.apply(Event::InputNeeded(requests), NOW).unwrap();
+    let mut waiting = TaskRecord::new(NewTask {
+        tool: "twice".into(),
+        owner: "anonymous".into(),
+        arguments: Map::new(),
+        capabilities: json!({ "elicitation": {} }).as_object().unwrap().clone(),
+        checkpoint: Value::Null,
+        answers: Map::new(),
+        status_message: None,
+        now_ms: NOW,
+        ttl_ms: None,
+        poll_interval_ms: 1000,
+        next_step_at_ms: NOW,
+    });
+    waiting.assign_id(ID.into());
+    let ask = Step::ask("k", elicit_form("Name?", json!({ "type": "object" })));
+    execution::advance(&mut waiting, ask, NOW, LIMITS).unwrap();
+    assert_eq!(waiting.status().name(), "input_required");
     assert!(waiting.next_alarm_ms(NOW).is_some_and(|at| at > NOW));
-    waiting.apply(Event::Cancelled, NOW).unwrap();
-    assert_eq!(waiting.next_alarm_ms(NOW), None);
+    let cancel = ObjectRequest::Cancel { task_id: ID.into() };
+    let (_, effects) = object::handle(Some(waiting), cancel, "anonymous", NOW);
+    assert_eq!(effects.alarm, Some(None));
+    assert_eq!(effects.store.unwrap().next_alarm_ms(NOW), None);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 mod common;
 use common::*;
+use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::http::{Headers, HttpRequest};
 use mcp_tasks_edge::legacy::Route;
 use mcp_tasks_edge::legacy::{self, Session};
@@ -105,8 +106,40 @@ fn initialize_negotiates_a_legacy_version() {
     );
     assert_eq!(capabilities["resources"]["subscribe"], true);
     assert!(capabilities.get("logging").is_some() && capabilities.get("completions").is_some());
-    let bad: Map<String, Value> = json!({ "capabilities": {} }).as_object().unwrap().clone();
-    assert!(legacy::initialize(&s, &bad, "id", "anonymous", NOW).is_err());
+    // Typed params: a param that does not fit is -32602 naming the field.
+    for (params, message) in [
+        (
+            json!({ "capabilities": {} }),
+            "params: missing field `protocolVersion`",
+        ),
+        (
+            json!({ "protocolVersion": 2025 }),
+            "params.protocolVersion: invalid type: integer `2025`, expected a string",
+        ),
+        (
+            json!({ "protocolVersion": "2025-11-25", "capabilities": [] }),
+            "params.capabilities: invalid type: sequence, expected a map",
+        ),
+        (
+            json!({ "protocolVersion": "2025-11-25", "capabilities": null }),
+            "params.capabilities: invalid type: null, expected a map",
+        ),
+    ] {
+        let bad: Map<String, Value> = params.as_object().unwrap().clone();
+        let Err(error) = legacy::initialize(&s, &bad, "id", "anonymous", NOW) else {
+            panic!("{params} must be refused")
+        };
+        let error = error.to_wire();
+        assert_eq!((error.code.0, error.message.as_str()), (-32602, message));
+    }
+    // Without capabilities or clientInfo: none.
+    let bare = json!({ "protocolVersion": "2025-11-25" });
+    let (_, session) =
+        legacy::initialize(&s, bare.as_object().unwrap(), "id", "anonymous", NOW).unwrap();
+    assert_eq!(
+        (session.capabilities, session.client_info),
+        (Map::new(), Value::Null)
+    );
 }
 
 #[test]
@@ -205,9 +238,9 @@ fn task_augmented_calls_check_the_tool_like_tools_call() {
     .unwrap();
     assert_eq!(
         (
-            record.ttl_ms,
-            record.next_step_at_ms,
-            record.checkpoint.clone()
+            record.ttl_ms(),
+            record.next_step_at_ms(),
+            record.checkpoint().clone()
         ),
         (Some(5000), Some(NOW), Value::Null)
     );
@@ -236,5 +269,81 @@ fn task_augmented_calls_check_the_tool_like_tools_call() {
         )
         .unwrap_err();
         assert_eq!(e.to_wire().code.0, -32602, "{bad}");
+    }
+}
+
+#[test]
+fn tasks_result_steps_follow_the_task() {
+    use legacy::ResultStep;
+    let tid = "00112233445566778899aabbccddeeff";
+    let task = |extra: Value| {
+        let mut t = json!({ "taskId": tid, "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": null });
+        t.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        t
+    };
+    assert_eq!(
+        legacy::result_step(&task(json!({ "status": "working" })), tid).unwrap(),
+        ResultStep::Wait
+    );
+    assert_eq!(
+        legacy::result_step(&task(json!({ "status": "cancelled" })), tid).unwrap(),
+        ResultStep::Cancelled
+    );
+    let asked = json!({ "name#1": { "method": "elicitation/create", "params": {} } });
+    assert_eq!(
+        legacy::result_step(
+            &task(json!({ "status": "input_required", "inputRequests": asked })),
+            tid
+        )
+        .unwrap(),
+        ResultStep::Ask(asked.as_object().unwrap().clone())
+    );
+    let Ok(ResultStep::Complete(result)) = legacy::result_step(
+        &task(json!({ "status": "completed", "result": { "content": [] } })),
+        tid,
+    ) else {
+        panic!()
+    };
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        tid
+    );
+    let failed = json!({ "status": "failed", "error": { "code": -32603, "message": "boom" } });
+    let Ok(ResultStep::Fail(error)) = legacy::result_step(&task(failed), tid) else {
+        panic!()
+    };
+    assert_eq!((error.code.0, error.message.as_str()), (-32603, "boom"));
+}
+
+/// A task reply that does not decode is an internal error naming why, never "wait"
+/// (invariant 5): an unknown status, a completed task without its result, a failed one
+/// whose error is not an error.
+#[test]
+fn tasks_result_of_a_task_that_does_not_decode_is_an_error() {
+    let tid = "00112233445566778899aabbccddeeff";
+    for (task, why) in [
+        (json!({ "taskId": tid }), "missing field `status`"),
+        (
+            json!({ "taskId": tid, "status": "paused" }),
+            "unknown variant `paused`",
+        ),
+        (
+            json!({ "taskId": tid, "status": "completed" }),
+            "missing field `result`",
+        ),
+        (
+            json!({ "taskId": tid, "status": "failed", "error": "boom" }),
+            "invalid type",
+        ),
+    ] {
+        let Err(McpError::Internal(message)) = legacy::result_step(&task, tid) else {
+            panic!("{task} must be refused")
+        };
+        assert!(
+            message.contains("does not decode") && message.contains(why),
+            "{message}"
+        );
     }
 }

@@ -172,7 +172,7 @@ fn the_task_object_takes_an_answer_once() {
     let Action::CreateTask { mut record, .. } = run_action(&s, s.handle(&request, &ctx())) else {
         panic!("expected a task")
     };
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let mut o = Object::new(s.registry.clone(), s.limits());
     o.request(ObjectRequest::Create { record }, "anonymous", NOW);
     o.tick(NOW);

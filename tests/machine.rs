@@ -4,7 +4,7 @@
 
 use mcp_tasks_edge::jsonrpc::{ErrorCode, ErrorObject};
 use mcp_tasks_edge::tasks::machine::{Event, Illegal, apply};
-use mcp_tasks_edge::tasks::task::TaskStatus;
+use mcp_tasks_edge::tasks::task::{StatusKind, TaskStatus};
 use serde_json::{Map, Value, json};
 
 fn requests(keys: &[&str]) -> Map<String, Value> {
@@ -146,4 +146,26 @@ fn payloads_travel_with_the_status() {
     );
     let next = apply(&TaskStatus::Working, Event::Failed(error())).unwrap();
     assert_eq!(next, TaskStatus::Failed { error: error() });
+}
+
+/// One definition of a status's name and of terminal: a status read back from its own
+/// JSON (as a `DetailedTask` carries it) has the same kind, name and terminality, both
+/// through the payload-free `StatusKind` readers of JSON use and through `TaskStatus`.
+#[test]
+fn every_status_reads_back_as_the_same_kind() {
+    for status in statuses() {
+        let json = serde_json::to_value(&status).unwrap();
+        let kind = StatusKind::of_task(&json).expect("a status names its kind");
+        assert_eq!(kind, status.kind());
+        assert_eq!(kind.name(), status.name());
+        assert_eq!(StatusKind::from_name(status.name()), Some(kind));
+        assert_eq!(kind.is_terminal(), status.is_terminal());
+        assert_eq!(TaskStatus::of_task(&json).unwrap(), status);
+        assert_eq!(
+            kind.is_terminal(),
+            matches!(kind.name(), "completed" | "failed" | "cancelled")
+        );
+    }
+    assert_eq!(StatusKind::of_task(&json!({ "status": "paused" })), None);
+    assert_eq!(StatusKind::of_task(&json!({})), None);
 }

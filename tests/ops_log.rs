@@ -9,7 +9,7 @@ use common::object::{ID, Object};
 use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::ops::log::{self, Level, Line, LogSettings, fingerprint};
 use mcp_tasks_edge::server::Server;
-use mcp_tasks_edge::tasks::object::Limits;
+use mcp_tasks_edge::tasks::execution::Limits;
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::{LEASE_CHECK_MS, NewTask, TaskRecord};
 use mcp_tasks_edge::tools::{Call, Step, TaskSupport, Tool, internal_error};
@@ -73,7 +73,7 @@ fn start(o: &mut Object, tool: &str) {
         poll_interval_ms: 1000,
         next_step_at_ms: NOW,
     });
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let reply = o.request(
         ObjectRequest::Create {
             record: Box::new(record),

@@ -8,7 +8,8 @@ mod common;
 use common::object::{ID, Object};
 use common::*;
 use mcp_tasks_edge::server::Action;
-use mcp_tasks_edge::server::fanin::{Command, Fanin, Opened, StreamLimits, backoff_ms};
+use mcp_tasks_edge::server::fanin::{Command, Fanin, Opened, backoff_ms};
+use mcp_tasks_edge::server::listen::StreamLimits;
 use mcp_tasks_edge::server::listen::{KEEPALIVE_MS, Listen};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::watch::{self, MAX_PUSH_BYTES, WatchMessage};
@@ -274,7 +275,7 @@ fn started(tool: &str, arguments: Value) -> Object {
     else {
         panic!("expected a task")
     };
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let mut o = Object::new(server.registry.clone(), server.limits());
     let reply = o.request(ObjectRequest::Create { record }, "anonymous", NOW);
     assert!(matches!(reply, ObjectReply::Result(_)));

@@ -259,48 +259,6 @@ fn sessions_are_limited_renewed_released_and_expire() {
 }
 
 #[test]
-fn the_planner_stores_only_changes_and_never_resets_a_corrupt_ledger() {
-    let q = quotas(Some(5), Some(5), None);
-    let plan = quota::plan(None, &acquire("a", Some(T0 + 500), q), T0, None).unwrap();
-    assert!(plan.reply.exceeded.is_none());
-    assert_eq!(plan.put, [(index_key(T0, "a"), index_value(T0 + 500))]);
-    let stored = plan.ledger.clone().expect("a new ledger is stored");
-    // The object deletes itself once the window and the task are over.
-    assert_eq!(plan.alarm, Some(T0 + WINDOW_MS));
-    assert_eq!(
-        quota::expired(Some(&stored), T0 + WINDOW_MS - 1).unwrap(),
-        Some(T0 + WINDOW_MS)
-    );
-    assert_eq!(quota::expired(Some(&stored), T0 + WINDOW_MS).unwrap(), None);
-    // Releasing a task nothing holds changes nothing: no write.
-    let plan = quota::plan(Some(&stored), &release("zzz"), T0 + 1, None).unwrap();
-    assert_eq!((plan.ledger, plan.put.len(), plan.alarm), (None, 0, None));
-    // A refusal is the reply, and records nothing.
-    let full = quotas(Some(0), None, None);
-    let plan = quota::plan(Some(&stored), &acquire("b", None, full), T0 + 2, None).unwrap();
-    assert_eq!(plan.reply.exceeded.unwrap().limit, "QUOTA_TASKS_PER_MINUTE");
-    assert!(plan.ledger.is_none() && plan.put.is_empty());
-    // Listing reads the index and deletes what expired with the same request.
-    let listed = vec![
-        (index_key(T0, "a"), index_value(T0 + 500)),
-        (index_key(T0 - 5, "old"), index_value(T0 - 1)),
-    ];
-    let plan = quota::plan(
-        Some(&stored),
-        &LedgerRequest::ListTasks,
-        T0 + 3,
-        Some(listed),
-    )
-    .unwrap();
-    assert_eq!(plan.reply.tasks.as_deref(), Some(&["a".to_owned()][..]));
-    assert_eq!(plan.delete, [index_key(T0 - 5, "old")]);
-    // A ledger that does not decode is an error naming it, never a fresh ledger.
-    let e = quota::plan(Some("{not json"), &release("a"), T0, None).unwrap_err();
-    assert!(e.contains("does not decode"), "{e}");
-    assert!(quota::expired(Some("[]"), T0).is_err());
-}
-
-#[test]
 fn trimming_counts_each_dropped_entry_once() {
     let ledger = Ledger {
         indexed: MAX_INDEXED + 2,

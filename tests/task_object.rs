@@ -20,7 +20,7 @@ fn created(tool: &str, arguments: Value) -> TaskRecord {
     );
     match run_action(&server, server.handle(&request, &ctx())) {
         Action::CreateTask { mut record, .. } => {
-            record.task_id = ID.into();
+            record.assign_id(ID.into());
             *record
         }
         other => panic!("expected a task, got {other:?}"),
@@ -252,7 +252,7 @@ fn mrtr_answers_carry_into_the_task() {
     let Action::CreateTask { mut record, .. } = run_action(&s, s.handle(&retry, &ctx())) else {
         panic!("expected a task")
     };
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let mut o = Object::new(s.registry.clone(), s.limits());
     let ObjectReply::Result(created) =
         o.request(ObjectRequest::Create { record }, "anonymous", NOW)

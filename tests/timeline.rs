@@ -6,8 +6,8 @@ mod common;
 use common::NOW;
 use common::object::{ID, Object};
 use mcp_tasks_edge::server::Server;
+use mcp_tasks_edge::tasks::execution::Limits;
 use mcp_tasks_edge::tasks::layout::{self, Need};
-use mcp_tasks_edge::tasks::object::Limits;
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::{LEASE_CHECK_MS, NewTask, TaskRecord};
 use mcp_tasks_edge::tasks::timeline::{self, KEEP};
@@ -70,7 +70,7 @@ fn start(arguments: Value) -> Object {
         poll_interval_ms: 1000,
         next_step_at_ms: NOW,
     });
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let create = ObjectRequest::Create {
         record: Box::new(record),
     };

@@ -335,7 +335,7 @@ fn server_task_results_match_the_tasks_schema() {
     ) else {
         panic!("expected a task")
     };
-    record.task_id = "0123456789abcdef0123456789abcdef".into();
+    record.assign_id("0123456789abcdef0123456789abcdef".into());
     let created = record.to_task().to_result("task");
     assert_valid(TASKS_SCHEMA, "CreateTaskResult", &created);
     for key in [

@@ -124,3 +124,77 @@ fn every_error_matches_the_schema() {
     assert_eq!(status, 413);
     check_error(&too_large, "too large");
 }
+
+/// Every method's params go through one typed decoder (`mcp::params::parse`): a param
+/// that does not fit is -32602 whose message names the field, for each method that used
+/// to read its params by hand.
+#[test]
+fn typed_params_name_the_field() {
+    let s = server();
+    let prompt = json!({ "type": "ref/prompt", "name": "test_prompt_with_arguments" });
+    let cases = [
+        (
+            "prompts/get",
+            json!({ "name": "test_simple_prompt", "arguments": [] }),
+            "params.arguments: invalid type: sequence, expected a map",
+        ),
+        (
+            "completion/complete",
+            json!({ "ref": "x", "argument": { "name": "arg1", "value": "" } }),
+            "params.ref: invalid type: string \"x\", expected a map",
+        ),
+        (
+            "completion/complete",
+            json!({ "ref": prompt, "argument": { "name": 1, "value": "" } }),
+            "params.argument.name: invalid type: integer `1`, expected a string",
+        ),
+        (
+            "completion/complete",
+            json!({ "ref": prompt, "argument": ["arg1", ""] }),
+            "params.argument: invalid type: sequence, expected a map",
+        ),
+        (
+            "completion/complete",
+            json!({ "ref": prompt }),
+            "params: missing field `argument`",
+        ),
+        (
+            "tasks/update",
+            json!({ "taskId": ID }),
+            "params: missing field `inputResponses`",
+        ),
+        (
+            "tasks/update",
+            json!({ "taskId": ID, "inputResponses": [] }),
+            "params.inputResponses: invalid type: sequence, expected a map",
+        ),
+        (
+            "tasks/update",
+            json!({ "taskId": ID, "inputResponses": { "k#1": "yes" } }),
+            "params.inputResponses.k#1: an answer must be an object (an ElicitResult, CreateMessageResult or ListRootsResult), not a string",
+        ),
+        (
+            "tools/call",
+            json!({ "name": "greet", "arguments": { "name": "a" }, "inputResponses": { "k": 1 } }),
+            "params.inputResponses.k: an answer must be an object (an ElicitResult, CreateMessageResult or ListRootsResult), not a number",
+        ),
+        (
+            "tools/list",
+            json!({ "cursor": 3 }),
+            "params.cursor: invalid type: integer `3`, expected a string",
+        ),
+        (
+            "tools/list",
+            json!({ "cursor": "abc" }),
+            "Invalid cursor: this server returns every item in one page",
+        ),
+    ];
+    for (method, params, message) in cases {
+        let (_, body) = outcome(&s, &post(method, params.clone()));
+        assert_eq!(
+            (&body["error"]["code"], body["error"]["message"].as_str()),
+            (&json!(-32602), Some(message)),
+            "{method} {params}: {body}"
+        );
+    }
+}

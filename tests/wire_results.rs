@@ -12,7 +12,8 @@ use common::object::{ID, Object};
 use common::schema::*;
 use common::*;
 use mcp_tasks_edge::http::HttpRequest;
-use mcp_tasks_edge::server::fanin::{Command, Fanin, Opened, StreamLimits};
+use mcp_tasks_edge::server::fanin::{Command, Fanin, Opened};
+use mcp_tasks_edge::server::listen::StreamLimits;
 use mcp_tasks_edge::server::{Action, Server};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::watch::WatchMessage;
@@ -84,7 +85,7 @@ fn outcome(s: &Server, request: &HttpRequest) -> Outcome {
     match run_action(s, s.handle(request, &ctx())) {
         Action::Respond(r) => Outcome::Body(r.status, body(&r)),
         Action::CreateTask { mut record, .. } => {
-            record.task_id = ID.into();
+            record.assign_id(ID.into());
             Outcome::Task(record)
         }
         other => panic!("unexpected action {other:?}"),
@@ -94,7 +95,7 @@ fn outcome(s: &Server, request: &HttpRequest) -> Outcome {
 /// Drives a task to its end in an object, checking every tasks/get and tasks/update
 /// result on the way; returns the statuses it went through.
 fn drive_task(s: &Server, record: mcp_tasks_edge::tasks::record::TaskRecord) -> Vec<String> {
-    let context = format!("task {}", record.tool);
+    let context = format!("task {}", record.tool());
     let created = record.to_task().to_result("task");
     assert_valid(TASKS_SCHEMA, "CreateTaskResult", &created, &context);
     let mut o = Object::new(s.registry.clone(), s.limits());
@@ -227,9 +228,9 @@ fn cancel_and_failure_results_match_the_schema() {
             poll_interval_ms: 1000,
             next_step_at_ms: NOW,
         });
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let error = mcp_tasks_edge::tools::internal_error("it broke");
-    mcp_tasks_edge::tasks::object::advance(
+    mcp_tasks_edge::tasks::execution::advance(
         &mut record,
         mcp_tasks_edge::tools::Step::Fail(error),
         NOW,

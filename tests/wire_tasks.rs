@@ -12,7 +12,8 @@ use common::schema::{CORE, TASKS_SCHEMA, assert_valid};
 use common::*;
 use mcp_tasks_edge::jsonrpc::RequestId;
 use mcp_tasks_edge::legacy;
-use mcp_tasks_edge::server::fanin::{Fanin, Opened, StreamLimits};
+use mcp_tasks_edge::server::fanin::{Fanin, Opened};
+use mcp_tasks_edge::server::listen::StreamLimits;
 use mcp_tasks_edge::server::{Action, Cors};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::watch::{self, WatchMessage};
@@ -28,7 +29,7 @@ fn completed() -> Object {
     let Action::CreateTask { mut record, .. } = run_action(&s, s.handle(&request, &ctx())) else {
         panic!("expected a task")
     };
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let mut o = Object::new(s.registry.clone(), s.limits());
     o.request(ObjectRequest::Create { record }, "anonymous", NOW);
     o.tick(NOW + 1000);
@@ -177,11 +178,11 @@ fn a_tool_error_result_carries_it_in_both_shapes() {
             poll_interval_ms: 1000,
             next_step_at_ms: NOW,
         });
-    record.task_id = ID.into();
+    record.assign_id(ID.into());
     let step = mcp_tasks_edge::tools::Step::Complete(json!({
         "resultType": "input_required", "isError": true,
         "content": [{ "type": "text", "text": "boom" }] }));
-    mcp_tasks_edge::tasks::object::advance(&mut record, step, NOW, s.limits()).unwrap();
+    mcp_tasks_edge::tasks::execution::advance(&mut record, step, NOW, s.limits()).unwrap();
     let task = record.to_task().to_result("complete");
     assert_eq!(task["result"]["resultType"], "complete");
     assert_valid(CORE, "CallToolResult", &task["result"], "CallToolResult");

@@ -18,7 +18,7 @@
 use super::error::ClientError;
 use super::sse::bare_task;
 use crate::mcp::input::{ELICIT, LIST_ROOTS, SAMPLE};
-use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED, RESULT_TASK};
+use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED, RESULT_TASK, StatusKind};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
@@ -144,11 +144,19 @@ pub enum TaskState {
 }
 
 impl TaskState {
+    /// The status without its payload (the core's [`StatusKind`]).
+    pub fn kind(&self) -> StatusKind {
+        match self {
+            TaskState::Working => StatusKind::Working,
+            TaskState::InputRequired(_) => StatusKind::InputRequired,
+            TaskState::Completed(_) => StatusKind::Completed,
+            TaskState::Failed(_) => StatusKind::Failed,
+            TaskState::Cancelled => StatusKind::Cancelled,
+        }
+    }
+
     pub fn is_terminal(&self) -> bool {
-        matches!(
-            self,
-            TaskState::Completed(_) | TaskState::Failed(_) | TaskState::Cancelled
-        )
+        self.kind().is_terminal()
     }
 }
 
@@ -158,21 +166,21 @@ pub fn task_state(task: &Value) -> Result<TaskState, ClientError> {
         .get("taskId")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    match task.get("status").and_then(Value::as_str) {
-        Some("working") => Ok(TaskState::Working),
+    match StatusKind::of_task(task) {
+        Some(StatusKind::Working) => Ok(TaskState::Working),
         // A Task without details (e.g. CreateTaskResult) may omit the requests.
-        Some("input_required") => Ok(TaskState::InputRequired(
+        Some(StatusKind::InputRequired) => Ok(TaskState::InputRequired(
             task.get("inputRequests")
                 .and_then(Value::as_object)
                 .cloned()
                 .unwrap_or_default(),
         )),
-        Some("completed") => Ok(TaskState::Completed(
+        Some(StatusKind::Completed) => Ok(TaskState::Completed(
             task.get("result")
                 .cloned()
                 .ok_or_else(|| bad_result("a completed task without result"))?,
         )),
-        Some("failed") => Ok(TaskState::Failed(match task.get("error") {
+        Some(StatusKind::Failed) => Ok(TaskState::Failed(match task.get("error") {
             Some(error) => ClientError::from_object(error),
             None => ClientError::new(
                 ClientError::INTERNAL_ERROR,
@@ -183,9 +191,10 @@ pub fn task_state(task: &Value) -> Result<TaskState, ClientError> {
                 Some(json!({ "taskId": id })),
             ),
         })),
-        Some("cancelled") => Ok(TaskState::Cancelled),
-        other => Err(bad_result(&format!(
-            "task {id} has an unknown status {other:?}"
+        Some(StatusKind::Cancelled) => Ok(TaskState::Cancelled),
+        None => Err(bad_result(&format!(
+            "task {id} has an unknown status {:?}",
+            task.get("status").and_then(Value::as_str)
         ))),
     }
 }

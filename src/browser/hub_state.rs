@@ -4,8 +4,8 @@
 //! the JS callbacks by the keys this state hands out. `cargo test --features browser`
 //! checks these decisions natively.
 
-use super::flow;
 use super::sse::bare_task;
+use crate::tasks::task::StatusKind;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -51,7 +51,7 @@ pub enum AfterStream {
 }
 
 fn is_terminal(task: &Value) -> bool {
-    flow::task_state(task).is_ok_and(|t| t.is_terminal())
+    StatusKind::of_task(task).is_some_and(StatusKind::is_terminal)
 }
 
 fn updated_at(task: &Value) -> &str {

@@ -32,8 +32,8 @@ pub(crate) async fn create_task(
     origin: &str,
     trace: Option<&str>,
 ) -> HttpResponse {
-    record.task_id = match new_task_id() {
-        Ok(id) => id,
+    match new_task_id() {
+        Ok(id) => record.assign_id(id),
         Err(e) => return server.object_unreachable(&request_id, &e.to_string(), cors),
     };
     match store_new_task(server, env, principal, record, counted, trace).await {
@@ -79,9 +79,9 @@ pub(crate) async fn store_new_task(
     counted: bool,
     trace: Option<&str>,
 ) -> Result<Result<(u16, Vec<u8>), String>, McpError> {
-    let task_id = record.task_id.clone();
-    record.owner = task_principal(principal, &task_id).into_owned();
-    let owner = record.owner.clone();
+    let task_id = record.task_id().to_owned();
+    record.assign_owner(task_principal(principal, &task_id).into_owned());
+    let owner = record.owner().to_owned();
     let acquire = LedgerRequest::AcquireTask {
         task_id: task_id.clone(),
         until_ms: record.expires_at_ms(),

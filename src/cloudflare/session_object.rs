@@ -249,7 +249,7 @@ impl SessionRunner {
                 tasks::handle(self, &server, &id, op, &session.principal, accepts_sse).await
             }
             Decision::CreateTask { id, record } => {
-                let principal = record.owner.clone();
+                let principal = record.owner().to_owned();
                 tasks::create(self, &server, &id, record, &principal, trace.as_deref()).await
             }
             Decision::Modern(rpc) => {

@@ -15,9 +15,10 @@ use super::{WorkerHost, now_ms, server};
 use crate::ops::admin;
 use crate::ops::log::{self as logs, LogSettings};
 use crate::server::Server;
+use crate::tasks::execution::{self, AlarmPlan};
 use crate::tasks::layout::{self, Need, Stored};
 use crate::tasks::machine::Illegal;
-use crate::tasks::object::{self, AlarmPlan, Effects};
+use crate::tasks::object::{self, Effects};
 use crate::tasks::protocol::{ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use crate::tasks::timeline;
 use crate::tasks::watch::{self, CLOSE_GONE, WATCH_PATH, WatchMessage};
@@ -267,7 +268,7 @@ impl TaskRunner {
         self.release(ended).await;
         if let Some(record) = cancelled {
             let server = server(&self.env, self.build)?;
-            if let Some(tool) = server.registry.get(&record.tool) {
+            if let Some(tool) = server.registry.get(record.tool()) {
                 // Best effort: the task is already cancelled whatever the hook does.
                 let host = WorkerHost::host(self.env.clone(), &server);
                 tool.cancelled(record.call(now_ms(), 0), host).await;
@@ -331,7 +332,7 @@ impl TaskRunner {
         let server = server(&self.env, self.build)?;
         let limits = server.limits();
         let stored = self.load(Need::Hot).await?;
-        let plan = object::alarm(
+        let plan = execution::alarm(
             stored.as_ref().map(|s| s.record.clone()),
             now_ms(),
             self.running.get(),
@@ -355,13 +356,14 @@ impl TaskRunner {
                 let host = WorkerHost::host(self.env.clone(), &server);
                 let started = now_ms();
                 let step =
-                    object::run_step(&full.record, &server.registry, host, started, attempt).await;
+                    execution::run_step(&full.record, &server.registry, host, started, attempt)
+                        .await;
                 let duration_ms = now_ms().saturating_sub(started);
                 self.running.set(None);
                 // Requests may have changed the task meanwhile (a cancel wins).
                 let current = self.load(Need::Hot).await?;
                 let outcome = logs::step_outcome(&step);
-                let effects = object::finish(
+                let effects = execution::finish(
                     current.as_ref().map(|s| s.record.clone()),
                     attempt,
                     step,

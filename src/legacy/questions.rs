@@ -37,6 +37,7 @@
 //! session (the oldest are dropped: a dropped question is asked again on the next poll).
 
 use super::tasks::RELATED_TASK;
+use crate::tasks::task::StatusKind;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -284,7 +285,7 @@ fn tagged(task_id: &str, id: &str, request: &Value) -> Value {
 
 /// The task id and outstanding requests of a task waiting for input.
 fn waiting_on(task: &Value) -> Option<(&str, &Map<String, Value>)> {
-    if task["status"] != "input_required" {
+    if StatusKind::of_task(task) != Some(StatusKind::InputRequired) {
         return None;
     }
     Some((task["taskId"].as_str()?, task["inputRequests"].as_object()?))

@@ -4,7 +4,7 @@ use super::{LEGACY_VERSIONS, MODERN};
 use crate::auth::anonymous::session_principal;
 use crate::error::McpError;
 use crate::mcp::meta::{ClientCapabilities, RequestMeta};
-use crate::mcp::params::LoggingLevel;
+use crate::mcp::params::{self, InitializeParams, LoggingLevel};
 use crate::server::Server;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -94,19 +94,11 @@ pub fn initialize(
     caller: &str,
     now_ms: u64,
 ) -> Result<(Value, Session), McpError> {
-    let requested = params
-        .get("protocolVersion")
-        .and_then(Value::as_str)
-        .ok_or_else(|| McpError::InvalidParams("params.protocolVersion must be a string".into()))?;
-    let capabilities = match params.get("capabilities") {
-        Some(Value::Object(c)) => c.clone(),
-        None => Map::new(),
-        Some(_) => {
-            return Err(McpError::InvalidParams(
-                "params.capabilities must be an object".into(),
-            ));
-        }
-    };
+    let InitializeParams {
+        protocol_version: requested,
+        capabilities,
+        client_info,
+    } = params::parse(params)?;
     let version = LEGACY_VERSIONS
         .iter()
         .find(|v| **v == requested)
@@ -126,7 +118,7 @@ pub fn initialize(
         opened_by: caller.to_owned(),
         protocol_version: version.to_owned(),
         capabilities,
-        client_info: params.get("clientInfo").cloned().unwrap_or(Value::Null),
+        client_info,
         log_level: None,
         subscriptions: BTreeSet::new(),
         created_at_ms: now_ms,

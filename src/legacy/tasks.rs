@@ -4,11 +4,12 @@
 //! creates, and what `tasks/result` does at each state of the task.
 
 use crate::error::McpError;
+use crate::jsonrpc::ErrorObject;
 use crate::mcp::meta::RequestMeta;
 use crate::server::call::checked_call;
 use crate::server::{Context, Server};
 use crate::tasks::record::{NewTask, TaskRecord};
-use crate::tasks::task::TaskStatus;
+use crate::tasks::task::{StatusKind, TaskStatus};
 use crate::tools::TaskSupport;
 use serde_json::{Map, Value, json};
 
@@ -23,7 +24,7 @@ pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 /// a tool call whose result has `isError` set moves the task to `failed`); `tasks/result`
 /// still returns the result itself.
 pub fn legacy_task(detailed: &Value) -> Value {
-    let tool_error = detailed["status"] == "completed"
+    let tool_error = StatusKind::of_task(detailed) == Some(StatusKind::Completed)
         && detailed.pointer("/result/isError") == Some(&Value::Bool(true));
     let status = if tool_error {
         json!("failed")
@@ -136,7 +137,7 @@ pub enum ResultStep {
     /// The task completed: answer with its result, tagged with the task.
     Complete(Value),
     /// The task failed: answer with its error.
-    Fail(Value),
+    Fail(ErrorObject),
     /// The task was cancelled.
     Cancelled,
     /// Ask the client these input requests (keyed as `tasks/update` answers them).
@@ -145,19 +146,16 @@ pub enum ResultStep {
     Wait,
 }
 
-/// See [`ResultStep`]; `task_id` tags the result.
-pub fn result_step(task: &Value, task_id: &str) -> ResultStep {
-    let status: Option<TaskStatus> = serde_json::from_value(task.clone()).ok();
-    match status {
-        Some(TaskStatus::Completed { result }) => {
+/// See [`ResultStep`]; `task_id` tags the result. A task that does not decode is an
+/// internal error naming why (invariant 5), never a reason to wait.
+pub fn result_step(task: &Value, task_id: &str) -> Result<ResultStep, McpError> {
+    Ok(match TaskStatus::of_task(task)? {
+        TaskStatus::Completed { result } => {
             ResultStep::Complete(tagged_result(result, &json!(task_id)))
         }
-        Some(TaskStatus::Failed { error }) => ResultStep::Fail(
-            serde_json::to_value(error)
-                .unwrap_or_else(|_| json!({ "code": -32603, "message": "the task failed" })),
-        ),
-        Some(TaskStatus::Cancelled) => ResultStep::Cancelled,
-        Some(TaskStatus::InputRequired { input_requests }) => ResultStep::Ask(input_requests),
-        Some(TaskStatus::Working) | None => ResultStep::Wait,
-    }
+        TaskStatus::Failed { error } => ResultStep::Fail(error),
+        TaskStatus::Cancelled => ResultStep::Cancelled,
+        TaskStatus::InputRequired { input_requests } => ResultStep::Ask(input_requests),
+        TaskStatus::Working => ResultStep::Wait,
+    })
 }

@@ -13,6 +13,7 @@
 //! ```
 
 use super::meta::{Capability, ClientCapabilities};
+use super::params;
 use super::schema::Schema;
 use crate::error::McpError;
 use serde_json::{Map, Value, json};
@@ -82,24 +83,13 @@ pub fn check_capabilities(
 }
 
 /// Checks the shape of `params.inputResponses` (mrtr "Error Handling"): an object whose
-/// values are objects. Per-method validation happens where an answer is read.
+/// values are objects ([`params::InputResponses`]); absent or `null` is none. Per-method
+/// validation happens where an answer is read.
 pub fn parse_input_responses(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError> {
-    match params.get("inputResponses") {
-        None | Some(Value::Null) => Ok(Map::new()),
-        Some(Value::Object(responses)) => {
-            for (key, response) in responses {
-                if !response.is_object() {
-                    return Err(McpError::InvalidParams(format!(
-                        "inputResponses[{key:?}] must be an object (an ElicitResult, CreateMessageResult or ListRootsResult)"
-                    )));
-                }
-            }
-            Ok(responses.clone())
-        }
-        Some(_) => Err(McpError::InvalidParams(
-            "inputResponses must be an object keyed by input request key".into(),
-        )),
-    }
+    Ok(params::parse::<params::CarriedResponses>(params)?
+        .input_responses
+        .map(params::InputResponses::into_map)
+        .unwrap_or_default())
 }
 
 /// An answered elicitation (schema `ElicitResult`).

@@ -13,6 +13,7 @@ use crate::error::McpError;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 /// Decodes `params` as `T`; the error names the field that does not fit.
 pub fn parse<T: DeserializeOwned>(params: &Map<String, Value>) -> Result<T, McpError> {
@@ -45,13 +46,24 @@ pub struct ListenParams {
 
 /// A nested struct that must be a JSON object: serde's derived structs also accept an
 /// array (their fields in order), so `"notifications": []` would pass as an empty filter.
+/// The struct is decoded from the map itself, so an error inside it keeps its path
+/// (`params.argument.name`, not `params.argument`).
 fn object<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
-    T: DeserializeOwned,
+    T: Deserialize<'de>,
 {
-    let map = Map::<String, Value>::deserialize(deserializer)?;
-    T::deserialize(Value::Object(map)).map_err(serde::de::Error::custom)
+    struct OnlyMap<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for OnlyMap<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    deserializer.deserialize_map(OnlyMap(std::marker::PhantomData))
 }
 
 /// What a `subscriptions/listen` stream carries; other filters are not offered here.
@@ -109,4 +121,115 @@ pub enum LoggingLevel {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct SetLevelParams {
     pub level: LoggingLevel,
+}
+
+/// `prompts/get`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct PromptGetParams {
+    pub name: String,
+    /// Absent or `null`: none.
+    #[serde(default)]
+    pub arguments: Option<Map<String, Value>>,
+}
+
+/// `completion/complete` (server/utilities/completion).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CompleteParams {
+    /// A `PromptReference` or `ResourceTemplateReference` (the catalog checks which).
+    #[serde(rename = "ref")]
+    pub reference: Map<String, Value>,
+    #[serde(deserialize_with = "object")]
+    pub argument: CompleteArgument,
+    /// Read leniently, as before typed params: only `context.arguments`, when it is an
+    /// object, is used.
+    #[serde(default)]
+    pub context: Value,
+}
+
+/// The argument being completed.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CompleteArgument {
+    pub name: String,
+    pub value: String,
+}
+
+impl CompleteParams {
+    /// The already-resolved arguments (`context.arguments`), or none.
+    pub fn context_arguments(&self) -> Map<String, Value> {
+        self.context
+            .get("arguments")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// `tasks/update` (the Tasks extension): answers are required.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskUpdateParams {
+    pub task_id: String,
+    pub input_responses: InputResponses,
+}
+
+/// `params.inputResponses` (mrtr "Error Handling"): an object of answers keyed by input
+/// request key, each an object. Per-method validation happens where an answer is read.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(transparent)]
+pub struct InputResponses(BTreeMap<String, InputResponse>);
+
+impl InputResponses {
+    pub fn into_map(self) -> Map<String, Value> {
+        self.0
+            .into_iter()
+            .map(|(key, InputResponse(answer))| (key, Value::Object(answer)))
+            .collect()
+    }
+}
+
+/// One answer: an object (an `ElicitResult`, `CreateMessageResult` or `ListRootsResult`).
+#[derive(Debug, Clone, PartialEq)]
+struct InputResponse(Map<String, Value>);
+
+impl<'de> Deserialize<'de> for InputResponse {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::Object(answer) => Ok(InputResponse(answer)),
+            other => Err(serde::de::Error::custom(format!(
+                "an answer must be an object (an ElicitResult, CreateMessageResult or ListRootsResult), not {}",
+                kind(&other)
+            ))),
+        }
+    }
+}
+
+/// The JSON type of `value`, for error messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The answers a request carries, if any (`tools/call`, `prompts/get` rounds of MRTR).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CarriedResponses {
+    #[serde(default)]
+    pub input_responses: Option<InputResponses>,
+}
+
+/// `initialize` (2025-11-25 sessions).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeParams {
+    pub protocol_version: String,
+    #[serde(default)]
+    pub capabilities: Map<String, Value>,
+    #[serde(default)]
+    pub client_info: Value,
 }

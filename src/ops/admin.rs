@@ -144,31 +144,31 @@ struct ListParams {
 /// "not found" when there is none or it expired.
 pub fn inspect(stored: Option<&Stored>, task_id: &str, now_ms: u64) -> ObjectReply {
     let Some(stored) =
-        stored.filter(|s| s.record.task_id == task_id && !s.record.is_expired(now_ms))
+        stored.filter(|s| s.record.task_id() == task_id && !s.record.is_expired(now_ms))
     else {
         return ObjectReply::Error(McpError::TaskNotFound.to_wire());
     };
     let record = &stored.record;
     let mut view = json!({
-        "taskId": record.task_id,
-        "status": record.status.name(),
-        "tool": record.tool,
-        "owner": fingerprint(&record.owner),
-        "principal": record.owner,
-        "createdAt": iso8601(record.created_at_ms),
-        "lastUpdatedAt": iso8601(record.last_updated_at_ms),
-        "ttlMs": record.ttl_ms,
+        "taskId": record.task_id(),
+        "status": record.status().name(),
+        "tool": record.tool(),
+        "owner": fingerprint(record.owner()),
+        "principal": record.owner(),
+        "createdAt": iso8601(record.created_at_ms()),
+        "lastUpdatedAt": iso8601(record.last_updated_at_ms()),
+        "ttlMs": record.ttl_ms(),
     });
-    if let Some(message) = &record.status_message {
-        view["statusMessage"] = message.clone().into();
+    if let Some(message) = record.status_message() {
+        view["statusMessage"] = message.into();
     }
     if let Some(at) = record.expires_at_ms() {
         view["expiresAt"] = iso8601(at).into();
     }
-    if let Some(lease) = record.lease {
+    if let Some(lease) = record.lease() {
         view["attempt"] = lease.attempt.into();
     }
-    if let TaskStatus::Failed { error } = &record.status {
+    if let TaskStatus::Failed { error } = record.status() {
         view["error"] = json!({ "code": error.code, "message": error.message });
     }
     let timeline = timeline::wire(stored);

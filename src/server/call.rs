@@ -229,14 +229,14 @@ pub fn prompts_get(
     ctx: &Context,
     cors: &Cors,
 ) -> Result<Action, McpError> {
-    let name = params::string(&rpc.params, "name")?;
+    let params::PromptGetParams { name, arguments } = params::parse(&rpc.params)?;
     let prompt = server
         .catalog
-        .prompt(name)
+        .prompt(&name)
         .ok_or_else(|| McpError::InvalidParams(format!("Unknown prompt: {name}")))?;
-    let arguments = arguments(&rpc.params)?;
+    let arguments = arguments.unwrap_or_default();
     prompt.check_arguments(&arguments)?;
-    let target = Target::Prompt(name.to_owned());
+    let target = Target::Prompt(name);
     start(server, rpc, meta, ctx, cors, target, arguments, false)
 }
 

@@ -77,8 +77,8 @@ impl Default for Config {
             step_max_attempts: 3,
             step_lease_ms: 60_000,
             legacy_sessions: true,
-            listen_reconnects: crate::server::fanin::RECONNECTS,
-            listen_max_ms: crate::server::fanin::MAX_STREAM_MS,
+            listen_reconnects: crate::server::listen::RECONNECTS,
+            listen_max_ms: crate::server::listen::MAX_STREAM_MS,
             auth: AuthConfig {
                 jwks_min_refetch_ms: 30_000,
                 ..AuthConfig::default()

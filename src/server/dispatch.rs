@@ -9,7 +9,9 @@ use crate::jsonrpc;
 use crate::jsonrpc::Request;
 use crate::mcp::headers;
 use crate::mcp::meta::{self, Capability, RequestMeta, TASKS_EXTENSION};
-use crate::mcp::params::{self, CursorParams, TaskIdParams, UriParams};
+use crate::mcp::params::{
+    self, CompleteParams, CursorParams, TaskIdParams, TaskUpdateParams, UriParams,
+};
 use crate::tasks::id;
 use crate::tasks::protocol::ObjectRequest;
 use crate::tools::Registry;
@@ -199,26 +201,12 @@ pub fn read_result(contents: Vec<Value>, cache: crate::catalog::Cache) -> Value 
 
 /// `completion/complete` (server/utilities/completion).
 fn complete(catalog: &Catalog, params: &Map<String, Value>) -> Result<Value, McpError> {
-    let reference = params
-        .get("ref")
-        .filter(|r| r.is_object())
-        .ok_or_else(|| McpError::InvalidParams("params.ref must be an object".into()))?;
-    let argument = params
-        .get("argument")
-        .and_then(Value::as_object)
-        .ok_or_else(|| McpError::InvalidParams("params.argument must be an object".into()))?;
-    let name = params::string(argument, "name")
-        .map_err(|_| McpError::InvalidParams("params.argument.name must be a string".into()))?;
-    let value = params::string(argument, "value")
-        .map_err(|_| McpError::InvalidParams("params.argument.value must be a string".into()))?;
-    let context = params
-        .get("context")
-        .and_then(|c| c.get("arguments"))
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let params = params::parse::<CompleteParams>(params)?;
+    let context = params.context_arguments();
+    let argument = &params.argument;
+    let reference = Value::Object(params.reference);
     let mut result = catalog
-        .complete(reference, name, value, &context)?
+        .complete(&reference, &argument.name, &argument.value, &context)?
         .to_result();
     result["resultType"] = "complete".into();
     Ok(result)
@@ -258,8 +246,8 @@ fn cacheable(mut result: Value) -> Value {
 
 /// Everything fits one page, so any cursor is one this server never issued.
 fn no_cursor(params: &Map<String, Value>) -> Result<(), McpError> {
-    match params.get("cursor") {
-        None | Some(Value::Null) => Ok(()),
+    match params::parse::<CursorParams>(params)?.cursor {
+        None => Ok(()),
         Some(_) => Err(McpError::InvalidParams(
             "Invalid cursor: this server returns every item in one page".into(),
         )),
@@ -279,23 +267,22 @@ fn task_request(
             Capability::TasksExtension.missing(&format!("{method} is part of the Tasks extension"))
         );
     }
-    let task_id = params::parse::<TaskIdParams>(params)?.task_id;
+    let (task_id, input_responses) = match method {
+        "tasks/update" => {
+            let update = params::parse::<TaskUpdateParams>(params)?;
+            (update.task_id, Some(update.input_responses.into_map()))
+        }
+        _ => (params::parse::<TaskIdParams>(params)?.task_id, None),
+    };
     if !id::is_valid(&task_id) {
         return Err(McpError::TaskNotFound);
     }
-    Ok(match method {
-        "tasks/get" => ObjectRequest::Get { task_id },
-        "tasks/cancel" => ObjectRequest::Cancel { task_id },
-        _ => ObjectRequest::Update {
+    Ok(match (method, input_responses) {
+        ("tasks/get", _) => ObjectRequest::Get { task_id },
+        ("tasks/cancel", _) => ObjectRequest::Cancel { task_id },
+        (_, input_responses) => ObjectRequest::Update {
             task_id,
-            input_responses: match params.get("inputResponses") {
-                Some(Value::Object(_)) => crate::mcp::input::parse_input_responses(params)?,
-                _ => {
-                    return Err(McpError::InvalidParams(
-                        "params.inputResponses must be an object".into(),
-                    ));
-                }
-            },
+            input_responses: input_responses.unwrap_or_default(),
         },
     })
 }

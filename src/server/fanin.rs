@@ -26,37 +26,15 @@
 //! `get` per pushed-too-large state (a completed task's big result), so 100 tasks with
 //! 3 reconnects stay under 1,000 (the Workers Paid per-invocation limit).
 
-use super::listen::{KEEPALIVE_MS, Listen, is_terminal};
+use super::listen::{KEEPALIVE_MS, Listen, StreamLimits, is_terminal};
 use crate::tasks::watch::WatchMessage;
 use serde_json::Value;
-
-/// Socket reopens allowed per task per stream (`LISTEN_RECONNECTS`).
-pub const RECONNECTS: u32 = 3;
-/// A stream ends (without the result, so the client reopens it) after this long
-/// (`LISTEN_MAX_MS`).
-pub const MAX_STREAM_MS: u64 = 15 * 60_000;
 
 /// Delay before reopen number `n` (1-based): 250 ms, 1 s, 4 s, then 4 s.
 pub fn backoff_ms(n: u32) -> u64 {
     250u64
         .saturating_mul(4u64.saturating_pow(n.saturating_sub(1)))
         .min(4_000)
-}
-
-/// Limits of one stream (from the server's configuration).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StreamLimits {
-    pub reconnects: u32,
-    pub max_stream_ms: u64,
-}
-
-impl Default for StreamLimits {
-    fn default() -> Self {
-        StreamLimits {
-            reconnects: RECONNECTS,
-            max_stream_ms: MAX_STREAM_MS,
-        }
-    }
 }
 
 /// How opening a task's socket went.

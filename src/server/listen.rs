@@ -19,7 +19,6 @@
 //! stream's renewal) just closes, so the client reconnects. The task objects push their
 //! changes (`tasks::watch`); [`super::fanin`] decides what the stream sends.
 
-use super::fanin::StreamLimits;
 use super::{Action, Context, Cors, Server};
 use crate::error::McpError;
 use crate::jsonrpc::{Request, RequestId};
@@ -33,6 +32,28 @@ use serde_json::{Value, json};
 pub const MAX_TASKS: usize = 100;
 /// Send a keep-alive comment after this long without a message.
 pub const KEEPALIVE_MS: u64 = 15_000;
+
+/// Socket reopens allowed per task per stream (`LISTEN_RECONNECTS`).
+pub const RECONNECTS: u32 = 3;
+/// A stream ends (without the result, so the client reopens it) after this long
+/// (`LISTEN_MAX_MS`).
+pub const MAX_STREAM_MS: u64 = 15 * 60_000;
+
+/// Limits of one stream (from the server's configuration).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StreamLimits {
+    pub reconnects: u32,
+    pub max_stream_ms: u64,
+}
+
+impl Default for StreamLimits {
+    fn default() -> Self {
+        StreamLimits {
+            reconnects: RECONNECTS,
+            max_stream_ms: MAX_STREAM_MS,
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Listen {
@@ -124,8 +145,5 @@ impl Listen {
 
 /// Whether a `tasks/get` result is terminal.
 pub fn is_terminal(get_result: &Value) -> bool {
-    get_result
-        .get("status")
-        .and_then(Value::as_str)
-        .is_some_and(crate::tasks::task::is_terminal_status)
+    crate::tasks::task::StatusKind::of_task(get_result).is_some_and(|kind| kind.is_terminal())
 }

@@ -20,7 +20,7 @@ use crate::error::McpError;
 use crate::host::{Host, Platform, Policy};
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, RequestId};
-use crate::tasks::object::Limits;
+use crate::tasks::execution::Limits;
 use crate::tasks::protocol::{self, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use crate::tools::{Progress, Registry, Tool};
@@ -51,7 +51,7 @@ pub enum Action {
     /// Send this response; done.
     Respond(HttpResponse),
     /// Draw a task id, send `ObjectRequest::Create` to the object named by it with
-    /// `record.task_id` set, and answer with [`Server::object_response`].
+    /// its id assigned, and answer with [`Server::object_response`].
     CreateTask {
         request_id: RequestId,
         record: Box<TaskRecord>,

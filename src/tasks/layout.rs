@@ -18,9 +18,9 @@
 //! `stepRunning` instead of a lease; it is still read, and rewritten as format 2 on the
 //! next write, so a deploy never strands the tasks already in flight.
 
-use super::record::{Lease, TaskRecord};
+use super::record::TaskRecord;
 use super::task::TaskStatus;
-use super::timeline::{self, Entry};
+use super::transition::{Entry, KEEP};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -75,7 +75,7 @@ pub struct Dirty {
     pub result: bool,
     /// Tool keys of new answers.
     pub answers: Vec<String>,
-    /// The transition this write records in the timeline ([`timeline::note`]).
+    /// The transition this write records in the timeline ([`super::timeline::note`]).
     pub timeline: Option<Entry>,
 }
 
@@ -86,7 +86,7 @@ impl Dirty {
             arguments: true,
             checkpoint: true,
             result: true,
-            answers: record.answers.keys().cloned().collect(),
+            answers: record.answers().keys().cloned().collect(),
             timeline: None,
         }
     }
@@ -152,10 +152,7 @@ pub fn decode_hot(text: &str) -> Result<Stored, String> {
             let mut record: TaskRecord = serde_json::from_value(value)
                 .map_err(|e| format!("corrupt format-1 task record: {e}"))?;
             if interrupted {
-                record.lease = Some(Lease {
-                    attempt: 1,
-                    deadline_ms: 0,
-                });
+                record.assume_interrupted();
             }
             Ok(Stored {
                 record,
@@ -183,7 +180,7 @@ fn timeline_key(n: u32) -> String {
 /// The indexes of the kept entries of a timeline of `written` entries: the first, then
 /// the last `KEEP - 1`.
 fn kept_entries(written: u32) -> impl Iterator<Item = u32> {
-    let from = written.saturating_sub(timeline::KEEP - 1).max(1);
+    let from = written.saturating_sub(KEEP - 1).max(1);
     (0..written.min(1)).chain(from..written)
 }
 
@@ -195,7 +192,7 @@ pub fn keys_for(stored: &Stored, need: Need) -> Vec<String> {
     let p = &stored.parts;
     match need {
         Need::Hot => Vec::new(),
-        Need::Result if matches!(stored.record.status, TaskStatus::Completed { .. }) => {
+        Need::Result if matches!(stored.record.status(), TaskStatus::Completed { .. }) => {
             chunk_keys("result", p.result).collect()
         }
         Need::Result => Vec::new(),
@@ -243,21 +240,21 @@ pub fn fill(
     match need {
         Need::Hot => {}
         Need::Result => {
-            if let TaskStatus::Completed { result } = &mut record.status {
-                *result = join("result", p.result, values)?;
+            if let TaskStatus::Completed { .. } = record.status() {
+                record.fill_result(join("result", p.result, values)?);
             }
         }
         Need::Step => {
-            record.arguments = match join("arguments", p.arguments, values)? {
+            let arguments = match join("arguments", p.arguments, values)? {
                 Value::Object(arguments) => arguments,
                 _ => return Err("task storage: arguments are not an object".into()),
             };
-            record.checkpoint = join("checkpoint", p.checkpoint, values)?;
+            let checkpoint = join("checkpoint", p.checkpoint, values)?;
             let mut answers = Map::new();
             for (key, chunks) in &p.answers {
                 answers.insert(key.clone(), join(&answer_part(key), *chunks, values)?);
             }
-            record.answers = answers;
+            record.fill_step_parts(arguments, checkpoint, answers);
         }
         Need::Timeline => {
             let mut entries = Vec::new();
@@ -326,7 +323,7 @@ pub fn encode(record: &TaskRecord, before: &Parts, dirty: &Dirty) -> (Writes, Pa
     if dirty.arguments {
         parts.arguments = put_part(
             "arguments",
-            &Value::Object(record.arguments.clone()),
+            &Value::Object(record.arguments().clone()),
             before.arguments,
             &mut writes,
         );
@@ -334,16 +331,16 @@ pub fn encode(record: &TaskRecord, before: &Parts, dirty: &Dirty) -> (Writes, Pa
     if dirty.checkpoint {
         parts.checkpoint = put_part(
             "checkpoint",
-            &record.checkpoint,
+            record.checkpoint(),
             before.checkpoint,
             &mut writes,
         );
     }
-    if let (true, TaskStatus::Completed { result }) = (dirty.result, &record.status) {
+    if let (true, TaskStatus::Completed { result }) = (dirty.result, record.status()) {
         parts.result = put_part("result", result, before.result, &mut writes);
     }
     for key in &dirty.answers {
-        if let Some(answer) = record.answers.get(key) {
+        if let Some(answer) = record.answers().get(key) {
             let before_chunks = before.answers.get(key).copied().unwrap_or(0);
             let count = put_part(&answer_part(key), answer, before_chunks, &mut writes);
             parts.answers.insert(key.clone(), count);
@@ -354,21 +351,14 @@ pub fn encode(record: &TaskRecord, before: &Parts, dirty: &Dirty) -> (Writes, Pa
         let text = serde_json::to_string(entry).expect("timeline entries serialize");
         writes.put.push((timeline_key(n), text));
         // The entry leaving the window (never the first) goes in the same write.
-        if n >= timeline::KEEP {
-            writes.delete.push(timeline_key(n + 1 - timeline::KEEP));
+        if n >= KEEP {
+            writes.delete.push(timeline_key(n + 1 - KEEP));
         }
         parts.timeline = n + 1;
     }
-    let mut hot = record.clone();
-    hot.arguments = Map::new();
-    hot.checkpoint = Value::Null;
-    hot.answers = Map::new();
-    if let TaskStatus::Completed { result } = &mut hot.status {
-        *result = Value::Null;
-    }
     let hot = Hot {
         format: FORMAT,
-        record: hot,
+        record: record.hot_part(),
         parts: parts.clone(),
     };
     let text = serde_json::to_string(&hot).unwrap_or_default();

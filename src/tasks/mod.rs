@@ -2,6 +2,7 @@
 //! machine, the stored record, the TaskObject's pure behaviour and the Worker ↔ object
 //! contract.
 
+pub mod execution;
 pub mod id;
 pub mod layout;
 pub mod machine;
@@ -10,4 +11,5 @@ pub mod protocol;
 pub mod record;
 pub mod task;
 pub mod timeline;
+pub mod transition;
 pub mod watch;

@@ -76,7 +76,7 @@ pub enum ObjectRequest {
 impl ObjectRequest {
     pub fn task_id(&self) -> &str {
         match self {
-            ObjectRequest::Create { record } => &record.task_id,
+            ObjectRequest::Create { record } => record.task_id(),
             ObjectRequest::Get { task_id }
             | ObjectRequest::Update { task_id, .. }
             | ObjectRequest::Cancel { task_id }

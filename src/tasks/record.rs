@@ -10,6 +10,8 @@ use crate::tools::{Call, Progress};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod transitions;
+
 /// A step in flight: stored before the step starts (docs/architecture.md, "Executing steps").
 /// Its outcome is applied only if the lease is still the current one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,44 +26,44 @@ pub struct Lease {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskRecord {
-    pub task_id: String,
+    task_id: String,
     /// The principal that created the task; every other principal gets "not found".
-    pub owner: String,
-    pub tool: String,
-    pub arguments: Map<String, Value>,
+    owner: String,
+    tool: String,
+    arguments: Map<String, Value>,
     /// The creating request's client capabilities: later input requests are gated on them.
-    pub capabilities: Map<String, Value>,
+    capabilities: Map<String, Value>,
     /// Changed only by [`TaskRecord::apply`] (the state machine); read with
     /// [`TaskRecord::status`].
     #[serde(flatten)]
-    pub(crate) status: TaskStatus,
+    status: TaskStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status_message: Option<String>,
-    pub created_at_ms: u64,
-    pub last_updated_at_ms: u64,
+    status_message: Option<String>,
+    created_at_ms: u64,
+    last_updated_at_ms: u64,
     /// `None` is unlimited.
-    pub ttl_ms: Option<u64>,
-    pub poll_interval_ms: u64,
+    ttl_ms: Option<u64>,
+    poll_interval_ms: u64,
     /// The tool's last checkpoint (`Null` before the first `Continue`).
     #[serde(default)]
-    pub checkpoint: Value,
+    checkpoint: Value,
     /// Answers so far, keyed by the tool's own keys (MRTR answers carried in, plus task rounds).
     #[serde(default)]
-    pub answers: Map<String, Value>,
+    answers: Map<String, Value>,
     /// Input rounds so far; task input keys are `{toolKey}#{round}`, unique for the task's life.
     #[serde(default)]
-    pub round: u32,
+    round: u32,
     /// When the next step is due (only while `working`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_step_at_ms: Option<u64>,
+    next_step_at_ms: Option<u64>,
     /// The step in flight, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lease: Option<Lease>,
+    lease: Option<Lease>,
     /// Counts the writes of this record (1 for the first; 0 before it is stored). Pushed
     /// notifications carry it so a watcher never takes an older state for a newer one
     /// (see [`super::watch`]). Records written before it existed read as 0.
     #[serde(default)]
-    pub version: u64,
+    version: u64,
 }
 
 /// What a new task starts from (see [`TaskRecord::new`]).
@@ -123,6 +125,86 @@ impl TaskRecord {
         &self.status
     }
 
+    pub fn task_id(&self) -> &str {
+        &self.task_id
+    }
+
+    /// The principal that created the task.
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// The tool (or prompt) the task runs.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    pub fn arguments(&self) -> &Map<String, Value> {
+        &self.arguments
+    }
+
+    pub fn status_message(&self) -> Option<&str> {
+        self.status_message.as_deref()
+    }
+
+    pub fn created_at_ms(&self) -> u64 {
+        self.created_at_ms
+    }
+
+    pub fn last_updated_at_ms(&self) -> u64 {
+        self.last_updated_at_ms
+    }
+
+    /// `None` is unlimited.
+    pub fn ttl_ms(&self) -> Option<u64> {
+        self.ttl_ms
+    }
+
+    pub fn poll_interval_ms(&self) -> u64 {
+        self.poll_interval_ms
+    }
+
+    /// The tool's last checkpoint (`Null` before the first `Continue`).
+    pub fn checkpoint(&self) -> &Value {
+        &self.checkpoint
+    }
+
+    /// Answers so far, keyed by the tool's own keys.
+    pub fn answers(&self) -> &Map<String, Value> {
+        &self.answers
+    }
+
+    /// Input rounds so far.
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// When the next step is due (only while `working`).
+    pub fn next_step_at_ms(&self) -> Option<u64> {
+        self.next_step_at_ms
+    }
+
+    /// The step in flight, if any.
+    pub fn lease(&self) -> Option<Lease> {
+        self.lease
+    }
+
+    /// The number of this record's write (0 before it is stored).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Gives a new task its id, drawn by the adapter before the task is stored.
+    pub fn assign_id(&mut self, task_id: String) {
+        self.task_id = task_id;
+    }
+
+    /// Gives a new task its owner, before it is stored (the adapter may give an anonymous
+    /// caller's task a principal of its own).
+    pub fn assign_owner(&mut self, owner: String) {
+        self.owner = owner;
+    }
+
     /// When the task may be discarded, if ever.
     pub fn expires_at_ms(&self) -> Option<u64> {
         self.ttl_ms
@@ -161,8 +243,9 @@ impl TaskRecord {
         }
     }
 
-    /// Applies a state-machine event and stamps the update time.
-    pub fn apply(&mut self, event: Event, now_ms: u64) -> Result<(), Illegal> {
+    /// Applies a state-machine event and stamps the update time. Every change of status
+    /// goes through here, by the named transitions below.
+    fn apply(&mut self, event: Event, now_ms: u64) -> Result<(), Illegal> {
         self.status = machine::apply(&self.status, event)?;
         self.last_updated_at_ms = now_ms.max(self.last_updated_at_ms);
         if self.status.is_terminal() {

@@ -14,6 +14,7 @@
 //! The status and its payload are one internally tagged enum flattened into the task,
 //! so a `completed` task without `result` (or a `working` task with one) cannot be built.
 
+use crate::error::McpError;
 use crate::jsonrpc::ErrorObject;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -38,28 +39,89 @@ pub enum TaskStatus {
     Cancelled,
 }
 
-/// Whether a status named on the wire is terminal (a `DetailedTask` read as JSON).
-pub fn is_terminal_status(name: &str) -> bool {
-    matches!(name, "completed" | "failed" | "cancelled")
+/// A status without its payload: what a reader of a task as JSON tests (`tasks/get`
+/// results, pushed notifications, the browser client) without decoding the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusKind {
+    Working,
+    InputRequired,
+    Completed,
+    Failed,
+    Cancelled,
 }
 
-impl TaskStatus {
-    pub fn is_terminal(&self) -> bool {
+impl StatusKind {
+    /// The one definition of a terminal status (ext-tasks "Task Status State Diagram").
+    pub fn is_terminal(self) -> bool {
         matches!(
             self,
-            TaskStatus::Completed { .. } | TaskStatus::Failed { .. } | TaskStatus::Cancelled
+            StatusKind::Completed | StatusKind::Failed | StatusKind::Cancelled
         )
     }
 
     /// The wire name of the status.
-    pub fn name(&self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
-            TaskStatus::Working => "working",
-            TaskStatus::InputRequired { .. } => "input_required",
-            TaskStatus::Completed { .. } => "completed",
-            TaskStatus::Failed { .. } => "failed",
-            TaskStatus::Cancelled => "cancelled",
+            StatusKind::Working => "working",
+            StatusKind::InputRequired => "input_required",
+            StatusKind::Completed => "completed",
+            StatusKind::Failed => "failed",
+            StatusKind::Cancelled => "cancelled",
         }
+    }
+
+    /// The status named `name` on the wire, if it is one.
+    pub fn from_name(name: &str) -> Option<StatusKind> {
+        [
+            StatusKind::Working,
+            StatusKind::InputRequired,
+            StatusKind::Completed,
+            StatusKind::Failed,
+            StatusKind::Cancelled,
+        ]
+        .into_iter()
+        .find(|kind| kind.name() == name)
+    }
+
+    /// The status of a task as JSON (its `status` member), if it names one.
+    pub fn of_task(task: &Value) -> Option<StatusKind> {
+        task.get("status")
+            .and_then(Value::as_str)
+            .and_then(StatusKind::from_name)
+    }
+}
+
+impl TaskStatus {
+    pub fn is_terminal(&self) -> bool {
+        self.kind().is_terminal()
+    }
+
+    /// The status without its payload.
+    pub fn kind(&self) -> StatusKind {
+        match self {
+            TaskStatus::Working => StatusKind::Working,
+            TaskStatus::InputRequired { .. } => StatusKind::InputRequired,
+            TaskStatus::Completed { .. } => StatusKind::Completed,
+            TaskStatus::Failed { .. } => StatusKind::Failed,
+            TaskStatus::Cancelled => StatusKind::Cancelled,
+        }
+    }
+
+    /// The wire name of the status.
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    /// The status and its payload of a task as JSON (a `DetailedTask`, as a task object
+    /// answers). A task that does not decode is an error naming why, never a default
+    /// (invariant 5).
+    pub fn of_task(task: &Value) -> Result<TaskStatus, McpError> {
+        TaskStatus::deserialize(task).map_err(|e| {
+            McpError::Internal(format!(
+                "the task object answered a task that does not decode: {e}"
+            ))
+        })
     }
 }
 

@@ -70,7 +70,7 @@ impl WatchMessage {
 /// What a watcher is told about `record` (loaded with its result if it completed).
 pub fn message(record: &TaskRecord) -> WatchMessage {
     let placeholder =
-        matches!(&record.status, TaskStatus::Completed { result } if result.is_null());
+        matches!(record.status(), TaskStatus::Completed { result } if result.is_null());
     let mut task = record.to_task().to_result(RESULT_COMPLETE);
     if let Some(object) = task.as_object_mut() {
         object.remove("resultType");
@@ -78,11 +78,11 @@ pub fn message(record: &TaskRecord) -> WatchMessage {
     let small = super::record::serialized_len(&task) <= MAX_PUSH_BYTES;
     if placeholder || !small {
         WatchMessage::Changed {
-            version: record.version,
+            version: record.version(),
         }
     } else {
         WatchMessage::Task {
-            version: record.version,
+            version: record.version(),
             task,
         }
     }
@@ -105,7 +105,7 @@ pub fn open(
 /// Numbers the write `effects` is about to make: one more than the stored record's.
 pub fn stamp(effects: &mut Effects, before: Option<&Stored>) {
     if let Some(record) = &mut effects.store {
-        record.version = before.map_or(0, |s| s.record.version) + 1;
+        record.number_write(before.map_or(0, |s| s.record.version()) + 1);
     }
 }
 

@@ -4,8 +4,9 @@
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
 use mcp_tasks_edge::ops::admin;
 use mcp_tasks_edge::ops::log::{self, Line};
+use mcp_tasks_edge::tasks::execution::{self, AlarmPlan, Limits};
 use mcp_tasks_edge::tasks::layout::{self, Need, Stored};
-use mcp_tasks_edge::tasks::object::{self, AlarmPlan, Effects, Limits};
+use mcp_tasks_edge::tasks::object::{self, Effects};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::TaskRecord;
 use mcp_tasks_edge::tasks::timeline;
@@ -134,7 +135,7 @@ impl Object {
         self.apply(stored.as_ref(), effects);
         self.trace = None;
         if let Some(record) = cancelled
-            && let Some(tool) = self.registry.get(&record.tool)
+            && let Some(tool) = self.registry.get(record.tool())
         {
             block_on(tool.cancelled(record.call(now, 0), Host::new(self.host.clone())));
         }
@@ -173,7 +174,7 @@ impl Object {
     /// The alarm's first half: what it plans (and, for a step, the lease it stores).
     pub fn plan(&mut self, now: u64) -> Option<u32> {
         let stored = self.load(Need::Hot);
-        let plan = object::alarm(
+        let plan = execution::alarm(
             stored.as_ref().map(|s| s.record.clone()),
             now,
             self.running,
@@ -198,7 +199,7 @@ impl Object {
     pub fn run(&mut self, attempt: u32, now: u64) {
         let full = self.load(Need::Step).expect("a task");
         let host = Host::new(self.host.clone());
-        let step = block_on(object::run_step(
+        let step = block_on(execution::run_step(
             &full.record,
             &self.registry,
             host,
@@ -208,7 +209,7 @@ impl Object {
         self.running = None;
         let outcome = log::step_outcome(&step);
         let current = self.load(Need::Hot);
-        let effects = object::finish(
+        let effects = execution::finish(
             current.as_ref().map(|s| s.record.clone()),
             attempt,
             step,

@@ -65,7 +65,7 @@ pub(super) async fn create(
     principal: &str,
     trace: Option<&str>,
 ) -> Result<Response> {
-    record.task_id = crate::cloudflare::new_task_id()?;
+    record.assign_id(crate::cloudflare::new_task_id()?);
     let stored = store_new_task(server, &runner.env, principal, record, false, trace).await;
     let outcome = match stored {
         Ok(reply) => decode(reply).map(|created| json!({ "task": legacy::legacy_task(&created) })),
@@ -187,7 +187,9 @@ async fn moved_on(turn: &Turn<'_>, keys: Vec<String>) {
         Delay::from(Duration::from_millis(turn.poll_ms.max(MOVED_ON_CHECK_MS))).await;
         let still = match get(turn.env, turn.task_id, turn.principal).await {
             Ok(task) => match legacy::result_step(&task, turn.task_id) {
-                ResultStep::Ask(requests) => requests.keys().cloned().collect::<Vec<_>>() == keys,
+                Ok(ResultStep::Ask(requests)) => {
+                    requests.keys().cloned().collect::<Vec<_>>() == keys
+                }
                 _ => false,
             },
             Err(_) => false,
@@ -222,12 +224,9 @@ async fn result(
                 "params": legacy::legacy_task(&task) });
             out.send(notification.to_string().as_bytes());
         }
-        match legacy::result_step(&task, task_id) {
+        match legacy::result_step(&task, task_id).map_err(|e| e.to_wire())? {
             ResultStep::Complete(result) => return Ok(result),
-            ResultStep::Fail(error) => {
-                return Err(serde_json::from_value(error)
-                    .unwrap_or_else(|_| McpError::Internal("the task failed".into()).to_wire()));
-            }
+            ResultStep::Fail(error) => return Err(error),
             ResultStep::Cancelled => {
                 return Err(McpError::Internal(format!("Task {task_id} was cancelled")).to_wire());
             }
@@ -271,14 +270,9 @@ async fn result_json(
 ) -> std::result::Result<Value, McpError> {
     loop {
         let task = get(&runner.env, task_id, principal).await?;
-        match legacy::result_step(&task, task_id) {
+        match legacy::result_step(&task, task_id)? {
             ResultStep::Complete(result) => return Ok(result),
-            ResultStep::Fail(error) => {
-                return Err(McpError::Wire(
-                    serde_json::from_value(error)
-                        .unwrap_or_else(|_| McpError::Internal("the task failed".into()).to_wire()),
-                ));
-            }
+            ResultStep::Fail(error) => return Err(McpError::Wire(error)),
             ResultStep::Cancelled => {
                 return Err(McpError::Internal(format!("Task {task_id} was cancelled")));
             }
@@ -302,11 +296,11 @@ async fn cancel(
     principal: &str,
 ) -> std::result::Result<Value, McpError> {
     let task = get(env, task_id, principal).await?;
-    let status: Option<TaskStatus> = serde_json::from_value(task.clone()).ok();
-    if status.as_ref().is_some_and(TaskStatus::is_terminal) {
+    let status = TaskStatus::of_task(&task)?;
+    if status.is_terminal() {
         return Err(McpError::InvalidParams(format!(
             "Cannot cancel task {task_id}: it already ended ({})",
-            task["status"].as_str().unwrap_or_default()
+            status.name()
         )));
     }
     let request = ObjectRequest::Cancel {

@@ -5,7 +5,7 @@ use super::{Level, Line, fingerprint};
 use crate::error::McpError;
 use crate::tasks::object::CANCELLED_BY_OPERATOR;
 use crate::tasks::record::TaskRecord;
-use crate::tasks::task::TaskStatus;
+use crate::tasks::task::{StatusKind, TaskStatus};
 use crate::tasks::timeline::{Entry, Kind};
 use crate::tools::Step;
 use serde_json::{Map, Value};
@@ -44,20 +44,20 @@ pub mod event {
 pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -> Option<Line> {
     let line = |event, level| {
         Line::new(event, level)
-            .task(&after.task_id, &after.tool)
+            .task(after.task_id(), after.tool())
             .attempt(entry.attempt)
-            .principal(&after.owner)
+            .principal(after.owner())
             .request_id(request_id)
     };
-    let total = |line: Line| line.duration_ms(entry.at_ms.saturating_sub(after.created_at_ms));
+    let total = |line: Line| line.duration_ms(entry.at_ms.saturating_sub(after.created_at_ms()));
     Some(match entry.event {
         Kind::Progressed => return None,
         Kind::Created => line(event::TASK_CREATED, Level::Info)
-            .payload("arguments", Value::Object(after.arguments.clone())),
+            .payload("arguments", Value::Object(after.arguments().clone())),
         Kind::Retried => line(event::STEP_RETRIED, Level::Warn)
             .error(entry.message.as_deref().unwrap_or("an attempt was lost")),
         Kind::InputRequested => {
-            let requests = match &after.status {
+            let requests = match after.status() {
                 TaskStatus::InputRequired { input_requests } => input_requests.clone(),
                 _ => Map::new(),
             };
@@ -66,10 +66,10 @@ pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -
                 .payload("inputRequests", Value::Object(requests))
         }
         Kind::InputAnswered => line(event::INPUT_ANSWERED, Level::Info)
-            .field("status", after.status.name())
-            .payload("answers", Value::Object(after.answers.clone())),
+            .field("status", after.status().name())
+            .payload("answers", Value::Object(after.answers().clone())),
         Kind::Completed => {
-            let result = match &after.status {
+            let result = match after.status() {
                 TaskStatus::Completed { result } => result.clone(),
                 _ => Value::Null,
             };
@@ -88,7 +88,7 @@ pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -
                 .field("code", code)
         }
         Kind::Cancelled => {
-            let by = match after.status_message.as_deref() {
+            let by = match after.status_message() {
                 Some(CANCELLED_BY_OPERATOR) => "operator",
                 _ => "owner",
             };
@@ -99,15 +99,15 @@ pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -
 
 /// `step.started` when the write `after` takes a lease for a step.
 pub fn lease_taken(before: Option<&TaskRecord>, after: &TaskRecord) -> Option<Line> {
-    let taken = after.lease?;
-    if before.and_then(|b| b.lease) == Some(taken) {
+    let taken = after.lease()?;
+    if before.and_then(|b| b.lease()) == Some(taken) {
         return None;
     }
     Some(
         Line::new(event::STEP_STARTED, Level::Debug)
-            .task(&after.task_id, &after.tool)
+            .task(after.task_id(), after.tool())
             .attempt(Some(taken.attempt))
-            .principal(&after.owner),
+            .principal(after.owner()),
     )
 }
 
@@ -152,7 +152,7 @@ pub fn step_outcome(step: &Step) -> &'static str {
         Step::Complete(_) => "completed",
         Step::Continue { .. } => "continued",
         Step::NeedInput(_) => "input_required",
-        Step::Fail(_) => "failed",
+        Step::Fail(_) => StatusKind::Failed.name(),
     }
 }
 
@@ -167,24 +167,25 @@ pub fn step_finished(
     applied: bool,
 ) -> Line {
     let outcome = if applied { outcome } else { "dropped" };
-    let level = match outcome {
-        "failed" => Level::Warn,
-        _ => Level::Info,
+    let level = if outcome == StatusKind::Failed.name() {
+        Level::Warn
+    } else {
+        Level::Info
     };
     Line::new(event::STEP_FINISHED, level)
-        .task(&record.task_id, &record.tool)
+        .task(record.task_id(), record.tool())
         .attempt(Some(attempt))
         .duration_ms(duration_ms)
-        .principal(&record.owner)
+        .principal(record.owner())
         .field("outcome", outcome)
 }
 
 /// `task.expired`: the task reached its TTL and its storage is erased.
 pub fn expired(record: &TaskRecord) -> Line {
     Line::new(event::TASK_EXPIRED, Level::Info)
-        .task(&record.task_id, &record.tool)
-        .principal(&record.owner)
-        .field("status", record.status.name())
+        .task(record.task_id(), record.tool())
+        .principal(record.owner())
+        .field("status", record.status().name())
 }
 
 /// `auth.refused` or `quota.refused` for a refusal the Worker answers; `None` for any

@@ -1,0 +1,217 @@
+//! Executing a task's steps, as pure functions: the alarm decides whether a step runs (and
+//! under which lease), the adapter runs it, and [`finish`] applies its outcome if the
+//! lease still holds. The requests' side is [`super::object`].
+//!
+//! # Executing steps (docs/architecture.md, "Executing steps")
+//!
+//! ```text
+//! alarm ─▶ alarm(): due step? ── store lease {attempt n, deadline} + alarm at deadline
+//!                                  └─▶ adapter runs the step (requests interleave)
+//!                                        └─▶ finish(): lease still n and not terminal?
+//!                                              yes: apply the outcome, clear the lease
+//!                                              no:  drop it (a cancel won, or a newer attempt)
+//! alarm while a lease is stored and its attempt is not running here = the attempt was
+//! lost (crash, eviction, deploy): re-run from the last checkpoint, up to max_attempts,
+//! then `failed` naming the tool and the attempts.
+//! ```
+
+use super::layout::Dirty;
+use super::machine::Illegal;
+use super::object::Effects;
+use super::record::{TaskRecord, check_result};
+use super::task::TaskStatus;
+use crate::host::Host;
+use crate::jsonrpc::ErrorObject;
+use crate::mcp::input;
+use crate::tools::{Registry, Step, internal_error};
+
+/// Limits on step execution (from the server's configuration).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    /// Attempts at one step before the task fails.
+    pub max_attempts: u32,
+    /// How long an attempt may run before it is presumed lost.
+    pub lease_ms: u64,
+    /// The largest result (serialized) a task keeps.
+    pub max_result_bytes: usize,
+}
+
+/// What the alarm decided.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub enum AlarmPlan {
+    /// Apply these effects; nothing to run.
+    Done(Effects),
+    /// Apply `lease` (stores the lease and sets the alarm to its deadline), then run the
+    /// step as attempt `attempt` and hand its outcome to [`finish`].
+    RunStep { lease: Effects, attempt: u32 },
+}
+
+/// The alarm: expire, notice a lost attempt, or start the due step. `running_here` is
+/// the attempt this instance is running right now, if any (memory, not storage: a new
+/// instance has none, which is how a lost attempt is recognised).
+pub fn alarm(
+    stored: Option<TaskRecord>,
+    now_ms: u64,
+    running_here: Option<u32>,
+    limits: Limits,
+) -> Result<AlarmPlan, Illegal> {
+    let Some(mut record) = stored else {
+        return Ok(AlarmPlan::Done(Effects::alarm_at(None)));
+    };
+    if record.is_expired(now_ms) {
+        return Ok(AlarmPlan::Done(Effects {
+            delete_all: true,
+            alarm: Some(None),
+            ..Effects::default()
+        }));
+    }
+    if record.status().is_terminal() {
+        return Ok(AlarmPlan::Done(Effects::alarm_at(
+            record.next_alarm_ms(now_ms),
+        )));
+    }
+    let attempt = match record.lease() {
+        Some(lease) if running_here == Some(lease.attempt) && now_ms < lease.deadline_ms => {
+            // Still running in this instance: check on it again later.
+            return Ok(AlarmPlan::Done(Effects::alarm_at(
+                record.next_alarm_ms(now_ms),
+            )));
+        }
+        Some(lease) if lease.attempt >= limits.max_attempts => {
+            let error = internal_error(format!(
+                "The tool {:?} did not finish a step in {} attempts: each was interrupted (a crash, an eviction, a deploy or a step longer than {} ms)",
+                record.tool(),
+                lease.attempt,
+                limits.lease_ms
+            ));
+            fail(&mut record, error, now_ms)?;
+            return Ok(AlarmPlan::Done(Effects::store(
+                record,
+                Dirty::default(),
+                now_ms,
+            )));
+        }
+        Some(lease) => lease.attempt + 1,
+        None => {
+            let due = *record.status() == TaskStatus::Working
+                && record.next_step_at_ms().is_none_or(|at| at <= now_ms);
+            if !due {
+                return Ok(AlarmPlan::Done(Effects::alarm_at(
+                    record.next_alarm_ms(now_ms),
+                )));
+            }
+            1
+        }
+    };
+    record.start_attempt(attempt, now_ms.saturating_add(limits.lease_ms));
+    Ok(AlarmPlan::RunStep {
+        lease: Effects::store(record, Dirty::default(), now_ms),
+        attempt,
+    })
+}
+
+/// Runs one step of `record`'s tool as attempt `attempt`. Progress the step reports
+/// becomes the task's status message when the step does not set one.
+pub async fn run_step(
+    record: &TaskRecord,
+    registry: &Registry,
+    host: Host,
+    now_ms: u64,
+    attempt: u32,
+) -> Step {
+    let call = record.call(now_ms, attempt);
+    let progress = call.progress.clone();
+    match registry.get(record.tool()) {
+        Some(tool) => tool.step(call, host).await.or_progress(&progress),
+        None => Step::Fail(internal_error(format!(
+            "The tool {:?} no longer exists on this server",
+            record.tool()
+        ))),
+    }
+}
+
+/// Applies the outcome of attempt `attempt` to the record as it is now (re-read after
+/// the step): only if that attempt still holds the lease and the task is not terminal.
+pub fn finish(
+    current: Option<TaskRecord>,
+    attempt: u32,
+    step: Step,
+    now_ms: u64,
+    limits: Limits,
+) -> Result<Effects, Illegal> {
+    let Some(mut record) = current else {
+        return Ok(Effects::default());
+    };
+    let current_attempt = record.lease().map(|l| l.attempt);
+    if record.status().is_terminal()
+        || record.is_expired(now_ms)
+        || current_attempt != Some(attempt)
+    {
+        // A cancel won, the task expired, or a newer attempt took over: drop the outcome.
+        return Ok(Effects::default());
+    }
+    record.end_attempt();
+    let dirty = advance(&mut record, step, now_ms, limits)?;
+    Ok(Effects::store(record, dirty, now_ms))
+}
+
+fn fail(record: &mut TaskRecord, error: ErrorObject, now_ms: u64) -> Result<(), Illegal> {
+    record.fail(error, now_ms)
+}
+
+/// The tool's bug, as the task's error.
+fn illegal_step(record: &mut TaskRecord, why: &str, now_ms: u64) -> Result<Dirty, Illegal> {
+    let error = internal_error(format!("The tool {:?} {why}", record.tool()));
+    fail(record, error, now_ms).map(|()| Dirty::default())
+}
+
+/// Applies one step's outcome to a working task; returns which large parts changed.
+pub fn advance(
+    record: &mut TaskRecord,
+    step: Step,
+    now_ms: u64,
+    limits: Limits,
+) -> Result<Dirty, Illegal> {
+    match step {
+        Step::Complete(mut result) => {
+            if let Err(why) = check_result(&result, true, Some(limits.max_result_bytes)) {
+                return illegal_step(record, &why, now_ms);
+            }
+            // Stored without `resultType`: storage is era-neutral; `TaskRecord::to_task` adds
+            // it for 2026-07-28 readers, 2025-11-25 readers never see it.
+            if let Some(object) = result.as_object_mut() {
+                object.remove("resultType");
+            }
+            record.complete(result, now_ms)?;
+            Ok(Dirty {
+                result: true,
+                ..Dirty::default()
+            })
+        }
+        Step::Fail(error) => fail(record, error, now_ms).map(|()| Dirty::default()),
+        Step::Continue {
+            checkpoint,
+            status_message,
+            resume_after_ms,
+        } => {
+            let next_step_at_ms = now_ms.saturating_add(resume_after_ms);
+            let checkpoint =
+                record.progress(checkpoint, status_message, next_step_at_ms, now_ms)?;
+            Ok(Dirty {
+                checkpoint,
+                ..Dirty::default()
+            })
+        }
+        Step::NeedInput(requests) => {
+            if let Err(why) = input::check_requests(&requests) {
+                return illegal_step(record, &format!("returned an illegal step: {why}"), now_ms);
+            }
+            if let Err(e) = input::check_capabilities(&requests, &record.capabilities()) {
+                return fail(record, e.to_wire(), now_ms).map(|()| Dirty::default());
+            }
+            record.need_input(requests, now_ms)?;
+            Ok(Dirty::default())
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The named writes of a [`TaskRecord`]: each transition of the state machine with what
+//! changes along with it, and what the layout and the watchers write. Nothing outside
+//! `crate::tasks` writes a record (invariant 3); everyone reads it through its accessors.
+
+use super::{Lease, TaskRecord, wire_key};
+use crate::jsonrpc::ErrorObject;
+use crate::tasks::machine::{Event, Illegal};
+use crate::tasks::task::TaskStatus;
+use serde_json::{Map, Value};
+
+impl TaskRecord {
+    /// `tasks/cancel` took effect (by the client or an operator, said by `message`).
+    pub(in crate::tasks) fn cancel(&mut self, message: &str, now_ms: u64) -> Result<(), Illegal> {
+        self.apply(Event::Cancelled, now_ms)?;
+        self.status_message = Some(message.into());
+        Ok(())
+    }
+
+    /// Answers arrived for outstanding requests (`answers` keyed by the tool's keys);
+    /// `remaining` are still outstanding. When none remain, the next step is due now.
+    /// Returns the keys of the answers stored.
+    pub(in crate::tasks) fn take_answers(
+        &mut self,
+        answers: Vec<(String, Value)>,
+        remaining: Map<String, Value>,
+        now_ms: u64,
+    ) -> Result<Vec<String>, Illegal> {
+        let mut keys = Vec::with_capacity(answers.len());
+        for (key, answer) in answers {
+            self.answers.insert(key.clone(), answer);
+            keys.push(key);
+        }
+        self.apply(Event::InputAnswered { remaining }, now_ms)?;
+        if self.status == TaskStatus::Working {
+            self.status_message = Some("Input received; resuming".into());
+            self.next_step_at_ms = Some(now_ms);
+        }
+        Ok(keys)
+    }
+
+    /// Attempt `attempt` at the current step starts; presumed lost after `deadline_ms`.
+    pub(in crate::tasks) fn start_attempt(&mut self, attempt: u32, deadline_ms: u64) {
+        self.lease = Some(Lease {
+            attempt,
+            deadline_ms,
+        });
+    }
+
+    /// The attempt in flight reported its outcome.
+    pub(in crate::tasks) fn end_attempt(&mut self) {
+        self.lease = None;
+    }
+
+    /// A format-1 record stored while a step ran (`stepRunning`): that attempt is lost.
+    pub(in crate::tasks) fn assume_interrupted(&mut self) {
+        self.start_attempt(1, 0);
+    }
+
+    /// The task failed with `error`.
+    pub(in crate::tasks) fn fail(
+        &mut self,
+        error: ErrorObject,
+        now_ms: u64,
+    ) -> Result<(), Illegal> {
+        self.status_message = Some(format!("Failed: {}", error.message));
+        self.apply(Event::Failed(error), now_ms)
+    }
+
+    /// The tool produced its result.
+    pub(in crate::tasks) fn complete(&mut self, result: Value, now_ms: u64) -> Result<(), Illegal> {
+        self.status_message = None;
+        self.apply(Event::Completed(result), now_ms)
+    }
+
+    /// A step finished and more work remains, due at `next_step_at_ms`: the new
+    /// checkpoint and status message, if the step set them. Returns whether the
+    /// checkpoint changed.
+    pub(in crate::tasks) fn progress(
+        &mut self,
+        checkpoint: Option<Value>,
+        status_message: Option<String>,
+        next_step_at_ms: u64,
+        now_ms: u64,
+    ) -> Result<bool, Illegal> {
+        let changed = checkpoint.is_some();
+        if let Some(checkpoint) = checkpoint {
+            self.checkpoint = checkpoint;
+        }
+        if status_message.is_some() {
+            self.status_message = status_message;
+        }
+        self.next_step_at_ms = Some(next_step_at_ms);
+        self.apply(Event::Progressed, now_ms)?;
+        Ok(changed)
+    }
+
+    /// The tool needs input: a new round, its requests keyed task-unique ([`wire_key`]).
+    pub(in crate::tasks) fn need_input(
+        &mut self,
+        requests: Map<String, Value>,
+        now_ms: u64,
+    ) -> Result<(), Illegal> {
+        self.round += 1;
+        let round = self.round;
+        let keyed: Map<String, Value> = requests
+            .into_iter()
+            .map(|(k, v)| (wire_key(&k, round), v))
+            .collect();
+        self.next_step_at_ms = None;
+        self.status_message = Some("Waiting for input".into());
+        self.apply(Event::InputNeeded(keyed), now_ms)
+    }
+
+    /// Numbers this write: `version` (one more than the stored record's).
+    pub(in crate::tasks) fn number_write(&mut self, version: u64) {
+        self.version = version;
+    }
+
+    /// The large parts read apart from the hot record (`crate::tasks::layout`).
+    pub(in crate::tasks) fn fill_step_parts(
+        &mut self,
+        arguments: Map<String, Value>,
+        checkpoint: Value,
+        answers: Map<String, Value>,
+    ) {
+        self.arguments = arguments;
+        self.checkpoint = checkpoint;
+        self.answers = answers;
+    }
+
+    /// A completed task's result, read apart from the hot record (`crate::tasks::layout`).
+    pub(in crate::tasks) fn fill_result(&mut self, result: Value) {
+        if let TaskStatus::Completed { result: slot } = &mut self.status {
+            *slot = result;
+        }
+    }
+
+    /// The record without its large parts (arguments, checkpoint, answers, result): what
+    /// the hot record stores (`crate::tasks::layout`).
+    pub(in crate::tasks) fn hot_part(&self) -> TaskRecord {
+        let mut hot = self.clone();
+        hot.arguments = Map::new();
+        hot.checkpoint = Value::Null;
+        hot.answers = Map::new();
+        hot.fill_result(Value::Null);
+        hot
+    }
+}
