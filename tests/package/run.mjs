@@ -1,8 +1,8 @@
 // `make test-package`: the npm package as a web developer uses it, in headless Chromium
 // and Firefox (through WebDriver) against `wrangler dev` and a local OAuth issuer.
 //
-//  1. the tarball `make client` packed (target/npm): its package.json (name, ESM exports,
-//     types, files) and its contents (the wasm and every snippet the glue imports);
+//  1. the tarball `make client` packed (target/npm): the package.json inside it (name, ESM
+//     exports, types) and its contents (the wasm and every snippet its glue imports);
 //  2. a web app (tests/package/app, copied to target/package-test) installs the tarball
 //     with npm and imports it BY NAME: bundled by esbuild (the wasm as a file, passed to
 //     `init`) and by Vite (no configuration: `vite build`, and the `vite` dev server with
@@ -17,7 +17,7 @@
 //
 // Prints PASS/FAIL per check and a summary; exits non-zero on failure.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { build as viteBuild, createServer as viteServer } from 'vite';
@@ -43,13 +43,17 @@ function tarball() {
   return { path: join(dir, name), files: files.map((f) => f.replace(/^package\//, '')) };
 }
 
-function checkPackage({ files }) {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'www', 'pkg', 'package.json'), 'utf8'));
-  check('package.json: name, ESM, types, exports', pkg.name === 'mcp-tasks-edge' && pkg.type === 'module'
-    && pkg.types === './mcp_tasks_edge.d.ts' && pkg.exports['.'].types === pkg.types
+/** A file of the tarball as npm will unpack it (not its source in www/pkg); '' if absent. */
+const packed = ({ path, files }, file) => (files.includes(file) ? execFileSync('tar', ['xzOf', path, `package/${file}`], { encoding: 'utf8' }) : '');
+
+function checkPackage(tgz) {
+  const { files } = tgz;
+  const pkg = JSON.parse(packed(tgz, 'package.json') || '{}');
+  check('package.json (the tarball\'s): name, ESM, types, exports', pkg.name === 'mcp-tasks-edge' && pkg.type === 'module'
+    && pkg.types === './mcp_tasks_edge.d.ts' && pkg.exports?.['.']?.types === pkg.types
     && pkg.exports['.'].default === './mcp_tasks_edge.js' && pkg.exports['./mcp_tasks_edge_bg.wasm'],
-  `${pkg.name}@${pkg.version}`);
-  const glue = readFileSync(join(ROOT, 'www', 'pkg', 'mcp_tasks_edge.js'), 'utf8');
+  pkg.name ? `${pkg.name}@${pkg.version}` : 'no package.json in the tarball');
+  const glue = packed(tgz, 'mcp_tasks_edge.js');
   const imported = [...glue.matchAll(/^import .* from '\.\/(.*)';$/gm)].map((m) => m[1]);
   const needed = ['mcp_tasks_edge.js', 'mcp_tasks_edge.d.ts', 'mcp_tasks_edge_bg.wasm', 'package.json', ...imported];
   const missing = needed.filter((f) => !files.includes(f));
