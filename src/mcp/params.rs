@@ -204,7 +204,7 @@ impl<'de> Deserialize<'de> for InputResponse {
 }
 
 /// The JSON type of `value`, for error messages.
-fn kind(value: &Value) -> &'static str {
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

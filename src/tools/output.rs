@@ -137,22 +137,11 @@ impl Step {
             }
             Ok(other) => Step::Fail(internal_error(format!(
                 "the tool's output must serialize to a JSON object (structuredContent), not {}",
-                kind(&other)
+                crate::mcp::params::kind(&other)
             ))),
             Err(e) => Step::Fail(internal_error(format!(
                 "the tool's output could not be serialized: {e}"
             ))),
         }
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
