@@ -53,15 +53,8 @@ pub fn auth_error(
 ) -> ClientError {
     let params = challenge_params(challenge);
     let param = |n: &str| params.get(n).and_then(Value::as_str).map(str::to_owned);
-    let servers: Vec<String> = metadata
-        .and_then(|m| m.get("authorization_servers"))
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
+    let servers = metadata
+        .map(|m| super::oauth::strings(m, "authorization_servers"))
         .unwrap_or_default();
     let from = match servers.as_slice() {
         [] => "an API key or an access token (the server names no authorization server)".to_owned(),

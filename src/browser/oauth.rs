@@ -99,7 +99,8 @@ pub struct ProtectedResource {
     pub scopes_supported: Vec<String>,
 }
 
-fn strings(doc: &Value, field: &str) -> Vec<String> {
+/// The strings of `doc[field]` (an array; anything else is none).
+pub(super) fn strings(doc: &Value, field: &str) -> Vec<String> {
     doc.get(field)
         .and_then(Value::as_array)
         .map(|a| {
