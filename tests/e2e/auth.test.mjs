@@ -65,7 +65,12 @@ test('OAUTH_ISSUER: plain http only on loopback; any other is refused, naming th
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) });
     assert.equal(r.status, 500, 'no request is served under a refused configuration');
     await r.text();
-    assert.match(clear.log(), /invalid configuration: OAUTH_ISSUER must be an https URL \(http only on loopback, for development\), got "http:\/\/issuer\.example"/);
+    // wrangler prints the Worker's error line after the response: wait for it (10 s at most).
+    const refusal = /invalid configuration: OAUTH_ISSUER must be an https URL \(http only on loopback, for development\), got "http:\/\/issuer\.example"/;
+    for (const deadline = Date.now() + 10_000; !refusal.test(clear.log()) && Date.now() < deadline;) {
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    assert.match(clear.log(), refusal);
   } finally {
     await clear.stop();
   }
@@ -238,4 +243,27 @@ test('a chunked body over MAX_BODY_BYTES (no Content-Length) is refused with 413
   const r = await fetch(url, { method: 'POST', headers, body, duplex: 'half', signal: AbortSignal.timeout(30_000) });
   assert.equal(r.status, 413);
   assert.match((await r.json()).error.message, /65536/);
+});
+
+test('the log names each OAuth refusal and the caller by fingerprint, never a token', async () => {
+  const good = await sub('logged-user');
+  const narrow = await sub('narrow-user', { scope: 'other' });
+  const expired = await sub('late-user', { exp: now() - 60 });
+  assert.equal((await rpc(url, 'tools/list', {}, { token: good })).status, 200);
+  await refused(narrow, 403, /insufficient_scope/);
+  await refused(expired, 401, /invalid_token/);
+  const deadline = Date.now() + 10_000;
+  const refusal = (reason) => server.events().some((e) => e.event === 'auth.refused' && e.reason === reason);
+  while (!(refusal('insufficient_scope') && refusal('invalid_token')) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(refusal('insufficient_scope'), 'an auth.refused line with reason insufficient_scope');
+  assert.ok(refusal('invalid_token'), 'an auth.refused line with reason invalid_token');
+  const log = server.log();
+  for (const token of [good, narrow, expired]) {
+    // Neither the token nor its signature, nor the subject in clear.
+    assert.ok(!log.includes(token), 'a token in the log');
+    assert.ok(!log.includes(token.split('.')[2]), 'a token signature in the log');
+  }
+  assert.ok(!/logged-user|narrow-user|late-user/.test(log), 'a subject in clear in the log');
 });
