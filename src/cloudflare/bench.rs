@@ -11,11 +11,13 @@
 //! - `websocketMessages`: messages an object receives (billed at 20:1 as requests);
 //! - `rowsRead` / `rowsWritten`: the storage API's keys, one row each: a key asked by
 //!   `get`/`get_multiple` (found or not), an entry `list` returns, a key `put` or deleted,
-//!   `set_alarm`/`delete_alarm` one row written, and `delete_all` one row written per key
+//!   `set_alarm` one row written (as tests/bench/prices.mjs's sources say; `delete_alarm`
+//!   too, assumed alike), and `delete_all` one row written per key
 //!   it deletes (counted by a `list` before it, in this build only and not itself counted);
 //! - `awakeMs`: wall time an object instance has at least one invocation running (from an
 //!   invocation's start to its end, overlapping ones merged): an approximation of the
-//!   billed duration, which also runs while an object is idle but cannot hibernate.
+//!   billed duration, which also runs while an object is idle but cannot hibernate. (workerd's
+//!   `Date.now()` moves only across I/O: the time is the awaits', not CPU-only work's.)
 //!
 //! The counts live in this module's per-isolate global (the wasm instance's memory), where
 //! the Worker and every object of this script add to them. That is sound under

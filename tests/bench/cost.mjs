@@ -198,7 +198,7 @@ function print(results) {
   for (const r of results) {
     const m = r.measured;
     const row = (label, c, d, extra) => console.log(`${label.padEnd(22)}${COLUMNS.map((k) => fmt(c[k])).join('')}${extra}`
-      + `${fmt(d?.ops, 9)}${fmt(d?.total, 9)}`);
+      + `${fmt(d?.ops, 9)}${fmt(d?.total, 9)}`.trimEnd());
     row(`${r.name} (${r.polls.toFixed(1)} polls)`, m, r.dollars.measured, `${fmt(m.awakeMs, 8, 1)}${fmt(m.workerCpuMs, 8, 1)}`);
     row('  floor', r.floor, { ops: r.dollars.floor.ops }, `${''.padStart(16)}`);
     const ratio = Object.fromEntries(COLUMNS.map((k) => [k, r.floor[k] ? m[k] / r.floor[k] : undefined]));
