@@ -88,10 +88,12 @@ test-console: client build
 	node --test --test-concurrency=1 'tests/console/*.test.mjs'
 
 # Hot paths beside same-run baselines (JS no-op Worker, bare Durable Object, Rust no-op
-# Worker), then pushed notifications against the polling design; see tests/bench/*.mjs.
+# Worker), then pushed notifications against the polling design, then the billable
+# operations per task lifecycle (a bench build of the Worker); see tests/bench/*.mjs.
 bench: build
 	node tests/bench/run.mjs
 	node tests/bench/notifications.mjs
+	node tests/bench/cost.mjs
 
 # Where the Worker's CPU goes on one hot path: CPU per request of each process, then a V8
 # profile of the isolate (PROFILE_PATH=tools/list|tasks/get|tasks/update|create|lifecycle,

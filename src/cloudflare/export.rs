@@ -6,6 +6,7 @@
 //! crate, so the macro writes them there; everything they do is here, so an author's
 //! crate needs no `worker` dependency and no JS file of its own.
 
+use super::bench::{self, Invocation, Meter};
 use super::{PrincipalRunner, SessionRunner, TaskRunner};
 use crate::server::Server;
 use std::rc::Rc;
@@ -72,6 +73,10 @@ fn settle(result: worker::Result<()>) -> Outcome {
 /// returns is logged and answered 500, as `#[event(fetch)]` does.
 #[doc(hidden)]
 pub fn fetch(req: web_sys::Request, env: Env, _ctx: Context, build: fn() -> Server) -> Promise {
+    // The bench build's counters (`bench-counters`); nothing in the normal build.
+    if let Some(counts) = bench::worker_request(&req) {
+        return Promise::resolve(&JsValue::from(counts));
+    }
     let raw = js(&req);
     let work = async move {
         match super::fetch(req.into(), env, build).await {
@@ -94,6 +99,8 @@ pub struct TaskExport {
     /// `TRACE_OBJECT_REQUESTS=true`: one log line per invocation (what the notification
     /// bench counts, tests/bench/notifications.mjs).
     traced: bool,
+    /// The bench build's invocation counts and awake time (`bench-counters`).
+    meter: Meter,
 }
 
 impl TaskExport {
@@ -106,32 +113,35 @@ impl TaskExport {
             runner: Rc::new(TaskRunner::new(state.into(), env, build)),
             state: raw,
             traced,
+            meter: Meter::new(bench::TASK),
         }
     }
 
     fn guarded(
         &self,
         method: &str,
+        kind: Invocation,
         request: &JsValue,
         work: impl Future<Output = Outcome> + 'static,
     ) -> Promise {
         if self.traced {
             worker::console_log!("[object-request] {method}");
         }
+        let work = self.meter.run(kind, work);
         guarded("TaskObject", method, request, &self.state, work)
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
         let runner = self.runner.clone();
         let raw = js(&req);
-        self.guarded("fetch", &raw, async move {
+        self.guarded("fetch", Invocation::Request, &raw, async move {
             respond(runner.fetch(req.into()).await)
         })
     }
 
     pub fn alarm(&self) -> Promise {
         let runner = self.runner.clone();
-        self.guarded("alarm", &JsValue::NULL, async move {
+        self.guarded("alarm", Invocation::Alarm, &JsValue::NULL, async move {
             respond(runner.alarm().await)
         })
     }
@@ -144,9 +154,12 @@ impl TaskExport {
                 worker::WebSocketIncomingMessage::Binary(js_sys::Uint8Array::new(&message).to_vec())
             }
         };
-        self.guarded("webSocketMessage", &JsValue::NULL, async move {
-            settle(runner.websocket_message(ws.into(), message).await)
-        })
+        self.guarded(
+            "webSocketMessage",
+            Invocation::WebSocketMessage,
+            &JsValue::NULL,
+            async move { settle(runner.websocket_message(ws.into(), message).await) },
+        )
     }
 
     pub fn websocket_close(
@@ -157,36 +170,46 @@ impl TaskExport {
         was_clean: bool,
     ) -> Promise {
         let runner = self.runner.clone();
-        self.guarded("webSocketClose", &JsValue::NULL, async move {
-            settle(
-                runner
-                    .websocket_close(ws.into(), code, reason, was_clean)
-                    .await,
-            )
-        })
+        self.guarded(
+            "webSocketClose",
+            Invocation::WebSocketEvent,
+            &JsValue::NULL,
+            async move {
+                settle(
+                    runner
+                        .websocket_close(ws.into(), code, reason, was_clean)
+                        .await,
+                )
+            },
+        )
     }
 
     pub fn websocket_error(&self, ws: web_sys::WebSocket, error: JsValue) -> Promise {
         let runner = self.runner.clone();
-        self.guarded("webSocketError", &JsValue::NULL, async move {
-            settle(runner.websocket_error(ws.into(), error.into()).await)
-        })
+        self.guarded(
+            "webSocketError",
+            Invocation::WebSocketEvent,
+            &JsValue::NULL,
+            async move { settle(runner.websocket_error(ws.into(), error.into()).await) },
+        )
     }
 }
 
 /// The `SessionObject` class: one object per 2025-11-25 session ([`SessionRunner`]).
 #[doc(hidden)]
-pub struct SessionExport(Rc<SessionRunner>);
+pub struct SessionExport(Rc<SessionRunner>, Meter);
 
 impl SessionExport {
     pub fn new(state: DurableObjectState, env: Env, build: fn() -> Server) -> Self {
-        SessionExport(Rc::new(SessionRunner::new(state.into(), env, build)))
+        let runner = SessionRunner::new(state.into(), env, build);
+        SessionExport(Rc::new(runner), Meter::new(bench::SESSION))
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
         let runner = self.0.clone();
         let raw = js(&req);
         let work = async move { respond(runner.fetch(req.into()).await) };
+        let work = self.1.run(Invocation::Request, work);
         guarded("SessionObject", "fetch", &raw, &JsValue::NULL, work)
     }
 
@@ -194,6 +217,7 @@ impl SessionExport {
     pub fn alarm(&self) -> Promise {
         let runner = self.0.clone();
         let work = async move { respond(runner.alarm().await) };
+        let work = self.1.run(Invocation::Alarm, work);
         guarded(
             "SessionObject",
             "alarm",
@@ -207,17 +231,19 @@ impl SessionExport {
 /// The `PrincipalObject` class: one object per principal, its quota ledger
 /// ([`PrincipalRunner`]).
 #[doc(hidden)]
-pub struct PrincipalExport(Rc<PrincipalRunner>);
+pub struct PrincipalExport(Rc<PrincipalRunner>, Meter);
 
 impl PrincipalExport {
     pub fn new(state: DurableObjectState, env: Env) -> Self {
-        PrincipalExport(Rc::new(PrincipalRunner::new(state.into(), env)))
+        let runner = PrincipalRunner::new(state.into(), env);
+        PrincipalExport(Rc::new(runner), Meter::new(bench::PRINCIPAL))
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
         let runner = self.0.clone();
         let raw = js(&req);
         let work = async move { respond(runner.fetch(req.into()).await) };
+        let work = self.1.run(Invocation::Request, work);
         guarded("PrincipalObject", "fetch", &raw, &JsValue::NULL, work)
     }
 
@@ -225,6 +251,7 @@ impl PrincipalExport {
     pub fn alarm(&self) -> Promise {
         let runner = self.0.clone();
         let work = async move { respond(runner.alarm().await) };
+        let work = self.1.run(Invocation::Alarm, work);
         guarded(
             "PrincipalObject",
             "alarm",

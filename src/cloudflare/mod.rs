@@ -17,6 +17,7 @@
 
 mod admin;
 mod auth;
+mod bench;
 mod creation;
 mod entry;
 #[doc(hidden)]

@@ -4,6 +4,7 @@
 //! its requests one at a time around storage, so read-decide-write is atomic and the
 //! counters hold across every isolate. It only loads, asks [`quota::plan`] and stores.
 
+use super::bench::{self, PRINCIPAL};
 use super::now_ms;
 use crate::auth::anonymous::ledger_name;
 use crate::error::McpError;
@@ -39,6 +40,7 @@ impl PrincipalRunner {
             Err(e) => return Response::error(format!("bad ledger request: {e}"), 400),
         };
         let storage = self.state.storage();
+        bench::rows_read(PRINCIPAL, 1);
         let stored = storage.get::<String>(LEDGER_KEY).await?;
         let listed = match quota::needs_listing(&request) {
             true => Some(index_keys(&storage, true, None).await?),
@@ -62,6 +64,8 @@ impl PrincipalRunner {
                 &JsValue::from_str(ledger),
             )?;
         }
+        let put = plan.put.len() + usize::from(plan.ledger.is_some());
+        bench::rows_written(PRINCIPAL, plan.delete.len() + put);
         if !plan.delete.is_empty() {
             storage.delete_multiple(plan.delete.clone()).await?;
         }
@@ -69,6 +73,7 @@ impl PrincipalRunner {
             storage.put_multiple_raw(puts).await?;
         }
         if let Some(at) = plan.alarm {
+            bench::rows_written(PRINCIPAL, 1);
             storage.set_alarm(scheduled(at)).await?;
         }
         Response::from_json(&plan.reply)
@@ -79,10 +84,17 @@ impl PrincipalRunner {
     /// at the latest deadline.
     pub async fn alarm(&self) -> Result<Response> {
         let storage = self.state.storage();
+        bench::rows_read(PRINCIPAL, 1);
         let stored = storage.get::<String>(LEDGER_KEY).await?;
         match quota::expired(stored.as_deref(), now_ms()).map_err(rust_error)? {
-            None => storage.delete_all().await?,
-            Some(at) => storage.set_alarm(scheduled(at)).await?,
+            None => {
+                bench::before_delete_all(PRINCIPAL, &storage).await;
+                storage.delete_all().await?
+            }
+            Some(at) => {
+                bench::rows_written(PRINCIPAL, 1);
+                storage.set_alarm(scheduled(at)).await?
+            }
         }
         Response::empty()
     }
@@ -103,6 +115,7 @@ async fn index_keys(
         options = options.limit(limit);
     }
     let map = storage.list_with_options(options).await?;
+    bench::rows_read(PRINCIPAL, map.size() as usize);
     let mut entries = Vec::new();
     for entry in map.entries() {
         let pair: js_sys::Array = entry?.into();

@@ -13,6 +13,7 @@ pub(crate) mod registry;
 mod resumable;
 mod tasks;
 
+use super::bench::{self, SESSION};
 use super::principal_object;
 use super::{log, now_ms, server};
 use crate::error::McpError;
@@ -102,6 +103,7 @@ impl SessionRunner {
     }
 
     async fn load(&self) -> Result<Option<Session>> {
+        bench::rows_read(SESSION, 1);
         match self.state.storage().get::<String>(SESSION_KEY).await? {
             None => Ok(None),
             Some(text) => serde_json::from_str(&text)
@@ -112,6 +114,7 @@ impl SessionRunner {
 
     async fn store(&self, session: &Session) -> Result<()> {
         let text = serde_json::to_string(session).map_err(rust_error)?;
+        bench::rows_written(SESSION, 1);
         self.state.storage().put(SESSION_KEY, text).await
     }
 
@@ -311,6 +314,7 @@ impl SessionRunner {
 
     async fn set_alarm(&self, at_ms: u64) -> Result<()> {
         let at = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
+        bench::rows_written(SESSION, 1);
         self.state
             .storage()
             .set_alarm(worker::ScheduledTime::new(at))
@@ -351,7 +355,9 @@ impl SessionRunner {
                 log::print(&line, &server.config.log);
             }
         }
+        bench::rows_written(SESSION, 1);
         self.state.storage().delete_alarm().await?;
+        bench::before_delete_all(SESSION, &self.state.storage()).await;
         self.state.storage().delete_all().await
     }
 

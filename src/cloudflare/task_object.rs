@@ -10,6 +10,7 @@
 //! state to every socket. Between changes the object may hibernate: idle watchers cost
 //! no requests and no duration.
 
+use super::bench::{self, TASK};
 use super::log;
 use super::{WorkerHost, now_ms, server};
 use crate::ops::admin;
@@ -80,12 +81,14 @@ impl TaskRunner {
     /// Reads the task: the hot record, then the parts `need` names (one more read).
     async fn load(&self, need: Need) -> Result<Option<Stored>> {
         let storage = &self.storage;
+        bench::rows_read(TASK, 1);
         let Some(hot) = storage.get::<String>(layout::HOT_KEY).await? else {
             return Ok(None);
         };
         let mut stored = layout::decode_hot(&hot).map_err(rust_error)?;
         let keys = layout::keys_for(&stored, need);
         if !keys.is_empty() {
+            bench::rows_read(TASK, keys.len());
             let map = storage.get_multiple(keys).await?;
             let mut values = BTreeMap::new();
             for entry in map.entries() {
@@ -159,7 +162,9 @@ impl TaskRunner {
     async fn write(&self, before: Option<&Stored>, effects: Effects) -> Result<()> {
         let storage = &self.storage;
         if effects.delete_all {
+            bench::rows_written(TASK, 1);
             storage.delete_alarm().await?;
+            bench::before_delete_all(TASK, storage).await;
             return storage.delete_all().await;
         }
         let mut puts = Object::new();
@@ -167,6 +172,7 @@ impl TaskRunner {
         if let Some(record) = &effects.store {
             let (parts, dirty) = effects.dirty.clone().over(before, record);
             let (writes, _) = layout::encode(record, &parts, &dirty);
+            bench::rows_written(TASK, writes.put.len() + writes.delete.len());
             puts = Object::new();
             for (key, value) in writes.put {
                 Reflect::set(&puts, &JsValue::from_str(&key), &JsValue::from_str(&value))?;
@@ -187,6 +193,9 @@ impl TaskRunner {
                 storage.delete_multiple(deletes).await
             }
         };
+        if effects.alarm.is_some() {
+            bench::rows_written(TASK, 1);
+        }
         let alarm = async {
             match effects.alarm {
                 None => Ok(()),

@@ -15,6 +15,7 @@
 
 use super::SessionRunner;
 use crate::cloudflare::SESSIONS_BINDING;
+use crate::cloudflare::bench::{self, SESSION};
 use crate::error::McpError;
 use crate::legacy::subscribers::{self, Write};
 use crate::tasks::protocol::OBJECT_URL;
@@ -127,13 +128,20 @@ pub(super) async fn handle(runner: &SessionRunner, op: &str, mut req: Request) -
         Err(e) => return Response::error(format!("bad registry message: {e}"), 400),
     };
     let storage = runner.state.storage();
+    bench::rows_read(SESSION, 1);
     let subscribers: BTreeSet<String> = storage.get(SUBSCRIBERS_KEY).await?.unwrap_or_default();
     match (op, message.session.as_deref()) {
         (op @ ("add" | "remove"), Some(session)) => {
             match subscribers::change(subscribers, &message.uri, session, op == "add") {
                 Ok(Write::Nothing) => {}
-                Ok(Write::Store(set)) => storage.put(SUBSCRIBERS_KEY, &set).await?,
-                Ok(Write::Delete) => storage.delete_all().await?,
+                Ok(Write::Store(set)) => {
+                    bench::rows_written(SESSION, 1);
+                    storage.put(SUBSCRIBERS_KEY, &set).await?
+                }
+                Ok(Write::Delete) => {
+                    bench::before_delete_all(SESSION, &storage).await;
+                    storage.delete_all().await?
+                }
                 Err(full) => return Response::error(full.to_wire().message, FULL),
             }
         }

@@ -1,0 +1,160 @@
+//! The bench build's counters (see [`super`]).
+
+use serde_json::{Map, Value, json};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::rc::Rc;
+use worker::{Storage, web_sys};
+
+pub(crate) const WORKER: &str = "Worker";
+pub(crate) const TASK: &str = "TaskObject";
+pub(crate) const SESSION: &str = "SessionObject";
+pub(crate) const PRINCIPAL: &str = "PrincipalObject";
+
+/// The route that answers the counts (GET).
+pub(crate) const ROUTE: &str = "/__bench/counters";
+
+/// What an object is invoked for: a request, an alarm, a WebSocket message (each
+/// counted), or another WebSocket event (close, error: awake time only).
+pub(crate) enum Invocation {
+    Request,
+    Alarm,
+    WebSocketMessage,
+    WebSocketEvent,
+}
+
+#[derive(Default)]
+struct Counts {
+    requests: u64,
+    alarms: u64,
+    websocket_messages: u64,
+    rows_read: u64,
+    rows_written: u64,
+    awake_ms: f64,
+}
+
+struct Ledger {
+    /// Drawn at the first count: a new value means the counts started again.
+    instance: String,
+    classes: BTreeMap<&'static str, Counts>,
+}
+
+thread_local! {
+    static LEDGER: RefCell<Option<Ledger>> = const { RefCell::new(None) };
+}
+
+fn add(class: &'static str, change: impl FnOnce(&mut Counts)) {
+    LEDGER.with(|ledger| {
+        let mut ledger = ledger.borrow_mut();
+        let ledger = ledger.get_or_insert_with(|| Ledger {
+            instance: super::super::new_task_id().unwrap_or_default(),
+            classes: BTreeMap::new(),
+        });
+        change(ledger.classes.entry(class).or_default());
+    });
+}
+
+pub(crate) fn rows_read(class: &'static str, rows: usize) {
+    add(class, |c| c.rows_read += rows as u64);
+}
+
+pub(crate) fn rows_written(class: &'static str, rows: usize) {
+    add(class, |c| c.rows_written += rows as u64);
+}
+
+/// Counts the rows `delete_all` is about to delete (a `list`, itself not counted).
+pub(crate) async fn before_delete_all(class: &'static str, storage: &Storage) {
+    match storage.list().await {
+        Ok(map) => rows_written(class, map.size() as usize),
+        Err(e) => worker::console_error!("bench counters: listing before delete_all: {e}"),
+    }
+}
+
+/// The counts as JSON: `{instance, classes: {class: {requests, alarms, ...}}}`.
+fn snapshot() -> Value {
+    LEDGER.with(|ledger| {
+        let ledger = ledger.borrow();
+        let Some(ledger) = ledger.as_ref() else {
+            return json!({ "instance": null, "classes": {} });
+        };
+        let classes: Map<String, Value> = ledger
+            .classes
+            .iter()
+            .map(|(class, c)| {
+                let counts = json!({
+                    "requests": c.requests,
+                    "alarms": c.alarms,
+                    "websocketMessages": c.websocket_messages,
+                    "rowsRead": c.rows_read,
+                    "rowsWritten": c.rows_written,
+                    "awakeMs": c.awake_ms,
+                });
+                ((*class).to_owned(), counts)
+            })
+            .collect();
+        json!({ "instance": ledger.instance, "classes": classes })
+    })
+}
+
+/// A request to the Worker: `GET /__bench/counters` is answered with the counts (and not
+/// counted); any other is counted and left to the Worker.
+pub(crate) fn worker_request(req: &web_sys::Request) -> Option<web_sys::Response> {
+    let path = worker::Url::parse(&req.url()).map(|url| url.path().to_owned());
+    if req.method() == "GET" && path.is_ok_and(|p| p == ROUTE) {
+        let init = web_sys::ResponseInit::new();
+        let headers = web_sys::Headers::new().ok()?;
+        headers.set("content-type", "application/json").ok()?;
+        init.set_headers(&headers);
+        let body = snapshot().to_string();
+        return web_sys::Response::new_with_opt_str_and_init(Some(&body), &init).ok();
+    }
+    add(WORKER, |c| c.requests += 1);
+    None
+}
+
+/// One object instance's meter: counts its invocations and the time it is awake.
+#[derive(Clone)]
+pub(crate) struct Meter {
+    class: &'static str,
+    running: Rc<Cell<u32>>,
+    since_ms: Rc<Cell<f64>>,
+}
+
+impl Meter {
+    pub(crate) fn new(class: &'static str) -> Self {
+        Meter {
+            class,
+            running: Rc::default(),
+            since_ms: Rc::default(),
+        }
+    }
+
+    /// `work`, one invocation of `kind`, counted and timed.
+    pub(crate) fn run<F: Future>(
+        &self,
+        kind: Invocation,
+        work: F,
+    ) -> impl Future<Output = F::Output> + use<F> {
+        add(self.class, |c| match kind {
+            Invocation::Request => c.requests += 1,
+            Invocation::Alarm => c.alarms += 1,
+            Invocation::WebSocketMessage => c.websocket_messages += 1,
+            Invocation::WebSocketEvent => {}
+        });
+        if self.running.get() == 0 {
+            self.since_ms.set(js_sys::Date::now());
+        }
+        self.running.set(self.running.get() + 1);
+        let meter = self.clone();
+        async move {
+            let out = work.await;
+            meter.running.set(meter.running.get() - 1);
+            if meter.running.get() == 0 {
+                let awake = js_sys::Date::now() - meter.since_ms.get();
+                add(meter.class, |c| c.awake_ms += awake);
+            }
+            out
+        }
+    }
+}

@@ -1,0 +1,80 @@
+// The bench build's billable-operation counters (src/cloudflare/bench.rs, read by
+// tests/bench/cost.mjs): absent from the ordinary build, exact in the bench build (the
+// Worker built with WORKER_FEATURES=bench-counters), and not counting their own route.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { join } from 'node:path';
+import { ROOT, startServer } from '../support/server.mjs';
+import { ok } from './mcp.mjs';
+
+const BENCH = { WORKER_FEATURES: 'bench-counters' };
+const BUILD_TIMEOUT_MS = 15 * 60_000;
+let server;
+
+/** Builds the Worker as wrangler would (a no-op when its inputs did not change). */
+const build = (env = {}) => promisify(execFile)('sh', [join(ROOT, 'scripts', 'build-worker.sh')],
+  { cwd: ROOT, env: { ...process.env, ...env }, timeout: BUILD_TIMEOUT_MS, maxBuffer: 64 << 20 });
+
+after(async () => {
+  await server?.stop();
+  // Leave the ordinary build behind for the tests that follow.
+  await build();
+});
+
+const counters = async () => {
+  const res = await fetch(`${server.url}/__bench/counters`);
+  return { status: res.status, text: await res.text() };
+};
+
+test('the ordinary build has no counters route', { timeout: BUILD_TIMEOUT_MS }, async () => {
+  await build();
+  server = await startServer();
+  await ok(server.mcpUrl, 'tools/list', {});
+  const { status, text } = await counters();
+  assert.notEqual(status, 200, text);
+  assert.doesNotMatch(text, /"classes"/);
+  await server.stop();
+  server = undefined;
+});
+
+test('the bench build counts what a tasks/get bills, and not its own route', { timeout: BUILD_TIMEOUT_MS }, async () => {
+  await build(BENCH);
+  server = await startServer({ env: BENCH, startTimeoutMs: BUILD_TIMEOUT_MS,
+    vars: { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited' } });
+  const read = async () => {
+    const { status, text } = await counters();
+    assert.equal(status, 200, text);
+    return JSON.parse(text);
+  };
+  /** `after` minus `before` for a class's count (a class not yet counted: zeros). */
+  const delta = (before, after, cls, key) => (after.classes[cls]?.[key] ?? 0) - (before.classes[cls]?.[key] ?? 0);
+  const start = await read();
+  assert.ok(start.instance, JSON.stringify(start));
+  // Reading the counts is not counted.
+  assert.deepEqual(await read(), start);
+
+  const task = await ok(server.mcpUrl, 'tools/call', { name: 'slow_compute', arguments: { seconds: 600 } });
+  assert.equal(task.resultType, 'task');
+  const created = await read();
+  // Creation: one Worker request, one request to the new task's object, which wrote rows
+  // (its record, its alarm); no ledger without quotas for an anonymous caller.
+  assert.equal(delta(start, created, 'Worker', 'requests'), 1);
+  assert.equal(delta(start, created, 'TaskObject', 'requests'), 1);
+  assert.ok(delta(start, created, 'TaskObject', 'rowsWritten') >= 2, JSON.stringify(created));
+  assert.equal(delta(start, created, 'PrincipalObject', 'requests'), 0);
+
+  await ok(server.mcpUrl, 'tasks/get', { taskId: task.taskId });
+  const got = await read();
+  assert.equal(got.instance, start.instance);
+  // A working task's tasks/get: one Worker request, one object request, one row read
+  // (the record; a working task has no result to read), nothing written, no alarm.
+  assert.equal(delta(created, got, 'Worker', 'requests'), 1);
+  assert.equal(delta(created, got, 'TaskObject', 'requests'), 1);
+  assert.equal(delta(created, got, 'TaskObject', 'rowsRead'), 1);
+  assert.equal(delta(created, got, 'TaskObject', 'rowsWritten'), 0);
+  assert.equal(delta(created, got, 'TaskObject', 'alarms'), 0);
+  assert.ok(delta(created, got, 'TaskObject', 'awakeMs') >= 0);
+  await ok(server.mcpUrl, 'tasks/cancel', { taskId: task.taskId });
+});
