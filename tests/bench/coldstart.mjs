@@ -17,7 +17,7 @@
 //
 // The config is built from each Worker's wrangler.toml: its `main` bundle (every .js and
 // .wasm module beside it, as worker-build writes them: no wrangler bundling), its
-// compatibility date, its [vars] as text bindings (plus `vars`, e.g. the test variables
+// compatibility date and flags, its [vars] as text bindings (plus `vars`, e.g. the test variables
 // the bench runs the project with), its Durable Object bindings and classes (SQLite-backed
 // as its migrations say, stored in memory). Left out: [assets] (in production the asset
 // router is not part of the Worker's isolate) and [observability] (nothing local).
@@ -32,7 +32,7 @@ const WORKERD = join(ROOT, 'node_modules', 'workerd', 'bin', 'workerd');
 const PROBE_MS = 2;
 
 /**
- * The parts of a wrangler.toml the config needs: main, compatibility_date, [vars],
+ * The parts of a wrangler.toml the config needs: main, compatibility_date and _flags, [vars],
  * [[durable_objects.bindings]] and the migrations' new_sqlite_classes. Only the shapes
  * this repository's wrangler.toml files use (`key = "string"`, `key = ["a", "b"]`,
  * comments on their own lines); anything else in those tables is an error.
@@ -105,6 +105,7 @@ const config :Workerd.Config = (
 const worker :Workerd.Worker = (
   modules = [ ${modules.join(',\n    ')} ],
   compatibilityDate = ${capnpString(toml.compatibility_date)},
+  compatibilityFlags = [ ${(toml.compatibility_flags ?? []).map(capnpString).join(', ')} ],
   bindings = [ ${bindings.join(',\n    ')} ],
   durableObjectNamespaces = [ ${namespaces.join(', ')} ],
   durableObjectStorage = (inMemory = void),
