@@ -257,6 +257,12 @@ try {
   const setupAgent = newAgent(8);
   const p = project.port;
   okStatus(await send(setupAgent, js.port, 'POST', '/write', {}, Buffer.alloc(0))); // the key /read reads
+  // The ceiling's answers are checked ones: a task it made reads back under its id, an id it
+  // never made is a 404 (not an empty 200 that would count as a poll).
+  const ceilingTask = await ceilingTarget(js.port).create(setupAgent);
+  await ceilingTarget(js.port).get(setupAgent, ceilingTask.taskId);
+  const unknown = await send(setupAgent, js.port, 'GET', '/task/never-created', {});
+  if (unknown.status !== 404) throw new Error(`the ceiling answered ${unknown.status} for a task it never created`);
   const working = await call(setupAgent, p, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }));
   if (working.resultType !== 'task') throw new Error(`slow_compute did not become a task: ${JSON.stringify(working)}`);
   report.serverPollIntervalMs = working.pollIntervalMs ?? null; // what lifecycle clients wait between polls
