@@ -4,7 +4,8 @@
 //
 // Baselines, built and started here next to the project:
 //   tests/bench/baseline-js/    a JavaScript no-op Worker + a bare SQLite-backed Durable Object
-//                               (routes /noop, /read, /write, /new; no build step)
+//                               (routes /noop, /read, /write, /new; no build step) + the
+//                               lifecycle ceiling (/task: a bare Durable Object task, below)
 //   tests/bench/baseline-rust/  a workers-rs no-op Worker (built by its build.sh with worker-build,
 //                               its own CARGO_TARGET_DIR)
 // The project runs with startServer() (tests/support/server.mjs: fixtures on).
@@ -17,8 +18,13 @@
 //   tasks/update (no-op ack)     vs a bare DO write (storage.put in an existing object)
 //   task creation (tools/call)   vs a write to a brand-new object (one put, fresh name)
 // then full task lifecycles (create slow_compute 0.2 s, poll tasks/get every pollIntervalMs =
-// 100 ms until completed) at several concurrencies, through wrangler's port, each followed at
-// once by the same loop against the rmcp peer:
+// 100 ms until completed) at several concurrencies, through wrangler's port, each right after
+// the same loop (./lifecycles.mjs, through an adapter) against the lifecycle ceiling, the
+// least a lifecycle can cost in this runtime: the JS baseline's POST /task (a new object named
+// by a fresh id: one storage write + an alarm at 0.2 s, which writes the result) and GET
+// /task/<id> (one storage read: working or completed), polled every 100 ms too; the table
+// gives project per s ÷ ceiling per s. Each is followed at once by the same loop against
+// the rmcp peer:
 //   tests/bench/peer-rmcp/      a minimal native server on the official Rust SDK (rmcp 3.11,
 //                               tokio + hyper; built by its build.sh, its own CARGO_TARGET_DIR)
 //                               with the same slow_compute as a Tasks-extension tool; its tasks
@@ -26,7 +32,11 @@
 //                               and it is reached on its own port (no proxy in front of it).
 // Then the same lifecycles with pushed notifications: one subscriptions/listen stream per task
 // until its completed notification (which carries the result), nothing polled; the project
-// only (rmcp's TaskManager sends no notifications/tasks), its ratio is to the peer's polling.
+// only (rmcp's TaskManager sends no notifications/tasks), its ratios are to the ceiling and
+// to the peer's polling at the same concurrency.
+// Before the hot paths, cold starts (./coldstart.mjs): a fresh workerd process, hence a fresh
+// isolate, for the project, the Rust no-op and the JS no-op Worker, spawn → first good
+// response, in rounds; the table gives medians, maxima and project ÷ each no-op.
 // The peer gets the same requests plus `Accept: application/json, text/event-stream` (rmcp
 // answers 406 without it; the project's requests are left as they were); the table gives the
 // ratio project per s ÷ peer per s.
@@ -50,15 +60,19 @@
 //   BENCH_LIFECYCLE_CONCURRENCY=1,8,64
 //   BENCH_DIRECT=1                also measure straight to workerd (0: wrangler's port only)
 //   BENCH_PEER=1                  also run the lifecycles against the rmcp peer (0: skip it)
-// Output: the tables on stdout, everything as JSON in tests/bench/last-run.json.
+//   BENCH_COLD_STARTS=5           cold starts of each Worker (rounds; 0: skip them)
+// Output: the tables on stdout (./tables.mjs prints them), everything as JSON in
+// tests/bench/last-run.json.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ROOT, startServer } from '../support/server.mjs';
-import { openListen } from '../support/listen.mjs';
+import { ROOT, TEST_VARS, startServer } from '../support/server.mjs';
+import { coldStarts } from './coldstart.mjs';
+import { printTables } from './tables.mjs';
+import { ceilingTarget, lifecycles, listeningLifecycles, mcpTarget, percentile } from './lifecycles.mjs';
 import { directPort, mcpRequest, resultOf, send, startPeer, startWrangler, workerdPorts, workerdProcesses } from './servers.mjs';
 
 const env = (name, fallback) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]);
@@ -71,6 +85,7 @@ const SETTINGS = {
   lifecycleConcurrency: String(env('BENCH_LIFECYCLE_CONCURRENCY', '1,8,64')).split(',').map(Number).filter((n) => n > 0),
   direct: env('BENCH_DIRECT', '1') !== '0',
   peer: env('BENCH_PEER', '1') !== '0',
+  coldStartRounds: Number(env('BENCH_COLD_STARTS', 5)),
   pollIntervalMs: 100,
 };
 const HERE = join(ROOT, 'tests', 'bench');
@@ -92,11 +107,6 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const newAgent = (n) => new http.Agent({ keepAlive: true, maxSockets: n, maxFreeSockets: n });
 
 // ---------------------------------------------------------------- measurement
-
-function percentile(sorted, p) {
-  if (!sorted.length) return null;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 /**
  * Closed loop: `connections` loops each with one request in flight, for warm-up then
@@ -146,90 +156,6 @@ async function pool(items, n, fn) {
   return ok;
 }
 
-/**
- * Full lifecycles: each client creates a 0.2 s task and polls it to completion, in a loop.
- * `headers` are added to every request (the peer's Accept).
- */
-async function lifecycles(port, concurrency, seconds, headers = {}) {
-  const agent = newAgent(concurrency);
-  const durations = [];
-  let errors = 0;
-  let firstError;
-  let polls = 0;
-  const end = performance.now() + seconds * 1000;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < end) {
-      const start = performance.now();
-      try {
-        let task = await call(agent, port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 0.2 } }, headers));
-        if (task.resultType !== 'task') throw new Error(`not a task: ${JSON.stringify(task).slice(0, 200)}`);
-        const { taskId } = task;
-        const deadline = performance.now() + 30_000;
-        while (task.status !== 'completed') {
-          if (['failed', 'cancelled'].includes(task.status)) throw new Error(`task ended ${task.status}`);
-          if (performance.now() > deadline) throw new Error(`task ${taskId} not completed after 30 s`);
-          await sleep(task.pollIntervalMs ?? SETTINGS.pollIntervalMs);
-          task = await call(agent, port, mcp('tasks/get', { taskId }, headers));
-          polls++;
-        }
-        // Lifecycles finishing after the window (their clients were mid-way) are not counted.
-        if (performance.now() <= end) durations.push(performance.now() - start);
-      } catch (e) {
-        errors++;
-        firstError ??= e.message;
-        if (errors > 20) return;
-      }
-    }
-  }));
-  const window = Math.min(performance.now(), end) - t0;
-  agent.destroy();
-  durations.sort((a, b) => a - b);
-  return { concurrency, seconds: window / 1000, lifecycles: durations.length, perSecond: durations.length / (window / 1000),
-    p50: percentile(durations, 50), p99: percentile(durations, 99), polls, errors, firstError };
-}
-
-/**
- * Full lifecycles with pushed notifications instead of polling: each client creates a
- * 0.2 s task, opens a subscriptions/listen stream for it, and waits for the
- * notifications/tasks that says completed (it carries the result: nothing is polled).
- */
-async function listeningLifecycles(port, concurrency, seconds) {
-  const agent = newAgent(concurrency);
-  const url = `http://127.0.0.1:${port}/mcp`;
-  const durations = [];
-  let errors = 0;
-  let firstError;
-  const end = performance.now() + seconds * 1000;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < end) {
-      const start = performance.now();
-      let stream;
-      try {
-        const task = await call(agent, port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 0.2 } }));
-        if (task.resultType !== 'task') throw new Error(`not a task: ${JSON.stringify(task).slice(0, 200)}`);
-        stream = await openListen(url, [task.taskId]);
-        const done = await stream.until((m) => m.method === 'notifications/tasks' && m.params?.taskId === task.taskId
-          && ['completed', 'failed', 'cancelled'].includes(m.params.status), 30_000);
-        if (done.params.status !== 'completed' || !done.params.result) throw new Error(`task ended ${done.params.status} ${JSON.stringify(done.params).slice(0, 200)}`);
-        if (performance.now() <= end) durations.push(performance.now() - start);
-      } catch (e) {
-        errors++;
-        firstError ??= e.message;
-        if (errors > 20) return;
-      } finally {
-        stream?.close();
-      }
-    }
-  }));
-  const window = Math.min(performance.now(), end) - t0;
-  agent.destroy();
-  durations.sort((a, b) => a - b);
-  return { concurrency, seconds: window / 1000, lifecycles: durations.length, perSecond: durations.length / (window / 1000),
-    p50: percentile(durations, 50), p99: percentile(durations, 99), errors, firstError };
-}
-
 // ---------------------------------------------------------------- sizes
 
 function bundleSizes(dir) {
@@ -251,11 +177,10 @@ function bundleSizes(dir) {
 
 // ---------------------------------------------------------------- the run
 
-const fmt = (x, d = 0) => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(d));
 const servers = [];
 let failed = false;
 const report = { date: new Date().toISOString(), machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, loadavgAtStart: loadavg() },
-  settings: SETTINGS, client: `node:http keep-alive (Node ${process.version})`, servers: {}, sizes: {}, hotPaths: {}, baselines: {}, lifecycles: [], listeningLifecycles: [] };
+  settings: SETTINGS, client: `node:http keep-alive (Node ${process.version})`, servers: {}, sizes: {}, hotPaths: {}, baselines: {}, lifecycles: [], listeningLifecycles: [], coldStarts: null };
 
 // Interrupted (Ctrl-C, timeout): stop the servers we started before leaving.
 for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -313,10 +238,31 @@ try {
   const count = (re) => (project.log().slice(logAtReady).match(re) ?? []).length;
   const reloads = () => ({ builds: count(/\[custom build\] Running/g), reloads: count(/Reloading local server/g) });
 
+  // Cold starts, while the servers above idle (wrangler has built the project's bundle):
+  // a workerd of our own per start, one Worker in it (./coldstart.mjs says why and how).
+  if (SETTINGS.coldStartRounds > 0) {
+    log(`cold starts: spawn workerd → first good response, ${SETTINGS.coldStartRounds} rounds of JS no-op, Rust no-op, project`);
+    const isToolList = (r) => { if (!Array.isArray(resultOf(r).tools)) throw new Error('no tools'); };
+    const c = await coldStarts({
+      js: { toml: join(HERE, 'baseline-js', 'wrangler.toml'), request: { method: 'GET', path: '/noop', headers: {} }, check: okStatus },
+      rust: { toml: join(HERE, 'baseline-rust', 'wrangler.toml'), request: { method: 'GET', path: '/', headers: {} }, check: okStatus },
+      project: { toml: join(ROOT, 'wrangler.toml'), vars: { ...TEST_VARS, ...projectVars }, request: mcp('tools/list'), check: isToolList },
+    }, SETTINGS.coldStartRounds, log);
+    report.coldStarts = { ...c, firstRequest: { js: 'GET /noop', rust: 'GET /', project: 'POST /mcp tools/list' },
+      projectMinusJsMs: c.project.median - c.js.median, projectMinusRustMs: c.project.median - c.rust.median,
+      ratioToJs: c.project.median / c.js.median, ratioToRust: c.project.median / c.rust.median };
+  }
+
   // Fixtures the hot paths act on (through wrangler's port).
   const setupAgent = newAgent(8);
   const p = project.port;
   okStatus(await send(setupAgent, js.port, 'POST', '/write', {}, Buffer.alloc(0))); // the key /read reads
+  // The ceiling's answers are checked ones: a task it made reads back under its id, an id it
+  // never made is a 404 (not an empty 200 that would count as a poll).
+  const ceilingTask = await ceilingTarget(js.port).create(setupAgent);
+  await ceilingTarget(js.port).get(setupAgent, ceilingTask.taskId);
+  const unknown = await send(setupAgent, js.port, 'GET', '/task/never-created', {});
+  if (unknown.status !== 404) throw new Error(`the ceiling answered ${unknown.status} for a task it never created`);
   const working = await call(setupAgent, p, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }));
   if (working.resultType !== 'task') throw new Error(`slow_compute did not become a task: ${JSON.stringify(working)}`);
   report.serverPollIntervalMs = working.pollIntervalMs ?? null; // what lifecycle clients wait between polls
@@ -399,15 +345,21 @@ try {
     ].map((r) => ({ ...r, ratio: r.rps / r.baselineRps }));
   }
 
-  log(`full lifecycles through wrangler's port${peer ? ', each followed by the rmcp peer' : ''}`);
+  // Per concurrency, back to back: the ceiling (bare Durable Objects, the JS baseline's
+  // /task), the project, then the peer; all through the same loop (./lifecycles.mjs).
+  log(`full lifecycles through wrangler's port, each after the ceiling (JS baseline /task)${peer ? ' and followed by the rmcp peer' : ''}`);
+  const poll = SETTINGS.pollIntervalMs;
+  const checked = (label, r) => { if (r.errors) { failed = true; log(`    ${label}: ${r.errors} errors, first: ${r.firstError}`); } return r; };
   for (const n of SETTINGS.lifecycleConcurrency) {
-    log(`  concurrency ${n}`);
-    const r = await lifecycles(p, n, SETTINGS.lifecycleSeconds);
-    if (r.errors) { failed = true; log(`    ${r.errors} errors, first: ${r.firstError}`); }
+    log(`  concurrency ${n}, ceiling`);
+    const ceiling = checked('ceiling', await lifecycles(ceilingTarget(js.port), n, SETTINGS.lifecycleSeconds, poll));
+    log(`  concurrency ${n}, project`);
+    const r = checked('project', await lifecycles(mcpTarget(p), n, SETTINGS.lifecycleSeconds, poll));
+    r.ceiling = ceiling;
+    r.ratioToCeiling = ceiling.perSecond ? r.perSecond / ceiling.perSecond : null;
     if (peer) {
       log(`  concurrency ${n}, rmcp peer`);
-      r.peer = await lifecycles(peer.port, n, SETTINGS.lifecycleSeconds, PEER_HEADERS);
-      if (r.peer.errors) { failed = true; log(`    ${r.peer.errors} errors, first: ${r.peer.firstError}`); }
+      r.peer = checked('peer', await lifecycles(mcpTarget(peer.port, PEER_HEADERS), n, SETTINGS.lifecycleSeconds, poll));
       r.ratioToPeer = r.peer.perSecond ? r.perSecond / r.peer.perSecond : null;
     }
     report.lifecycles.push(r);
@@ -415,9 +367,9 @@ try {
   log('full lifecycles with pushed notifications (subscriptions/listen) through wrangler\'s port');
   for (const n of SETTINGS.lifecycleConcurrency) {
     log(`  concurrency ${n}`);
-    const r = await listeningLifecycles(p, n, SETTINGS.lifecycleSeconds);
-    if (r.errors) { failed = true; log(`    ${r.errors} errors, first: ${r.firstError}`); }
+    const r = checked('project, listening', await listeningLifecycles(p, n, SETTINGS.lifecycleSeconds));
     const polled = report.lifecycles.find((l) => l.concurrency === n);
+    if (polled?.ceiling?.perSecond) r.ratioToCeiling = r.perSecond / polled.ceiling.perSecond;
     if (polled?.peer?.perSecond) r.ratioToPeer = r.perSecond / polled.peer.perSecond;
     report.listeningLifecycles.push(r);
   }
@@ -465,55 +417,7 @@ report.loadavgAtEnd = loadavg();
 report.wallSeconds = (Date.now() - started) / 1000;
 writeFileSync(join(HERE, 'last-run.json'), `${JSON.stringify(report, null, 2)}\n`);
 
-const line = (cells, widths) => cells.map((c, i) => (i === 0 || i === 4 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
-const W = [26, 7, 7, 7, 22, 8, 6];
-for (const [mode, rows] of Object.entries(report.hotPaths)) {
-  const s = report.servers;
-  const portsNote = mode === 'wrangler'
-    ? `wrangler ports: project ${s.project.wranglerPort}, JS ${s.js.wranglerPort}, Rust ${s.rust.wranglerPort}`
-    : `workerd ports: project ${s.project.directPort}, JS ${s.js.directPort}, Rust ${s.rust.directPort}`;
-  console.log(`\n${mode === 'wrangler' ? "Via wrangler's port" : 'Direct to workerd'} (${SETTINGS.connections} connections, ${SETTINGS.seconds} s each after ${SETTINGS.warmupSeconds} s warm-up; ${portsNote})`);
-  console.log(line(['hot path', 'req/s', 'p50 ms', 'p99 ms', 'baseline', 'req/s', 'ratio'], W));
-  for (const r of rows) {
-    console.log(line([r.path, fmt(r.rps), fmt(r.p50, 1), fmt(r.p99, 1), r.baseline, fmt(r.baselineRps), `${fmt(r.ratio, 2)}×`], W) + (r.errors ? `  ${r.errors} ERRORS` : ''));
-  }
-  const b = report.baselines[mode];
-  console.log(`  baselines p50/p99 ms: JS no-op ${fmt(b.jsNoop.p50, 1)}/${fmt(b.jsNoop.p99, 1)}, Rust no-op ${fmt(b.rustNoop.p50, 1)}/${fmt(b.rustNoop.p99, 1)}, DO read ${fmt(b.doRead.p50, 1)}/${fmt(b.doRead.p99, 1)}, DO write ${fmt(b.doWrite.p50, 1)}/${fmt(b.doWrite.p99, 1)}, new object ${fmt(b.doNew.p50, 1)}/${fmt(b.doNew.p99, 1)}`);
-}
-if (report.lifecycles.length) {
-  const withPeer = report.lifecycles.some((r) => r.peer);
-  console.log(`\nFull task lifecycles via wrangler's port (slow_compute 0.2 s, tasks/get every pollIntervalMs = ${report.serverPollIntervalMs ?? `(none given) ${SETTINGS.pollIntervalMs}`} ms until completed; ${SETTINGS.lifecycleSeconds} s each)`);
-  if (withPeer) console.log(`each followed by the rmcp peer (rmcp 3.11 native, tasks in memory, its own port; pollIntervalMs = ${report.peerPollIntervalMs ?? '(none given)'} ms); ratio = project per s ÷ peer per s`);
-  const cols = (r) => [fmt(r.perSecond, 1), fmt(r.p50), fmt(r.p99), r.lifecycles, r.polls];
-  const LW = [12, 7, 7, 7, 10, 7];
-  const PW = [10, 7, 7, 10, 7, 6];
-  const row = (cells, widths) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
-  const right = (cells, widths) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
-  console.log(row(['concurrency', 'per s', 'p50 ms', 'p99 ms', 'lifecycles', 'polls'], LW)
-    + (withPeer ? `  ${right(['peer per s', 'p50 ms', 'p99 ms', 'lifecycles', 'polls', 'ratio'], PW)}` : ''));
-  for (const r of report.lifecycles) {
-    const errors = [r.errors ? `${r.errors} ERRORS` : '', r.peer?.errors ? `peer: ${r.peer.errors} ERRORS` : ''].filter(Boolean).join(', ');
-    console.log(row([r.concurrency, ...cols(r)], LW)
-      + (r.peer ? `  ${right([...cols(r.peer), r.ratioToPeer === null ? '-' : `${fmt(r.ratioToPeer, 2)}×`], PW)}` : '')
-      + (errors ? `  ${errors}` : ''));
-  }
-}
-if (report.listeningLifecycles.length) {
-  console.log(`\nFull task lifecycles with pushed notifications via wrangler's port (slow_compute 0.2 s; one subscriptions/listen stream per task until its completed notification, which carries the result; ${SETTINGS.lifecycleSeconds} s each); ratio = per s ÷ the rmcp peer's polling per s`);
-  const W = [12, 7, 7, 7, 10, 6];
-  console.log(line(['concurrency', 'per s', 'p50 ms', 'p99 ms', 'lifecycles', 'ratio'], W));
-  for (const r of report.listeningLifecycles) {
-    console.log(line([r.concurrency, fmt(r.perSecond, 1), fmt(r.p50), fmt(r.p99), r.lifecycles, r.ratioToPeer ? `${fmt(r.ratioToPeer, 2)}×` : '-'], W)
-      + (r.errors ? `  ${r.errors} ERRORS` : ''));
-  }
-}
-for (const [name, s] of Object.entries(report.sizes)) {
-  console.log(`\n${name === 'project' ? 'Worker bundle' : 'Rust no-op baseline bundle'}: ${s.bytes} bytes, ${s.gzip} gzipped (gzip -9)`);
-  for (const f of s.files) console.log(`  ${f.file.padEnd(52)} ${String(f.bytes).padStart(9)} bytes  ${String(f.gzip).padStart(8)} gzipped`);
-}
-for (const m of report.directPortMoves ?? []) console.log(`\nnote: the ${m.server} server's workerd moved from port ${m.from} to ${m.to} at +${m.at.toFixed(0)} s (wrangler restarted it); measurements after that used the new port`);
-console.log(`\nload average ${report.machine.loadavgAtStart.map((x) => x.toFixed(2)).join(' ')} at start, ${report.loadavgAtEnd.map((x) => x.toFixed(2)).join(' ')} at end; ${report.machine.cpus} CPUs shared by the client and workerd`
-  + `; other workerd processes: ${report.machine.otherWorkerdAtStart} at start, ${report.machine.otherWorkerdAtEnd ?? '?'} at end; ${report.wallSeconds.toFixed(0)} s; JSON in tests/bench/last-run.json`);
+printTables(report, SETTINGS);
 if (failed) {
   console.error(`bench: FAILED${report.error ? `: ${report.error.split('\n')[0]}` : ' (errors above)'}`);
   process.exit(1);

@@ -3,9 +3,19 @@
 //   GET  /read   storage.get of one key in an existing object (the object named "existing")
 //   POST /write  storage.put of that key in the same existing object
 //   POST /new    one storage.put in a brand-new object (a fresh random name per request)
+// and the lifecycle ceiling, the least a task lifecycle can cost on bare Durable Objects
+// (the bench drives it with the same loop as the project's polling lifecycles):
+//   POST /task        a fresh task id, its object (named by that id, as the project names a
+//                     task's object) writes { status: working } once and sets an alarm
+//                     ALARM_MS later; answers { taskId, status }
+//   GET  /task/<id>   one storage read in that object: { taskId, status } (+ result once
+//                     completed); 404 for an id never created
+// The alarm fires after the same 0.2 s as the project's slow_compute and writes the result.
 // Every route answers 200 only when the storage call did what it says, so the benchmark
 // can check each response instead of counting errors as throughput.
 import { DurableObject } from 'cloudflare:workers';
+
+const ALARM_MS = 200;
 
 export class Bare extends DurableObject {
   async fetch(request) {
@@ -17,6 +27,27 @@ export class Bare extends DurableObject {
     return new Response(null);
   }
 }
+
+export class CeilingTask extends DurableObject {
+  async fetch(request) {
+    const taskId = new URL(request.url).searchParams.get('id');
+    if (request.method === 'POST') {
+      this.ctx.storage.put('task', { status: 'working' });
+      this.ctx.storage.setAlarm(Date.now() + ALARM_MS);
+      // Both writes are confirmed together before the answer leaves (output gate).
+      return Response.json({ taskId, status: 'working' });
+    }
+    const task = await this.ctx.storage.get('task');
+    return task === undefined ? new Response('no such task', { status: 404 }) : Response.json({ taskId, ...task });
+  }
+
+  async alarm() {
+    await this.ctx.storage.put('task', { status: 'completed', result: { content: [{ type: 'text', text: 'done' }] } });
+  }
+}
+
+const task = (env, taskId, method) =>
+  env.CEILING.get(env.CEILING.idFromName(taskId)).fetch(`http://task/?id=${encodeURIComponent(taskId)}`, { method });
 
 export default {
   async fetch(request, env) {
@@ -30,7 +61,11 @@ export default {
         return env.BARE.get(env.BARE.idFromName('existing')).fetch('http://bare/', { method: 'POST' });
       case '/new':
         return env.BARE.get(env.BARE.idFromName(crypto.randomUUID())).fetch('http://bare/', { method: 'POST' });
+      case '/task':
+        if (request.method !== 'POST') return new Response('POST creates a task', { status: 405 });
+        return task(env, crypto.randomUUID(), 'POST');
       default:
+        if (pathname.startsWith('/task/') && request.method === 'GET') return task(env, decodeURIComponent(pathname.slice('/task/'.length)), 'GET');
         return new Response('not found', { status: 404 });
     }
   },

@@ -1,0 +1,146 @@
+// `make bench`'s full task lifecycles (tests/bench/run.mjs): one loop that drives any server
+// through a small adapter, so the project, the rmcp peer and the lifecycle ceiling (the JS
+// baseline's bare Durable Object task, tests/bench/baseline-js/index.js) are measured by the
+// same client code with the same poll interval; and the project's listening lifecycles.
+import http from 'node:http';
+import { openListen } from '../support/listen.mjs';
+import { mcpRequest, resultOf, send } from './servers.mjs';
+
+const mcp = (method, params, extraHeaders) => mcpRequest('bench', method, params, extraHeaders);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const newAgent = (n) => new http.Agent({ keepAlive: true, maxSockets: n, maxFreeSockets: n });
+
+export function percentile(sorted, p) {
+  if (!sorted.length) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** The task every lifecycle creates: slow_compute for 0.2 s (the ceiling's alarm waits as long). */
+const SLOW = { name: 'slow_compute', arguments: { seconds: 0.2 } };
+
+/**
+ * A lifecycle target speaking MCP (the project, or the peer with `headers` added to every
+ * request): create = tools/call slow_compute, get = tasks/get.
+ */
+export function mcpTarget(port, headers = {}) {
+  const call = async (agent, req) => resultOf(await send(agent, port, req.method, req.path, req.headers, req.body));
+  return {
+    port,
+    async create(agent) {
+      const task = await call(agent, mcp('tools/call', SLOW, headers));
+      if (task.resultType !== 'task') throw new Error(`not a task: ${JSON.stringify(task).slice(0, 200)}`);
+      return task;
+    },
+    get: (agent, taskId) => call(agent, mcp('tasks/get', { taskId }, headers)),
+  };
+}
+
+/**
+ * The lifecycle ceiling (tests/bench/baseline-js/index.js): create = POST /task (one write
+ * and an alarm set in a new object), get = GET /task/<id> (one read). It gives no
+ * pollIntervalMs, so the loop waits the bench's own (the project is told the same).
+ */
+export function ceilingTarget(port) {
+  const json = async (agent, method, path) => {
+    const { status, text } = await send(agent, port, method, path, {}, method === 'POST' ? Buffer.alloc(0) : undefined);
+    if (status !== 200) throw new Error(`HTTP ${status}: ${text.slice(0, 300)}`);
+    return JSON.parse(text);
+  };
+  return {
+    port,
+    async create(agent) {
+      const task = await json(agent, 'POST', '/task');
+      if (typeof task.taskId !== 'string' || task.status !== 'working') throw new Error(`not a new task: ${JSON.stringify(task).slice(0, 200)}`);
+      return task;
+    },
+    async get(agent, taskId) {
+      const task = await json(agent, 'GET', `/task/${encodeURIComponent(taskId)}`);
+      if (task.taskId !== taskId) throw new Error(`asked for ${taskId}, got ${JSON.stringify(task).slice(0, 200)}`);
+      if (task.status === 'completed' && !task.result) throw new Error(`completed without a result: ${JSON.stringify(task).slice(0, 200)}`);
+      return task;
+    },
+  };
+}
+
+/**
+ * Full lifecycles: each client creates a 0.2 s task and polls it (every pollIntervalMs the
+ * server gives, else `pollIntervalMs`) to completion, in a loop, for `seconds`.
+ */
+export async function lifecycles(target, concurrency, seconds, pollIntervalMs) {
+  const agent = newAgent(concurrency);
+  const durations = [];
+  let errors = 0;
+  let firstError;
+  let polls = 0;
+  const end = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      const start = performance.now();
+      try {
+        let task = await target.create(agent);
+        const { taskId } = task;
+        const deadline = performance.now() + 30_000;
+        while (task.status !== 'completed') {
+          if (['failed', 'cancelled'].includes(task.status)) throw new Error(`task ended ${task.status}`);
+          if (performance.now() > deadline) throw new Error(`task ${taskId} not completed after 30 s`);
+          await sleep(task.pollIntervalMs ?? pollIntervalMs);
+          task = await target.get(agent, taskId);
+          polls++;
+        }
+        // Lifecycles finishing after the window (their clients were mid-way) are not counted.
+        if (performance.now() <= end) durations.push(performance.now() - start);
+      } catch (e) {
+        errors++;
+        firstError ??= e.message;
+        if (errors > 20) return;
+      }
+    }
+  }));
+  const window = Math.min(performance.now(), end) - t0;
+  agent.destroy();
+  durations.sort((a, b) => a - b);
+  return { concurrency, seconds: window / 1000, lifecycles: durations.length, perSecond: durations.length / (window / 1000),
+    p50: percentile(durations, 50), p99: percentile(durations, 99), polls, errors, firstError };
+}
+
+/**
+ * Full lifecycles with pushed notifications instead of polling: each client creates a
+ * 0.2 s task, opens a subscriptions/listen stream for it, and waits for the
+ * notifications/tasks that says completed (it carries the result: nothing is polled).
+ */
+export async function listeningLifecycles(port, concurrency, seconds) {
+  const agent = newAgent(concurrency);
+  const target = mcpTarget(port);
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const durations = [];
+  let errors = 0;
+  let firstError;
+  const end = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      const start = performance.now();
+      let stream;
+      try {
+        const task = await target.create(agent);
+        stream = await openListen(url, [task.taskId]);
+        const done = await stream.until((m) => m.method === 'notifications/tasks' && m.params?.taskId === task.taskId
+          && ['completed', 'failed', 'cancelled'].includes(m.params.status), 30_000);
+        if (done.params.status !== 'completed' || !done.params.result) throw new Error(`task ended ${done.params.status} ${JSON.stringify(done.params).slice(0, 200)}`);
+        if (performance.now() <= end) durations.push(performance.now() - start);
+      } catch (e) {
+        errors++;
+        firstError ??= e.message;
+        if (errors > 20) return;
+      } finally {
+        stream?.close();
+      }
+    }
+  }));
+  const window = Math.min(performance.now(), end) - t0;
+  agent.destroy();
+  durations.sort((a, b) => a - b);
+  return { concurrency, seconds: window / 1000, lifecycles: durations.length, perSecond: durations.length / (window / 1000),
+    p50: percentile(durations, 50), p99: percentile(durations, 99), errors, firstError };
+}
