@@ -26,6 +26,20 @@
 //! many machines), and a crash (the wasm instance reinitialised) starts the counts again:
 //! the route names the instance (`instance`, drawn at its first count) so a reader can tell.
 
+/// The object classes, as the counts name them.
+pub(crate) const TASK: &str = "TaskObject";
+pub(crate) const SESSION: &str = "SessionObject";
+pub(crate) const PRINCIPAL: &str = "PrincipalObject";
+
+/// What an object is invoked for: a request, an alarm, a WebSocket message (each
+/// counted), or another WebSocket event (close, error: awake time only).
+pub(crate) enum Invocation {
+    Request,
+    Alarm,
+    WebSocketMessage,
+    WebSocketEvent,
+}
+
 #[cfg(feature = "bench-counters")]
 mod on;
 #[cfg(feature = "bench-counters")]
@@ -33,21 +47,9 @@ pub(crate) use on::*;
 
 #[cfg(not(feature = "bench-counters"))]
 mod off {
+    use super::Invocation;
     use std::future::Future;
     use worker::{Storage, web_sys};
-
-    /// The class names, as the counts name them.
-    pub(crate) const TASK: &str = "TaskObject";
-    pub(crate) const SESSION: &str = "SessionObject";
-    pub(crate) const PRINCIPAL: &str = "PrincipalObject";
-
-    /// What an object is invoked for.
-    pub(crate) enum Invocation {
-        Request,
-        Alarm,
-        WebSocketMessage,
-        WebSocketEvent,
-    }
 
     #[inline(always)]
     pub(crate) fn rows_read(_class: &'static str, _rows: usize) {}

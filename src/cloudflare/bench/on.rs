@@ -7,22 +7,13 @@ use std::future::Future;
 use std::rc::Rc;
 use worker::{Storage, web_sys};
 
-pub(crate) const WORKER: &str = "Worker";
-pub(crate) const TASK: &str = "TaskObject";
-pub(crate) const SESSION: &str = "SessionObject";
-pub(crate) const PRINCIPAL: &str = "PrincipalObject";
+use super::Invocation;
+
+/// The Worker, as the counts name it (the objects' names are the parent's).
+const WORKER: &str = "Worker";
 
 /// The route that answers the counts (GET).
 pub(crate) const ROUTE: &str = "/__bench/counters";
-
-/// What an object is invoked for: a request, an alarm, a WebSocket message (each
-/// counted), or another WebSocket event (close, error: awake time only).
-pub(crate) enum Invocation {
-    Request,
-    Alarm,
-    WebSocketMessage,
-    WebSocketEvent,
-}
 
 #[derive(Default)]
 struct Counts {
