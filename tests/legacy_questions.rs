@@ -40,8 +40,8 @@ fn the_second_poll_sends_the_questions_to_every_open_get_stream_once() {
     let mut next = ids();
     let task = waiting(ID, &[ASK]);
     // First poll: the client may still call tasks/result (the spec's SHOULD): nothing yet.
-    assert_eq!(q.polled(&task, &[1, 2], &mut next), vec![]);
-    let sent = q.polled(&task, &[1, 2], &mut next);
+    assert_eq!(q.poll(&task, &[1, 2], false, &mut next).streams, vec![]);
+    let sent = q.poll(&task, &[1, 2], false, &mut next).streams;
     assert_eq!(
         sent,
         vec![
@@ -60,15 +60,15 @@ fn the_second_poll_sends_the_questions_to_every_open_get_stream_once() {
         ]
     );
     // Never twice to one stream; a stream opened later gets it on the next poll.
-    assert_eq!(q.polled(&task, &[1, 2], &mut next), vec![]);
-    let late = q.polled(&task, &[1, 2, 3], &mut next);
+    assert_eq!(q.poll(&task, &[1, 2], false, &mut next).streams, vec![]);
+    let late = q.poll(&task, &[1, 2, 3], false, &mut next).streams;
     assert_eq!(late.len(), 1);
     assert_eq!(late[0].stream, 3);
     // No stream open: nothing to send, and nothing lost (a stream opened later gets it).
     let mut alone = Questions::default();
-    alone.polled(&task, &[], &mut next);
-    assert_eq!(alone.polled(&task, &[], &mut next), vec![]);
-    assert_eq!(alone.polled(&task, &[7], &mut next).len(), 1);
+    alone.poll(&task, &[], false, &mut next);
+    assert_eq!(alone.poll(&task, &[], false, &mut next).streams, vec![]);
+    assert_eq!(alone.poll(&task, &[7], false, &mut next).streams.len(), 1);
 }
 
 #[test]
@@ -76,15 +76,15 @@ fn a_closed_stream_is_forgotten_and_a_new_round_is_asked_again() {
     let mut q = Questions::default();
     let mut next = ids();
     let task = waiting(ID, &[ASK]);
-    q.polled(&task, &[1], &mut next);
-    assert_eq!(q.polled(&task, &[1], &mut next).len(), 1);
+    q.poll(&task, &[1], false, &mut next);
+    assert_eq!(q.poll(&task, &[1], false, &mut next).streams.len(), 1);
     q.streams_open(&[]);
     // Stream 1 reconnected as stream 4 (ids are never reused): asked there.
-    assert_eq!(q.polled(&task, &[4], &mut next).len(), 1);
+    assert_eq!(q.poll(&task, &[4], false, &mut next).streams.len(), 1);
     // The next round has new keys: seen once first, then sent.
     let round2 = waiting(ID, &["name#2"]);
-    assert_eq!(q.polled(&round2, &[4], &mut next), vec![]);
-    assert_eq!(q.polled(&round2, &[4], &mut next).len(), 1);
+    assert_eq!(q.poll(&round2, &[4], false, &mut next).streams, vec![]);
+    assert_eq!(q.poll(&round2, &[4], false, &mut next).streams.len(), 1);
 }
 
 #[test]
@@ -92,18 +92,18 @@ fn nothing_goes_to_get_streams_while_tasks_result_asks() {
     let mut q = Questions::default();
     let mut next = ids();
     let task = waiting(ID, &[ASK]);
-    q.polled(&task, &[1], &mut next);
+    q.poll(&task, &[1], false, &mut next);
     q.asking(ID, true);
     q.asking(ID, true);
-    assert_eq!(q.polled(&task, &[1], &mut next), vec![]);
+    assert_eq!(q.poll(&task, &[1], false, &mut next).streams, vec![]);
     q.asking(ID, false);
     assert_eq!(
-        q.polled(&task, &[1], &mut next),
+        q.poll(&task, &[1], false, &mut next).streams,
         vec![],
         "one stream still asks"
     );
     q.asking(ID, false);
-    assert_eq!(q.polled(&task, &[1], &mut next).len(), 1);
+    assert_eq!(q.poll(&task, &[1], false, &mut next).streams.len(), 1);
 }
 
 #[test]
@@ -123,8 +123,8 @@ fn each_question_is_answered_once() {
     let mut q = Questions::default();
     let mut next = ids();
     let task = waiting(ID, &[ASK]);
-    q.polled(&task, &[1, 2], &mut next);
-    q.polled(&task, &[1, 2], &mut next);
+    q.poll(&task, &[1, 2], false, &mut next);
+    q.poll(&task, &[1, 2], false, &mut next);
     let to = Answered {
         task_id: ID.into(),
         key: ASK.into(),
@@ -140,10 +140,11 @@ fn each_question_is_answered_once() {
     // still outstanding (below), so the task gets one answer.
     assert_eq!(q.answered("q-2"), Some(to));
     // Once a poll sees the task moved on, late answers are dropped here already.
-    q.polled(&task, &[3], &mut next);
-    q.polled(
+    q.poll(&task, &[3], false, &mut next);
+    q.poll(
         &json!({ "taskId": ID, "status": "working" }),
         &[3],
+        false,
         &mut next,
     );
     assert_eq!(q.answered("q-3"), None);
@@ -262,7 +263,7 @@ fn a_poll_carries_a_question_only_when_no_open_stream_has_it_and_it_can_stream()
         json_only.poll(&task, &[], false, &mut next),
         Poll::default()
     );
-    assert_eq!(json_only.polled(&task, &[], &mut next), vec![]);
+    assert_eq!(json_only.poll(&task, &[], false, &mut next).streams, vec![]);
     // While a tasks/result of the session asks, a poll carries nothing.
     let mut asked = Questions::default();
     asked.poll(&task, &[], true, &mut next);

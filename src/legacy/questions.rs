@@ -95,17 +95,6 @@ pub struct Questions {
 }
 
 impl Questions {
-    /// A `tasks/get` poll whose response cannot carry questions (its `Accept` refuses a
-    /// stream) read `task`: what to send on the GET streams ([`Questions::poll`]).
-    pub fn polled(
-        &mut self,
-        task: &Value,
-        streams: &[StreamId],
-        new_id: impl FnMut() -> String,
-    ) -> Vec<Outgoing> {
-        self.poll(task, streams, false, new_id).streams
-    }
-
     /// A `tasks/get` poll read `task` (a `DetailedTask`); `streams` are the session's open
     /// GET streams, `streaming` whether the poll's `Accept` takes `text/event-stream`,
     /// `new_id` draws a request id. Returns what to send: a question goes to each open
