@@ -192,10 +192,6 @@ fn remote_refs_and_unknown_dialects_are_refused_when_compiling() {
             json!({ "$ref": "other.json" }),
             "https://schema.invalid/other.json",
         ),
-        (
-            json!({ "$schema": "https://example.com/my-dialect", "type": "object" }),
-            "https://example.com/my-dialect",
-        ),
     ] {
         let e = Schema::compile(&schema).unwrap_err();
         assert_eq!(
@@ -204,6 +200,28 @@ fn remote_refs_and_unknown_dialects_are_refused_when_compiling() {
                 "{url} is outside the schema, and schemas are never fetched (remote $ref or unknown $schema)"
             ),
             "{schema}"
+        );
+    }
+    // Dialects other than 2020-12 and draft 7, at the root or in a subschema.
+    for (schema, uri) in [
+        (
+            json!({ "$schema": "https://example.com/my-dialect", "type": "object" }),
+            "https://example.com/my-dialect",
+        ),
+        (
+            json!({ "$schema": "https://json-schema.org/draft/2019-09/schema" }),
+            "https://json-schema.org/draft/2019-09/schema",
+        ),
+        (
+            json!({ "$defs": { "a": { "$id": "a", "$schema": "http://json-schema.org/draft-04/schema#" } } }),
+            "http://json-schema.org/draft-04/schema#",
+        ),
+    ] {
+        assert_eq!(
+            Schema::compile(&schema).unwrap_err(),
+            format!(
+                "{uri} is not a supported dialect (unknown $schema): schemas are JSON Schema 2020-12 or draft 7"
+            ),
         );
     }
     // A local reference that resolves nowhere, and a schema its metaschema refuses.

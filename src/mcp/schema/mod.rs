@@ -1,33 +1,47 @@
 //! JSON Schema validation of tool arguments and elicitation answers (basic/index "JSON
-//! Schema Usage"), with the [`boon`] validator: drafts 2020-12 (the default dialect when a
-//! schema has no `$schema`), 2019-09, 7, 6 and 4, every keyword of each.
+//! Schema Usage"): JSON Schema 2020-12 (the default dialect when a schema has no
+//! `$schema`) and draft 7, every keyword of each; any other `$schema` is refused when
+//! compiling, naming the dialects this server supports.
 //!
 //! A [`Schema`] is compiled once (a tool's `inputSchema` when the server is assembled) and
 //! then validates any number of instances; `tools/call` answers -32602 with the first
 //! violation, its instance path (a JSON Pointer) and keyword (see `message.rs`).
 //!
 //! What compiling refuses, so a server never runs with a schema it cannot enforce:
-//! - a schema that is not valid against its dialect's metaschema, or names a dialect this
+//! - a schema that is not valid for its dialect (a keyword of the wrong shape, a pattern
+//!   the regular expression engine cannot run: see `pattern.rs`), or names a dialect this
 //!   validator does not know;
-//! - any `$ref` (or `$schema`) to a document outside the schema itself: nothing is ever
+//! - any `$ref` (or `$dynamicRef`) to a document outside the schema itself: nothing is ever
 //!   fetched (basic/index "`$ref` Resolution": network refs MUST NOT be dereferenced, and
-//!   a schema with an unresolved one SHOULD be rejected). Local `$ref`, `$defs`, `$anchor`
-//!   and `$dynamicRef` work;
+//!   a schema with an unresolved one SHOULD be rejected). Local `$ref`, `$defs`, `$id`,
+//!   `$anchor` and `$dynamicRef` work;
 //! - a schema nested deeper than [`MAX_SCHEMA_DEPTH`] or with more than
 //!   [`MAX_SUBSCHEMAS`] objects (basic/index "Composition-Keyword Resource Use": a cap on
 //!   depth and on the number of subschemas).
 //!
 //! Instances nested deeper than [`MAX_INSTANCE_DEPTH`] are refused before validation, so
-//! a recursive schema cannot be walked down an arbitrarily deep value. `format` follows
-//! each dialect (an annotation in 2020-12 and 2019-09, an assertion in draft 7 and
-//! earlier); `contentEncoding`/`contentMediaType`/`contentSchema` are annotations.
+//! a recursive schema cannot be walked down an arbitrarily deep value, and one validation
+//! evaluates at most [`MAX_STEPS`] subschemas (`validate.rs`). `format` is an annotation
+//! in 2020-12 and an assertion in draft 7 (`pattern.rs` lists the formats it checks);
+//! `contentEncoding`/`contentMediaType`/`contentSchema` are annotations.
+//!
+//! Three passes, each in its own file: `index.rs` finds the dialect, the schema resources
+//! and their anchors; `compile.rs` turns every subschema into a node of one arena with its
+//! references resolved; `validate.rs` evaluates an instance against the arena.
 
+mod compile;
+mod index;
 mod message;
+mod number;
+mod pattern;
+mod validate;
+
+pub use validate::MAX_STEPS;
 
 use serde_json::Value;
-use std::error::Error;
 use std::fmt;
 use std::rc::Rc;
+use url::Url;
 
 /// Deepest nesting of objects and arrays in a schema document.
 pub const MAX_SCHEMA_DEPTH: usize = 64;
@@ -44,14 +58,7 @@ const BASE: &str = "https://schema.invalid/tool.json";
 
 /// A compiled schema; clones share it.
 #[derive(Clone)]
-pub struct Schema(Rc<Compiled>);
-
-struct Compiled {
-    schemas: boon::Schemas,
-    index: boon::SchemaIndex,
-    /// The schema as written, for error messages (see `message::fix_item_index`).
-    source: Value,
-}
+pub struct Schema(Rc<compile::Compiled>);
 
 impl fmt::Debug for Schema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -59,34 +66,14 @@ impl fmt::Debug for Schema {
     }
 }
 
-/// Refuses every document the schema does not contain (boon asks its loader for any
-/// `$ref` or `$schema` it cannot resolve locally, apart from the metaschemas it bundles).
-struct NoFetch;
-
-impl boon::UrlLoader for NoFetch {
-    fn load(&self, url: &str) -> Result<Value, Box<dyn Error>> {
-        Err(format!("{url} is outside the schema, and schemas are never fetched").into())
-    }
-}
-
 impl Schema {
     /// Compiles `schema`; `Err` says why it cannot be used (see the module docs).
     pub fn compile(schema: &Value) -> Result<Schema, String> {
         check_size(schema)?;
-        let mut compiler = boon::Compiler::new();
-        compiler.use_loader(Box::new(NoFetch));
-        let mut schemas = boon::Schemas::new();
-        compiler
-            .add_resource(BASE, schema.clone())
-            .map_err(|e| compile_error(&e))?;
-        let index = compiler
-            .compile(BASE, &mut schemas)
-            .map_err(|e| compile_error(&e))?;
-        Ok(Schema(Rc::new(Compiled {
-            schemas,
-            index,
-            source: schema.clone(),
-        })))
+        let base = Url::parse(BASE).map_err(|e| e.to_string())?;
+        let compiled = compile::compile(schema, base)
+            .map_err(|e| message::shorten(&e.replace(BASE, ""), 300))?;
+        Ok(Schema(Rc::new(compiled)))
     }
 
     /// Validates `instance`; `Err` is one short line naming the first violation:
@@ -97,29 +84,8 @@ impl Schema {
                 "(root): nests deeper than {MAX_INSTANCE_DEPTH} levels (depth limit)"
             ));
         }
-        let compiled = &*self.0;
-        compiled
-            .schemas
-            .validate(instance, compiled.index)
-            .map_err(|e| message::describe(&e, instance, &compiled.source))
+        validate::validate(&self.0, instance).map_err(|f| f.line())
     }
-}
-
-/// The schema's own error, without the validator's internal base URI.
-fn compile_error(e: &boon::CompileError) -> String {
-    let text = match e {
-        // The loader's refusal says which reference and why; boon's wrapper adds nothing.
-        boon::CompileError::LoadUrlError { url, .. } => {
-            format!(
-                "{url} is outside the schema, and schemas are never fetched (remote $ref or unknown $schema)"
-            )
-        }
-        boon::CompileError::UnsupportedUrlScheme { url } => {
-            format!("{url} is outside the schema, and schemas are never fetched (remote $ref)")
-        }
-        other => format!("{other:#}"),
-    };
-    message::shorten(&text.replace(BASE, ""), 300)
 }
 
 /// Refuses a schema deeper or larger than the bounds before the compiler walks it.
