@@ -4,7 +4,9 @@
 //! what compiling refuses (remote `$ref`, unknown dialects, invalid schemas, the bounds).
 #![cfg(not(target_arch = "wasm32"))]
 
-use mcp_tasks_edge::mcp::schema::{MAX_INSTANCE_DEPTH, MAX_SCHEMA_DEPTH, MAX_SUBSCHEMAS, Schema};
+use mcp_tasks_edge::mcp::schema::{
+    MAX_INSTANCE_DEPTH, MAX_SCHEMA_DEPTH, MAX_STEPS, MAX_SUBSCHEMAS, Schema,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -259,5 +261,62 @@ fn schema_and_instance_bounds() {
         Err(format!(
             "(root): nests deeper than {MAX_INSTANCE_DEPTH} levels (depth limit)"
         ))
+    );
+}
+
+#[test]
+fn no_schema_and_instance_make_validation_run_unbounded() {
+    // Each level tries both alternatives of an `anyOf` down a 40-deep array, 2^40 paths
+    // naively: the evaluation budget ends it with a clear line.
+    let schema = json!({ "anyOf": [{ "items": { "$ref": "#" } }, { "items": { "$ref": "#" }, "minItems": 0 }],
+        "not": { "const": 0 } });
+    let deep = (0..40).fold(json!([1]), |inner, _| json!([inner]));
+    assert_eq!(
+        check(&schema, &deep),
+        Err(format!(
+            "(root): needs more than {MAX_STEPS} schema evaluations (evaluation limit)"
+        ))
+    );
+    // A reference back to itself at the same value is a loop, not a stack overflow.
+    let looping = json!({ "$defs": { "a": { "$ref": "#/$defs/b" }, "b": { "$ref": "#/$defs/a" } },
+        "$ref": "#/$defs/a" });
+    assert_eq!(
+        check(&looping, &json!(1)),
+        Err("(root): the schema's references loop ($ref)".into())
+    );
+    // Patterns run in linear time: the classic catastrophic backtracking pattern on a long
+    // near-miss finishes at once (a backtracking engine would take longer than the universe).
+    let started = std::time::Instant::now();
+    assert!(
+        check(
+            &json!({ "pattern": "^(a+)+$" }),
+            &json!(format!("{}b", "a".repeat(5000)))
+        )
+        .is_err()
+    );
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+}
+
+#[test]
+fn patterns_the_engine_would_read_differently_are_refused_when_compiling() {
+    for (pattern, why) in [
+        (r"^\p{L}+$", "Unicode character classes are not supported"),
+        (r"^(?=a)", "look-around"),
+        (r"(a)\1", "backreferences are not supported"),
+        ("(", "open group without closing"),
+    ] {
+        let e = Schema::compile(&json!({ "pattern": pattern })).unwrap_err();
+        assert!(
+            e.starts_with(r#"the schema's "pattern" at (root): "#) && e.contains(why),
+            "{pattern}: {e}"
+        );
+    }
+    // ECMA-262 escapes that read the same run as written.
+    assert_eq!(
+        check(
+            &json!({ "pattern": r"^\d{3}-\w+\s\/$" }),
+            &json!("123-ab_c /")
+        ),
+        Ok(())
     );
 }

@@ -9,7 +9,6 @@
 //! value, property name and path is cut short.
 
 use super::compile::TYPES;
-use super::validate::MAX_STEPS;
 use serde_json::Value;
 use std::cmp::Ordering;
 
@@ -240,9 +239,9 @@ pub(super) fn ref_loop() -> What {
     ("the schema's references loop".into(), "$ref")
 }
 
-pub(super) fn budget() -> What {
+pub(super) fn budget(max: usize) -> What {
     (
-        format!("needs more than {MAX_STEPS} schema evaluations"),
+        format!("needs more than {max} schema evaluations"),
         "evaluation limit",
     )
 }

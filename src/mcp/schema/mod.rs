@@ -25,9 +25,11 @@
 //! in 2020-12 and an assertion in draft 7 (`pattern.rs` lists the formats it checks);
 //! `contentEncoding`/`contentMediaType`/`contentSchema` are annotations.
 //!
-//! Three passes, each in its own file: `index.rs` finds the dialect, the schema resources
-//! and their anchors; `compile.rs` turns every subschema into a node of one arena with its
-//! references resolved; `validate.rs` evaluates an instance against the arena.
+//! Three passes: `index.rs` finds the dialect, the schema resources and their anchors;
+//! `compile.rs` (with `compile/keywords.rs`) turns every subschema into a node of one arena
+//! with its references resolved; `validate.rs` (with `validate/containers.rs`) evaluates an
+//! instance against the arena. `tests/schema_suite.rs` runs the official JSON Schema Test
+//! Suite against it.
 
 mod compile;
 mod index;

@@ -13,9 +13,12 @@
 //! so no schema and instance can make it run unbounded (basic/index "Composition-Keyword
 //! Resource Use").
 
+mod containers;
+
 use super::compile::{Compiled, Keywords, Node};
 use super::message::{self, Failure, Path};
-use serde_json::{Map, Value};
+use containers::equal;
+use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Most subschema evaluations in one validation.
@@ -23,13 +26,13 @@ pub const MAX_STEPS: usize = 100_000;
 
 /// What a successful evaluation looked at, at its instance location.
 #[derive(Default)]
-struct Seen<'v> {
-    props: BTreeSet<&'v str>,
-    all_props: bool,
+pub(super) struct Seen<'v> {
+    pub(super) props: BTreeSet<&'v str>,
+    pub(super) all_props: bool,
     /// Items `0..items_upto` were evaluated (`prefixItems`).
-    items_upto: usize,
-    items: BTreeSet<usize>,
-    all_items: bool,
+    pub(super) items_upto: usize,
+    pub(super) items: BTreeSet<usize>,
+    pub(super) all_items: bool,
 }
 
 impl<'v> Seen<'v> {
@@ -41,17 +44,17 @@ impl<'v> Seen<'v> {
         self.all_items |= other.all_items;
     }
 
-    fn has_prop(&self, name: &str) -> bool {
+    pub(super) fn has_prop(&self, name: &str) -> bool {
         self.all_props || self.props.contains(name)
     }
 
-    fn has_item(&self, i: usize) -> bool {
+    pub(super) fn has_item(&self, i: usize) -> bool {
         self.all_items || i < self.items_upto || self.items.contains(&i)
     }
 }
 
 /// Why an evaluation stopped early.
-enum Stop {
+pub(super) enum Stop {
     /// Checking mode: the schema does not match.
     Mismatch,
     /// The validation as a whole ends with this failure (a loop, the step budget).
@@ -60,10 +63,10 @@ enum Stop {
 
 /// Where failures go: checking mode stops at the first, collecting mode keeps the first
 /// in [`Failure::order`].
-struct Sink {
-    checking: bool,
-    first: Option<Failure>,
-    failures: usize,
+pub(super) struct Sink {
+    pub(super) checking: bool,
+    pub(super) first: Option<Failure>,
+    pub(super) failures: usize,
 }
 
 impl Sink {
@@ -93,17 +96,17 @@ pub(super) fn validate(schema: &Compiled, instance: &Value) -> Result<(), Failur
     }
 }
 
-struct Run<'s> {
-    schema: &'s Compiled,
+pub(super) struct Run<'s> {
+    pub(super) schema: &'s Compiled,
     /// The dynamic scope: the resources entered, outermost first.
-    scope: Vec<usize>,
+    pub(super) scope: Vec<usize>,
     /// The references being followed, with the value each was followed at.
-    refs: Vec<(usize, *const Value)>,
-    steps: usize,
+    pub(super) refs: Vec<(usize, *const Value)>,
+    pub(super) steps: usize,
 }
 
 impl<'s> Run<'s> {
-    fn fail(&self, sink: &mut Sink, make: impl FnOnce() -> Failure) -> Result<(), Stop> {
+    pub(super) fn fail(&self, sink: &mut Sink, make: impl FnOnce() -> Failure) -> Result<(), Stop> {
         if sink.checking {
             return Err(Stop::Mismatch);
         }
@@ -116,7 +119,7 @@ impl<'s> Run<'s> {
     }
 
     /// Whether `node` matches `v`, with what it saw when it does.
-    fn check<'v>(
+    pub(super) fn check<'v>(
         &mut self,
         node: usize,
         v: &'v Value,
@@ -150,7 +153,7 @@ impl<'s> Run<'s> {
     }
 
     /// Evaluates `node` at `v`; `via` is the keyword that applied it (for a `false`).
-    fn eval<'v>(
+    pub(super) fn eval<'v>(
         &mut self,
         node: usize,
         v: &'v Value,
@@ -160,7 +163,11 @@ impl<'s> Run<'s> {
     ) -> Eval<'v> {
         self.steps += 1;
         if self.steps > MAX_STEPS {
-            return Err(Stop::Abort(Failure::at(path, "", message::budget())));
+            return Err(Stop::Abort(Failure::at(
+                &Path::Root,
+                "",
+                message::budget(MAX_STEPS),
+            )));
         }
         let k = match &self.schema.nodes[node] {
             Node::Bool(true) => return Ok(Seen::default()),
@@ -341,239 +348,5 @@ impl<'s> Run<'s> {
             self.fail(sink, || Failure::at(path, at, message::matches_not()))?;
         }
         Ok(())
-    }
-
-    fn string(&mut self, k: &Keywords, s: &str, path: &Path, sink: &mut Sink) -> Result<(), Stop> {
-        let at = &k.at;
-        if k.min_length.is_some() || k.max_length.is_some() {
-            let chars = s.chars().count() as u64;
-            if let Some(min) = k.min_length.filter(|&min| chars < min) {
-                self.fail(sink, || Failure::at(path, at, message::too_short(min)))?;
-            }
-            if let Some(max) = k.max_length.filter(|&max| chars > max) {
-                self.fail(sink, || Failure::at(path, at, message::too_long(max)))?;
-            }
-        }
-        if let Some(pattern) = &k.pattern
-            && !pattern.is_match(s)
-        {
-            self.fail(sink, || {
-                Failure::at(path, at, message::no_match(s, pattern.as_str()))
-            })?;
-        }
-        if let Some(format) = &k.format
-            && !super::pattern::format_ok(format, s)
-        {
-            self.fail(sink, || {
-                Failure::at(path, at, message::bad_format(s, format))
-            })?;
-        }
-        Ok(())
-    }
-
-    fn array<'v>(
-        &mut self,
-        k: &Keywords,
-        items: &'v [Value],
-        path: &Path,
-        sink: &mut Sink,
-        seen: &mut Seen<'v>,
-    ) -> Result<(), Stop> {
-        let at = &k.at;
-        let len = items.len() as u64;
-        if let Some(min) = k.min_items.filter(|&min| len < min) {
-            self.fail(sink, || Failure::at(path, at, message::few_items(min)))?;
-        }
-        if let Some(max) = k.max_items.filter(|&max| len > max) {
-            self.fail(sink, || Failure::at(path, at, message::many_items(max)))?;
-        }
-        if k.unique_items
-            && let Some((i, j)) = first_duplicate(items)
-        {
-            self.fail(sink, || Failure::at(path, at, message::equal_items(i, j)))?;
-        }
-        for (i, (&sub, item)) in k.prefix_items.iter().zip(items).enumerate() {
-            self.eval(sub, item, &Path::Item(path, i), "prefixItems", sink)?;
-        }
-        seen.items_upto = seen.items_upto.max(k.prefix_items.len().min(items.len()));
-        if let Some(sub) = k.items {
-            for (i, item) in items.iter().enumerate().skip(k.prefix_items.len()) {
-                self.eval(sub, item, &Path::Item(path, i), "items", sink)?;
-            }
-            seen.all_items = true;
-        }
-        if let Some(sub) = k.contains {
-            let mut matched = 0u64;
-            for (i, item) in items.iter().enumerate() {
-                if self.check(sub, item, &Path::Item(path, i))?.is_some() {
-                    matched += 1;
-                    seen.items.insert(i);
-                }
-            }
-            let min = k.min_contains.unwrap_or(1);
-            if matched < min {
-                self.fail(sink, || {
-                    Failure::at(
-                        path,
-                        at,
-                        message::few_contained(matched, min, k.min_contains.is_some()),
-                    )
-                })?;
-            }
-            if let Some(max) = k.max_contains.filter(|&max| matched > max) {
-                self.fail(sink, || {
-                    Failure::at(path, at, message::many_contained(matched, max))
-                })?;
-            }
-        }
-        Ok(())
-    }
-
-    fn object<'v>(
-        &mut self,
-        k: &Keywords,
-        map: &'v Map<String, Value>,
-        path: &Path,
-        sink: &mut Sink,
-        seen: &mut Seen<'v>,
-    ) -> Result<(), Stop> {
-        let at = &k.at;
-        let len = map.len() as u64;
-        if let Some(min) = k.min_properties.filter(|&min| len < min) {
-            self.fail(sink, || Failure::at(path, at, message::few_properties(min)))?;
-        }
-        if let Some(max) = k.max_properties.filter(|&max| len > max) {
-            self.fail(sink, || {
-                Failure::at(path, at, message::many_properties(max))
-            })?;
-        }
-        let missing: Vec<&str> = k
-            .required
-            .iter()
-            .filter(|n| !map.contains_key(*n))
-            .map(String::as_str)
-            .collect();
-        if !missing.is_empty() {
-            self.fail(sink, || Failure::at(path, at, message::missing(&missing)))?;
-        }
-        for (name, needs) in &k.dependent_required {
-            let missing: Vec<&str> = needs
-                .iter()
-                .filter(|n| !map.contains_key(*n))
-                .map(String::as_str)
-                .collect();
-            if map.contains_key(name) && !missing.is_empty() {
-                self.fail(sink, || {
-                    Failure::at(path, at, message::dependency(name, &missing))
-                })?;
-            }
-        }
-        let mut extra = Vec::new();
-        for (name, value) in map {
-            let at_name = Path::Prop(path, name);
-            let mut matched = false;
-            if let Some((_, sub)) = k.properties.iter().find(|(p, _)| p == name) {
-                self.eval(*sub, value, &at_name, "properties", sink)?;
-                matched = true;
-            }
-            for (pattern, sub) in &k.pattern_properties {
-                if pattern.is_match(name) {
-                    self.eval(*sub, value, &at_name, "patternProperties", sink)?;
-                    matched = true;
-                }
-            }
-            if matched {
-                seen.props.insert(name);
-            } else if let Some(sub) = k.additional_properties {
-                if matches!(self.schema.nodes[sub], Node::Bool(false)) {
-                    extra.push(name.as_str());
-                } else {
-                    self.eval(sub, value, &at_name, "additionalProperties", sink)?;
-                }
-            }
-            if let Some(names) = k.property_names
-                && self
-                    .check(names, &Value::String(name.clone()), path)?
-                    .is_none()
-            {
-                self.fail(sink, || Failure::at(path, at, message::bad_name(name)))?;
-            }
-        }
-        if !extra.is_empty() {
-            self.fail(sink, || Failure::at(path, at, message::unexpected(&extra)))?;
-        }
-        if k.additional_properties.is_some() {
-            seen.all_props = true;
-        }
-        Ok(())
-    }
-
-    fn unevaluated_items<'v>(
-        &mut self,
-        k: &Keywords,
-        items: &'v [Value],
-        path: &Path,
-        sink: &mut Sink,
-        seen: &mut Seen<'v>,
-    ) -> Result<(), Stop> {
-        let Some(sub) = k.unevaluated_items else {
-            return Ok(());
-        };
-        for (i, item) in items.iter().enumerate() {
-            if !seen.has_item(i) {
-                self.eval(sub, item, &Path::Item(path, i), "unevaluatedItems", sink)?;
-            }
-        }
-        seen.all_items = true;
-        Ok(())
-    }
-
-    fn unevaluated_properties<'v>(
-        &mut self,
-        k: &Keywords,
-        map: &'v Map<String, Value>,
-        path: &Path,
-        sink: &mut Sink,
-        seen: &mut Seen<'v>,
-    ) -> Result<(), Stop> {
-        let Some(sub) = k.unevaluated_properties else {
-            return Ok(());
-        };
-        for (name, value) in map {
-            if !seen.has_prop(name) {
-                self.eval(
-                    sub,
-                    value,
-                    &Path::Prop(path, name),
-                    "unevaluatedProperties",
-                    sink,
-                )?;
-            }
-        }
-        seen.all_props = true;
-        Ok(())
-    }
-}
-
-/// The first pair of equal items, `(i, j)` with `i < j` and `j` as small as it can be.
-fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
-    (1..items.len()).find_map(|j| {
-        (0..j)
-            .find(|&i| equal(&items[i], &items[j]))
-            .map(|i| (i, j))
-    })
-}
-
-/// JSON equality: numbers by value (`1` equals `1.0`), objects regardless of order.
-pub(super) fn equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => super::number::same(x, y),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equal(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, a)| y.get(k).is_some_and(|b| equal(a, b)))
-        }
-        _ => a == b,
     }
 }
