@@ -2,7 +2,8 @@
 //! from every keyword (with right and wrong values, local and remote references) and
 //! arbitrary instances, compiling and validating never panic, a refusal is one short
 //! line naming a keyword, and an instance is refused exactly when the validator says it
-//! is invalid. Also: elicitation answers through `input::check_answer`.
+//! is invalid; wherever the independent `jsonschema` crate also compiles the schema, both
+//! give the same verdict. Also: elicitation answers through `input::check_answer`.
 // Native only: proptest is a native dev-dependency.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -194,6 +195,27 @@ proptest! {
                 // Compiled once, used again: the same answer.
                 prop_assert_eq!(compiled.validate(&instance), compiled.clone().validate(&instance));
             }
+        }
+    }
+
+    /// Differential: wherever both compile the schema, the `jsonschema` crate (an
+    /// independent implementation, here with formats as annotations, since the two check
+    /// draft 7 formats differently) gives the same verdict for every instance.
+    #[test]
+    fn verdicts_agree_with_an_independent_validator(schema in any_schema(), instance in any_instance()) {
+        let (Ok(ours), Ok(theirs)) = (
+            Schema::compile(&schema),
+            jsonschema::options().should_validate_formats(false).build(&schema),
+        ) else {
+            return Ok(());
+        };
+        let draft7_format = schema.to_string().contains("draft-07") && schema.to_string().contains("format");
+        // A reference that comes back to itself at the same value: "the behavior is
+        // undefined" (Core 2020-12 §9.4.1); this validator refuses, others may not.
+        let looped = ours.validate(&instance).is_err_and(|e| e.contains("references loop"));
+        if !draft7_format && !looped {
+            prop_assert_eq!(ours.validate(&instance).is_ok(), theirs.is_valid(&instance),
+                "{} against {}: ours {:?}", instance, schema, ours.validate(&instance));
         }
     }
 
