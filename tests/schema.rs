@@ -5,7 +5,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use mcp_tasks_edge::mcp::schema::{
-    MAX_INSTANCE_DEPTH, MAX_SCHEMA_DEPTH, MAX_STEPS, MAX_SUBSCHEMAS, Schema,
+    MAX_INSTANCE_DEPTH, MAX_SCHEMA_DEPTH, MAX_STEPS, MAX_SUBSCHEMAS, STEPS_PER_VALUE, Schema,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -271,11 +271,24 @@ fn no_schema_and_instance_make_validation_run_unbounded() {
     let schema = json!({ "anyOf": [{ "items": { "$ref": "#" } }, { "items": { "$ref": "#" }, "minItems": 0 }],
         "not": { "const": 0 } });
     let deep = (0..40).fold(json!([1]), |inner, _| json!([inner]));
+    let budget = MAX_STEPS + 42 * STEPS_PER_VALUE;
     assert_eq!(
         check(&schema, &deep),
         Err(format!(
-            "(root): needs more than {MAX_STEPS} schema evaluations (evaluation limit)"
+            "(root): needs more than {budget} schema evaluations (evaluation limit)"
         ))
+    );
+    // The budget grows with the instance: 60,000 objects (120,000 evaluations) against a plain
+    // schema pass, and
+    // the same schema still refuses a bad one at the end.
+    let plain = json!({ "items": { "type": "object", "properties": { "n": { "type": "integer" } },
+        "required": ["n"], "additionalProperties": false } });
+    let mut many: Vec<Value> = (0..60_000).map(|n| json!({ "n": n })).collect();
+    assert_eq!(check(&plain, &Value::Array(many.clone())), Ok(()));
+    many.push(json!({ "n": "x" }));
+    assert_eq!(
+        check(&plain, &Value::Array(many)),
+        Err("/60000/n: expected integer, got string (type)".into())
     );
     // A reference back to itself at the same value is a loop, not a stack overflow.
     let looping = json!({ "$defs": { "a": { "$ref": "#/$defs/b" }, "b": { "$ref": "#/$defs/a" } },

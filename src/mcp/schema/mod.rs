@@ -21,7 +21,8 @@
 //!
 //! Instances nested deeper than [`MAX_INSTANCE_DEPTH`] are refused before validation, so
 //! a recursive schema cannot be walked down an arbitrarily deep value, and one validation
-//! evaluates at most [`MAX_STEPS`] subschemas (`validate.rs`). `format` is an annotation
+//! evaluates at most [`MAX_STEPS`] subschemas plus [`STEPS_PER_VALUE`] per value of the
+//! instance (`validate.rs`): linear in the instance, never exponential. `format` is an annotation
 //! in 2020-12 and an assertion in draft 7 (`pattern.rs` lists the formats it checks);
 //! `contentEncoding`/`contentMediaType`/`contentSchema` are annotations.
 //!
@@ -38,7 +39,7 @@ mod number;
 mod pattern;
 mod validate;
 
-pub use validate::MAX_STEPS;
+pub use validate::{MAX_STEPS, STEPS_PER_VALUE};
 
 use serde_json::Value;
 use std::fmt;
@@ -81,12 +82,13 @@ impl Schema {
     /// Validates `instance`; `Err` is one short line naming the first violation:
     /// `<JSON Pointer>: <what is wrong> (<keyword>)`.
     pub fn validate(&self, instance: &Value) -> Result<(), String> {
-        if depth_exceeds(instance, MAX_INSTANCE_DEPTH) {
+        let Some(values) = count_values(instance, MAX_INSTANCE_DEPTH) else {
             return Err(format!(
                 "(root): nests deeper than {MAX_INSTANCE_DEPTH} levels (depth limit)"
             ));
-        }
-        validate::validate(&self.0, instance).map_err(|f| f.line())
+        };
+        let budget = MAX_STEPS.saturating_add(values.saturating_mul(STEPS_PER_VALUE));
+        validate::validate(&self.0, instance, budget).map_err(|f| f.line())
     }
 }
 
@@ -117,20 +119,23 @@ fn check_size(schema: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether `value` nests objects and arrays more than `limit` levels deep (iterative, so
-/// the check itself cannot exhaust the stack).
-fn depth_exceeds(value: &Value, limit: usize) -> bool {
+/// How many values `value` holds (itself included), or `None` when it nests objects and
+/// arrays more than `limit` levels deep (iterative, so the walk itself cannot exhaust the
+/// stack).
+fn count_values(value: &Value, limit: usize) -> Option<usize> {
     let mut stack = vec![(value, 0usize)];
+    let mut values = 0;
     while let Some((value, depth)) = stack.pop() {
+        values += 1;
         let children: Box<dyn Iterator<Item = &Value>> = match value {
             Value::Object(map) => Box::new(map.values()),
             Value::Array(items) => Box::new(items.iter()),
             _ => continue,
         };
         if depth >= limit {
-            return true;
+            return None;
         }
         stack.extend(children.map(|v| (v, depth + 1)));
     }
-    false
+    Some(values)
 }

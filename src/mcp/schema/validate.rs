@@ -8,7 +8,7 @@
 //!
 //! Each successful evaluation returns the properties and items it evaluated (annotations,
 //! Core §7.7), which `unevaluatedProperties`/`unevaluatedItems` read; a failed subschema
-//! contributes none. Every evaluation is counted against [`MAX_STEPS`], and a `$ref` that
+//! contributes none. Every evaluation is counted against a budget (see [`MAX_STEPS`]), and a `$ref` that
 //! comes back to the same schema at the same value is a loop: both stop the validation,
 //! so no schema and instance can make it run unbounded (basic/index "Composition-Keyword
 //! Resource Use").
@@ -22,7 +22,13 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Most subschema evaluations in one validation.
+/// Subschema evaluations one validation may make whatever the instance: a schema's
+/// alternatives nested down a value (`anyOf` in `items` in `anyOf`, ...) could otherwise
+/// multiply to exponential time.
 pub const MAX_STEPS: usize = 100_000;
+/// And more for each value of the instance, so a large instance checked by a plain schema
+/// (each value evaluated a few times) always fits.
+pub const STEPS_PER_VALUE: usize = 20;
 
 /// What a successful evaluation looked at, at its instance location.
 #[derive(Default)]
@@ -82,12 +88,14 @@ impl Sink {
 type Eval<'v> = Result<Seen<'v>, Stop>;
 
 /// Validates `instance`; `Err` is the failure to describe.
-pub(super) fn validate(schema: &Compiled, instance: &Value) -> Result<(), Failure> {
+/// `budget` is the most subschema evaluations it may make.
+pub(super) fn validate(schema: &Compiled, instance: &Value, budget: usize) -> Result<(), Failure> {
     let mut run = Run {
         schema,
         scope: Vec::new(),
         refs: Vec::new(),
         steps: 0,
+        budget,
     };
     let mut sink = Sink::new(false);
     match run.eval(schema.root, instance, &Path::Root, "", &mut sink) {
@@ -103,6 +111,7 @@ pub(super) struct Run<'s> {
     /// The references being followed, with the value each was followed at.
     pub(super) refs: Vec<(usize, *const Value)>,
     pub(super) steps: usize,
+    pub(super) budget: usize,
 }
 
 impl<'s> Run<'s> {
@@ -162,11 +171,11 @@ impl<'s> Run<'s> {
         sink: &mut Sink,
     ) -> Eval<'v> {
         self.steps += 1;
-        if self.steps > MAX_STEPS {
+        if self.steps > self.budget {
             return Err(Stop::Abort(Failure::at(
                 &Path::Root,
                 "",
-                message::budget(MAX_STEPS),
+                message::budget(self.budget),
             )));
         }
         let k = match &self.schema.nodes[node] {
