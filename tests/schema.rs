@@ -279,8 +279,7 @@ fn no_schema_and_instance_make_validation_run_unbounded() {
         ))
     );
     // The budget grows with the instance: 60,000 objects (120,000 evaluations) against a plain
-    // schema pass, and
-    // the same schema still refuses a bad one at the end.
+    // schema pass, and the same schema still refuses a bad one at the end.
     let plain = json!({ "items": { "type": "object", "properties": { "n": { "type": "integer" } },
         "required": ["n"], "additionalProperties": false } });
     let mut many: Vec<Value> = (0..60_000).map(|n| json!({ "n": n })).collect();
