@@ -9,7 +9,7 @@ pub(super) use keywords::{Keywords, TYPES};
 
 use super::index::{Index, escape, shown};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use url::Url;
 
 /// One compiled subschema.
@@ -29,7 +29,7 @@ pub(super) struct DynamicRef {
 pub(super) struct Compiled {
     pub nodes: Vec<Node>,
     pub root: usize,
-    pub dynamic_anchors: Vec<HashMap<String, usize>>,
+    pub dynamic_anchors: Vec<BTreeMap<String, usize>>,
 }
 
 /// Compiles `doc`, whose base URI is `base`.
@@ -39,7 +39,7 @@ pub(super) fn compile(doc: &Value, base: Url) -> Result<Compiled, String> {
         doc,
         index,
         nodes: Vec::new(),
-        by_pointer: HashMap::new(),
+        by_pointer: BTreeMap::new(),
         queue: Vec::new(),
     };
     let root = compiler.node("");
@@ -76,7 +76,7 @@ pub(super) struct Compiler<'d> {
     doc: &'d Value,
     pub(super) index: Index,
     nodes: Vec<Node>,
-    by_pointer: HashMap<String, usize>,
+    by_pointer: BTreeMap<String, usize>,
     /// Locations given an index but not built yet.
     queue: Vec<String>,
 }

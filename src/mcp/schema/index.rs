@@ -4,7 +4,7 @@
 //! 2020-12 §9.2: an `$id` inside `enum`, `const` or an unknown keyword identifies nothing).
 
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use url::Url;
 
 /// The dialects this validator knows (basic/index "Schema Dialect": 2020-12 is the default
@@ -38,7 +38,7 @@ pub(super) struct Resource {
     /// JSON Pointer of its root in the document.
     pub root: String,
     /// `$anchor` and `$dynamicAnchor` names (and draft 7's `"$id": "#name"`) → pointer.
-    pub anchors: HashMap<String, String>,
+    pub anchors: BTreeMap<String, String>,
     /// `$dynamicAnchor` names only, for `$dynamicRef`'s dynamic scope.
     pub dynamic: Vec<String>,
 }
@@ -48,7 +48,7 @@ pub(super) struct Index {
     pub draft: Draft,
     pub resources: Vec<Resource>,
     /// Every subschema location (document pointer) → the resource it belongs to.
-    pub locations: HashMap<String, usize>,
+    pub locations: BTreeMap<String, usize>,
 }
 
 impl Index {
@@ -62,7 +62,7 @@ impl Index {
         let mut index = Index {
             draft,
             resources: Vec::new(),
-            locations: HashMap::new(),
+            locations: BTreeMap::new(),
         };
         index.walk(root, String::new(), &base, None)?;
         Ok(index)
@@ -138,7 +138,7 @@ impl Index {
         self.resources.push(Resource {
             uri: uri.clone(),
             root: root.to_owned(),
-            anchors: HashMap::new(),
+            anchors: BTreeMap::new(),
             dynamic: Vec::new(),
         });
         self.resources.len() - 1

@@ -19,7 +19,6 @@ use super::compile::{Compiled, Keywords, Node};
 use super::message::{self, Failure, Path};
 use containers::equal;
 use serde_json::Value;
-use std::collections::BTreeSet;
 
 /// Most subschema evaluations in one validation.
 /// Subschema evaluations one validation may make whatever the instance: a schema's
@@ -30,14 +29,15 @@ pub const MAX_STEPS: usize = 100_000;
 /// (each value evaluated a few times) always fits.
 pub const STEPS_PER_VALUE: usize = 20;
 
-/// What a successful evaluation looked at, at its instance location.
+/// What a successful evaluation looked at, at its instance location. Lists, not sets:
+/// they are only searched by `unevaluated*`, which sorts them first ([`Seen::sort`]).
 #[derive(Default)]
 pub(super) struct Seen<'v> {
-    pub(super) props: BTreeSet<&'v str>,
+    pub(super) props: Vec<&'v str>,
     pub(super) all_props: bool,
     /// Items `0..items_upto` were evaluated (`prefixItems`).
     pub(super) items_upto: usize,
-    pub(super) items: BTreeSet<usize>,
+    pub(super) items: Vec<usize>,
     pub(super) all_items: bool,
 }
 
@@ -50,12 +50,20 @@ impl<'v> Seen<'v> {
         self.all_items |= other.all_items;
     }
 
-    pub(super) fn has_prop(&self, name: &str) -> bool {
-        self.all_props || self.props.contains(name)
+    /// Sorts the lists for the `has_*` searches.
+    pub(super) fn sort(&mut self) {
+        self.props.sort_unstable();
+        self.items.sort_unstable();
     }
 
+    /// Whether property `name` was evaluated (after [`Seen::sort`]).
+    pub(super) fn has_prop(&self, name: &str) -> bool {
+        self.all_props || self.props.binary_search(&name).is_ok()
+    }
+
+    /// Whether item `i` was evaluated (after [`Seen::sort`]).
     pub(super) fn has_item(&self, i: usize) -> bool {
-        self.all_items || i < self.items_upto || self.items.contains(&i)
+        self.all_items || i < self.items_upto || self.items.binary_search(&i).is_ok()
     }
 }
 

@@ -78,7 +78,7 @@ impl Run<'_> {
             for (i, item) in items.iter().enumerate() {
                 if self.check(sub, item, &Path::Item(path, i))?.is_some() {
                     matched += 1;
-                    seen.items.insert(i);
+                    seen.items.push(i);
                 }
             }
             let min = k.min_contains.unwrap_or(1);
@@ -154,7 +154,7 @@ impl Run<'_> {
                 }
             }
             if matched {
-                seen.props.insert(name);
+                seen.props.push(name);
             } else if let Some(sub) = k.additional_properties {
                 if matches!(self.schema.nodes[sub], Node::Bool(false)) {
                     extra.push(name.as_str());
@@ -190,6 +190,7 @@ impl Run<'_> {
         let Some(sub) = k.unevaluated_items else {
             return Ok(());
         };
+        seen.sort();
         for (i, item) in items.iter().enumerate() {
             if !seen.has_item(i) {
                 self.eval(sub, item, &Path::Item(path, i), "unevaluatedItems", sink)?;
@@ -210,6 +211,7 @@ impl Run<'_> {
         let Some(sub) = k.unevaluated_properties else {
             return Ok(());
         };
+        seen.sort();
         for (name, value) in map {
             if !seen.has_prop(name) {
                 self.eval(
