@@ -99,7 +99,8 @@ impl Failure {
     }
 }
 
-type What = (String, &'static str);
+/// What is wrong, and the keyword that says so.
+pub(super) type What = (String, &'static str);
 
 pub(super) fn has_type(types: u8, v: &Value) -> bool {
     let bit = |name: &str| types & (1 << TYPES.iter().position(|t| *t == name).unwrap_or(0)) != 0;

@@ -7,6 +7,23 @@ use super::super::message::{self, Failure, Path};
 use super::{Run, Seen, Sink, Stop};
 use serde_json::{Map, Value};
 
+/// What a count below its minimum or above its maximum says.
+type Says = fn(u64) -> message::What;
+
+/// `minLength`/`maxLength`, `minItems`/`maxItems`, `minProperties`/`maxProperties`: what
+/// is wrong with a count `n`, if anything.
+fn count(
+    n: u64,
+    (min, max): (Option<u64>, Option<u64>),
+    (few, many): (Says, Says),
+) -> Option<message::What> {
+    match (min.filter(|&min| n < min), max.filter(|&max| n > max)) {
+        (Some(min), _) => Some(few(min)),
+        (None, Some(max)) => Some(many(max)),
+        (None, None) => None,
+    }
+}
+
 impl Run<'_> {
     pub(super) fn string(
         &mut self,
@@ -18,11 +35,12 @@ impl Run<'_> {
         let at = &k.at;
         if k.min_length.is_some() || k.max_length.is_some() {
             let chars = s.chars().count() as u64;
-            if let Some(min) = k.min_length.filter(|&min| chars < min) {
-                self.fail(sink, || Failure::at(path, at, message::too_short(min)))?;
-            }
-            if let Some(max) = k.max_length.filter(|&max| chars > max) {
-                self.fail(sink, || Failure::at(path, at, message::too_long(max)))?;
+            if let Some(what) = count(
+                chars,
+                (k.min_length, k.max_length),
+                (message::too_short, message::too_long),
+            ) {
+                self.fail(sink, || Failure::at(path, at, what))?;
             }
         }
         if let Some(pattern) = &k.pattern
@@ -52,11 +70,12 @@ impl Run<'_> {
     ) -> Result<(), Stop> {
         let at = &k.at;
         let len = items.len() as u64;
-        if let Some(min) = k.min_items.filter(|&min| len < min) {
-            self.fail(sink, || Failure::at(path, at, message::few_items(min)))?;
-        }
-        if let Some(max) = k.max_items.filter(|&max| len > max) {
-            self.fail(sink, || Failure::at(path, at, message::many_items(max)))?;
+        if let Some(what) = count(
+            len,
+            (k.min_items, k.max_items),
+            (message::few_items, message::many_items),
+        ) {
+            self.fail(sink, || Failure::at(path, at, what))?;
         }
         if k.unique_items
             && let Some((i, j)) = first_duplicate(items)
@@ -110,13 +129,12 @@ impl Run<'_> {
     ) -> Result<(), Stop> {
         let at = &k.at;
         let len = map.len() as u64;
-        if let Some(min) = k.min_properties.filter(|&min| len < min) {
-            self.fail(sink, || Failure::at(path, at, message::few_properties(min)))?;
-        }
-        if let Some(max) = k.max_properties.filter(|&max| len > max) {
-            self.fail(sink, || {
-                Failure::at(path, at, message::many_properties(max))
-            })?;
+        if let Some(what) = count(
+            len,
+            (k.min_properties, k.max_properties),
+            (message::few_properties, message::many_properties),
+        ) {
+            self.fail(sink, || Failure::at(path, at, what))?;
         }
         let missing: Vec<&str> = k
             .required
