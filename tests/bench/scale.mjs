@@ -180,7 +180,17 @@ async function watchOne(t, agent, url, port, tasks, delays) {
       delays.push(Math.max(0, performance.now() - (answered.get(p.taskId) ?? performance.now())));
       return done.size === tasks.length;
     }, 120_000);
-  } catch (e) { t.error(e); } finally { stream?.close(); }
+  } catch (e) {
+    t.error(new Error(`${e.message}; ${await missing(t, agent, port, tasks, answered, done)}`));
+  } finally { stream?.close(); }
+}
+
+/** Why a stream's tasks did not all complete: which were never seen asking, which were answered, and what tasks/get says of one. */
+async function missing(t, agent, port, tasks, answered, done) {
+  const left = tasks.filter((k) => !done.has(k.taskId));
+  const unasked = left.filter((k) => !answered.has(k.taskId)).length;
+  const first = left[0] && await call(t, agent, port, 'tasks/get', { taskId: left[0].taskId }).then((r) => r.status, (e) => e.message);
+  return `${left.length} of ${tasks.length} not seen completed: ${unasked} never seen input_required, ${left.length - unasked} answered; tasks/get of ${left[0]?.taskId}: ${first}`;
 }
 
 /**
