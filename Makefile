@@ -89,11 +89,13 @@ test-console: client build
 
 # Hot paths beside same-run baselines (JS no-op Worker, bare Durable Object, Rust no-op
 # Worker), then pushed notifications against the polling design, then the billable
-# operations per task lifecycle (a bench build of the Worker); see tests/bench/*.mjs.
+# operations per task lifecycle (a bench build of the Worker), then the scale runs
+# (10,000 tasks of one principal, listen streams, 100 clients); see tests/bench/*.mjs.
 bench: build
 	node tests/bench/run.mjs
 	node tests/bench/notifications.mjs
 	node tests/bench/cost.mjs
+	node tests/bench/scale.mjs
 
 # Where the Worker's CPU goes on one hot path: CPU per request of each process, then a V8
 # profile of the isolate (PROFILE_PATH=tools/list|tasks/get|tasks/update|create|lifecycle,

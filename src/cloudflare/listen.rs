@@ -57,10 +57,17 @@ impl Sockets {
         let task_id = task_id.to_owned();
         spawn_local(async move {
             let lost = (task_id.clone(), generation, SocketEvent::Lost);
+            // Listen first, accept second: an accepted socket dispatches its messages at
+            // once, and one dispatched before a listener exists is lost (the object's
+            // first message is the task's current state, sent once).
             let Ok(mut stream) = socket.events() else {
                 if events.unbounded_send(lost).is_err() { /* the stream is over */ }
                 return;
             };
+            if socket.accept().is_err() {
+                if events.unbounded_send(lost).is_err() { /* the stream is over */ }
+                return;
+            }
             while let Some(event) = stream.next().await {
                 let event = match event {
                     Ok(WebsocketEvent::Message(message)) => match message.text() {
@@ -123,11 +130,10 @@ async fn try_open(
     let mut response = stub.fetch_with_request(request).await?;
     let status = response.status_code();
     if status == 101 {
+        // Not accepted here: the socket is accepted once its reader listens
+        // (`Sockets::add`), since the other opens of the batch are awaited in between.
         return Ok(match response.websocket() {
-            Some(socket) => {
-                socket.accept()?;
-                (Opened::Watching, Some(socket))
-            }
+            Some(socket) => (Opened::Watching, Some(socket)),
             None => (Opened::Failed("101 without a socket".into()), None),
         });
     }
