@@ -39,10 +39,10 @@ impl TaskRunner {
         };
         let mut stored = layout::decode_hot(&hot).map_err(rust_error)?;
         let keys = layout::keys_for(&stored, need);
+        let mut values = BTreeMap::new();
         if !keys.is_empty() {
             bench::rows_read(TASK, keys.len());
             let map = storage.get_multiple(keys).await?;
-            let mut values = BTreeMap::new();
             for entry in map.entries() {
                 let pair: js_sys::Array = entry?.into();
                 if let (Some(key), Some(value)) = (pair.get(0).as_string(), pair.get(1).as_string())
@@ -50,8 +50,9 @@ impl TaskRunner {
                     values.insert(key, value);
                 }
             }
-            layout::fill(&mut stored, need, &values).map_err(rust_error)?;
         }
+        // Always: what the hot record holds inline (timeline entries) is filled in too.
+        layout::fill(&mut stored, need, &values).map_err(rust_error)?;
         Ok(Some(stored))
     }
 
