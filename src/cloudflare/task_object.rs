@@ -1,7 +1,8 @@
 //! The task Durable Object's implementation, [`TaskRunner`]: one object per task, named
-//! by the task id. It loads the task (the hot record, plus the large parts an operation
-//! needs), lets the pure core (`tasks::object`) decide, runs steps, and applies the
-//! storage effects. Replies leave only after the write: the runtime's output gate holds
+//! by the task id. It loads the task (the hot record, from the instance's mirror of it
+//! once known, plus the large parts an operation needs that it does not hold: `store`),
+//! lets the pure core (`tasks::object`) decide, runs steps, and applies the storage
+//! effects. Replies leave only after the write: the runtime's output gate holds
 //! them until the write is durable, which is what makes task creation strongly
 //! consistent.
 //!
