@@ -324,7 +324,7 @@ fn a_format_1_record_is_read_and_rewritten() {
     assert_eq!(o.get(NOW)["status"], "working");
     // The step that was running when the old version stopped is re-run, not failed.
     assert_eq!(o.plan(NOW + 1), Some(2));
-    assert!(o.storage[layout::HOT_KEY].contains("\"format\":2"));
+    assert!(o.storage[layout::HOT_KEY].contains("\"format\":3"));
     o.run(2, NOW + 2);
     assert_eq!(o.get(NOW + 3)["result"]["content"][0]["text"], "attempt 2");
 }

@@ -165,13 +165,11 @@ fn every_transition_is_recorded_and_the_owner_reads_them() {
     );
     assert_eq!(view["timeline"][0]["at"], "2025-11-25T10:30:00.000Z");
     assert_eq!(view["timeline"][3]["at"], "2025-11-25T10:30:02.500Z");
-    // Every entry is one key written with its transition: nothing else is stored for it.
-    let keys: Vec<&String> = o
-        .storage
-        .keys()
-        .filter(|k| k.starts_with("timeline."))
-        .collect();
-    assert_eq!(keys.len(), 6);
+    // Each entry is written with its transition, inline in the hot record while the
+    // task has fewer than INLINE_ENTRIES: a small task stays one key.
+    let keys: Vec<&String> = o.storage.keys().collect();
+    assert_eq!(keys, [layout::HOT_KEY]);
+    assert_eq!(o.load(Need::Hot).unwrap().parts.entries.len(), 6);
 }
 
 #[test]
@@ -251,13 +249,20 @@ fn a_timeline_keeps_the_first_entry_and_the_last_ones() {
         entries[1].3.as_deref(),
         Some(format!("{}/{n}", n - u64::from(KEEP) + 3).as_str())
     );
-    // The dropped entries' keys were deleted by the writes that dropped them.
-    let kept = o
+    // The first INLINE_ENTRIES are inline, later ones under their own key; the dropped
+    // ones left the hot record, or their keys were deleted, in the writes that dropped them.
+    let keys: Vec<String> = o
         .storage
         .keys()
         .filter(|k| k.starts_with("timeline."))
-        .count();
-    assert_eq!(kept, KEEP as usize);
+        .cloned()
+        .collect();
+    assert_eq!(keys.len(), KEEP as usize - 1);
+    let first_keyed = written - u64::from(KEEP) + 1;
+    assert!(keys.contains(&format!("timeline.{first_keyed}")));
+    assert!(!keys.contains(&format!("timeline.{}", first_keyed - 1)));
+    let inline = o.load(Need::Hot).unwrap().parts.entries;
+    assert_eq!(inline.keys().copied().collect::<Vec<_>>(), [0]);
     assert_eq!(
         o.load(Need::Hot).unwrap().parts.timeline as u64,
         written,
@@ -283,14 +288,17 @@ fn entries_cut_long_messages_and_read_back_as_written() {
     );
     let o = start(json!({ "n": 1 }));
     let stored = o.load(Need::Timeline).unwrap();
-    let text = &o.storage["timeline.0"];
-    assert_eq!(
-        text,
-        &format!(r#"{{"atMs":{NOW},"event":"created","status":"working","message":"Queued"}}"#)
+    let text = &o.storage[layout::HOT_KEY];
+    assert!(
+        text.contains(&format!(
+            r#""entries":{{"0":{{"atMs":{NOW},"event":"created","status":"working","message":"Queued"}}}}"#
+        )),
+        "{text}"
     );
     assert_eq!(
         stored.timeline[0].to_wire()["at"],
         "2025-11-25T10:30:00.000Z"
     );
-    assert_eq!(layout::keys_for(&stored, Need::Timeline), ["timeline.0"]);
+    // Inline: nothing more to read.
+    assert!(layout::keys_for(&stored, Need::Timeline).is_empty());
 }

@@ -10,7 +10,7 @@ use crate::auth::anonymous::ledger_name;
 use crate::error::McpError;
 use crate::quota::{self, INDEX_PREFIX, LedgerRequest, Quotas, RENEW_MS, Reply};
 use js_sys::{Object, Reflect};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use wasm_bindgen::JsValue;
 use worker::{Env, ListOptions, Request, Response, Result, State, Storage};
 
@@ -22,6 +22,12 @@ const LEDGER_URL: &str = "https://principal-object/ledger";
 /// What the `PrincipalObject` class of `export_worker!` runs.
 pub struct PrincipalRunner {
     state: State,
+    /// The value under [`LEDGER_KEY`] as this instance last read or wrote it (`None`: not
+    /// known yet, `Some(None)`: absent): a mirror of storage, as the TaskObject's of its
+    /// hot record (`task_object/store.rs`). Only this object writes its storage, each
+    /// write updates it as the write is issued, a failed one forgets it, and a new
+    /// instance starts without it; so a warm ledger answers without reading it again.
+    ledger: RefCell<Option<Option<String>>>,
 }
 
 fn rust_error(e: impl std::fmt::Display) -> worker::Error {
@@ -30,18 +36,40 @@ fn rust_error(e: impl std::fmt::Display) -> worker::Error {
 
 impl PrincipalRunner {
     pub fn new(state: State, _env: Env) -> Self {
-        PrincipalRunner { state }
+        PrincipalRunner {
+            state,
+            ledger: RefCell::new(None),
+        }
     }
 
-    /// One [`LedgerRequest`].
+    /// The value under [`LEDGER_KEY`]: from the instance's mirror, else read (and mirrored).
+    async fn stored(&self, storage: &Storage) -> Result<Option<String>> {
+        let known = self.ledger.borrow().clone();
+        if let Some(ledger) = known {
+            return Ok(ledger);
+        }
+        bench::rows_read(PRINCIPAL, 1);
+        let read = storage.get::<String>(LEDGER_KEY).await?;
+        // A write issued while the read was in flight is newer than what it answered.
+        Ok(self.ledger.borrow_mut().get_or_insert(read).clone())
+    }
+
+    /// One [`LedgerRequest`] (a failure forgets the mirrored ledger).
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
         let request: LedgerRequest = match super::request_json(&mut req).await {
             Ok(request) => request,
             Err(e) => return Response::error(format!("bad ledger request: {e}"), 400),
         };
+        let answered = self.answer(request).await;
+        if answered.is_err() {
+            *self.ledger.borrow_mut() = None;
+        }
+        answered
+    }
+
+    async fn answer(&self, request: LedgerRequest) -> Result<Response> {
         let storage = self.state.storage();
-        bench::rows_read(PRINCIPAL, 1);
-        let stored = storage.get::<String>(LEDGER_KEY).await?;
+        let stored = self.stored(&storage).await?;
         let listed = match quota::needs_listing(&request) {
             true => Some(index_keys(&storage, true, None).await?),
             false => None,
@@ -58,6 +86,7 @@ impl PrincipalRunner {
             Reflect::set(&puts, &JsValue::from_str(key), &JsValue::from_str(value))?;
         }
         if let Some(ledger) = &plan.ledger {
+            *self.ledger.borrow_mut() = Some(Some(ledger.clone()));
             Reflect::set(
                 &puts,
                 &JsValue::from_str(LEDGER_KEY),
@@ -83,11 +112,19 @@ impl PrincipalRunner {
     /// storage (an abandoned principal leaves nothing behind); otherwise it looks again
     /// at the latest deadline.
     pub async fn alarm(&self) -> Result<Response> {
+        let expired = self.expire().await;
+        if expired.is_err() {
+            *self.ledger.borrow_mut() = None;
+        }
+        expired
+    }
+
+    async fn expire(&self) -> Result<Response> {
         let storage = self.state.storage();
-        bench::rows_read(PRINCIPAL, 1);
-        let stored = storage.get::<String>(LEDGER_KEY).await?;
+        let stored = self.stored(&storage).await?;
         match quota::expired(stored.as_deref(), now_ms()).map_err(rust_error)? {
             None => {
+                *self.ledger.borrow_mut() = Some(None);
                 bench::before_delete_all(PRINCIPAL, &storage).await;
                 storage.delete_all().await?
             }

@@ -1,7 +1,8 @@
 //! The task Durable Object's implementation, [`TaskRunner`]: one object per task, named
-//! by the task id. It loads the task (the hot record, plus the large parts an operation
-//! needs), lets the pure core (`tasks::object`) decide, runs steps, and applies the
-//! storage effects. Replies leave only after the write: the runtime's output gate holds
+//! by the task id. It loads the task (the hot record, from the instance's mirror of it
+//! once known, plus the large parts an operation needs that it does not hold: `store`),
+//! lets the pure core (`tasks::object`) decide, runs steps, and applies the storage
+//! effects. Replies leave only after the write: the runtime's output gate holds
 //! them until the write is durable, which is what makes task creation strongly
 //! consistent.
 //!
@@ -10,28 +11,25 @@
 //! state to every socket. Between changes the object may hibernate: idle watchers cost
 //! no requests and no duration.
 
-use super::bench::{self, TASK};
 use super::log;
 use super::{WorkerHost, now_ms, server};
 use crate::ops::admin;
 use crate::ops::log::{self as logs, LogSettings};
 use crate::server::Server;
 use crate::tasks::execution::{self, AlarmPlan};
-use crate::tasks::layout::{self, Need, Stored};
+use crate::tasks::layout::{Need, Stored};
 use crate::tasks::machine::Illegal;
 use crate::tasks::object::{self, Effects};
 use crate::tasks::protocol::{ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use crate::tasks::timeline;
 use crate::tasks::watch::{self, CLOSE_GONE, WATCH_PATH, WatchMessage};
-use futures_util::future::try_join3;
-use js_sys::{Object, Reflect};
-use std::cell::Cell;
-use std::collections::BTreeMap;
-use wasm_bindgen::JsValue;
+use std::cell::{Cell, RefCell};
 use worker::{
-    Env, Request, Response, Result, ScheduledTime, State, Storage, WebSocket,
-    WebSocketIncomingMessage, WebSocketPair,
+    Env, Request, Response, Result, State, Storage, WebSocket, WebSocketIncomingMessage,
+    WebSocketPair,
 };
+
+mod store;
 
 /// What the `TaskObject` class of `export_worker!` runs (see [`super`]).
 pub struct TaskRunner {
@@ -43,10 +41,13 @@ pub struct TaskRunner {
     /// The attempt this instance is running right now. Memory, not storage: an instance
     /// that restarted has none, which is how a lost attempt is recognised.
     running: Cell<Option<u32>>,
-}
-
-fn rust_error(e: impl std::fmt::Display) -> worker::Error {
-    worker::Error::RustError(e.to_string())
+    /// The value under `layout::HOT_KEY` as this instance last read or wrote it (`None`:
+    /// not known yet, `Some(None)`: absent). A mirror of storage, not a second truth
+    /// (invariant 4): only this instance writes its object's storage, each write updates
+    /// it as the write is issued (so it is what a read would answer), a failed write
+    /// forgets it, and a new instance starts without it. It spares the rows an alarm
+    /// would read again around its step and a poll would read again.
+    hot: RefCell<Option<Option<String>>>,
 }
 
 /// Closes `socket`; one already closed or closing needs nothing more.
@@ -75,32 +76,8 @@ impl TaskRunner {
             env,
             build,
             running: Cell::new(None),
+            hot: RefCell::new(None),
         }
-    }
-
-    /// Reads the task: the hot record, then the parts `need` names (one more read).
-    async fn load(&self, need: Need) -> Result<Option<Stored>> {
-        let storage = &self.storage;
-        bench::rows_read(TASK, 1);
-        let Some(hot) = storage.get::<String>(layout::HOT_KEY).await? else {
-            return Ok(None);
-        };
-        let mut stored = layout::decode_hot(&hot).map_err(rust_error)?;
-        let keys = layout::keys_for(&stored, need);
-        if !keys.is_empty() {
-            bench::rows_read(TASK, keys.len());
-            let map = storage.get_multiple(keys).await?;
-            let mut values = BTreeMap::new();
-            for entry in map.entries() {
-                let pair: js_sys::Array = entry?.into();
-                if let (Some(key), Some(value)) = (pair.get(0).as_string(), pair.get(1).as_string())
-                {
-                    values.insert(key, value);
-                }
-            }
-            layout::fill(&mut stored, need, &values).map_err(rust_error)?;
-        }
-        Ok(Some(stored))
     }
 
     /// What this deployment logs (the defaults if the configuration is broken: that
@@ -157,56 +134,6 @@ impl TaskRunner {
                 close(&socket, CLOSE_GONE, "the task is gone");
             }
         }
-    }
-
-    async fn write(&self, before: Option<&Stored>, effects: Effects) -> Result<()> {
-        let storage = &self.storage;
-        if effects.delete_all {
-            bench::rows_written(TASK, 1);
-            storage.delete_alarm().await?;
-            bench::before_delete_all(TASK, storage).await;
-            return storage.delete_all().await;
-        }
-        let mut puts = Object::new();
-        let mut deletes = Vec::new();
-        if let Some(record) = &effects.store {
-            let (parts, dirty) = effects.dirty.clone().over(before, record);
-            let (writes, _) = layout::encode(record, &parts, &dirty);
-            bench::rows_written(TASK, writes.put.len() + writes.delete.len());
-            puts = Object::new();
-            for (key, value) in writes.put {
-                Reflect::set(&puts, &JsValue::from_str(&key), &JsValue::from_str(&value))?;
-            }
-            deletes = writes.delete;
-        }
-        let put = async {
-            if effects.store.is_some() {
-                storage.put_multiple_raw(puts).await
-            } else {
-                Ok(())
-            }
-        };
-        let delete = async {
-            if deletes.is_empty() {
-                Ok(0)
-            } else {
-                storage.delete_multiple(deletes).await
-            }
-        };
-        if effects.alarm.is_some() {
-            bench::rows_written(TASK, 1);
-        }
-        let alarm = async {
-            match effects.alarm {
-                None => Ok(()),
-                Some(None) => storage.delete_alarm().await,
-                Some(Some(at_ms)) => {
-                    let at = js_sys::Date::new(&JsValue::from_f64(at_ms as f64));
-                    storage.set_alarm(ScheduledTime::new(at)).await
-                }
-            }
-        };
-        try_join3(put, delete, alarm).await.map(drop)
     }
 
     /// The `(owner, task_id)` of a task these effects end, when live tasks are counted.

@@ -1,37 +1,57 @@
-//! How a task is laid out in its object's storage: a small hot record read by every
-//! request, and the large parts (arguments, checkpoint, answers, result) apart, each
+//! How a task is laid out in its object's storage: one hot record, read by every request
+//! and rewritten by every write, holding the task with its large parts (arguments,
+//! checkpoint, answers, result) while they fit in [`INLINE_BYTES`] together, and the
+//! first [`INLINE_ENTRIES`] entries of its timeline. A part that does not fit lives apart,
 //! split into chunks well under the per-value limit (2 MB on SQLite-backed objects).
+//! A small task is therefore one key: each write of it is one row, each read one row.
 //!
 //! # Format
 //!
 //! ```text
-//! task              {"format":2, ...the record without its large parts..., "parts":{"arguments":1,"checkpoint":1,"result":3,"answers":{"name":1}}}
-//! arguments.0       the arguments object as JSON, chunk 0
-//! checkpoint.0      the checkpoint as JSON
-//! result.0..2       the completed task's result as JSON, in 3 chunks
-//! answer.name.0     the answer to the tool's input key "name"
-//! timeline.0        the first entry of the task's timeline (`super::timeline`)
-//! timeline.12       a later one: the first and the last `timeline::KEEP - 1` are kept
+//! task              {"format":3, ...the record, its inline parts included...,
+//!                    "parts":{"arguments":0,"checkpoint":0,"result":3,"answers":{"name":1},
+//!                             "timeline":9,"entries":{"0":{…},…,"7":{…}}}}
+//! result.0..2       a part kept apart (here a result too large to inline), in 3 chunks
+//! answer.name.0     an answer kept apart (to the tool's input key "name")
+//! timeline.8        a timeline entry from number INLINE_ENTRIES on (`super::timeline`):
+//!                   the first and the last `timeline::KEEP - 1` entries are kept
 //! ```
 //!
-//! Format 1 (before leases) kept the whole record as one JSON value under `task`, with
-//! `stepRunning` instead of a lease; it is still read, and rewritten as format 2 on the
-//! next write, so a deploy never strands the tasks already in flight.
+//! In `parts`, a part's chunk count 0 means it is inline, in the record (a result only
+//! once the task completed); `entries` holds the inline timeline entries by number.
+//!
+//! Format 2 kept every part apart (chunk counts of at least 1) and every timeline entry
+//! under its own key; it reads by the same rules, and the next write stores it as
+//! format 3 (the parts it kept apart stay apart until they change). Format 1 (before
+//! leases) kept the whole record as one JSON value under `task`, with `stepRunning`
+//! instead of a lease; it is still read, and rewritten whole on the next write. So a
+//! deploy never strands the tasks already in flight.
 
 use super::record::TaskRecord;
 use super::task::TaskStatus;
 use super::transition::{Entry, KEEP};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
+mod encode;
+
+pub use encode::{Writes, encode};
+
 pub const HOT_KEY: &str = "task";
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
+/// Bytes of JSON of the large parts kept inline in the hot record, at most: a part that
+/// does not fit in what is left is kept apart. Bounds what every request reads.
+pub const INLINE_BYTES: usize = 16 * 1024;
+/// Timeline entries numbered below this are kept inline in the hot record (their
+/// messages are clipped: `timeline::MAX_MESSAGE_CHARS`); later ones under their own key.
+pub const INLINE_ENTRIES: u32 = 8;
 /// Bytes of JSON per chunk: a chunk stays under the 2 MB value limit even if the
 /// runtime stores strings as UTF-16.
 pub const CHUNK_BYTES: usize = 512 * 1024;
 
-/// How many chunks each large part has.
+/// How many chunks each large part has (0: inline, in the record), and the inline
+/// timeline entries.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Parts {
     #[serde(default)]
@@ -42,10 +62,14 @@ pub struct Parts {
     pub result: u32,
     #[serde(default)]
     pub answers: BTreeMap<String, u32>,
-    /// Timeline entries ever written (entry `n` is under `timeline.n`; only the first
-    /// and the last `timeline::KEEP - 1` are kept).
+    /// Timeline entries ever written (entry `n` is in `entries` or under `timeline.n`;
+    /// only the first and the last `timeline::KEEP - 1` are kept).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub timeline: u32,
+    /// The kept timeline entries stored inline, by number (those below
+    /// [`INLINE_ENTRIES`] written since format 3).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub entries: BTreeMap<u32, Entry>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -128,12 +152,12 @@ struct Hot {
     parts: Parts,
 }
 
-/// Decodes the value under [`HOT_KEY`] (format 1 or 2).
+/// Decodes the value under [`HOT_KEY`] (format 1, 2 or 3).
 pub fn decode_hot(text: &str) -> Result<Stored, String> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| format!("corrupt task record: {e}"))?;
     match value.get("format").and_then(Value::as_u64) {
-        Some(2) => {
+        Some(2 | 3) => {
             let hot: Hot =
                 serde_json::from_value(value).map_err(|e| format!("corrupt task record: {e}"))?;
             Ok(Stored {
@@ -205,7 +229,10 @@ pub fn keys_for(stored: &Stored, need: Need) -> Vec<String> {
             }
             keys
         }
-        Need::Timeline => kept_entries(p.timeline).map(timeline_key).collect(),
+        Need::Timeline => kept_entries(p.timeline)
+            .filter(|n| !p.entries.contains_key(n))
+            .map(timeline_key)
+            .collect(),
         Need::All => {
             let mut keys = keys_for(stored, Need::Step);
             keys.extend(keys_for(stored, Need::Result));
@@ -240,17 +267,24 @@ pub fn fill(
     match need {
         Need::Hot => {}
         Need::Result => {
-            if let TaskStatus::Completed { .. } = record.status() {
+            if let (TaskStatus::Completed { .. }, 1..) = (record.status(), p.result) {
                 record.fill_result(join("result", p.result, values)?);
             }
         }
         Need::Step => {
-            let arguments = match join("arguments", p.arguments, values)? {
-                Value::Object(arguments) => arguments,
-                _ => return Err("task storage: arguments are not an object".into()),
+            // Inline parts (0 chunks) are in the record already.
+            let arguments = match p.arguments {
+                0 => record.arguments().clone(),
+                chunks => match join("arguments", chunks, values)? {
+                    Value::Object(arguments) => arguments,
+                    _ => return Err("task storage: arguments are not an object".into()),
+                },
             };
-            let checkpoint = join("checkpoint", p.checkpoint, values)?;
-            let mut answers = Map::new();
+            let checkpoint = match p.checkpoint {
+                0 => record.checkpoint().clone(),
+                chunks => join("checkpoint", chunks, values)?,
+            };
+            let mut answers = record.answers().clone();
             for (key, chunks) in &p.answers {
                 answers.insert(key.clone(), join(&answer_part(key), *chunks, values)?);
             }
@@ -259,6 +293,10 @@ pub fn fill(
         Need::Timeline => {
             let mut entries = Vec::new();
             for n in kept_entries(p.timeline) {
+                if let Some(entry) = p.entries.get(&n) {
+                    entries.push(entry.clone());
+                    continue;
+                }
                 // A missing entry is skipped: the timeline informs, it never blocks the task.
                 let Some(text) = values.get(&timeline_key(n)) else {
                     continue;
@@ -275,93 +313,4 @@ pub fn fill(
         }
     }
     Ok(())
-}
-
-/// What to write: (key, value) pairs and keys to delete.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Writes {
-    pub put: Vec<(String, String)>,
-    pub delete: Vec<String>,
-}
-
-/// Splits `text` into chunks of at most [`CHUNK_BYTES`], on character boundaries.
-fn chunks(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let mut end = rest.len().min(CHUNK_BYTES);
-        while !rest.is_char_boundary(end) {
-            end -= 1;
-        }
-        out.push(&rest[..end]);
-        rest = &rest[end..];
-    }
-    if out.is_empty() {
-        out.push("");
-    }
-    out
-}
-
-fn put_part(name: &str, value: &Value, before: u32, writes: &mut Writes) -> u32 {
-    let text = serde_json::to_string(value).unwrap_or_else(|_| "null".into());
-    let pieces = chunks(&text);
-    let count = pieces.len() as u32;
-    for (i, piece) in pieces.into_iter().enumerate() {
-        writes.put.push((format!("{name}.{i}"), piece.to_owned()));
-    }
-    writes
-        .delete
-        .extend(chunk_keys(name, before).skip(count as usize));
-    count
-}
-
-/// The writes that store `record` given the parts stored `before` and what changed;
-/// returns them with the new parts index. The hot record is always written.
-pub fn encode(record: &TaskRecord, before: &Parts, dirty: &Dirty) -> (Writes, Parts) {
-    let mut writes = Writes::default();
-    let mut parts = before.clone();
-    if dirty.arguments {
-        parts.arguments = put_part(
-            "arguments",
-            &Value::Object(record.arguments().clone()),
-            before.arguments,
-            &mut writes,
-        );
-    }
-    if dirty.checkpoint {
-        parts.checkpoint = put_part(
-            "checkpoint",
-            record.checkpoint(),
-            before.checkpoint,
-            &mut writes,
-        );
-    }
-    if let (true, TaskStatus::Completed { result }) = (dirty.result, record.status()) {
-        parts.result = put_part("result", result, before.result, &mut writes);
-    }
-    for key in &dirty.answers {
-        if let Some(answer) = record.answers().get(key) {
-            let before_chunks = before.answers.get(key).copied().unwrap_or(0);
-            let count = put_part(&answer_part(key), answer, before_chunks, &mut writes);
-            parts.answers.insert(key.clone(), count);
-        }
-    }
-    if let Some(entry) = &dirty.timeline {
-        let n = before.timeline;
-        let text = serde_json::to_string(entry).expect("timeline entries serialize");
-        writes.put.push((timeline_key(n), text));
-        // The entry leaving the window (never the first) goes in the same write.
-        if n >= KEEP {
-            writes.delete.push(timeline_key(n + 1 - KEEP));
-        }
-        parts.timeline = n + 1;
-    }
-    let hot = Hot {
-        format: FORMAT,
-        record: record.hot_part(),
-        parts: parts.clone(),
-    };
-    let text = serde_json::to_string(&hot).unwrap_or_default();
-    writes.put.push((HOT_KEY.to_owned(), text));
-    (writes, parts)
 }

@@ -58,21 +58,24 @@ test('the bench build counts what a tasks/get bills, and not its own route', { t
   const task = await ok(server.mcpUrl, 'tools/call', { name: 'slow_compute', arguments: { seconds: 600 } });
   assert.equal(task.resultType, 'task');
   const created = await read();
-  // Creation: one Worker request, one request to the new task's object, which wrote rows
-  // (its record, its alarm); no ledger without quotas for an anonymous caller.
+  // Creation: one Worker request, one request to the new task's object, which read one row
+  // (the absent record: a new instance knows nothing) and wrote rows (its record, its
+  // alarm); no ledger without quotas for an anonymous caller.
   assert.equal(delta(start, created, 'Worker', 'requests'), 1);
   assert.equal(delta(start, created, 'TaskObject', 'requests'), 1);
+  assert.equal(delta(start, created, 'TaskObject', 'rowsRead'), 1, JSON.stringify(created));
   assert.ok(delta(start, created, 'TaskObject', 'rowsWritten') >= 2, JSON.stringify(created));
   assert.equal(delta(start, created, 'PrincipalObject', 'requests'), 0);
 
   await ok(server.mcpUrl, 'tasks/get', { taskId: task.taskId });
   const got = await read();
   assert.equal(got.instance, start.instance);
-  // A working task's tasks/get: one Worker request, one object request, one row read
-  // (the record; a working task has no result to read), nothing written, no alarm.
+  // A working task's tasks/get: one Worker request, one object request, no row read (the
+  // object's instance holds the record it wrote: src/cloudflare/task_object/store.rs),
+  // nothing written, no alarm.
   assert.equal(delta(created, got, 'Worker', 'requests'), 1);
   assert.equal(delta(created, got, 'TaskObject', 'requests'), 1);
-  assert.equal(delta(created, got, 'TaskObject', 'rowsRead'), 1);
+  assert.equal(delta(created, got, 'TaskObject', 'rowsRead'), 0);
   assert.equal(delta(created, got, 'TaskObject', 'rowsWritten'), 0);
   assert.equal(delta(created, got, 'TaskObject', 'alarms'), 0);
   assert.ok(delta(created, got, 'TaskObject', 'awakeMs') >= 0);

@@ -1,6 +1,7 @@
 // How steps execute under wrangler dev: panics inline and in tasks, result size limits,
-// tasks/update validation, tasks/get served while a step awaits I/O, and an http_job that
-// survives kill -9 of wrangler dev (workerd included) and a restart on the same state.
+// tasks/update validation, tasks/get served and tasks/cancel winning while a step awaits
+// I/O, and an http_job that survives kill -9 of wrangler dev (workerd included) and a
+// restart on the same state.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../support/server.mjs';
@@ -141,6 +142,26 @@ test('tasks/get answers promptly while a step awaits a slow status GET', async (
   for (const g of held) assert.ok(g.doneAt - g.at >= 1900, 'the job server held the answer');
   const inside = polls.filter((p) => held.some((g) => p.t0 >= g.at && p.t1 <= g.doneAt));
   assert.ok(inside.length >= 10, `only ${inside.length} polls while a status GET was held`);
+});
+
+test('tasks/cancel while a step awaits a slow status GET wins: the step\'s late outcome is dropped', async () => {
+  const tag = 'cancel-held';
+  const created = await ok(url, 'tools/call', { name: 'http_job', arguments: { startUrl: `${jobs.url}/jobs`,
+    body: { tag, steps: 0, statusDelayMs: 2000, result: { late: true } } } });
+  const job = await waitFor(() => jobs.jobByTag(tag), 'the job');
+  const held = () => jobs.requestsFor(job.id).filter((r) => r.method === 'GET');
+  await waitFor(() => held().some((r) => r.doneAt === null), 'a held status GET');
+  assert.deepEqual(await ok(url, 'tasks/cancel', { taskId: created.taskId }), { resultType: 'complete' });
+  const cancelled = await ok(url, 'tasks/get', { taskId: created.taskId });
+  assert.equal(cancelled.status, 'cancelled');
+  // The held GET is answered and the step returns into an object whose task was cancelled
+  // meanwhile (what the alarm loads after the step must be the cancel's write).
+  await waitFor(() => held().every((r) => r.doneAt !== null), 'the held GET to be answered');
+  await sleep(1000);
+  const later = await ok(url, 'tasks/get', { taskId: created.taskId });
+  assert.equal(later.status, 'cancelled', JSON.stringify(later));
+  assert.equal(later.lastUpdatedAt, cancelled.lastUpdatedAt);
+  assert.equal('result' in later, false);
 });
 
 test('kill -9 and restart mid-http_job: the job resumes polling and completes', async () => {

@@ -7,6 +7,7 @@ use crate::jsonrpc::ErrorObject;
 use crate::tasks::machine::{Event, Illegal};
 use crate::tasks::task::TaskStatus;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 impl TaskRecord {
     /// `tasks/cancel` took effect (by the client or an operator, said by `message`).
@@ -135,14 +136,27 @@ impl TaskRecord {
         }
     }
 
-    /// The record without its large parts (arguments, checkpoint, answers, result): what
-    /// the hot record stores (`crate::tasks::layout`).
-    pub(in crate::tasks) fn hot_part(&self) -> TaskRecord {
+    /// The record as its hot key stores it (`crate::tasks::layout`): the large parts kept
+    /// apart emptied (the arguments, the checkpoint, the answers named in `answers`, the
+    /// result), the inline ones kept.
+    pub(in crate::tasks) fn without_parts(
+        &self,
+        arguments: bool,
+        checkpoint: bool,
+        answers: &BTreeMap<String, u32>,
+        result: bool,
+    ) -> TaskRecord {
         let mut hot = self.clone();
-        hot.arguments = Map::new();
-        hot.checkpoint = Value::Null;
-        hot.answers = Map::new();
-        hot.fill_result(Value::Null);
+        if arguments {
+            hot.arguments = Map::new();
+        }
+        if checkpoint {
+            hot.checkpoint = Value::Null;
+        }
+        hot.answers.retain(|key, _| !answers.contains_key(key));
+        if result {
+            hot.fill_result(Value::Null);
+        }
         hot
     }
 }
