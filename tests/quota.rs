@@ -2,8 +2,8 @@
 //! and deadlines.
 
 use mcp_tasks_edge::quota::{
-    self, IndexEntry, Ledger, LedgerRequest, MAX_INDEXED, Quotas, STREAM_LEASE_MS, WINDOW_MS,
-    index_key, index_value, read_index,
+    self, IndexEntry, LIST_PAGE, Ledger, LedgerRequest, MAX_INDEXED, Quotas, STREAM_LEASE_MS,
+    WINDOW_MS, cursor_ok, index_key, index_value, read_index, read_page,
 };
 
 const T0: u64 = 1_000_000;
@@ -128,6 +128,62 @@ fn stored(entries: &[IndexEntry]) -> Vec<(String, String)> {
         .iter()
         .map(|e| (e.key.clone(), index_value(e.until_ms)))
         .collect()
+}
+
+/// Listing pages through the index by key: each page reads only its own entries (and one
+/// more, to know whether more follow), and the cursor is the key it ends at.
+#[test]
+fn the_index_is_listed_a_page_at_a_time() {
+    let entries: Vec<(String, String)> = (0..120u64)
+        .map(|i| {
+            (
+                index_key(1000 + i, &format!("t{i:03}")),
+                index_value(u64::MAX),
+            )
+        })
+        .collect();
+    // What the object reads: the newest LIST_PAGE + 1 before the cursor.
+    let window = |before: Option<&str>| -> Vec<(String, String)> {
+        let mut newest_first: Vec<_> = entries
+            .iter()
+            .filter(|(k, _)| before.is_none_or(|b| k.as_str() < b))
+            .cloned()
+            .collect();
+        newest_first.reverse();
+        newest_first.truncate(LIST_PAGE + 1);
+        newest_first
+    };
+    let request = LedgerRequest::ListTasks { before: None };
+    assert_eq!(quota::listing(&request), Some((None, LIST_PAGE + 1)));
+    let (mut seen, mut cursor, mut pages) = (Vec::new(), None::<String>, 0);
+    loop {
+        let (live, expired, next) = read_page(window(cursor.as_deref()), 0);
+        assert!(expired.is_empty() && live.len() <= LIST_PAGE);
+        seen.extend(live);
+        pages += 1;
+        match next {
+            Some(next) => {
+                assert!(cursor_ok(&next), "{next}");
+                cursor = Some(next);
+            }
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    let expected: Vec<String> = (0..120).rev().map(|i| format!("t{i:03}")).collect();
+    assert_eq!(seen, expected);
+    // A cursor that cannot be an index key never reaches storage.
+    for bad in [
+        "50",
+        "",
+        "task:",
+        "task:123:x",
+        "task:00000000000012ab:x",
+        "other:0000000000001000:t",
+    ] {
+        assert!(!cursor_ok(bad), "{bad}");
+    }
+    assert!(!cursor_ok(&index_key(1, &"x".repeat(300))));
 }
 
 #[test]
@@ -273,7 +329,13 @@ fn trimming_counts_each_dropped_entry_once() {
         (index_key(T0, "new"), index_value(u64::MAX)),
         oldest.clone(),
     ];
-    let mut plan = quota::plan(Some(&stored), &LedgerRequest::ListTasks, T0, Some(listed)).unwrap();
+    let mut plan = quota::plan(
+        Some(&stored),
+        &LedgerRequest::ListTasks { before: None },
+        T0,
+        Some(listed),
+    )
+    .unwrap();
     assert_eq!(plan.trim, 1);
     plan.trimmed(vec![oldest.clone()]).unwrap();
     assert_eq!(plan.delete, [oldest.0]);
@@ -298,7 +360,11 @@ fn an_anonymous_sessions_runs_count_among_all_anonymous_runs() {
         counted: true,
         index: true,
     };
-    for request in [counted, release("t1"), LedgerRequest::ListTasks] {
+    for request in [
+        counted,
+        release("t1"),
+        LedgerRequest::ListTasks { before: None },
+    ] {
         assert_eq!(quota::shared_run(session, &request), None, "{request:?}");
     }
     // No run quota, nothing to share; everyone else has one ledger.

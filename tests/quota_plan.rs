@@ -133,7 +133,7 @@ fn plans_by_ledger_and_request() {
          Expect { exceeded: Some(("QUOTA_SESSIONS", 3)), ..Expect::default() }),
         ("listing answers the live entries and deletes the expired ones",
          stored(Ledger { indexed: 2, index_until_ms: T0 + 500, ..Ledger::default() }),
-         LedgerRequest::ListTasks, T0 + 3, Some(listed),
+         LedgerRequest::ListTasks { before: None }, T0 + 3, Some(listed),
          Expect { stores: true, delete: vec![index_key(T0 - 5, "old")], tasks: Some(vec!["a"]), ..Expect::default() }),
         ("a full index: the oldest entry is trimmed",
          stored(Ledger { indexed: MAX_INDEXED, index_until_ms: u64::MAX, ..Ledger::default() }),

@@ -1,18 +1,19 @@
 //! The caller's tasks, newest first, from its principal's index: the page both
 //! `mcp-tasks-edge/tasks/list` (any era, e.g. the web console's "my tasks") and the
-//! 2025-11-25 `tasks/list` read. Each listed task is read from its own object, so the
-//! list shows what `tasks/get` would, and skips tasks that have expired.
+//! 2025-11-25 `tasks/list` read. Each listed task is read from its own object (the page's
+//! objects at once), so the list shows what `tasks/get` would, and skips tasks that have
+//! expired. A page reads only its own index entries: the cursor is the index key it ends
+//! at, so listing 5,000 tasks reads each entry once, not the whole index per page.
 
 use super::call_object;
 use super::principal_object::task_index;
 use crate::auth::anonymous::lists_tasks;
 use crate::error::McpError;
+use crate::quota::cursor_ok;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use futures_util::future::join_all;
 use serde_json::Value;
 use worker::Env;
-
-/// Tasks per page.
-pub const PAGE: usize = 50;
 
 /// One page of `DetailedTask`s (without `resultType`) and the cursor of the next; the
 /// cursor is the offset into the index.
@@ -26,10 +27,13 @@ pub(crate) async fn page(
         return Ok((Vec::new(), None));
     }
     let (ids, next) = index_page(env, principal, cursor).await?;
-    let mut tasks = Vec::new();
-    for task_id in ids {
+    let replies = join_all(ids.into_iter().map(|task_id| async move {
         let request = ObjectRequest::Get { task_id };
-        let reply = call_object(env, &request, principal).await;
+        call_object(env, &request, principal).await
+    }))
+    .await;
+    let mut tasks = Vec::new();
+    for reply in replies {
         if let Ok(ObjectReply::Result(Value::Object(mut task))) =
             reply.and_then(|(status, body)| ObjectReply::decode(status, &body))
         {
@@ -41,24 +45,18 @@ pub(crate) async fn page(
 }
 
 /// One page of `principal`'s task ids from its index, newest first, and the cursor of
-/// the next page (the offset into the index).
+/// the next page (the index key the page ends at).
 pub(crate) async fn index_page(
     env: &Env,
     principal: &str,
     cursor: Option<&str>,
 ) -> Result<(Vec<String>, Option<String>), McpError> {
-    let index = task_index(env, principal)
+    if let Some(cursor) = cursor.filter(|c| !cursor_ok(c)) {
+        return Err(McpError::InvalidParams(format!(
+            "Invalid cursor: {cursor:?}"
+        )));
+    }
+    task_index(env, principal, cursor)
         .await
-        .map_err(|why| McpError::Internal(format!("the task index is unavailable: {why}")))?;
-    let offset = match cursor {
-        None => 0,
-        Some(cursor) => cursor
-            .parse::<usize>()
-            .ok()
-            .filter(|n| *n <= index.len())
-            .ok_or_else(|| McpError::InvalidParams(format!("Invalid cursor: {cursor:?}")))?,
-    };
-    let ids: Vec<String> = index.iter().skip(offset).take(PAGE).cloned().collect();
-    let next = (offset + ids.len() < index.len()).then(|| (offset + ids.len()).to_string());
-    Ok((ids, next))
+        .map_err(|why| McpError::Internal(format!("the task index is unavailable: {why}")))
 }

@@ -70,15 +70,15 @@ impl PrincipalRunner {
     async fn answer(&self, request: LedgerRequest) -> Result<Response> {
         let storage = self.state.storage();
         let stored = self.stored(&storage).await?;
-        let listed = match quota::needs_listing(&request) {
-            true => Some(index_keys(&storage, true, None).await?),
-            false => None,
+        let listed = match quota::listing(&request) {
+            Some((before, limit)) => Some(index_keys(&storage, true, Some(limit), before).await?),
+            None => None,
         };
         // A ledger that does not decode is an error to surface, never a reset of quotas.
         let mut plan =
             quota::plan(stored.as_deref(), &request, now_ms(), listed).map_err(rust_error)?;
         if plan.trim > 0 {
-            let oldest = index_keys(&storage, false, Some(plan.trim)).await?;
+            let oldest = index_keys(&storage, false, Some(plan.trim), None).await?;
             plan.trimmed(oldest).map_err(rust_error)?;
         }
         let puts = Object::new();
@@ -141,15 +141,20 @@ fn scheduled(at_ms: u64) -> worker::ScheduledTime {
     worker::ScheduledTime::new(js_sys::Date::new(&JsValue::from_f64(at_ms as f64)))
 }
 
-/// The index's entries (key, value), newest first when `newest`, at most `limit`.
+/// The index's entries (key, value), newest first when `newest`, at most `limit`, only
+/// those before the key `before` when given.
 async fn index_keys(
     storage: &Storage,
     newest: bool,
     limit: Option<usize>,
+    before: Option<&str>,
 ) -> Result<Vec<(String, String)>> {
     let mut options = ListOptions::new().prefix(INDEX_PREFIX).reverse(newest);
     if let Some(limit) = limit {
         options = options.limit(limit);
+    }
+    if let Some(before) = before {
+        options = options.end(before);
     }
     let map = storage.list_with_options(options).await?;
     bench::rows_read(PRINCIPAL, map.size() as usize);
@@ -192,15 +197,16 @@ async fn ask(
     }
 }
 
-/// `principal`'s tasks, newest first, from its ledger's index.
+/// One page of `principal`'s tasks, newest first, from its ledger's index: those before
+/// the cursor `before` (or the newest), and the cursor of the next page.
 pub(crate) async fn task_index(
     env: &Env,
     principal: &str,
-) -> std::result::Result<Vec<String>, String> {
-    Ok(send(env, principal, &LedgerRequest::ListTasks)
-        .await?
-        .tasks
-        .unwrap_or_default())
+    before: Option<&str>,
+) -> std::result::Result<(Vec<String>, Option<String>), String> {
+    let before = before.map(str::to_owned);
+    let reply = send(env, principal, &LedgerRequest::ListTasks { before }).await?;
+    Ok((reply.tasks.unwrap_or_default(), reply.next))
 }
 
 /// Sends `request` to the ledger that counts `principal`'s work.

@@ -6,6 +6,9 @@
 /// but are no longer listed).
 pub const MAX_INDEXED: u64 = 5_000;
 
+/// Task ids per page of a listing.
+pub const LIST_PAGE: usize = 50;
+
 /// The prefix of the index's storage keys.
 pub const INDEX_PREFIX: &str = "task:";
 
@@ -26,6 +29,33 @@ pub fn index_key(created_ms: u64, task_id: &str) -> String {
 /// The stored value of an entry: its expiry, in decimal.
 pub fn index_value(until_ms: u64) -> String {
     until_ms.to_string()
+}
+
+/// Whether `cursor` can be an index key (what a listing's next-page cursor is): a client's
+/// cursor only positions a listing inside its own principal's index, but it is checked
+/// before it reaches storage.
+pub fn cursor_ok(cursor: &str) -> bool {
+    cursor.len() <= 200
+        && cursor
+            .strip_prefix(INDEX_PREFIX)
+            .and_then(|rest| rest.split_once(':'))
+            .is_some_and(|(created, id)| {
+                created.len() == 16 && created.bytes().all(|b| b.is_ascii_digit()) && !id.is_empty()
+            })
+}
+
+/// One page of a listing from the entries read newest first (at most [`LIST_PAGE`] + 1,
+/// the one beyond telling that more follow): the live ids, the expired keys (to delete),
+/// and the cursor of the next page (the last key of this one).
+pub fn read_page(
+    mut entries: Vec<(String, String)>,
+    now_ms: u64,
+) -> (Vec<String>, Vec<String>, Option<String>) {
+    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    let next = (entries.len() > LIST_PAGE).then(|| entries[LIST_PAGE - 1].0.clone());
+    entries.truncate(LIST_PAGE);
+    let (live, expired) = read_index(entries, now_ms);
+    (live, expired, next)
 }
 
 /// Sorts stored index entries (key, value), newest first, into the ids of tasks still

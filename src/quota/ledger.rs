@@ -202,7 +202,7 @@ impl Ledger {
                 self.sessions.remove(session_id);
                 Ok(None)
             }
-            LedgerRequest::ListTasks => Ok(None),
+            LedgerRequest::ListTasks { .. } => Ok(None),
         }
     }
 }

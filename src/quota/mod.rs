@@ -13,9 +13,12 @@ mod index;
 mod ledger;
 mod plan;
 
-pub use index::{INDEX_PREFIX, IndexEntry, MAX_INDEXED, index_key, index_value, read_index};
+pub use index::{
+    INDEX_PREFIX, IndexEntry, LIST_PAGE, MAX_INDEXED, cursor_ok, index_key, index_value,
+    read_index, read_page,
+};
 pub use ledger::Ledger;
-pub use plan::{Plan, Reply, expired, needs_listing, plan};
+pub use plan::{Plan, Reply, expired, listing, plan};
 
 use crate::auth::anonymous;
 use crate::error::McpError;
@@ -100,8 +103,12 @@ pub enum LedgerRequest {
     /// The session ended (DELETE or idle expiry). Idempotent.
     #[serde(rename_all = "camelCase")]
     ReleaseSession { session_id: String },
-    /// The principal's tasks, newest first: answered with the index.
-    ListTasks,
+    /// One page of the principal's tasks, newest first ([`LIST_PAGE`] ids): those indexed
+    /// before the index key `before` (a cursor from the previous page), or the newest.
+    ListTasks {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<String>,
+    },
 }
 
 fn yes() -> bool {

@@ -2,14 +2,14 @@
 //! applies and stores (as `tasks::object` does for tasks).
 //!
 //! ```text
-//! load the ledger value ── (ListTasks: also the index keys, newest first)
+//! load the ledger value ── (ListTasks: also one page of index keys, newest first)
 //!   └─▶ plan(): the reply; the ledger to store if it changed; index keys to put/delete;
 //!                how many of the oldest index keys to trim
 //!         └─▶ (trim > 0: read that many oldest keys ─▶ Plan::trimmed())
 //!               └─▶ one delete + one put; reply
 //! ```
 
-use super::index::{IndexEntry, index_value, read_index};
+use super::index::{IndexEntry, LIST_PAGE, index_value, read_page};
 use super::{Exceeded, Ledger, LedgerRequest};
 use serde::{Deserialize, Serialize};
 
@@ -19,9 +19,12 @@ use serde::{Deserialize, Serialize};
 pub struct Reply {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exceeded: Option<Exceeded>,
-    /// For [`LedgerRequest::ListTasks`]: the indexed task ids, newest first.
+    /// For [`LedgerRequest::ListTasks`]: one page of indexed task ids, newest first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<Vec<String>>,
+    /// For [`LedgerRequest::ListTasks`]: the cursor of the next page, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
 }
 
 /// The effects of one request.
@@ -45,13 +48,17 @@ pub struct Plan {
     after: Ledger,
 }
 
-/// Whether the object must read the index (newest first) before [`plan`].
-pub fn needs_listing(request: &LedgerRequest) -> bool {
-    matches!(request, LedgerRequest::ListTasks)
+/// Which index entries the object must read before [`plan`], newest first: those before
+/// the key (all when `None`), at most this many. `None`: no listing.
+pub fn listing(request: &LedgerRequest) -> Option<(Option<&str>, usize)> {
+    match request {
+        LedgerRequest::ListTasks { before } => Some((before.as_deref(), LIST_PAGE + 1)),
+        _ => None,
+    }
 }
 
 /// Plans `request` at `now_ms` against the stored ledger value (`None`: a new ledger) and,
-/// for [`needs_listing`] requests, the index entries read newest first. A stored value that
+/// for [`listing`] requests, the index entries it asked for. A stored value that
 /// does not decode is an error: quotas are never silently reset.
 pub fn plan(
     stored: Option<&str>,
@@ -74,9 +81,10 @@ pub fn plan(
         Err(exceeded) => plan.reply.exceeded = Some(exceeded),
     }
     if let Some(listed) = listed {
-        let (live, expired) = read_index(listed, now_ms);
+        let (live, expired, next) = read_page(listed, now_ms);
         ledger.indexed = ledger.indexed.saturating_sub(expired.len() as u64);
         plan.reply.tasks = Some(live);
+        plan.reply.next = next;
         plan.delete = expired;
     }
     plan.trim = ledger.trim_index() as usize;

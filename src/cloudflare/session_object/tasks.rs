@@ -314,7 +314,7 @@ async fn cancel(
 
 /// `tasks/list`: the caller's tasks that still exist, whichever era or session created
 /// them (legacy tasks "Task Listing": what `tasks/get` can read, `tasks/list` lists),
-/// newest first, 50 a page; the cursor is the offset of the next page.
+/// newest first, 50 a page; the cursor is where the next page starts in the index.
 async fn list(
     env: &worker::Env,
     principal: &str,
