@@ -27,6 +27,7 @@ mod host;
 mod http;
 mod listen;
 mod log;
+mod mirror;
 pub(crate) mod my_tasks;
 mod principal_object;
 mod progress;

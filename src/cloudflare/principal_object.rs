@@ -5,12 +5,13 @@
 //! counters hold across every isolate. It only loads, asks [`quota::plan`] and stores.
 
 use super::bench::{self, PRINCIPAL};
+use super::mirror::Mirror;
 use super::now_ms;
 use crate::auth::anonymous::ledger_name;
 use crate::error::McpError;
 use crate::quota::{self, INDEX_PREFIX, LedgerRequest, Quotas, RENEW_MS, Reply};
 use js_sys::{Object, Reflect};
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use wasm_bindgen::JsValue;
 use worker::{Env, ListOptions, Request, Response, Result, State, Storage};
 
@@ -22,12 +23,9 @@ const LEDGER_URL: &str = "https://principal-object/ledger";
 /// What the `PrincipalObject` class of `export_worker!` runs.
 pub struct PrincipalRunner {
     state: State,
-    /// The value under [`LEDGER_KEY`] as this instance last read or wrote it (`None`: not
-    /// known yet, `Some(None)`: absent): a mirror of storage, as the TaskObject's of its
-    /// hot record (`task_object/store.rs`). Only this object writes its storage, each
-    /// write updates it as the write is issued, a failed one forgets it, and a new
-    /// instance starts without it; so a warm ledger answers without reading it again.
-    ledger: RefCell<Option<Option<String>>>,
+    /// The value under [`LEDGER_KEY`] as this instance last read or wrote it
+    /// (`super::mirror`): a warm ledger answers without reading it again.
+    ledger: Mirror,
 }
 
 fn rust_error(e: impl std::fmt::Display) -> worker::Error {
@@ -38,20 +36,8 @@ impl PrincipalRunner {
     pub fn new(state: State, _env: Env) -> Self {
         PrincipalRunner {
             state,
-            ledger: RefCell::new(None),
+            ledger: Mirror::new(LEDGER_KEY, PRINCIPAL),
         }
-    }
-
-    /// The value under [`LEDGER_KEY`]: from the instance's mirror, else read (and mirrored).
-    async fn stored(&self, storage: &Storage) -> Result<Option<String>> {
-        let known = self.ledger.borrow().clone();
-        if let Some(ledger) = known {
-            return Ok(ledger);
-        }
-        bench::rows_read(PRINCIPAL, 1);
-        let read = storage.get::<String>(LEDGER_KEY).await?;
-        // A write issued while the read was in flight is newer than what it answered.
-        Ok(self.ledger.borrow_mut().get_or_insert(read).clone())
     }
 
     /// One [`LedgerRequest`] (a failure forgets the mirrored ledger).
@@ -62,14 +48,14 @@ impl PrincipalRunner {
         };
         let answered = self.answer(request).await;
         if answered.is_err() {
-            *self.ledger.borrow_mut() = None;
+            self.ledger.forget();
         }
         answered
     }
 
     async fn answer(&self, request: LedgerRequest) -> Result<Response> {
         let storage = self.state.storage();
-        let stored = self.stored(&storage).await?;
+        let stored = self.ledger.get(&storage).await?;
         let listed = match quota::listing(&request) {
             Some((before, limit)) => Some(index_keys(&storage, true, Some(limit), before).await?),
             None => None,
@@ -86,7 +72,7 @@ impl PrincipalRunner {
             Reflect::set(&puts, &JsValue::from_str(key), &JsValue::from_str(value))?;
         }
         if let Some(ledger) = &plan.ledger {
-            *self.ledger.borrow_mut() = Some(Some(ledger.clone()));
+            self.ledger.wrote(Some(ledger.clone()));
             Reflect::set(
                 &puts,
                 &JsValue::from_str(LEDGER_KEY),
@@ -114,17 +100,17 @@ impl PrincipalRunner {
     pub async fn alarm(&self) -> Result<Response> {
         let expired = self.expire().await;
         if expired.is_err() {
-            *self.ledger.borrow_mut() = None;
+            self.ledger.forget();
         }
         expired
     }
 
     async fn expire(&self) -> Result<Response> {
         let storage = self.state.storage();
-        let stored = self.stored(&storage).await?;
+        let stored = self.ledger.get(&storage).await?;
         match quota::expired(stored.as_deref(), now_ms()).map_err(rust_error)? {
             None => {
-                *self.ledger.borrow_mut() = Some(None);
+                self.ledger.wrote(None);
                 bench::before_delete_all(PRINCIPAL, &storage).await;
                 storage.delete_all().await?
             }

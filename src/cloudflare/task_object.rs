@@ -11,19 +11,21 @@
 //! state to every socket. Between changes the object may hibernate: idle watchers cost
 //! no requests and no duration.
 
+use super::bench::TASK;
 use super::log;
+use super::mirror::Mirror;
 use super::{WorkerHost, now_ms, server};
 use crate::ops::admin;
 use crate::ops::log::{self as logs, LogSettings};
 use crate::server::Server;
 use crate::tasks::execution::{self, AlarmPlan};
-use crate::tasks::layout::{Need, Stored};
+use crate::tasks::layout::{self, Need, Stored};
 use crate::tasks::machine::Illegal;
 use crate::tasks::object::{self, Effects};
 use crate::tasks::protocol::{ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use crate::tasks::timeline;
 use crate::tasks::watch::{self, CLOSE_GONE, WATCH_PATH, WatchMessage};
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use worker::{
     Env, Request, Response, Result, State, Storage, WebSocket, WebSocketIncomingMessage,
     WebSocketPair,
@@ -41,13 +43,10 @@ pub struct TaskRunner {
     /// The attempt this instance is running right now. Memory, not storage: an instance
     /// that restarted has none, which is how a lost attempt is recognised.
     running: Cell<Option<u32>>,
-    /// The value under `layout::HOT_KEY` as this instance last read or wrote it (`None`:
-    /// not known yet, `Some(None)`: absent). A mirror of storage, not a second truth
-    /// (invariant 4): only this instance writes its object's storage, each write updates
-    /// it as the write is issued (so it is what a read would answer), a failed write
-    /// forgets it, and a new instance starts without it. It spares the rows an alarm
-    /// would read again around its step and a poll would read again.
-    hot: RefCell<Option<Option<String>>>,
+    /// The hot record (`layout::HOT_KEY`) as this instance last read or wrote it
+    /// (`super::mirror`): it spares the rows an alarm would read again around its step
+    /// and a poll would read again.
+    hot: Mirror,
 }
 
 /// Closes `socket`; one already closed or closing needs nothing more.
@@ -76,7 +75,7 @@ impl TaskRunner {
             env,
             build,
             running: Cell::new(None),
-            hot: RefCell::new(None),
+            hot: Mirror::new(layout::HOT_KEY, TASK),
         }
     }
 

@@ -16,25 +16,11 @@ fn rust_error(e: impl std::fmt::Display) -> worker::Error {
 }
 
 impl TaskRunner {
-    /// The value under `layout::HOT_KEY`: from the instance's mirror, else read (and
-    /// mirrored).
-    async fn hot(&self) -> Result<Option<String>> {
-        let known = self.hot.borrow().clone();
-        if let Some(hot) = known {
-            return Ok(hot);
-        }
-        bench::rows_read(TASK, 1);
-        let read = self.storage.get::<String>(layout::HOT_KEY).await?;
-        // A write issued while the read was in flight is newer than what it answered.
-        let mut mirror = self.hot.borrow_mut();
-        Ok(mirror.get_or_insert(read).clone())
-    }
-
     /// Reads the task: the hot record, then the parts `need` names that it does not hold
     /// (one more read, none for a small task).
     pub(super) async fn load(&self, need: Need) -> Result<Option<Stored>> {
         let storage = &self.storage;
-        let Some(hot) = self.hot().await? else {
+        let Some(hot) = self.hot.get(storage).await? else {
             return Ok(None);
         };
         let mut stored = layout::decode_hot(&hot).map_err(rust_error)?;
@@ -61,7 +47,7 @@ impl TaskRunner {
     pub(super) async fn write(&self, before: Option<&Stored>, effects: Effects) -> Result<()> {
         let written = self.issue(before, effects).await;
         if written.is_err() {
-            *self.hot.borrow_mut() = None;
+            self.hot.forget();
         }
         written
     }
@@ -69,7 +55,7 @@ impl TaskRunner {
     async fn issue(&self, before: Option<&Stored>, effects: Effects) -> Result<()> {
         let storage = &self.storage;
         if effects.delete_all {
-            *self.hot.borrow_mut() = Some(None);
+            self.hot.wrote(None);
             bench::rows_written(TASK, 1);
             storage.delete_alarm().await?;
             bench::before_delete_all(TASK, storage).await;
@@ -84,7 +70,7 @@ impl TaskRunner {
             puts = Object::new();
             for (key, value) in writes.put {
                 if key == layout::HOT_KEY {
-                    *self.hot.borrow_mut() = Some(Some(value.clone()));
+                    self.hot.wrote(Some(value.clone()));
                 }
                 Reflect::set(&puts, &JsValue::from_str(&key), &JsValue::from_str(&value))?;
             }
