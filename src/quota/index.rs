@@ -36,12 +36,9 @@ pub fn index_value(until_ms: u64) -> String {
 /// before it reaches storage.
 pub fn cursor_ok(cursor: &str) -> bool {
     cursor.len() <= 200
-        && cursor
-            .strip_prefix(INDEX_PREFIX)
-            .and_then(|rest| rest.split_once(':'))
-            .is_some_and(|(created, id)| {
-                created.len() == 16 && created.bytes().all(|b| b.is_ascii_digit()) && !id.is_empty()
-            })
+        && split_key(cursor).is_some_and(|(created, id)| {
+            created.len() == 16 && created.bytes().all(|b| b.is_ascii_digit()) && !id.is_empty()
+        })
 }
 
 /// One page of a listing from the entries read newest first (at most [`LIST_PAGE`] + 1,
@@ -54,7 +51,7 @@ pub fn read_page(
     entries.sort_by(|a, b| b.0.cmp(&a.0));
     let next = (entries.len() > LIST_PAGE).then(|| entries[LIST_PAGE - 1].0.clone());
     entries.truncate(LIST_PAGE);
-    let (live, expired) = read_index(entries, now_ms);
+    let (live, expired) = classify(entries, now_ms);
     (live, expired, next)
 }
 
@@ -63,13 +60,20 @@ pub fn read_page(
 pub fn read_index(entries: Vec<(String, String)>, now_ms: u64) -> (Vec<String>, Vec<String>) {
     let mut entries = entries;
     entries.sort_by(|a, b| b.0.cmp(&a.0));
+    classify(entries, now_ms)
+}
+
+/// An index key's (created, task id) parts, as [`index_key`] writes them.
+fn split_key(key: &str) -> Option<(&str, &str)> {
+    key.strip_prefix(INDEX_PREFIX)?.split_once(':')
+}
+
+/// Entries in the order given, into live ids and expired (or unreadable) keys.
+fn classify(entries: Vec<(String, String)>, now_ms: u64) -> (Vec<String>, Vec<String>) {
     let mut live = Vec::new();
     let mut expired = Vec::new();
     for (key, value) in entries {
-        let id = key
-            .strip_prefix(INDEX_PREFIX)
-            .and_then(|rest| rest.split_once(':'))
-            .map(|(_, id)| id.to_owned());
+        let id = split_key(&key).map(|(_, id)| id.to_owned());
         match (id, value.parse::<u64>()) {
             (Some(id), Ok(until)) if now_ms < until => live.push(id),
             _ => expired.push(key),
