@@ -9,6 +9,7 @@
 //! value, property name and path is cut short.
 
 use super::compile::TYPES;
+use super::index::escape;
 use serde_json::Value;
 use std::cmp::Ordering;
 
@@ -89,8 +90,7 @@ impl Failure {
             path.push('/');
             match token {
                 Token::Prop(name) => {
-                    let escaped = name.replace('~', "~0").replace('/', "~1");
-                    path.push_str(&shorten(&escaped, VALUE_CHARS));
+                    path.push_str(&shorten(&escape(name), VALUE_CHARS));
                 }
                 Token::Item(i) => path.push_str(&i.to_string()),
             }
