@@ -2,6 +2,7 @@
 //! decide ([`Server::handle`]) and performs the [`Action`] it asks for.
 
 use super::creation::{acquire_run, create_task};
+use super::http::outgoing;
 use super::http::{read_body, request_headers, to_response, to_worker_response};
 use super::principal_object::StreamSlot;
 use super::rpc::call_object_traced;
@@ -15,7 +16,8 @@ use crate::http::{HttpRequest, HttpResponse};
 use crate::server::{self, Action, Context, Server};
 use crate::tasks::protocol::{OBJECT_URL, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use crate::tools::Progress;
-use worker::{Env, Method, Request, RequestInit, Response, web_sys};
+use worker::web_sys::RequestRedirect;
+use worker::{Env, Request, Response, web_sys};
 
 /// The Worker's fetch handler: MCP at `/mcp`, the Protected Resource Metadata at its
 /// well-known paths. `build` defines the server (it runs once per isolate).
@@ -220,20 +222,18 @@ async fn legacy(
     headers.set(crate::legacy::SESSION_HEADER, &session_id)?;
     headers.set(PRINCIPAL_HEADER, principal)?;
     headers.set(REQUEST_ID_HEADER, trace)?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::from(request.method.clone()))
-        .with_headers(headers);
-    if !request.body.is_empty() {
-        init.with_body(Some(
-            js_sys::Uint8Array::from(request.body.as_slice()).into(),
-        ));
-    }
+    let body = (!request.body.is_empty()).then_some(request.body.as_slice());
+    let outgoing = outgoing(
+        OBJECT_URL,
+        &request.method,
+        &headers,
+        body,
+        RequestRedirect::Follow,
+    )?;
     let stub = env
         .durable_object(SESSIONS_BINDING)?
         .get_by_name(&session_id)?;
-    let response = stub
-        .fetch_with_request(Request::new_with_init(OBJECT_URL, &init)?)
-        .await?;
+    let response = stub.fetch_with_request(outgoing).await?;
     // A subrequest's headers are immutable: copy them, adding CORS.
     let headers = worker::Headers::new();
     for (name, value) in response.headers().entries() {

@@ -1,5 +1,6 @@
 //! The Worker's [`Platform`]: `fetch`, variables and secrets, KV and D1 from the `Env`.
 
+use super::http::outgoing;
 use crate::host::{BoxFuture, Host, HostError, Inbound, Limits, Outbound, Platform};
 use crate::server::Server;
 use futures_util::StreamExt;
@@ -8,9 +9,8 @@ use serde_json::{Map, Value};
 use std::any::Any;
 use std::rc::Rc;
 use std::time::Duration;
-use worker::{
-    AbortController, Date, Delay, Env, Fetch, Method, Request, RequestInit, RequestRedirect,
-};
+use worker::web_sys::RequestRedirect;
+use worker::{AbortController, Date, Delay, Env, Fetch};
 
 /// The platform of a Worker or Durable Object invocation.
 pub struct WorkerHost {
@@ -76,20 +76,19 @@ async fn exchange(
     max_bytes: usize,
     signal: &worker::AbortSignal,
 ) -> Result<Inbound, HostError> {
-    let method = Method::from(request.method.clone());
     let headers = worker::Headers::new();
     for (name, value) in &request.headers {
         headers.append(name, value).map_err(network)?;
     }
-    let mut init = RequestInit::new();
-    init.with_method(method)
-        .with_headers(headers)
-        .with_redirect(RequestRedirect::Manual);
-    if !request.body.is_empty() {
-        let body = js_sys::Uint8Array::from(request.body.as_slice());
-        init.with_body(Some(body.into()));
-    }
-    let outgoing = Request::new_with_init(&request.url, &init).map_err(network)?;
+    let body = (!request.body.is_empty()).then_some(request.body.as_slice());
+    let outgoing = outgoing(
+        &request.url,
+        &request.method,
+        &headers,
+        body,
+        RequestRedirect::Manual,
+    )
+    .map_err(network)?;
     let mut response = Fetch::Request(outgoing)
         .send_with_signal(signal)
         .await

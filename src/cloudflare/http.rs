@@ -97,3 +97,25 @@ pub(crate) fn to_worker_response(response: HttpResponse) -> worker::Result<Respo
     };
     Ok(built.with_status(response.status).with_headers(headers))
 }
+
+/// A request to send (a subrequest, or a call on an object), built on `web_sys`: `worker`'s
+/// own `RequestInit` converts its `cf` options on every request, which brings their
+/// serializer (image resizing and all, several KB) into every Worker.
+pub(crate) fn outgoing(
+    url: &str,
+    method: &str,
+    headers: &worker::Headers,
+    body: Option<&[u8]>,
+    redirect: web_sys::RequestRedirect,
+) -> worker::Result<Request> {
+    let init = web_sys::RequestInit::new();
+    init.set_method(method);
+    init.set_headers(&headers.0);
+    init.set_redirect(redirect);
+    if let Some(body) = body {
+        init.set_body(&js_sys::Uint8Array::from(body));
+    }
+    Ok(Request::from(web_sys::Request::new_with_str_and_init(
+        url, &init,
+    )?))
+}

@@ -4,6 +4,7 @@
 //! requests. What to send, when to reconnect and when to end is decided by the pure
 //! [`Fanin`]; this file opens and closes sockets, reads them, and writes the frames.
 
+use super::http::outgoing;
 use super::principal_object::StreamSlot;
 use super::{TASKS_BINDING, call_object, now_ms, to_headers};
 use crate::auth::anonymous::task_principal;
@@ -20,8 +21,9 @@ use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 use worker::wasm_bindgen_futures::spawn_local;
+use worker::web_sys::RequestRedirect;
 use worker::ws_events::WebsocketEvent;
-use worker::{Delay, Env, Request, RequestInit, Response, WebSocket};
+use worker::{Delay, Env, Response, WebSocket};
 
 /// What a socket's reader reports: a text message, or that the socket is gone.
 enum SocketEvent {
@@ -124,9 +126,13 @@ async fn try_open(
     let headers = worker::Headers::new();
     headers.set("upgrade", "websocket")?;
     headers.set(PRINCIPAL_HEADER, &task_principal(principal, task_id))?;
-    let mut init = RequestInit::new();
-    init.with_headers(headers);
-    let request = Request::new_with_init(&watch_url(task_id), &init)?;
+    let request = outgoing(
+        &watch_url(task_id),
+        "GET",
+        &headers,
+        None,
+        RequestRedirect::Follow,
+    )?;
     let mut response = stub.fetch_with_request(request).await?;
     let status = response.status_code();
     if status == 101 {

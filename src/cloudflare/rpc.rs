@@ -3,9 +3,11 @@
 //! so every call is a `fetch` to the object's stub.
 
 use super::TASKS_BINDING;
+use super::http::outgoing;
 use crate::auth::anonymous::task_principal;
 use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
-use worker::{Env, Method, Request, RequestInit, Response, web_sys};
+use worker::web_sys::RequestRedirect;
+use worker::{Env, Request, Response, web_sys};
 
 /// Sends one request to the TaskObject named by its task id; returns the reply as sent
 /// (status, body): see `tasks::protocol`.
@@ -57,11 +59,14 @@ pub(crate) async fn post_to_object(
     for (name, value) in headers {
         sent.set(name, value).map_err(|e| e.to_string())?;
     }
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post)
-        .with_headers(sent)
-        .with_body(Some(body.into()));
-    let request = Request::new_with_init(url, &init).map_err(|e| e.to_string())?;
+    let request = outgoing(
+        url,
+        "POST",
+        &sent,
+        Some(body.as_bytes()),
+        RequestRedirect::Follow,
+    )
+    .map_err(|e| e.to_string())?;
     stub.fetch_with_request(request)
         .await
         .map_err(|e| e.to_string())

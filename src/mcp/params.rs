@@ -180,10 +180,13 @@ pub struct InputResponses(BTreeMap<String, InputResponse>);
 
 impl InputResponses {
     pub fn into_map(self) -> Map<String, Value> {
-        self.0
-            .into_iter()
-            .map(|(key, InputResponse(answer))| (key, Value::Object(answer)))
-            .collect()
+        let mut map = Map::new();
+        map.extend(
+            self.0
+                .into_iter()
+                .map(|(key, InputResponse(answer))| (key, Value::Object(answer))),
+        );
+        map
     }
 }
 

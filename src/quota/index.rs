@@ -2,6 +2,8 @@
 //! sorted by creation time, so indexing a task is one small write and the newest are
 //! listed by reading the keys backwards.
 
+use std::collections::BTreeMap;
+
 /// The most tasks the index keeps (the newest; older ones still exist until their TTL
 /// but are no longer listed).
 pub const MAX_INDEXED: u64 = 5_000;
@@ -45,10 +47,10 @@ pub fn cursor_ok(cursor: &str) -> bool {
 /// the one beyond telling that more follow): the live ids, the expired keys (to delete),
 /// and the cursor of the next page (the last key of this one).
 pub fn read_page(
-    mut entries: Vec<(String, String)>,
+    entries: Vec<(String, String)>,
     now_ms: u64,
 ) -> (Vec<String>, Vec<String>, Option<String>) {
-    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut entries = newest_first(entries);
     let next = (entries.len() > LIST_PAGE).then(|| entries[LIST_PAGE - 1].0.clone());
     entries.truncate(LIST_PAGE);
     let (live, expired) = classify(entries, now_ms);
@@ -58,9 +60,15 @@ pub fn read_page(
 /// Sorts stored index entries (key, value), newest first, into the ids of tasks still
 /// live at `now_ms` and the keys of the expired ones (to delete).
 pub fn read_index(entries: Vec<(String, String)>, now_ms: u64) -> (Vec<String>, Vec<String>) {
-    let mut entries = entries;
-    entries.sort_by(|a, b| b.0.cmp(&a.0));
-    classify(entries, now_ms)
+    classify(newest_first(entries), now_ms)
+}
+
+/// Entries by key, newest (greatest) first. Through a map rather than a sort: the
+/// ledger's maps already bring the map's code into the wasm, a sort would add its own.
+fn newest_first(entries: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut sorted = BTreeMap::new();
+    sorted.extend(entries);
+    sorted.into_iter().rev().collect()
 }
 
 /// An index key's (created, task id) parts, as [`index_key`] writes them.

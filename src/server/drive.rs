@@ -217,12 +217,15 @@ fn input_required(
     requests: Map<String, Value>,
     ctx: &Context,
 ) -> Result<Action, McpError> {
+    let mut pending = Map::new();
+    pending.extend(
+        requests
+            .iter()
+            .map(|(key, request)| (key.clone(), input::answer_check(request))),
+    );
     let carried = Carried {
         rounds: run.carried.rounds + 1,
-        pending: requests
-            .iter()
-            .map(|(key, request)| (key.clone(), input::answer_check(request)))
-            .collect(),
+        pending,
         ..run.carried
     };
     let request_key = run.target.request_key();

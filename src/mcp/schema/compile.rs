@@ -44,8 +44,8 @@ pub(super) fn compile(doc: &Value, base: Url) -> Result<Compiled, String> {
     };
     let root = compiler.node("");
     // Every subschema, referenced or not: a schema must be valid as a whole.
-    let mut locations: Vec<String> = compiler.index.locations.keys().cloned().collect();
-    locations.sort();
+    // In order: the index's map keeps them sorted.
+    let locations: Vec<String> = compiler.index.locations.keys().cloned().collect();
     for at in &locations {
         compiler.node(at);
     }
@@ -59,10 +59,13 @@ pub(super) fn compile(doc: &Value, base: Url) -> Result<Compiled, String> {
         .resources
         .iter()
         .map(|r| {
-            r.dynamic
-                .iter()
-                .map(|name| (name.clone(), compiler.by_pointer[&r.anchors[name]]))
-                .collect()
+            let mut anchors = BTreeMap::new();
+            anchors.extend(
+                r.dynamic
+                    .iter()
+                    .map(|name| (name.clone(), compiler.by_pointer[&r.anchors[name]])),
+            );
+            anchors
         })
         .collect();
     Ok(Compiled {

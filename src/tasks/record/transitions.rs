@@ -103,10 +103,10 @@ impl TaskRecord {
     ) -> Result<(), Illegal> {
         self.round += 1;
         let round = self.round;
-        let keyed: Map<String, Value> = requests
-            .into_iter()
-            .map(|(k, v)| (wire_key(&k, round), v))
-            .collect();
+        // `extend`, not `collect`: a map collected from an iterator sorts it first, and
+        // each such site adds a sort to the wasm (docs/authoring.md, "Size").
+        let mut keyed = Map::new();
+        keyed.extend(requests.into_iter().map(|(k, v)| (wire_key(&k, round), v)));
         self.next_step_at_ms = None;
         self.status_message = Some("Waiting for input".into());
         self.apply(Event::InputNeeded(keyed), now_ms)
