@@ -144,25 +144,36 @@ pub struct Stored {
     pub timeline: Vec<Entry>,
 }
 
-#[derive(Serialize, Deserialize)]
-struct Hot {
+/// The hot record as written: the record with the layout's own members, `format` and
+/// `parts`. Read by [`decode_hot`], which takes those two members out and reads the rest
+/// as the record (no flattening on the way in).
+#[derive(Serialize)]
+struct Hot<'a> {
     format: u32,
     #[serde(flatten)]
-    record: TaskRecord,
-    parts: Parts,
+    record: &'a TaskRecord,
+    parts: &'a Parts,
 }
 
 /// Decodes the value under [`HOT_KEY`] (format 1, 2 or 3).
 pub fn decode_hot(text: &str) -> Result<Stored, String> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| format!("corrupt task record: {e}"))?;
-    match value.get("format").and_then(Value::as_u64) {
+    let Value::Object(mut hot) = value else {
+        return Err("corrupt task record: not a JSON object".into());
+    };
+    match hot.get("format").and_then(Value::as_u64) {
         Some(2 | 3) => {
-            let hot: Hot =
-                serde_json::from_value(value).map_err(|e| format!("corrupt task record: {e}"))?;
+            let parts = hot
+                .remove("parts")
+                .ok_or("corrupt task record: missing field `parts`")?;
+            let parts: Parts = serde_json::from_value(parts)
+                .map_err(|e| format!("corrupt task record: parts: {e}"))?;
+            let record: TaskRecord = serde_json::from_value(Value::Object(hot))
+                .map_err(|e| format!("corrupt task record: {e}"))?;
             Ok(Stored {
-                record: hot.record,
-                parts: hot.parts,
+                record,
+                parts,
                 legacy: false,
                 timeline: Vec::new(),
             })
@@ -172,8 +183,8 @@ pub fn decode_hot(text: &str) -> Result<Stored, String> {
         )),
         None => {
             // Format 1: the whole record; `stepRunning: true` means a step was in flight.
-            let interrupted = value.get("stepRunning").and_then(Value::as_bool) == Some(true);
-            let mut record: TaskRecord = serde_json::from_value(value)
+            let interrupted = hot.get("stepRunning").and_then(Value::as_bool) == Some(true);
+            let mut record: TaskRecord = serde_json::from_value(Value::Object(hot))
                 .map_err(|e| format!("corrupt format-1 task record: {e}"))?;
             if interrupted {
                 record.assume_interrupted();

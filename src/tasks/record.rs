@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 mod transitions;
+mod wire;
 
 /// A step in flight: stored before the step starts (docs/architecture.md, "Executing steps").
 /// Its outcome is applied only if the lease is still the current one.
@@ -23,7 +24,9 @@ pub struct Lease {
     pub deadline_ms: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Written by serde's derive (the status flattened in); read by [`wire`], which takes a
+/// member's absence as its default (`checkpoint`, `answers`, `round`, `version`, ...).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskRecord {
     task_id: String,
@@ -37,7 +40,7 @@ pub struct TaskRecord {
     /// [`TaskRecord::status`].
     #[serde(flatten)]
     status: TaskStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     status_message: Option<String>,
     created_at_ms: u64,
     last_updated_at_ms: u64,
@@ -45,24 +48,20 @@ pub struct TaskRecord {
     ttl_ms: Option<u64>,
     poll_interval_ms: u64,
     /// The tool's last checkpoint (`Null` before the first `Continue`).
-    #[serde(default)]
     checkpoint: Value,
     /// Answers so far, keyed by the tool's own keys (MRTR answers carried in, plus task rounds).
-    #[serde(default)]
     answers: Map<String, Value>,
     /// Input rounds so far; task input keys are `{toolKey}#{round}`, unique for the task's life.
-    #[serde(default)]
     round: u32,
     /// When the next step is due (only while `working`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     next_step_at_ms: Option<u64>,
     /// The step in flight, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     lease: Option<Lease>,
     /// Counts the writes of this record (1 for the first; 0 before it is stored). Pushed
     /// notifications carry it so a watcher never takes an older state for a newer one
     /// (see [`super::watch`]). Records written before it existed read as 0.
-    #[serde(default)]
     version: u64,
 }
 

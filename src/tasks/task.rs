@@ -13,13 +13,22 @@
 //!
 //! The status and its payload are one internally tagged enum flattened into the task,
 //! so a `completed` task without `result` (or a `working` task with one) cannot be built.
+//! Reading goes through [`wire`] (plain optional members, checked against the status), not
+//! serde's derive for a flattened tagged enum, which buffers every member into a second,
+//! generic representation first (a second deserializer in the wasm for every such type).
 
 use crate::error::McpError;
 use crate::jsonrpc::ErrorObject;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+mod wire;
+
+pub use wire::Payload;
+pub(crate) use wire::present;
+
+/// Serialized (not read) as serde's internally tagged enum: `{"status":"completed","result":…}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum TaskStatus {
     Working,
@@ -117,7 +126,17 @@ impl TaskStatus {
     /// answers). A task that does not decode is an error naming why, never a default
     /// (invariant 5).
     pub fn of_task(task: &Value) -> Result<TaskStatus, McpError> {
-        TaskStatus::deserialize(task).map_err(|e| {
+        let decode = || {
+            let task = task.as_object().ok_or("not a JSON object")?;
+            let kind = match task.get("status") {
+                Some(Value::String(name)) => StatusKind::from_name(name)
+                    .ok_or_else(|| format!("unknown variant `{name}` of status"))?,
+                Some(_) => return Err("status must be a string".to_owned()),
+                None => return Err("missing field `status`".to_owned()),
+            };
+            TaskStatus::from_payload(kind, Payload::of(task))
+        };
+        decode().map_err(|e: String| {
             McpError::Internal(format!(
                 "the task object answered a task that does not decode: {e}"
             ))
@@ -127,7 +146,8 @@ impl TaskStatus {
 
 /// `DetailedTask`: the task with its status payload, as `tasks/get` and
 /// `notifications/tasks` carry it and (flattened into a result) `CreateTaskResult`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Read by [`wire`]'s `Deserialize`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
     pub task_id: String,

@@ -137,15 +137,16 @@ pub fn encode(record: &TaskRecord, before: &Parts, dirty: &Dirty) -> (Writes, Pa
         }
         parts.timeline = n + 1;
     }
+    let hot_record = record.without_parts(
+        parts.arguments > 0,
+        parts.checkpoint > 0,
+        &parts.answers,
+        parts.result > 0,
+    );
     let hot = Hot {
         format: FORMAT,
-        record: record.without_parts(
-            parts.arguments > 0,
-            parts.checkpoint > 0,
-            &parts.answers,
-            parts.result > 0,
-        ),
-        parts: parts.clone(),
+        record: &hot_record,
+        parts: &parts,
     };
     writes.put.push((HOT_KEY.to_owned(), json(&hot)));
     (writes, parts)
