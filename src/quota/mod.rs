@@ -22,7 +22,8 @@ pub use plan::{Plan, Reply, expired, listing, plan};
 
 use crate::auth::anonymous;
 use crate::error::McpError;
-use serde::{Deserialize, Serialize};
+use crate::jsonrpc::tagged::{self, Tagged};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// The sliding window of `QUOTA_TASKS_PER_MINUTE`.
 pub const WINDOW_MS: u64 = 60_000;
@@ -65,8 +66,9 @@ impl Quotas {
     }
 }
 
-/// What the Worker and the objects ask a principal's ledger.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What the Worker and the objects ask a principal's ledger. Written by serde's derive,
+/// read by hand ([`tagged`]; absent `counted` is false, absent `index` true).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "op", rename_all = "camelCase")]
 pub enum LedgerRequest {
     /// Before a tool runs inline (counted in `QUOTA_TASKS_PER_MINUTE`).
@@ -79,9 +81,7 @@ pub enum LedgerRequest {
         task_id: String,
         until_ms: Option<u64>,
         quotas: Quotas,
-        #[serde(default)]
         counted: bool,
-        #[serde(default = "yes")]
         index: bool,
     },
     /// The task ended (terminal, expired or never created). Idempotent.
@@ -106,13 +106,55 @@ pub enum LedgerRequest {
     /// One page of the principal's tasks, newest first ([`LIST_PAGE`] ids): those indexed
     /// before the index key `before` (a cursor from the previous page), or the newest.
     ListTasks {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         before: Option<String>,
     },
 }
 
-fn yes() -> bool {
-    true
+impl<'de> Deserialize<'de> for LedgerRequest {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<LedgerRequest, D::Error> {
+        tagged::deserialize(deserializer, "op", LedgerRequest::read)
+    }
+}
+
+impl LedgerRequest {
+    /// The request `Serialize` wrote, tagged by `op`.
+    fn read(mut m: Tagged) -> Result<LedgerRequest, String> {
+        Ok(match m.name() {
+            "acquireRun" => LedgerRequest::AcquireRun {
+                quotas: m.decode("quotas")?,
+            },
+            "acquireTask" => LedgerRequest::AcquireTask {
+                task_id: m.string("taskId")?,
+                until_ms: m.optional_u64("untilMs")?,
+                quotas: m.decode("quotas")?,
+                counted: m.bool_or("counted", false)?,
+                index: m.bool_or("index", true)?,
+            },
+            "releaseTask" => LedgerRequest::ReleaseTask {
+                task_id: m.string("taskId")?,
+            },
+            "acquireStream" => LedgerRequest::AcquireStream {
+                stream_id: m.string("streamId")?,
+                quotas: m.decode("quotas")?,
+            },
+            "releaseStream" => LedgerRequest::ReleaseStream {
+                stream_id: m.string("streamId")?,
+            },
+            "acquireSession" => LedgerRequest::AcquireSession {
+                session_id: m.string("sessionId")?,
+                until_ms: m.u64("untilMs")?,
+                quotas: m.decode("quotas")?,
+            },
+            "releaseSession" => LedgerRequest::ReleaseSession {
+                session_id: m.string("sessionId")?,
+            },
+            "listTasks" => LedgerRequest::ListTasks {
+                before: m.optional_string("before")?,
+            },
+            _ => return Err(m.unknown()),
+        })
+    }
 }
 
 /// A refusal: which limit, its value, and when to retry.

@@ -25,7 +25,8 @@
 
 use super::record::TaskRecord;
 use crate::jsonrpc::ErrorObject;
-use serde::{Deserialize, Serialize};
+use crate::jsonrpc::tagged::{self, Tagged};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 /// The internal header carrying the caller's principal. The Worker always overwrites it.
@@ -36,7 +37,8 @@ pub const REQUEST_ID_HEADER: &str = "x-mcp-tasks-request-id";
 /// The URL the Worker fetches on a task's object.
 pub const OBJECT_URL: &str = "https://task-object/op";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Written by serde's derive, read by hand ([`tagged`]): `{"op":"get","taskId":"…"}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum ObjectRequest {
     Create {
@@ -73,7 +75,43 @@ pub enum ObjectRequest {
     },
 }
 
+impl<'de> Deserialize<'de> for ObjectRequest {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ObjectRequest, D::Error> {
+        tagged::deserialize(deserializer, "op", ObjectRequest::read)
+    }
+}
+
 impl ObjectRequest {
+    /// The request `Serialize` wrote, tagged by `op`.
+    fn read(mut m: Tagged) -> Result<ObjectRequest, String> {
+        let task_id = |m: &mut Tagged| m.string("taskId");
+        Ok(match m.name() {
+            "create" => ObjectRequest::Create {
+                record: Box::new(m.decode("record")?),
+            },
+            "get" => ObjectRequest::Get {
+                task_id: task_id(&mut m)?,
+            },
+            "update" => ObjectRequest::Update {
+                task_id: task_id(&mut m)?,
+                input_responses: m.object("inputResponses")?,
+            },
+            "cancel" => ObjectRequest::Cancel {
+                task_id: task_id(&mut m)?,
+            },
+            "timeline" => ObjectRequest::Timeline {
+                task_id: task_id(&mut m)?,
+            },
+            "inspect" => ObjectRequest::Inspect {
+                task_id: task_id(&mut m)?,
+            },
+            "operator_cancel" => ObjectRequest::OperatorCancel {
+                task_id: task_id(&mut m)?,
+            },
+            _ => return Err(m.unknown()),
+        })
+    }
+
     pub fn task_id(&self) -> &str {
         match self {
             ObjectRequest::Create { record } => record.task_id(),

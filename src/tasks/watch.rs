@@ -26,7 +26,8 @@ use super::protocol::ObjectReply;
 use super::record::TaskRecord;
 use super::task::{RESULT_COMPLETE, TaskStatus};
 use crate::error::McpError;
-use serde::{Deserialize, Serialize};
+use crate::jsonrpc::tagged::{self, Tagged};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 /// The path prefix of a watch request (the task id follows).
@@ -44,8 +45,9 @@ pub const MAX_PUSH_BYTES: usize = 256 * 1024;
 /// Close code the object uses when the task expired.
 pub const CLOSE_GONE: u16 = 1000;
 
-/// One message from a TaskObject to a watcher.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One message from a TaskObject to a watcher. Written by serde's derive, read by hand
+/// ([`tagged`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WatchMessage {
     /// The task's state after write number `version` (a `tasks/get` result without
@@ -57,7 +59,28 @@ pub enum WatchMessage {
     Gone,
 }
 
+impl<'de> Deserialize<'de> for WatchMessage {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<WatchMessage, D::Error> {
+        tagged::deserialize(deserializer, "kind", WatchMessage::read)
+    }
+}
+
 impl WatchMessage {
+    /// The message `Serialize` wrote, tagged by `kind`.
+    fn read(mut m: Tagged) -> Result<WatchMessage, String> {
+        Ok(match m.name() {
+            "task" => WatchMessage::Task {
+                version: m.u64("version")?,
+                task: m.value("task")?,
+            },
+            "changed" => WatchMessage::Changed {
+                version: m.u64("version")?,
+            },
+            "gone" => WatchMessage::Gone,
+            _ => return Err(m.unknown()),
+        })
+    }
+
     pub fn encode(&self) -> String {
         serde_json::to_string(self).expect("watch messages serialize")
     }
