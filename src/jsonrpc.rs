@@ -14,18 +14,55 @@
 //! {"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"..."}}  error response
 //! ```
 
-use serde::{Deserialize, Serialize};
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
 
 pub mod tagged;
 
 /// A request id: a string or an integer. MCP forbids `null` (basic/index "Requests").
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Written as the bare string or number; read by hand (below), not as serde's untagged
+/// enum, which buffers the value to try each variant in turn.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum RequestId {
     Number(i64),
     String(String),
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RequestId, D::Error> {
+        deserializer.deserialize_any(IdVisitor)
+    }
+}
+
+struct IdVisitor;
+
+impl Visitor<'_> for IdVisitor {
+    type Value = RequestId;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a request id (a string or an integer)")
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<RequestId, E> {
+        Ok(RequestId::Number(n))
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<RequestId, E> {
+        i64::try_from(n)
+            .map(RequestId::Number)
+            .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(n), &self))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<RequestId, E> {
+        Ok(RequestId::String(s.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<RequestId, E> {
+        Ok(RequestId::String(s))
+    }
 }
 
 impl fmt::Display for RequestId {

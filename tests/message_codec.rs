@@ -1,9 +1,11 @@
 //! The internal messages between the Worker and its objects, read by hand
 //! (src/jsonrpc/tagged.rs) and written by serde's derive: every variant reads back to the
 //! very bytes the previous code wrote and read (an old Worker may talk to a new object
-//! during a deploy), and a missing or mistyped tag or member is refused by name.
+//! during a deploy), and a missing or mistyped tag or member is refused by name. Also the
+//! request id, read without serde's untagged buffering.
 #![cfg(not(target_arch = "wasm32"))]
 
+use mcp_tasks_edge::jsonrpc::RequestId;
 use mcp_tasks_edge::quota::LedgerRequest;
 use mcp_tasks_edge::tasks::protocol::ObjectRequest;
 use mcp_tasks_edge::tasks::watch::WatchMessage;
@@ -204,6 +206,25 @@ fn a_missing_or_mistyped_tag_or_member_is_refused_by_name() {
         let e = WatchMessage::decode(text).unwrap_err();
         assert!(
             e.starts_with("unreadable watch message") && e.contains(words),
+            "{text}: {e}"
+        );
+    }
+}
+
+#[test]
+fn request_ids_read_as_a_string_or_an_integer() {
+    for (text, id) in [
+        ("7", RequestId::Number(7)),
+        ("-3", RequestId::Number(-3)),
+        (r#""a-1""#, RequestId::String("a-1".into())),
+    ] {
+        assert_eq!(serde_json::from_str::<RequestId>(text).unwrap(), id);
+        assert_eq!(serde_json::to_string(&id).unwrap(), text);
+    }
+    for text in ["null", "1.5", "18446744073709551615", "[1]", "{}", "true"] {
+        let e = error::<RequestId>(text);
+        assert!(
+            e.contains("a request id (a string or an integer)"),
             "{text}: {e}"
         );
     }
