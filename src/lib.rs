@@ -8,7 +8,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`jsonrpc`] | envelope parsing, ids, error objects and codes |
+//! | [`jsonrpc`] | envelope parsing, ids, error objects and codes, reading tagged internal messages |
 //! | [`error`] | the domain error enum and its one mapping to the wire and HTTP |
 //! | [`http`] | plain HTTP request/response values the adapters translate |
 //! | [`mcp`] | `_meta`, request headers, MRTR input requests, `requestState`, schema checks |

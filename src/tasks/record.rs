@@ -24,7 +24,7 @@ pub struct Lease {
     pub deadline_ms: u64,
 }
 
-/// Written by serde's derive (the status flattened in); read by [`wire`], which takes a
+/// Written by serde's derive (the status flattened in); read by `wire`, which takes a
 /// member's absence as its default (`checkpoint`, `answers`, `round`, `version`, ...).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

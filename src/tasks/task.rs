@@ -13,7 +13,7 @@
 //!
 //! The status and its payload are one internally tagged enum flattened into the task,
 //! so a `completed` task without `result` (or a `working` task with one) cannot be built.
-//! Reading goes through [`wire`] (plain optional members, checked against the status), not
+//! Reading goes through `wire` (plain optional members, checked against the status), not
 //! serde's derive for a flattened tagged enum, which buffers every member into a second,
 //! generic representation first (a second deserializer in the wasm for every such type).
 
@@ -146,7 +146,7 @@ impl TaskStatus {
 
 /// `DetailedTask`: the task with its status payload, as `tasks/get` and
 /// `notifications/tasks` carry it and (flattened into a result) `CreateTaskResult`.
-/// Read by [`wire`]'s `Deserialize`.
+/// Read by `wire`'s `Deserialize`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
