@@ -24,12 +24,14 @@ impl<'a> Kv<'a> {
     pub async fn get_json<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, HostError> {
         match self.get(key).await? {
             None => Ok(None),
-            Some(text) => serde_json::from_str(&text).map(Some).map_err(|e| {
-                HostError::Decode(format!(
-                    "KV {}/{key} is not the expected JSON: {e}",
-                    self.binding
-                ))
-            }),
+            Some(text) => serde_json::from_slice(text.as_bytes())
+                .map(Some)
+                .map_err(|e| {
+                    HostError::Decode(format!(
+                        "KV {}/{key} is not the expected JSON: {e}",
+                        self.binding
+                    ))
+                }),
         }
     }
 

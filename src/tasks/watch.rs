@@ -86,7 +86,8 @@ impl WatchMessage {
     }
 
     pub fn decode(text: &str) -> Result<WatchMessage, String> {
-        serde_json::from_str(text).map_err(|e| format!("unreadable watch message: {e}"))
+        serde_json::from_slice(text.as_bytes())
+            .map_err(|e| format!("unreadable watch message: {e}"))
     }
 }
 
