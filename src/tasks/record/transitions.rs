@@ -104,7 +104,8 @@ impl TaskRecord {
         self.round += 1;
         let round = self.round;
         // `extend`, not `collect`: a map collected from an iterator sorts it first, and
-        // each such site adds a sort to the wasm (docs/authoring.md, "Size").
+        // each such site adds a sort to the wasm (docs/architecture.md, "What keeps the
+        // Worker small").
         let mut keyed = Map::new();
         keyed.extend(requests.into_iter().map(|(k, v)| (wire_key(&k, round), v)));
         self.next_step_at_ms = None;
