@@ -13,7 +13,6 @@ use crate::server::call::Asker;
 use futures_util::future::{Either, select};
 use serde_json::{Map, Value, json};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 use std::time::Duration;
@@ -27,11 +26,22 @@ type Slot = Rc<RefCell<(Option<Result<Value, ErrorObject>>, Option<Waker>)>>;
 
 /// Requests awaiting the client's answer, by id (memory: they belong to response streams
 /// this instance is serving). Bounded by the steps waiting on them, each removed when
-/// answered or timed out.
+/// answered or timed out: a few, so a list searched in turn (a `BTreeMap` of its own
+/// would add its whole B-tree code to the Worker).
 #[derive(Clone, Default)]
-pub(crate) struct Pending(Rc<RefCell<BTreeMap<String, Slot>>>);
+pub(crate) struct Pending(Rc<RefCell<Vec<(String, Slot)>>>);
 
 impl Pending {
+    fn slot(&self, request_id: &str) -> Option<Slot> {
+        let pending = self.0.borrow();
+        let (_, slot) = pending.iter().find(|(id, _)| id == request_id)?;
+        Some(slot.clone())
+    }
+
+    fn remove(&self, request_id: &str) {
+        self.0.borrow_mut().retain(|(id, _)| id != request_id);
+    }
+
     /// Hands a client's answer to the step waiting for it; gives it back when nothing
     /// here waits for it (an answer to a question sent on a GET stream, or a late one).
     pub(crate) fn deliver(
@@ -39,7 +49,7 @@ impl Pending {
         request_id: &str,
         answer: Result<Value, ErrorObject>,
     ) -> Option<Result<Value, ErrorObject>> {
-        let Some(slot) = self.0.borrow().get(request_id).cloned() else {
+        let Some(slot) = self.slot(request_id) else {
             return Some(answer);
         };
         let waker = {
@@ -70,9 +80,8 @@ struct Forget<'a>(&'a Pending, Vec<String>);
 
 impl Drop for Forget<'_> {
     fn drop(&mut self) {
-        let mut pending = self.0.0.borrow_mut();
         for id in &self.1 {
-            pending.remove(id);
+            self.0.remove(id);
         }
     }
 }
@@ -115,7 +124,8 @@ impl Asker for SessionAsker {
                 }
                 let message = json!({ "jsonrpc": "2.0", "id": id, "method": request["method"], "params": params });
                 let slot: Slot = Rc::default();
-                self.pending.0.borrow_mut().insert(id.clone(), slot.clone());
+                self.pending.remove(&id);
+                self.pending.0.borrow_mut().push((id.clone(), slot.clone()));
                 forget.1.push(id.clone());
                 channel.send(message.to_string().as_bytes());
                 waiting.push((key, id, slot));
