@@ -7,7 +7,6 @@
 use crate::cloudflare::sse::{Channel, event};
 use crate::legacy::replay::{ReplayLog, forget_ended, parse_event_id};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// How long a client should wait before reconnecting (the SSE `retry` field).
@@ -63,17 +62,27 @@ impl Stream {
     }
 }
 
-/// A session's streams, by number (`s{n}` on the wire), in the order they opened.
+/// A session's streams, by number (`s{n}` on the wire), in the order they opened (so by
+/// number). Few: at most `legacy::replay::KEEP_ENDED` ended ones, and the live ones of the
+/// session's requests in flight; so a list searched in turn (a `BTreeMap` of its own would
+/// add its whole B-tree code to the Worker).
 #[derive(Clone, Default)]
-pub struct Streams(Rc<RefCell<(u64, BTreeMap<u64, Stream>)>>);
+pub struct Streams(Rc<RefCell<Numbered>>);
+
+#[derive(Default)]
+struct Numbered {
+    /// The number of the newest stream.
+    last: u64,
+    streams: Vec<(u64, Stream)>,
+}
 
 impl Streams {
     /// A new stream whose events go to `channel`, which gets the priming event first.
     /// Ended streams beyond `legacy::replay::KEEP_ENDED` are forgotten, oldest first.
     pub fn open(&self, channel: Channel) -> Stream {
         let mut state = self.0.borrow_mut();
-        state.0 += 1;
-        let n = state.0;
+        state.last += 1;
+        let n = state.last;
         let id = format!("s{n}");
         channel.send_raw(format!("id: {id}:0\nretry: {RETRY_MS}\ndata: \n\n").into_bytes());
         let stream = Stream(Rc::new(RefCell::new(Log {
@@ -82,14 +91,19 @@ impl Streams {
             live: Some(channel),
         })));
         let streams = state
-            .1
+            .streams
             .iter()
             .map(|(n, s)| (*n, s.0.borrow().replay.ended()));
-        for old in forget_ended(streams.collect::<Vec<_>>()) {
-            state.1.remove(&old);
-        }
-        state.1.insert(n, stream.clone());
+        let old = forget_ended(streams.collect::<Vec<_>>());
+        state.streams.retain(|(number, _)| !old.contains(number));
+        state.streams.push((n, stream.clone()));
         stream
+    }
+
+    fn stream(&self, n: u64) -> Option<Stream> {
+        let state = self.0.borrow();
+        let (_, stream) = state.streams.iter().find(|(number, _)| *number == n)?;
+        Some(stream.clone())
     }
 
     /// Reattaches a client that last saw `last_event_id` (`s{stream}:{n}`): `channel` gets
@@ -98,7 +112,7 @@ impl Streams {
         let Some((n, seen)) = parse_event_id(last_event_id) else {
             return false;
         };
-        let Some(stream) = self.0.borrow().1.get(&n).cloned() else {
+        let Some(stream) = self.stream(n) else {
             return false;
         };
         let mut log = stream.0.borrow_mut();
