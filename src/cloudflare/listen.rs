@@ -18,7 +18,7 @@ use futures_channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
 use futures_util::future::{Either, join_all, select};
 use futures_util::{StreamExt, stream};
 use serde_json::Value;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::Duration;
 use worker::wasm_bindgen_futures::spawn_local;
 use worker::web_sys::RequestRedirect;
@@ -35,9 +35,11 @@ enum SocketEvent {
 type Event = (String, u64, SocketEvent);
 
 /// The open sockets, one per watched task. A reopened socket gets a new generation, so
-/// late events of the socket it replaced are ignored.
+/// late events of the socket it replaced are ignored. At most
+/// `server::listen::MAX_TASKS`, so a list searched in turn (a `BTreeMap` of its own would
+/// add its whole B-tree code to the Worker).
 struct Sockets {
-    open: BTreeMap<String, (u64, WebSocket)>,
+    open: Vec<(String, u64, WebSocket)>,
     generation: u64,
     events: UnboundedSender<Event>,
 }
@@ -45,8 +47,8 @@ struct Sockets {
 impl Sockets {
     fn current(&self, task_id: &str, generation: u64) -> bool {
         self.open
-            .get(task_id)
-            .is_some_and(|(g, _)| *g == generation)
+            .iter()
+            .any(|(id, g, _)| id == task_id && *g == generation)
     }
 
     fn add(&mut self, task_id: &str, socket: WebSocket) {
@@ -54,7 +56,7 @@ impl Sockets {
         self.generation += 1;
         let generation = self.generation;
         self.open
-            .insert(task_id.to_owned(), (generation, socket.clone()));
+            .push((task_id.to_owned(), generation, socket.clone()));
         let events = self.events.clone();
         let task_id = task_id.to_owned();
         spawn_local(async move {
@@ -90,11 +92,16 @@ impl Sockets {
         });
     }
 
+    /// Forgets `task_id`'s socket, returning it.
+    fn remove(&mut self, task_id: &str) -> Option<WebSocket> {
+        let at = self.open.iter().position(|(id, _, _)| id == task_id)?;
+        let (_, _, socket) = self.open.swap_remove(at);
+        Some(socket)
+    }
+
     fn close(&mut self, task_id: &str) {
-        if let Some((_, socket)) = self.open.remove(task_id)
-            && socket.close(Some(1000), Some("done")).is_err()
-        {
-            // Already closed by the object: nothing more to do.
+        if let Some(socket) = self.remove(task_id) {
+            shut(&socket);
         }
     }
 }
@@ -102,10 +109,15 @@ impl Sockets {
 impl Drop for Sockets {
     /// The stream ended (or the client went away): release every object.
     fn drop(&mut self) {
-        let ids: Vec<String> = self.open.keys().cloned().collect();
-        for id in ids {
-            self.close(&id);
+        for (_, _, socket) in self.open.drain(..) {
+            shut(&socket);
         }
+    }
+}
+
+fn shut(socket: &WebSocket) {
+    if socket.close(Some(1000), Some("done")).is_err() {
+        // Already closed by the object: nothing more to do.
     }
 }
 
@@ -256,7 +268,7 @@ impl Stream {
                         }
                     },
                     SocketEvent::Lost => {
-                        self.sockets.open.remove(&task_id);
+                        self.sockets.remove(&task_id);
                         self.fanin.lost(&task_id, now)
                     }
                 };
@@ -317,7 +329,7 @@ pub async fn stream(
         principal,
         fanin,
         sockets: Sockets {
-            open: BTreeMap::new(),
+            open: Vec::new(),
             generation: 0,
             events: sender,
         },
