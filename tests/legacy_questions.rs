@@ -272,3 +272,32 @@ fn a_poll_carries_a_question_only_when_no_open_stream_has_it_and_it_can_stream()
     asked.asking(ID, false);
     assert_eq!(asked.poll(&task, &[], true, &mut next).response.len(), 2);
 }
+
+#[test]
+fn the_questions_carried_on_responses_are_bounded_first_in_order_dropped() {
+    let mut q = Questions::default();
+    let mut next = ids();
+    let keys: Vec<String> = (0..MAX_SENT + 10).map(|i| format!("k{i}#1")).collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let task = waiting(ID, &refs);
+    q.poll(&task, &[], true, &mut next);
+    assert_eq!(
+        q.poll(&task, &[], true, &mut next).response.len(),
+        MAX_SENT + 10
+    );
+    // Only MAX_SENT are remembered as carried: the first ten in (task, key) order were
+    // dropped, so the next poll carries those again.
+    let again: Vec<Value> = q.poll(&task, &[], true, &mut next).response;
+    let carried: Vec<&str> = again
+        .iter()
+        .map(|m| {
+            m["params"]["message"]
+                .as_str()
+                .unwrap()
+                .trim_end_matches('?')
+        })
+        .collect();
+    let mut sorted = refs.clone();
+    sorted.sort_unstable();
+    assert_eq!(carried, sorted[..10]);
+}

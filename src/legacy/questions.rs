@@ -86,12 +86,15 @@ pub struct Questions {
     waiting: VecDeque<(String, BTreeSet<String>)>,
     /// Tasks a `tasks/result` stream of this session is asking, with how many streams.
     asking: BTreeMap<String, u32>,
-    /// (stream, task, key) already sent: never twice to one stream.
-    delivered: BTreeSet<(StreamId, String, String)>,
+    /// (stream, task, key) already sent: never twice to one stream. Only searched, never
+    /// in an order that shows (and a `BTreeSet` of its own would add its whole B-tree
+    /// code to the Worker).
+    delivered: Vec<(StreamId, String, String)>,
     /// Sent and not answered, oldest first.
     sent: VecDeque<Sent>,
     /// (task, key) asked on a poll's own response: not again while the task waits on it.
-    on_response: BTreeSet<(String, String)>,
+    /// Sorted, without duplicates: beyond [`MAX_SENT`] the first is dropped.
+    on_response: Vec<(String, String)>,
 }
 
 impl Questions {
@@ -151,20 +154,23 @@ impl Questions {
     ) -> Vec<Value> {
         let mut out = Vec::new();
         for (key, request) in requests {
-            let mark = (task_id.to_owned(), key.clone());
             let on_a_stream = self
                 .delivered
                 .iter()
                 .any(|(_, task, k)| task == task_id && k == key);
-            if on_a_stream || self.on_response.contains(&mark) {
+            if on_a_stream {
                 continue;
             }
+            let mark = (task_id.to_owned(), key.clone());
+            let Err(at) = self.on_response.binary_search(&mark) else {
+                continue; // an earlier poll's response carried it
+            };
             let id = new_id();
             out.push(tagged(task_id, &id, request));
             self.remember(&id, task_id, key);
-            self.on_response.insert(mark);
+            self.on_response.insert(at, mark);
             if self.on_response.len() > MAX_SENT {
-                self.on_response.pop_first();
+                self.on_response.remove(0);
             }
         }
         out
@@ -211,8 +217,11 @@ impl Questions {
         let mut out = Vec::new();
         for &stream in streams {
             for (key, request) in requests {
-                let mark = (stream, task_id.to_owned(), key.clone());
-                if self.delivered.contains(&mark) {
+                let delivered = self
+                    .delivered
+                    .iter()
+                    .any(|(s, task, k)| *s == stream && task == task_id && k == key);
+                if delivered {
                     continue;
                 }
                 let id = new_id();
@@ -220,7 +229,8 @@ impl Questions {
                     stream,
                     message: tagged(task_id, &id, request),
                 });
-                self.delivered.insert(mark);
+                self.delivered
+                    .push((stream, task_id.to_owned(), key.clone()));
                 self.remember(&id, task_id, key);
             }
         }
