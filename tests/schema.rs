@@ -39,6 +39,36 @@ fn every_keyword_accepts_and_refuses_with_its_message() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// `multipleOf` is exact in the decimal each number prints as, at any magnitude: a
+/// relative tolerance took every tiny number for a multiple of anything, and every huge
+/// one too (the differential property test found 6.5e283 and 3).
+#[test]
+fn multiple_of_is_exact_in_the_decimal_reading() {
+    for (instance, divisor, multiple) in [
+        (json!(0.0075), json!(0.0001), true),
+        (json!(19.99), json!(0.01), true),
+        (json!(4.5), json!(1.5), true),
+        (json!(4.5), json!(2), false),
+        (json!(1e-300), json!(3), false),
+        (json!(3e-300), json!(1e-300), true),
+        (json!(6.544563636215538e283), json!(3), true),
+        (json!(6.544563636215537e283), json!(3), false),
+        (json!(1e300), json!(7), false),
+        (json!(1e300), json!(0.5), true),
+        (json!(1e300), json!(1.2345), false),
+        (json!(18446744073709551615u64), json!(5), true),
+        (json!(-7.5), json!(2.5), true),
+        (json!(0.0), json!(0.3), true),
+    ] {
+        let verdict = check(&json!({ "multipleOf": divisor }), &instance);
+        assert_eq!(
+            verdict.is_ok(),
+            multiple,
+            "{instance} multipleOf {divisor}: {verdict:?}"
+        );
+    }
+}
+
 #[test]
 fn draft_07_is_honoured_by_its_dollar_schema() {
     // draft 7: `format` asserts, `dependencies` instead of dependentRequired.

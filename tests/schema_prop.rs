@@ -175,6 +175,17 @@ fn any_schema() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Whether `value` holds a number written as a float (not an integer) of magnitude 2^53 or
+/// more, where binary floating point no longer says which decimal it was.
+fn big_float(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.is_f64() && n.as_f64().is_some_and(|f| f.abs() >= 2f64.powi(53)),
+        Value::Array(items) => items.iter().any(big_float),
+        Value::Object(members) => members.values().any(big_float),
+        _ => false,
+    }
+}
+
 fn assert_one_short_line(error: &str) {
     assert!(!error.is_empty() && !error.contains('\n'), "{error:?}");
     assert!(error.chars().count() < 600, "{error:?}");
@@ -213,7 +224,11 @@ proptest! {
         // A reference that comes back to itself at the same value: "the behavior is
         // undefined" (Core 2020-12 §9.4.1); this validator refuses, others may not.
         let looped = ours.validate(&instance).is_err_and(|e| e.contains("references loop"));
-        if !draft7_format && !looped {
+        // `multipleOf` on a float of 2^53 or more: this validator reads the number as the
+        // decimal it prints as (6.544563636215538e283 is a multiple of 3), `jsonschema` as
+        // the binary `f64` (src/mcp/schema/number.rs); the two readings may differ there.
+        let readings = schema.to_string().contains("multipleOf") && big_float(&instance);
+        if !draft7_format && !looped && !readings {
             prop_assert_eq!(ours.validate(&instance).is_ok(), theirs.is_valid(&instance),
                 "{} against {}: ours {:?}", instance, schema, ours.validate(&instance));
         }
