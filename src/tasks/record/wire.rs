@@ -5,7 +5,7 @@
 //! as do those of formats 1 and 2 (`crate::tasks::layout`).
 
 use super::{Lease, TaskRecord};
-use crate::tasks::task::{Payload, StatusKind, TaskStatus, present};
+use crate::tasks::task::{Payload, StatusKind, present};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
@@ -47,14 +47,12 @@ struct RecordWire {
 impl<'de> Deserialize<'de> for TaskRecord {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<TaskRecord, D::Error> {
         let wire = RecordWire::deserialize(deserializer)?;
-        let payload = Payload {
+        let status = Payload {
             input_requests: wire.input_requests,
             result: wire.result,
             error: wire.error,
-        };
-        let status = TaskStatus::from_payload(wire.status, payload).map_err(|e| {
-            <D::Error as serde::de::Error>::custom(format!("task record {}: {e}", wire.task_id))
-        })?;
+        }
+        .status(wire.status, "task record", &wire.task_id)?;
         Ok(TaskRecord {
             task_id: wire.task_id,
             owner: wire.owner,

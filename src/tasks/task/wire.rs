@@ -28,6 +28,17 @@ impl Payload {
         }
     }
 
+    /// The status `kind` with these members, for a reader of `what` `id` (`task 3f0c…`):
+    /// a payload that does not fit ([`TaskStatus::from_payload`]) is the reader's error.
+    pub fn status<E: serde::de::Error>(
+        self,
+        kind: StatusKind,
+        what: &str,
+        id: &str,
+    ) -> Result<TaskStatus, E> {
+        TaskStatus::from_payload(kind, self).map_err(|e| E::custom(format!("{what} {id}: {e}")))
+    }
+
     /// The payload member present, if any, that no status but `kind` carries.
     fn foreign(&self, kind: StatusKind) -> Option<&'static str> {
         [
@@ -113,14 +124,12 @@ struct TaskWire {
 impl<'de> Deserialize<'de> for Task {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Task, D::Error> {
         let wire = TaskWire::deserialize(deserializer)?;
-        let payload = Payload {
+        let status = Payload {
             input_requests: wire.input_requests,
             result: wire.result,
             error: wire.error,
-        };
-        let status = TaskStatus::from_payload(wire.status, payload).map_err(|e| {
-            <D::Error as serde::de::Error>::custom(format!("task {}: {e}", wire.task_id))
-        })?;
+        }
+        .status(wire.status, "task", &wire.task_id)?;
         Ok(Task {
             task_id: wire.task_id,
             status,
