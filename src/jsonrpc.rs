@@ -147,6 +147,14 @@ impl EnvelopeError {
     }
 }
 
+/// Reads `bytes` into a `T` through a parsed [`Value`]: the wasm then holds one JSON parser
+/// (for `Value`) and one deserializer per type (from a `Value`), where `from_slice::<T>`
+/// would instantiate the parser again for every `T` (docs/architecture.md, "What keeps the
+/// Worker small").
+pub fn read<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
+    serde_json::from_slice::<Value>(bytes).and_then(T::deserialize)
+}
+
 /// Parses a POST body into a message: -32700 for bytes that are not JSON, -32600 for
 /// JSON that is not a single JSON-RPC request or notification.
 pub fn parse_message(body: &[u8]) -> Result<Message, EnvelopeError> {

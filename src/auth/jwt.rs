@@ -196,7 +196,7 @@ pub fn parse_jwks(body: &[u8]) -> Result<Vec<Jwk>, String> {
     struct Set {
         keys: Vec<Value>,
     }
-    let set: Set = serde_json::from_slice(body).map_err(|e| format!("not a JWKS: {e}"))?;
+    let set: Set = crate::jsonrpc::read(body).map_err(|e| format!("not a JWKS: {e}"))?;
     Ok(set
         .keys
         .into_iter()

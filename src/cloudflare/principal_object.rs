@@ -223,7 +223,7 @@ async fn send(
             String::from_utf8_lossy(&body)
         ));
     }
-    serde_json::from_slice(&body).map_err(|e| e.to_string())
+    crate::jsonrpc::read(&body).map_err(|e| e.to_string())
 }
 
 /// A listen stream's slot in its principal's ledger: renewed while the stream is open,

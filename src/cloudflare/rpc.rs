@@ -77,7 +77,7 @@ pub(crate) async fn request_json<T: serde::de::DeserializeOwned>(
     req: &mut Request,
 ) -> Result<T, String> {
     let body = req.bytes().await.map_err(|e| e.to_string())?;
-    serde_json::from_slice(&body).map_err(|e| e.to_string())
+    crate::jsonrpc::read(&body).map_err(|e| e.to_string())
 }
 
 /// A response's whole body in one `arrayBuffer()`: `worker::Response::bytes` reads a

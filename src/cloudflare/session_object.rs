@@ -106,7 +106,7 @@ impl SessionRunner {
         bench::rows_read(SESSION, 1);
         match self.state.storage().get::<String>(SESSION_KEY).await? {
             None => Ok(None),
-            Some(text) => serde_json::from_slice(text.as_bytes())
+            Some(text) => crate::jsonrpc::read(text.as_bytes())
                 .map(Some)
                 .map_err(|e| rust_error(format!("corrupt session: {e}"))),
         }

@@ -121,7 +121,7 @@ impl Inbound {
 
     /// The body as JSON.
     pub fn json<T: DeserializeOwned>(&self) -> Result<T, HostError> {
-        serde_json::from_slice(&self.body).map_err(|e| {
+        crate::jsonrpc::read(&self.body).map_err(|e| {
             HostError::Decode(format!(
                 "the answer from {} is not the expected JSON: {e}",
                 self.url

@@ -24,7 +24,7 @@ impl<'a> Kv<'a> {
     pub async fn get_json<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, HostError> {
         match self.get(key).await? {
             None => Ok(None),
-            Some(text) => serde_json::from_slice(text.as_bytes())
+            Some(text) => crate::jsonrpc::read(text.as_bytes())
                 .map(Some)
                 .map_err(|e| {
                     HostError::Decode(format!(

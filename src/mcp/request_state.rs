@@ -124,7 +124,7 @@ pub fn open(
         return Err(rejected("integrity check failed (wrong tag length)"));
     }
     let payload: Payload =
-        serde_json::from_slice(&json).map_err(|_| rejected("unreadable payload"))?;
+        crate::jsonrpc::read(&json).map_err(|_| rejected("unreadable payload"))?;
     if payload.v != VERSION {
         return Err(rejected("unsupported state version"));
     }

@@ -68,7 +68,7 @@ pub fn plan(
 ) -> Result<Plan, String> {
     let before: Ledger = match stored {
         None => Ledger::default(),
-        Some(text) => serde_json::from_slice(text.as_bytes())
+        Some(text) => crate::jsonrpc::read(text.as_bytes())
             .map_err(|e| format!("the quota ledger does not decode ({e}): {text:.200}"))?,
     };
     let mut ledger = before.clone();
@@ -136,7 +136,7 @@ pub fn expired(stored: Option<&str>, now_ms: u64) -> Result<Option<u64>, String>
     let Some(text) = stored else {
         return Ok(None);
     };
-    let ledger: Ledger = serde_json::from_slice(text.as_bytes())
+    let ledger: Ledger = crate::jsonrpc::read(text.as_bytes())
         .map_err(|e| format!("the quota ledger does not decode ({e}): {text:.200}"))?;
     let latest = ledger.latest_ms();
     Ok((now_ms < latest).then_some(latest))

@@ -158,7 +158,7 @@ struct Hot<'a> {
 /// Decodes the value under [`HOT_KEY`] (format 1, 2 or 3).
 pub fn decode_hot(text: &str) -> Result<Stored, String> {
     let value: Value =
-        serde_json::from_slice(text.as_bytes()).map_err(|e| format!("corrupt task record: {e}"))?;
+        crate::jsonrpc::read(text.as_bytes()).map_err(|e| format!("corrupt task record: {e}"))?;
     let Value::Object(mut hot) = value else {
         return Err("corrupt task record: not a JSON object".into());
     };
@@ -261,7 +261,7 @@ fn join(name: &str, chunks: u32, values: &BTreeMap<String, String>) -> Result<Va
                 .ok_or_else(|| format!("task storage lacks {key}"))?,
         );
     }
-    serde_json::from_slice(text.as_bytes())
+    crate::jsonrpc::read(text.as_bytes())
         .map_err(|e| format!("corrupt {name} in task storage: {e}"))
 }
 
@@ -313,7 +313,7 @@ pub fn fill(
                 let Some(text) = values.get(&timeline_key(n)) else {
                     continue;
                 };
-                let entry = serde_json::from_slice(text.as_bytes())
+                let entry = crate::jsonrpc::read(text.as_bytes())
                     .map_err(|e| format!("corrupt timeline entry {n} in task storage: {e}"))?;
                 entries.push(entry);
             }

@@ -157,10 +157,10 @@ impl ObjectReply {
         let parse_error =
             |e: serde_json::Error| format!("unreadable reply from the task object: {e}");
         match status {
-            RESULT_STATUS => serde_json::from_slice(body)
+            RESULT_STATUS => crate::jsonrpc::read(body)
                 .map(ObjectReply::Result)
                 .map_err(parse_error),
-            ERROR_STATUS => serde_json::from_slice(body)
+            ERROR_STATUS => crate::jsonrpc::read(body)
                 .map(ObjectReply::Error)
                 .map_err(parse_error),
             other => Err(format!(

@@ -86,8 +86,7 @@ impl WatchMessage {
     }
 
     pub fn decode(text: &str) -> Result<WatchMessage, String> {
-        serde_json::from_slice(text.as_bytes())
-            .map_err(|e| format!("unreadable watch message: {e}"))
+        crate::jsonrpc::read(text.as_bytes()).map_err(|e| format!("unreadable watch message: {e}"))
     }
 }
 
