@@ -1,6 +1,7 @@
 //! The Worker's [`Platform`]: `fetch`, variables and secrets, KV and D1 from the `Env`.
 
 use super::http::outgoing;
+use super::js_api::{self, KvNamespace};
 use crate::host::{BoxFuture, Host, HostError, Inbound, Limits, Outbound, Platform};
 use crate::server::Server;
 use futures_util::StreamExt;
@@ -124,21 +125,9 @@ async fn exchange(
     })
 }
 
-fn js_params(params: Vec<Value>) -> Result<Vec<wasm_bindgen::JsValue>, HostError> {
-    params
-        .iter()
-        .map(|p| {
-            serde_wasm_bindgen::to_value(p)
-                .map_err(|e| HostError::Storage(format!("bad D1 parameter: {e}")))
-        })
-        .collect()
-}
-
 impl WorkerHost {
-    fn kv(&self, binding: &str) -> Result<worker::kv::KvStore, HostError> {
-        self.env
-            .kv(binding)
-            .map_err(|_| missing("KV binding", binding))
+    fn kv(&self, binding: &str) -> Result<KvNamespace, HostError> {
+        js_api::kv_namespace(&self.env, binding).ok_or_else(|| missing("KV binding", binding))
     }
 
     /// A D1 statement with its parameters bound.
@@ -152,7 +141,11 @@ impl WorkerHost {
             .env
             .d1(binding)
             .map_err(|_| missing("D1 binding", binding))?;
-        db.prepare(sql).bind(&js_params(params)?).map_err(storage)
+        let params = params
+            .iter()
+            .map(js_api::d1_param)
+            .collect::<Result<Vec<_>, _>>()?;
+        db.prepare(sql).bind(&params).map_err(storage)
     }
 }
 
@@ -198,10 +191,7 @@ impl Platform for WorkerHost {
         binding: &'a str,
         key: &'a str,
     ) -> BoxFuture<'a, Result<Option<String>, HostError>> {
-        Box::pin(async move {
-            let kv = self.kv(binding)?;
-            kv.get(key).text().await.map_err(storage)
-        })
+        Box::pin(async move { js_api::kv_get(&self.kv(binding)?, key).await })
     }
 
     fn kv_put<'a>(
@@ -211,14 +201,7 @@ impl Platform for WorkerHost {
         value: String,
         ttl_seconds: Option<u64>,
     ) -> BoxFuture<'a, Result<(), HostError>> {
-        Box::pin(async move {
-            let kv = self.kv(binding)?;
-            let mut put = kv.put(key, value).map_err(storage)?;
-            if let Some(ttl) = ttl_seconds {
-                put = put.expiration_ttl(ttl);
-            }
-            put.execute().await.map_err(storage)
-        })
+        Box::pin(async move { js_api::kv_put(&self.kv(binding)?, key, &value, ttl_seconds).await })
     }
 
     fn kv_delete<'a>(
@@ -226,10 +209,7 @@ impl Platform for WorkerHost {
         binding: &'a str,
         key: &'a str,
     ) -> BoxFuture<'a, Result<(), HostError>> {
-        Box::pin(async move {
-            let kv = self.kv(binding)?;
-            kv.delete(key).await.map_err(storage)
-        })
+        Box::pin(async move { js_api::kv_delete(&self.kv(binding)?, key).await })
     }
 
     fn d1_query<'a>(
@@ -240,12 +220,7 @@ impl Platform for WorkerHost {
     ) -> BoxFuture<'a, Result<Vec<Map<String, Value>>, HostError>> {
         Box::pin(async move {
             let statement = self.statement(binding, sql, params)?;
-            statement
-                .all()
-                .await
-                .map_err(storage)?
-                .results::<Map<String, Value>>()
-                .map_err(storage)
+            js_api::d1_all(statement.inner()).await
         })
     }
 
@@ -257,12 +232,7 @@ impl Platform for WorkerHost {
     ) -> BoxFuture<'a, Result<u64, HostError>> {
         Box::pin(async move {
             let statement = self.statement(binding, sql, params)?;
-            let result = statement.run().await.map_err(storage)?;
-            Ok(result
-                .meta()
-                .map_err(storage)?
-                .and_then(|m| m.changes)
-                .unwrap_or(0) as u64)
+            js_api::d1_run(statement.inner()).await
         })
     }
 

@@ -13,7 +13,7 @@ use crate::quota::{self, INDEX_PREFIX, LedgerRequest, Quotas, RENEW_MS, Reply};
 use js_sys::{Object, Reflect};
 use std::cell::Cell;
 use wasm_bindgen::JsValue;
-use worker::{Env, ListOptions, Request, Response, Result, State, Storage};
+use worker::{Env, Request, Response, Result, State};
 
 /// The Durable Object binding name (wrangler.toml).
 pub const PRINCIPALS_BINDING: &str = "PRINCIPALS";
@@ -57,14 +57,16 @@ impl PrincipalRunner {
         let storage = self.state.storage();
         let stored = self.ledger.get(&storage).await?;
         let listed = match quota::listing(&request) {
-            Some((before, limit)) => Some(index_keys(&storage, true, Some(limit), before).await?),
+            Some((before, limit)) => {
+                Some(index_keys(&self.state, true, Some(limit), before).await?)
+            }
             None => None,
         };
         // A ledger that does not decode is an error to surface, never a reset of quotas.
         let mut plan =
             quota::plan(stored.as_deref(), &request, now_ms(), listed).map_err(rust_error)?;
         if plan.trim > 0 {
-            let oldest = index_keys(&storage, false, Some(plan.trim), None).await?;
+            let oldest = index_keys(&self.state, false, Some(plan.trim), None).await?;
             plan.trimmed(oldest).map_err(rust_error)?;
         }
         let puts = Object::new();
@@ -130,19 +132,19 @@ fn scheduled(at_ms: u64) -> worker::ScheduledTime {
 /// The index's entries (key, value), newest first when `newest`, at most `limit`, only
 /// those before the key `before` when given.
 async fn index_keys(
-    storage: &Storage,
+    state: &State,
     newest: bool,
     limit: Option<usize>,
     before: Option<&str>,
 ) -> Result<Vec<(String, String)>> {
-    let mut options = ListOptions::new().prefix(INDEX_PREFIX).reverse(newest);
-    if let Some(limit) = limit {
-        options = options.limit(limit);
-    }
-    if let Some(before) = before {
-        options = options.end(before);
-    }
-    let map = storage.list_with_options(options).await?;
+    let map = super::js_api::storage_list(
+        &state.as_raw().storage()?,
+        INDEX_PREFIX,
+        newest,
+        limit,
+        before,
+    )
+    .await?;
     bench::rows_read(PRINCIPAL, map.size() as usize);
     let mut entries = Vec::new();
     for entry in map.entries() {
