@@ -223,3 +223,64 @@ pub(super) async fn storage_list(
     let listed = settle(storage.list_with_options(options(&fields)?)).await?;
     Ok(listed.dyn_into::<js_sys::Map>()?)
 }
+
+/// The value stored at `key` (Durable Object storage; `undefined` when absent), read as
+/// `get([key])` answers it: `worker`'s `Storage::get` decodes through `serde_wasm_bindgen`.
+async fn storage_get(storage: &worker::Storage, key: &str) -> worker::Result<JsValue> {
+    let map = storage.get_multiple(vec![key]).await?;
+    Ok(map.get(&JsValue::from_str(key)))
+}
+
+fn not_stored_as(key: &str, what: &str) -> worker::Error {
+    worker::Error::RustError(format!("the stored {key} is not {what}"))
+}
+
+/// The string stored at `key`, `None` when absent.
+pub(super) async fn storage_get_text(
+    storage: &worker::Storage,
+    key: &str,
+) -> worker::Result<Option<String>> {
+    let value = storage_get(storage, key).await?;
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    value
+        .as_string()
+        .map(Some)
+        .ok_or_else(|| not_stored_as(key, "a string"))
+}
+
+/// The strings of the array stored at `key`, added to `into` (nothing when absent).
+pub(super) async fn storage_get_strings(
+    storage: &worker::Storage,
+    key: &str,
+    into: &mut impl Extend<String>,
+) -> worker::Result<()> {
+    let value = storage_get(storage, key).await?;
+    if value.is_undefined() {
+        return Ok(());
+    }
+    let array = value
+        .dyn_into::<Array>()
+        .map_err(|_| not_stored_as(key, "an array of strings"))?;
+    for item in array.iter() {
+        let text = item
+            .as_string()
+            .ok_or_else(|| not_stored_as(key, "an array of strings"))?;
+        into.extend([text]);
+    }
+    Ok(())
+}
+
+/// Stores `items` at `key` as an array of strings.
+pub(super) async fn storage_put_strings<'a>(
+    storage: &worker::Storage,
+    key: &str,
+    items: impl IntoIterator<Item = &'a String>,
+) -> worker::Result<()> {
+    let array = Array::new();
+    for item in items {
+        array.push(&JsValue::from_str(item));
+    }
+    storage.put_raw(key, array).await
+}

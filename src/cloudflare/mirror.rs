@@ -33,7 +33,7 @@ impl Mirror {
             return Ok(value);
         }
         bench::rows_read(self.class, 1);
-        let read = storage.get::<String>(self.key).await?;
+        let read = super::js_api::storage_get_text(storage, self.key).await?;
         // A write issued while the read was in flight is newer than what it answered.
         Ok(self.known.borrow_mut().get_or_insert(read).clone())
     }

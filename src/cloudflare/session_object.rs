@@ -104,7 +104,7 @@ impl SessionRunner {
 
     async fn load(&self) -> Result<Option<Session>> {
         bench::rows_read(SESSION, 1);
-        match self.state.storage().get::<String>(SESSION_KEY).await? {
+        match super::js_api::storage_get_text(&self.state.storage(), SESSION_KEY).await? {
             None => Ok(None),
             Some(text) => crate::jsonrpc::read(text.as_bytes())
                 .map(Some)
@@ -115,7 +115,7 @@ impl SessionRunner {
     async fn store(&self, session: &Session) -> Result<()> {
         let text = serde_json::to_string(session).map_err(rust_error)?;
         bench::rows_written(SESSION, 1);
-        self.state.storage().put(SESSION_KEY, text).await
+        self.state.storage().put_raw(SESSION_KEY, text).await
     }
 
     /// A request from the Worker: the client's HTTP request, with the principal and the

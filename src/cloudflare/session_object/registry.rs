@@ -16,6 +16,7 @@
 use super::SessionRunner;
 use crate::cloudflare::SESSIONS_BINDING;
 use crate::cloudflare::bench::{self, SESSION};
+use crate::cloudflare::js_api::{storage_get_strings, storage_put_strings};
 use crate::error::McpError;
 use crate::legacy::subscribers::{self, Write};
 use crate::tasks::protocol::OBJECT_URL;
@@ -129,14 +130,15 @@ pub(super) async fn handle(runner: &SessionRunner, op: &str, mut req: Request) -
     };
     let storage = runner.state.storage();
     bench::rows_read(SESSION, 1);
-    let subscribers: BTreeSet<String> = storage.get(SUBSCRIBERS_KEY).await?.unwrap_or_default();
+    let mut subscribers = BTreeSet::new();
+    storage_get_strings(&storage, SUBSCRIBERS_KEY, &mut subscribers).await?;
     match (op, message.session.as_deref()) {
         (op @ ("add" | "remove"), Some(session)) => {
             match subscribers::change(subscribers, &message.uri, session, op == "add") {
                 Ok(Write::Nothing) => {}
                 Ok(Write::Store(set)) => {
                     bench::rows_written(SESSION, 1);
-                    storage.put(SUBSCRIBERS_KEY, &set).await?
+                    storage_put_strings(&storage, SUBSCRIBERS_KEY, &set).await?
                 }
                 Ok(Write::Delete) => {
                     bench::before_delete_all(SESSION, &storage).await;
