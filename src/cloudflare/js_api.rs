@@ -1,11 +1,10 @@
 //! KV, D1 and Durable Object storage `list` called on the runtime's JavaScript objects,
-//! their options built with `Reflect::set` and D1's rows read as JSON by the crate's one
-//! parser. `worker`'s helpers for these go through `serde_wasm_bindgen`, whose
+//! their options built with `Reflect::set` and D1's rows walked into JSON values. `worker`'s helpers for these go through `serde_wasm_bindgen`, whose
 //! (de)serializers would be linked into every Worker (docs/architecture.md "What keeps the
 //! Worker small"). The error messages are the ones `worker`'s helpers give.
 
 use crate::host::HostError;
-use js_sys::{Array, JSON, Object, Promise, Reflect};
+use js_sys::{Array, Object, Promise, Reflect};
 use serde_json::{Map, Value};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -140,8 +139,8 @@ fn js_error(e: JsValue) -> HostError {
     HostError::Storage(worker::Error::from(e).to_string())
 }
 
-/// The rows of `statement` (D1's `all()`), each a JSON object: the rows are read by
-/// `JSON.stringify` and the crate's JSON parser.
+/// The rows of `statement` (D1's `all()`), each a JSON object. (Walked with
+/// [`js_value`]: measured smaller than `JSON.stringify` and the JSON parser.)
 pub(super) async fn d1_all(
     statement: &D1PreparedStatement,
 ) -> Result<Vec<Map<String, Value>>, HostError> {
@@ -152,19 +151,54 @@ pub(super) async fn d1_all(
     let Some(rows) = result.results().map_err(js_error)? else {
         return Ok(Vec::new());
     };
-    let text: String = JSON::stringify(&rows).map_err(js_error)?.into();
-    let not_rows = |why: String| HostError::Storage(format!("D1 rows are not JSON objects: {why}"));
-    let Value::Array(rows) =
-        serde_json::from_slice(text.as_bytes()).map_err(|e| not_rows(e.to_string()))?
-    else {
-        return Err(not_rows(text));
-    };
-    rows.into_iter()
-        .map(|row| match row {
-            Value::Object(fields) => Ok(fields),
-            other => Err(not_rows(other.to_string())),
-        })
-        .collect()
+    let mut out = Vec::new();
+    for row in rows.iter() {
+        match js_value(&row) {
+            Value::Object(fields) => out.push(fields),
+            other => {
+                return Err(HostError::Storage(format!(
+                    "D1 rows are not objects: {other}"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A JavaScript value as JSON, read as `serde_wasm_bindgen` read it: a safe integer as an
+/// integer, other numbers as floats (NaN and infinities as null), arrays and plain objects
+/// element by element, anything else (null, undefined) as null.
+fn js_value(v: &JsValue) -> Value {
+    if let Some(b) = v.as_bool() {
+        return Value::Bool(b);
+    }
+    if let Some(n) = v.as_f64() {
+        if n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER as f64 {
+            return Value::from(n as i64);
+        }
+        return serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number);
+    }
+    if let Some(s) = v.as_string() {
+        return Value::String(s);
+    }
+    if let Some(array) = v.dyn_ref::<Array>() {
+        let mut items = Vec::new();
+        for item in array.iter() {
+            items.push(js_value(&item));
+        }
+        return Value::Array(items);
+    }
+    if v.is_object() {
+        let mut fields = Map::new();
+        for entry in Object::entries(v.unchecked_ref()).iter() {
+            let pair: Array = entry.unchecked_into();
+            if let Some(name) = pair.get(0).as_string() {
+                fields.insert(name, js_value(&pair.get(1)));
+            }
+        }
+        return Value::Object(fields);
+    }
+    Value::Null
 }
 
 /// How `worker` shows an error of D1's own (its `Error::D1`).
