@@ -181,9 +181,10 @@ fn js_value(v: &JsValue) -> Value {
     if let Some(s) = v.as_string() {
         return Value::String(s);
     }
-    if let Some(array) = v.dyn_ref::<Array>() {
+    // `Array.isArray`, not `instanceof`: true of an array from any realm.
+    if Array::is_array(v) {
         let mut items = Vec::new();
-        for item in array.iter() {
+        for item in v.unchecked_ref::<Array>().iter() {
             items.push(js_value(&item));
         }
         return Value::Array(items);
