@@ -1,6 +1,6 @@
-//! Typed params: each method's `params` as a serde struct, decoded by one function that
-//! turns every failure into -32602 naming the field (lsp-server's order: the envelope
-//! first, then typed params, then the method).
+//! Typed params: each method's `params` as a struct, read member by member ([`Fields`]),
+//! every failure -32602 naming the field in serde's words (lsp-server's order: the
+//! envelope first, then typed params, then the method).
 //!
 //! ```
 //! use mcp_tasks_edge::mcp::params::{self, TaskIdParams};
@@ -11,67 +11,59 @@
 
 use crate::error::McpError;
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
+
+mod fields;
+
+pub use fields::Fields;
+
+/// A method's params, read from their object by [`Fields`].
+pub trait Params: Sized {
+    fn read(fields: &Fields) -> Result<Self, McpError>;
+}
 
 /// Decodes `params` as `T`; the error names the field that does not fit.
-pub fn parse<T: DeserializeOwned>(params: &Map<String, Value>) -> Result<T, McpError> {
-    let value = Value::Object(params.clone());
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        McpError::InvalidParams(if path == "." {
-            format!("params: {inner}")
-        } else {
-            format!("params.{path}: {inner}")
-        })
-    })
+pub fn parse<T: Params>(params: &Map<String, Value>) -> Result<T, McpError> {
+    T::read(&Fields::params(params))
 }
 
 /// `tasks/get`, `tasks/cancel`, `tasks/result` (and the Tasks extension's `tasks/get`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TaskIdParams {
     pub task_id: String,
 }
 
+impl Params for TaskIdParams {
+    fn read(fields: &Fields) -> Result<Self, McpError> {
+        Ok(TaskIdParams {
+            task_id: fields.string("taskId")?,
+        })
+    }
+}
+
 /// `subscriptions/listen`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListenParams {
-    /// The notification filter (required: what the stream is for).
-    #[serde(deserialize_with = "object")]
+    /// The notification filter (required: what the stream is for; an object, so
+    /// `"notifications": []` is refused rather than read as an empty filter).
     pub notifications: NotificationFilter,
 }
 
-/// A nested struct that must be a JSON object: serde's derived structs also accept an
-/// array (their fields in order), so `"notifications": []` would pass as an empty filter.
-/// The struct is decoded from the map itself, so an error inside it keeps its path
-/// (`params.argument.name`, not `params.argument`).
-fn object<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    struct OnlyMap<T>(std::marker::PhantomData<T>);
-    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for OnlyMap<T> {
-        type Value = T;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a map")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
-            T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-        }
+impl Params for ListenParams {
+    fn read(fields: &Fields) -> Result<Self, McpError> {
+        let filter = fields.object("notifications")?;
+        Ok(ListenParams {
+            notifications: NotificationFilter {
+                task_ids: filter.opt_strings("taskIds")?,
+            },
+        })
     }
-    deserializer.deserialize_map(OnlyMap(std::marker::PhantomData))
 }
 
 /// What a `subscriptions/listen` stream carries; other filters are not offered here.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct NotificationFilter {
     /// `notifications/tasks` for these tasks (the Tasks extension).
-    #[serde(default)]
     pub task_ids: Option<Vec<String>>,
 }
 
@@ -90,17 +82,31 @@ pub fn string<'a>(params: &'a Map<String, Value>, name: &str) -> Result<&'a str,
 }
 
 /// A paginated list: `tasks/list`, `mcp-tasks-edge/tasks/list`.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CursorParams {
-    #[serde(default)]
     pub cursor: Option<String>,
 }
 
+impl Params for CursorParams {
+    fn read(fields: &Fields) -> Result<Self, McpError> {
+        Ok(CursorParams {
+            cursor: fields.opt_string("cursor")?,
+        })
+    }
+}
+
 /// `resources/subscribe`, `resources/unsubscribe`, `resources/read`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UriParams {
     pub uri: String,
+}
+
+impl Params for UriParams {
+    fn read(fields: &Fields) -> Result<Self, McpError> {
+        Ok(UriParams {
+            uri: fields.string("uri")?,
+        })
+    }
 }
 
 /// The eight `LoggingLevel`s (RFC 5424 severities), in increasing severity.
@@ -118,36 +124,76 @@ pub enum LoggingLevel {
 }
 
 /// `logging/setLevel`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SetLevelParams {
     pub level: LoggingLevel,
 }
 
+impl Params for SetLevelParams {
+    fn read(fields: &Fields) -> Result<Self, McpError> {
+        let Some(level) = fields.get("level") else {
+            return Err(McpError::InvalidParams(
+                "params: missing field `level`".into(),
+            ));
+        };
+        // The one enum of the params: serde's derive names the variants in its refusal.
+        let level = LoggingLevel::deserialize(level.clone())
+            .map_err(|e| McpError::InvalidParams(format!("{}: {e}", fields.at("level"))))?;
+        Ok(SetLevelParams { level })
+    }
+}
+
 /// `prompts/get`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptGetParams {
     pub name: String,
     /// Absent or `null`: none.
-    #[serde(default)]
     pub arguments: Option<Map<String, Value>>,
 }
 
+impl Params for PromptGetParams {
+    fn read(fields: &Fields) -> Result<Self, McpError> {
+        Ok(PromptGetParams {
+            name: fields.string("name")?,
+            arguments: fields.opt_map("arguments")?.cloned(),
+        })
+    }
+}
+
 /// `completion/complete` (server/utilities/completion).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteParams {
     /// A `PromptReference` or `ResourceTemplateReference` (the catalog checks which).
-    #[serde(rename = "ref")]
     pub reference: Map<String, Value>,
-    #[serde(deserialize_with = "object")]
     pub argument: CompleteArgument,
     /// Read leniently, as before typed params: only `context.arguments`, when it is an
     /// object, is used.
-    #[serde(default)]
     pub context: Value,
 }
 
+impl Params for CompleteParams {
+    fn read(fields: &Fields) -> Result<Self, McpError> {
+        let reference = match fields.get("ref") {
+            None => Err(McpError::InvalidParams(
+                "params: missing field `ref`".into(),
+            )),
+            Some(Value::Object(reference)) => Ok(reference.clone()),
+            Some(other) => Err(fields::invalid(other, "a map", &fields.at("ref"))),
+        }?;
+        let argument = fields.object("argument")?;
+        Ok(CompleteParams {
+            reference,
+            argument: CompleteArgument {
+                name: argument.string("name")?,
+                value: argument.string("value")?,
+            },
+            context: fields.value("context"),
+        })
+    }
+}
+
 /// The argument being completed.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteArgument {
     pub name: String,
     pub value: String,
@@ -165,44 +211,50 @@ impl CompleteParams {
 }
 
 /// `tasks/update` (the Tasks extension): answers are required.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TaskUpdateParams {
     pub task_id: String,
     pub input_responses: InputResponses,
 }
 
-/// `params.inputResponses` (mrtr "Error Handling"): an object of answers keyed by input
-/// request key, each an object. Per-method validation happens where an answer is read.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(transparent)]
-pub struct InputResponses(BTreeMap<String, InputResponse>);
-
-impl InputResponses {
-    pub fn into_map(self) -> Map<String, Value> {
-        let mut map = Map::new();
-        map.extend(
-            self.0
-                .into_iter()
-                .map(|(key, InputResponse(answer))| (key, Value::Object(answer))),
-        );
-        map
+impl Params for TaskUpdateParams {
+    fn read(fields: &Fields) -> Result<Self, McpError> {
+        let task_id = fields.string("taskId")?;
+        match fields.get("inputResponses") {
+            None => Err(McpError::InvalidParams(
+                "params: missing field `inputResponses`".into(),
+            )),
+            Some(answers) => Ok(TaskUpdateParams {
+                task_id,
+                input_responses: InputResponses::read(answers, &fields.at("inputResponses"))?,
+            }),
+        }
     }
 }
 
-/// One answer: an object (an `ElicitResult`, `CreateMessageResult` or `ListRootsResult`).
-#[derive(Debug, Clone, PartialEq)]
-struct InputResponse(Map<String, Value>);
+/// `params.inputResponses` (mrtr "Error Handling"): an object of answers keyed by input
+/// request key, each an object (an `ElicitResult`, `CreateMessageResult` or
+/// `ListRootsResult`). Per-method validation happens where an answer is read.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InputResponses(Map<String, Value>);
 
-impl<'de> Deserialize<'de> for InputResponse {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match Value::deserialize(deserializer)? {
-            Value::Object(answer) => Ok(InputResponse(answer)),
-            other => Err(serde::de::Error::custom(format!(
-                "an answer must be an object (an ElicitResult, CreateMessageResult or ListRootsResult), not {}",
-                kind(&other)
-            ))),
+impl InputResponses {
+    /// `answers` at `path`: an object whose members are objects.
+    fn read(answers: &Value, path: &str) -> Result<InputResponses, McpError> {
+        let Value::Object(answers) = answers else {
+            return Err(fields::invalid(answers, "a map", path));
+        };
+        if let Some((key, other)) = answers.iter().find(|(_, answer)| !answer.is_object()) {
+            return Err(McpError::InvalidParams(format!(
+                "{path}.{key}: an answer must be an object (an ElicitResult, CreateMessageResult or ListRootsResult), not {}",
+                kind(other)
+            )));
         }
+        Ok(InputResponses(answers.clone()))
+    }
+
+    pub fn into_map(self) -> Map<String, Value> {
+        self.0
     }
 }
 
@@ -219,20 +271,37 @@ pub(crate) fn kind(value: &Value) -> &'static str {
 }
 
 /// The answers a request carries, if any (`tools/call`, `prompts/get` rounds of MRTR).
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CarriedResponses {
-    #[serde(default)]
     pub input_responses: Option<InputResponses>,
 }
 
+impl Params for CarriedResponses {
+    fn read(fields: &Fields) -> Result<Self, McpError> {
+        let path = fields.at("inputResponses");
+        Ok(CarriedResponses {
+            input_responses: match fields.get("inputResponses") {
+                None | Some(Value::Null) => None,
+                Some(answers) => Some(InputResponses::read(answers, &path)?),
+            },
+        })
+    }
+}
+
 /// `initialize` (2025-11-25 sessions).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InitializeParams {
     pub protocol_version: String,
-    #[serde(default)]
     pub capabilities: Map<String, Value>,
-    #[serde(default)]
     pub client_info: Value,
+}
+
+impl Params for InitializeParams {
+    fn read(fields: &Fields) -> Result<Self, McpError> {
+        Ok(InitializeParams {
+            protocol_version: fields.string("protocolVersion")?,
+            capabilities: fields.map_or_empty("capabilities")?,
+            client_info: fields.value("clientInfo"),
+        })
+    }
 }

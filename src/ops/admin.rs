@@ -34,7 +34,6 @@ use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use crate::tasks::task::{RESULT_COMPLETE, TaskStatus};
 use crate::tasks::timeline;
 use crate::time::iso8601;
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 pub const GET: &str = "mcp-tasks-edge/admin/tasks/get";
@@ -132,12 +131,19 @@ pub fn parse(
 }
 
 /// `mcp-tasks-edge/admin/tasks/list`.
-#[derive(Deserialize)]
 struct ListParams {
     /// The principal's name (`key:<name>`, `oauth:<hex>`, `admin:…`).
     principal: String,
-    #[serde(default)]
     cursor: Option<String>,
+}
+
+impl params::Params for ListParams {
+    fn read(fields: &params::Fields) -> Result<Self, McpError> {
+        Ok(ListParams {
+            principal: fields.string("principal")?,
+            cursor: fields.opt_string("cursor")?,
+        })
+    }
 }
 
 /// The operator's view of a stored task (loaded with its timeline), whoever owns it;
