@@ -39,7 +39,7 @@
 use super::tasks::RELATED_TASK;
 use crate::tasks::task::StatusKind;
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 /// Waiting tasks a session remembers.
 pub const MAX_TASKS: usize = 100;
@@ -82,10 +82,12 @@ pub struct Answered {
 /// One session's questions on its GET streams.
 #[derive(Debug, Default)]
 pub struct Questions {
-    /// Tasks a poll saw waiting, with the keys it saw (oldest first).
-    waiting: VecDeque<(String, BTreeSet<String>)>,
-    /// Tasks a `tasks/result` stream of this session is asking, with how many streams.
-    asking: BTreeMap<String, u32>,
+    /// Tasks a poll saw waiting, with the keys it saw (oldest first; the keys sorted, as
+    /// the task's map gives them).
+    waiting: VecDeque<(String, Vec<String>)>,
+    /// Tasks a `tasks/result` stream of this session is asking, with how many streams (a
+    /// list: at most one entry per open stream).
+    asking: Vec<(String, u32)>,
     /// (stream, task, key) already sent: never twice to one stream. Only searched, never
     /// in an order that shows (and a `BTreeSet` of its own would add its whole B-tree
     /// code to the Worker).
@@ -116,7 +118,7 @@ impl Questions {
             }
             return Poll::default();
         };
-        let keys: BTreeSet<String> = requests.keys().cloned().collect();
+        let keys: Vec<String> = requests.keys().cloned().collect();
         let seen_before = self
             .waiting
             .iter()
@@ -129,7 +131,7 @@ impl Questions {
             }
             return Poll::default();
         }
-        if self.asking.contains_key(task_id) {
+        if self.asking.iter().any(|(id, _)| id == task_id) {
             return Poll::default();
         }
         let sent = self.send(task_id, requests, streams, &mut new_id);
@@ -239,14 +241,17 @@ impl Questions {
 
     /// A `tasks/result` stream of this session starts (`true`) or stops asking `task_id`.
     pub fn asking(&mut self, task_id: &str, asking: bool) {
-        let count = self.asking.entry(task_id.to_owned()).or_default();
-        if asking {
-            *count += 1;
-        } else {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                self.asking.remove(task_id);
+        let at = self.asking.iter().position(|(id, _)| id == task_id);
+        match (at, asking) {
+            (Some(at), true) => self.asking[at].1 += 1,
+            (None, true) => self.asking.push((task_id.to_owned(), 1)),
+            (Some(at), false) => {
+                self.asking[at].1 -= 1;
+                if self.asking[at].1 == 0 {
+                    self.asking.swap_remove(at);
+                }
             }
+            (None, false) => {}
         }
     }
 
