@@ -19,6 +19,7 @@
 //! | [`catalog`] | resources, resource templates, prompts and completions |
 //! | [`legacy`] | the 2025-11-25 era: sessions, result and legacy task shapes |
 //! | [`auth`] | who is calling: OAuth resource server (PRM, JWT claims, challenges), API keys, anonymous |
+//! | [`pairs`] | [`pairs::Pairs`], a small map as a sorted list, serialized as a `BTreeMap` is |
 //! | [`quota`] | per-principal quotas: the ledger a principal's Durable Object keeps |
 //! | [`server`] | pure dispatch: an HTTP request in, an [`server::Action`] out |
 //! | `cloudflare` | (feature `cloudflare`) the Worker entry and the task, session and principal Durable Objects, for the author's crate to export |
@@ -55,6 +56,7 @@ pub mod jsonrpc;
 pub mod legacy;
 pub mod mcp;
 pub mod ops;
+pub mod pairs;
 pub mod quota;
 pub mod server;
 pub mod tasks;

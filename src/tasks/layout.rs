@@ -30,6 +30,7 @@
 use super::record::TaskRecord;
 use super::task::TaskStatus;
 use super::transition::{Entry, KEEP};
+use crate::pairs::Pairs;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -61,15 +62,15 @@ pub struct Parts {
     #[serde(default)]
     pub result: u32,
     #[serde(default)]
-    pub answers: BTreeMap<String, u32>,
+    pub answers: Pairs<String, u32>,
     /// Timeline entries ever written (entry `n` is in `entries` or under `timeline.n`;
     /// only the first and the last `timeline::KEEP - 1` are kept).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub timeline: u32,
     /// The kept timeline entries stored inline, by number (those below
     /// [`INLINE_ENTRIES`] written since format 3).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub entries: BTreeMap<u32, Entry>,
+    #[serde(default, skip_serializing_if = "Pairs::is_empty")]
+    pub entries: Pairs<u32, Entry>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -235,7 +236,7 @@ pub fn keys_for(stored: &Stored, need: Need) -> Vec<String> {
             let mut keys: Vec<String> = chunk_keys("arguments", p.arguments)
                 .chain(chunk_keys("checkpoint", p.checkpoint))
                 .collect();
-            for (key, chunks) in &p.answers {
+            for (key, chunks) in p.answers.iter() {
                 keys.extend(chunk_keys(&answer_part(key), *chunks));
             }
             keys
@@ -297,7 +298,7 @@ pub fn fill(
                 chunks => join("checkpoint", chunks, values)?,
             };
             let mut answers = record.answers().clone();
-            for (key, chunks) in &p.answers {
+            for (key, chunks) in p.answers.iter() {
                 answers.insert(key.clone(), join(&answer_part(key), *chunks, values)?);
             }
             record.fill_step_parts(arguments, checkpoint, answers);

@@ -7,7 +7,6 @@ use crate::jsonrpc::ErrorObject;
 use crate::tasks::machine::{Event, Illegal};
 use crate::tasks::task::TaskStatus;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 
 impl TaskRecord {
     /// `tasks/cancel` took effect (by the client or an operator, said by `message`).
@@ -144,7 +143,7 @@ impl TaskRecord {
         &self,
         arguments: bool,
         checkpoint: bool,
-        answers: &BTreeMap<String, u32>,
+        answers: &crate::pairs::Pairs<String, u32>,
         result: bool,
     ) -> TaskRecord {
         let mut hot = self.clone();
