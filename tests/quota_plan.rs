@@ -3,12 +3,12 @@
 //! to trim, the alarm). `tests/quota.rs` follows the ledger through whole scenarios.
 #![cfg(not(target_arch = "wasm32"))]
 
+use mcp_tasks_edge::pairs::Pairs;
 use mcp_tasks_edge::quota::{
     self, Ledger, LedgerRequest, MAX_INDEXED, Quotas, RETRY_SLOT_S, STREAM_LEASE_MS, WINDOW_MS,
     index_key, index_value,
 };
 use serde_json::json;
-use std::collections::BTreeMap;
 
 const T0: u64 = 1_000_000;
 
@@ -35,7 +35,7 @@ fn stored(ledger: Ledger) -> Option<String> {
     Some(serde_json::to_string(&ledger).unwrap())
 }
 
-fn held(entries: &[(&str, u64)]) -> BTreeMap<String, u64> {
+fn held(entries: &[(&str, u64)]) -> Pairs<String, u64> {
     entries.iter().map(|(k, v)| (k.to_string(), *v)).collect()
 }
 

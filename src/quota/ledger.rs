@@ -2,22 +2,24 @@
 
 use super::index::{IndexEntry, MAX_INDEXED, index_key};
 use super::{Exceeded, LedgerRequest, RETRY_SLOT_S, STREAM_LEASE_MS, WINDOW_MS};
+use crate::pairs::Pairs;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
-/// One principal's counters, stored as one small value.
+/// One principal's counters, stored as one small value. Its maps are [`Pairs`]: each is
+/// bounded by its quota (an entry is kept only while the quota is set) and written whole
+/// on every change.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Ledger {
     /// Creation times within the last [`WINDOW_MS`].
     pub created: Vec<u64>,
     /// Unfinished tasks and when each stops counting at the latest (its expiry).
-    pub live: BTreeMap<String, u64>,
+    pub live: Pairs<String, u64>,
     /// Open listen streams and their lease deadlines.
-    pub streams: BTreeMap<String, u64>,
+    pub streams: Pairs<String, u64>,
     /// Open 2025-11-25 sessions and when each expires unless renewed.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub sessions: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "Pairs::is_empty")]
+    pub sessions: Pairs<String, u64>,
     /// How many entries the task index holds (its entries are keys of their own, see
     /// [`index_key`]: one small write per task, never a rewrite of the whole index).
     #[serde(default)]
@@ -28,7 +30,7 @@ pub struct Ledger {
     pub index_until_ms: u64,
     /// The index as format 1 kept it, inside this value: read once, moved to keys.
     #[serde(default, rename = "tasks", skip_serializing)]
-    pub legacy_index: BTreeMap<String, (u64, u64)>,
+    pub legacy_index: Pairs<String, (u64, u64)>,
 }
 
 impl Ledger {
@@ -86,6 +88,7 @@ impl Ledger {
         let until = self.legacy_index.values().map(|(_, until)| *until).max();
         self.index_until_ms = self.index_until_ms.max(until.unwrap_or(0));
         let entries: Vec<IndexEntry> = std::mem::take(&mut self.legacy_index)
+            .into_vec()
             .into_iter()
             .map(|(id, (created, until))| IndexEntry {
                 key: index_key(created, &id),
