@@ -1,5 +1,6 @@
 //! [`Pairs`]: a map kept as a sorted list, written and read as a JSON object exactly as a
-//! `BTreeMap` of the same keys and values is.
+//! `BTreeMap` of the same keys and values is; [`SortedSet`], the same for a `BTreeSet`
+//! (a JSON array).
 //!
 //! Every `BTreeMap<K, V>` type the Worker uses instantiates the whole B-tree (insert,
 //! remove, split, merge, drop, clone) again, 5 to 10 KB of wasm each; a sorted list needs
@@ -8,8 +9,8 @@
 //! moves the entries after it costs no more than writing them (docs/architecture.md "What
 //! keeps the Worker small").
 
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use std::borrow::Borrow;
 use std::fmt;
 use std::marker::PhantomData;
@@ -146,5 +147,133 @@ impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for Pairs
             pairs.insert(k, v);
         }
         Ok(pairs)
+    }
+}
+
+/// A set as a sorted list without duplicates, written and read as a `BTreeSet` is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SortedSet<T>(Vec<T>);
+
+impl<T> Default for SortedSet<T> {
+    fn default() -> Self {
+        SortedSet(Vec::new())
+    }
+}
+
+impl<T: Ord> SortedSet<T> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn find<Q: Ord + ?Sized>(&self, value: &Q) -> Result<usize, usize>
+    where
+        T: Borrow<Q>,
+    {
+        self.0.binary_search_by(|v| v.borrow().cmp(value))
+    }
+
+    pub fn contains<Q: Ord + ?Sized>(&self, value: &Q) -> bool
+    where
+        T: Borrow<Q>,
+    {
+        self.find(value).is_ok()
+    }
+
+    /// Adds `value`; whether it was new.
+    pub fn insert(&mut self, value: T) -> bool {
+        let Err(at) = self.find(&value) else {
+            return false;
+        };
+        self.0.insert(at, value);
+        true
+    }
+
+    /// Removes `value`; whether it was there.
+    pub fn remove<Q: Ord + ?Sized>(&mut self, value: &Q) -> bool
+    where
+        T: Borrow<Q>,
+    {
+        let Ok(at) = self.find(value) else {
+            return false;
+        };
+        self.0.remove(at);
+        true
+    }
+}
+
+impl<T> SortedSet<T> {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The values in order.
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a SortedSet<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl<T: Ord> Extend<T> for SortedSet<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, items: I) {
+        for item in items {
+            self.insert(item);
+        }
+    }
+}
+
+impl<T: Ord> FromIterator<T> for SortedSet<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
+        let mut set = SortedSet::new();
+        for v in values {
+            set.insert(v);
+        }
+        set
+    }
+}
+
+impl<T: Serialize> Serialize for SortedSet<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for v in &self.0 {
+            seq.serialize_element(v)?;
+        }
+        seq.end()
+    }
+}
+
+impl<'de, T: Ord + Deserialize<'de>> Deserialize<'de> for SortedSet<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_seq(SetVisitor(PhantomData))
+    }
+}
+
+struct SetVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Ord + Deserialize<'de>> Visitor<'de> for SetVisitor<T> {
+    type Value = SortedSet<T>;
+
+    /// serde's words for a `BTreeSet`.
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a sequence")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+        let mut set = SortedSet::new();
+        while let Some(v) = access.next_element()? {
+            set.insert(v);
+        }
+        Ok(set)
     }
 }

@@ -4,11 +4,11 @@
 
 use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::legacy::subscribers::{MAX_SUBSCRIBERS, Write, change};
-use std::collections::BTreeSet;
+use mcp_tasks_edge::pairs::SortedSet;
 
 const URI: &str = "file:///a.txt";
 
-fn set(ids: &[&str]) -> BTreeSet<String> {
+fn set(ids: &[&str]) -> SortedSet<String> {
     ids.iter().map(|id| id.to_string()).collect()
 }
 
@@ -41,7 +41,7 @@ fn the_last_subscriber_leaving_deletes_the_registry() {
 
 #[test]
 fn a_full_registry_refuses_a_new_session_naming_the_resource() {
-    let full: BTreeSet<String> = (0..MAX_SUBSCRIBERS).map(|i| format!("{i:032x}")).collect();
+    let full: SortedSet<String> = (0..MAX_SUBSCRIBERS).map(|i| format!("{i:032x}")).collect();
     let Err(McpError::InvalidParams(why)) = change(full.clone(), URI, "new", true) else {
         panic!("a full registry takes no new session")
     };

@@ -1,10 +1,11 @@
-//! `pairs::Pairs` is written and read exactly as the `BTreeMap` it replaces in stored
-//! values (the task layout's parts, the quota ledger): same bytes, same order, same
-//! errors.
+//! `pairs::Pairs` and `pairs::SortedSet` are written and read exactly as the `BTreeMap`
+//! and `BTreeSet` they replace in stored values (the task layout's parts, the quota
+//! ledger, a session's subscriptions, a resource's subscribers): same bytes, same order,
+//! same errors.
 
-use mcp_tasks_edge::pairs::Pairs;
+use mcp_tasks_edge::pairs::{Pairs, SortedSet};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 fn both<K: Ord + Clone, V: Clone>(entries: &[(K, V)]) -> (Pairs<K, V>, BTreeMap<K, V>) {
     let pairs: Pairs<K, V> = entries.iter().cloned().collect();
@@ -94,4 +95,37 @@ fn behaves_as_a_map() {
     pairs.insert("c".into(), 9);
     pairs.retain(|_, v| *v > 5);
     assert_eq!(pairs.into_vec(), [("c".to_string(), 9)]);
+}
+
+#[test]
+fn a_sorted_set_is_written_and_read_as_a_btree_set() {
+    let names = ["b", "a", "c", "a"].map(String::from);
+    let set: SortedSet<String> = names.iter().cloned().collect();
+    let tree: BTreeSet<String> = names.iter().cloned().collect();
+    let text = serde_json::to_string(&set).unwrap();
+    assert_eq!(text, serde_json::to_string(&tree).unwrap());
+    assert_eq!(text, r#"["a","b","c"]"#);
+    // Read unsorted and with duplicates, as a BTreeSet reads it.
+    let read: SortedSet<String> = serde_json::from_str(r#"["c","a","c"]"#).unwrap();
+    assert_eq!(read.iter().collect::<Vec<_>>(), ["a", "c"]);
+    for text in [r#"{"a":1}"#, r#""a""#, r#"["a",1]"#, "null"] {
+        let set = serde_json::from_str::<SortedSet<String>>(text).map(|_| ());
+        let tree = serde_json::from_str::<BTreeSet<String>>(text).map(|_| ());
+        assert_eq!(
+            set.unwrap_err().to_string(),
+            tree.unwrap_err().to_string(),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_sorted_set_behaves_as_a_set() {
+    let mut set = SortedSet::new();
+    assert!(set.insert("b".to_string()) && set.insert("a".to_string()));
+    assert!(!set.insert("a".to_string()));
+    assert!(set.contains("a") && !set.contains("c"));
+    assert_eq!((&set).into_iter().collect::<Vec<_>>(), ["a", "b"]);
+    assert!(set.remove("a") && !set.remove("a"));
+    assert_eq!(set.len(), 1);
 }

@@ -5,10 +5,10 @@ use crate::auth::anonymous::session_principal;
 use crate::error::McpError;
 use crate::mcp::meta::{ClientCapabilities, RequestMeta};
 use crate::mcp::params::{self, InitializeParams, LoggingLevel};
+use crate::pairs::SortedSet;
 use crate::server::Server;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use std::collections::BTreeSet;
 
 /// What a session keeps (in its Durable Object's storage).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,7 +31,7 @@ pub struct Session {
     #[serde(default)]
     pub log_level: Option<LoggingLevel>,
     #[serde(default)]
-    pub subscriptions: BTreeSet<String>,
+    pub subscriptions: SortedSet<String>,
     pub created_at_ms: u64,
     /// The last request seen (kept coarsely: see [`Session::touched`]).
     pub last_seen_ms: u64,
@@ -120,7 +120,7 @@ pub fn initialize(
         capabilities,
         client_info,
         log_level: None,
-        subscriptions: BTreeSet::new(),
+        subscriptions: SortedSet::new(),
         created_at_ms: now_ms,
         last_seen_ms: now_ms,
         held_until_ms: now_ms.saturating_add(server.config.session_idle_ms),

@@ -5,7 +5,7 @@
 //! when its last subscriber leaves, so a URI nobody listens to costs nothing.
 
 use crate::error::McpError;
-use std::collections::BTreeSet;
+use crate::pairs::SortedSet;
 
 /// Sessions that may subscribe to one resource at once (each id is 32 hex digits: the
 /// stored set stays far below a storage value's limit).
@@ -17,7 +17,7 @@ pub enum Write {
     /// Nothing changed.
     Nothing,
     /// Store this set.
-    Store(BTreeSet<String>),
+    Store(SortedSet<String>),
     /// Nobody is subscribed any more: delete the object's storage.
     Delete,
 }
@@ -25,7 +25,7 @@ pub enum Write {
 /// The write that subscribing `session` to `uri` (`subscribed`), or unsubscribing it, makes
 /// to `subscribers`; a full set refuses a new session with an error naming the URI.
 pub fn change(
-    mut subscribers: BTreeSet<String>,
+    mut subscribers: SortedSet<String>,
     uri: &str,
     session: &str,
     subscribed: bool,

@@ -19,9 +19,9 @@ use crate::cloudflare::bench::{self, SESSION};
 use crate::cloudflare::js_api::{storage_get_strings, storage_put_strings};
 use crate::error::McpError;
 use crate::legacy::subscribers::{self, Write};
+use crate::pairs::SortedSet;
 use crate::tasks::protocol::OBJECT_URL;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 use worker::{Env, Request, Response, Result};
 
 /// The internal header naming a registry operation (the Worker never forwards it).
@@ -130,7 +130,7 @@ pub(super) async fn handle(runner: &SessionRunner, op: &str, mut req: Request) -
     };
     let storage = runner.state.storage();
     bench::rows_read(SESSION, 1);
-    let mut subscribers = BTreeSet::new();
+    let mut subscribers = SortedSet::new();
     storage_get_strings(&storage, SUBSCRIBERS_KEY, &mut subscribers).await?;
     match (op, message.session.as_deref()) {
         (op @ ("add" | "remove"), Some(session)) => {
