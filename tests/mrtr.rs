@@ -345,3 +345,27 @@ fn ask_text_covers_accept_decline_and_malformed() {
         matches!(ask(json!({ "who": { "action": "shrug" } })), Err(Step::Fail(e)) if e.code.0 == -32602)
     );
 }
+
+/// `inputResponses` is read by hand (`params::InputResponses`): its errors still name the
+/// answer's key, and say what was expected, as serde's map did.
+#[test]
+fn malformed_answers_are_named() {
+    let ctx = ctx();
+    for (bad, says) in [
+        (
+            json!({ "user_name": 12345 }),
+            "inputResponses.user_name: an answer must be an object (an ElicitResult, CreateMessageResult or ListRootsResult), not a number",
+        ),
+        (
+            json!([1]),
+            "inputResponses: invalid type: sequence, expected a map",
+        ),
+    ] {
+        let (_, e) = call(
+            json!({ "name": "test_input_required_result_elicitation", "inputResponses": bad }),
+            &ctx,
+        );
+        let message = e["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{bad}: {message}");
+    }
+}
