@@ -104,6 +104,15 @@ impl<K, V> Pairs<K, V> {
     }
 }
 
+/// The value of `key`, which must be there (as a `BTreeMap` is indexed).
+impl<K: Ord + Borrow<Q>, Q: Ord + ?Sized, V> std::ops::Index<&Q> for Pairs<K, V> {
+    type Output = V;
+
+    fn index(&self, key: &Q) -> &V {
+        self.get(key).expect("no entry found for key")
+    }
+}
+
 impl<K: Ord, V> FromIterator<(K, V)> for Pairs<K, V> {
     /// As a `BTreeMap` collects: a later duplicate key replaces the value.
     fn from_iter<I: IntoIterator<Item = (K, V)>>(entries: I) -> Self {

@@ -2,7 +2,7 @@
 //! sorted by creation time, so indexing a task is one small write and the newest are
 //! listed by reading the keys backwards.
 
-use std::collections::BTreeMap;
+use crate::pairs::Pairs;
 
 /// The most tasks the index keeps (the newest; older ones still exist until their TTL
 /// but are no longer listed).
@@ -63,12 +63,14 @@ pub fn read_index(entries: Vec<(String, String)>, now_ms: u64) -> (Vec<String>, 
     classify(newest_first(entries), now_ms)
 }
 
-/// Entries by key, newest (greatest) first. Through a map rather than a sort: the
-/// ledger's maps already bring the map's code into the wasm, a sort would add its own.
+/// Entries by key, newest (greatest) first. Through [`Pairs`] rather than a sort (a sort
+/// of its own per element type) or a `BTreeMap` (a B-tree of its own): storage lists keys
+/// in order, so each entry goes at the end, and a page is [`LIST_PAGE`] + 1 entries.
 fn newest_first(entries: Vec<(String, String)>) -> Vec<(String, String)> {
-    let mut sorted = BTreeMap::new();
-    sorted.extend(entries);
-    sorted.into_iter().rev().collect()
+    let sorted: Pairs<String, String> = entries.into_iter().collect();
+    let mut sorted = sorted.into_vec();
+    sorted.reverse();
+    sorted
 }
 
 /// An index key's (created, task id) parts, as [`index_key`] writes them.

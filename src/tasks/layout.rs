@@ -33,7 +33,6 @@ use super::transition::{Entry, KEEP};
 use crate::pairs::Pairs;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 mod encode;
 
@@ -253,7 +252,7 @@ pub fn keys_for(stored: &Stored, need: Need) -> Vec<String> {
     }
 }
 
-fn join(name: &str, chunks: u32, values: &BTreeMap<String, String>) -> Result<Value, String> {
+fn join(name: &str, chunks: u32, values: &Pairs<String, String>) -> Result<Value, String> {
     let mut text = String::new();
     for key in chunk_keys(name, chunks) {
         text.push_str(
@@ -267,11 +266,7 @@ fn join(name: &str, chunks: u32, values: &BTreeMap<String, String>) -> Result<Va
 }
 
 /// Fills the parts `need` read (the values of [`keys_for`]) into the record.
-pub fn fill(
-    stored: &mut Stored,
-    need: Need,
-    values: &BTreeMap<String, String>,
-) -> Result<(), String> {
+pub fn fill(stored: &mut Stored, need: Need, values: &Pairs<String, String>) -> Result<(), String> {
     if stored.legacy {
         return Ok(());
     }

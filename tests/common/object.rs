@@ -4,6 +4,7 @@
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
 use mcp_tasks_edge::ops::admin;
 use mcp_tasks_edge::ops::log::{self, Line};
+use mcp_tasks_edge::pairs::Pairs;
 use mcp_tasks_edge::tasks::execution::{self, AlarmPlan, Limits};
 use mcp_tasks_edge::tasks::layout::{self, Need, Stored};
 use mcp_tasks_edge::tasks::object::{self, Effects};
@@ -53,7 +54,7 @@ impl Object {
     pub fn load(&self, need: Need) -> Option<Stored> {
         let hot = self.storage.get(layout::HOT_KEY)?;
         let mut stored = layout::decode_hot(hot).expect("hot record decodes");
-        let values: BTreeMap<String, String> = layout::keys_for(&stored, need)
+        let values: Pairs<String, String> = layout::keys_for(&stored, need)
             .into_iter()
             .filter_map(|k| self.storage.get(&k).map(|v| (k, v.clone())))
             .collect();

@@ -3,11 +3,11 @@
 
 use super::TaskRunner;
 use crate::cloudflare::bench::{self, TASK};
+use crate::pairs::Pairs;
 use crate::tasks::layout::{self, Need, Stored};
 use crate::tasks::object::Effects;
 use futures_util::future::try_join3;
 use js_sys::{Object, Reflect};
-use std::collections::BTreeMap;
 use wasm_bindgen::JsValue;
 use worker::{Result, ScheduledTime};
 
@@ -25,7 +25,7 @@ impl TaskRunner {
         };
         let mut stored = layout::decode_hot(&hot).map_err(rust_error)?;
         let keys = layout::keys_for(&stored, need);
-        let mut values = BTreeMap::new();
+        let mut values = Pairs::new();
         if !keys.is_empty() {
             bench::rows_read(TASK, keys.len());
             let map = storage.get_multiple(keys).await?;

@@ -3,6 +3,7 @@
 //! subschema, found by walking the keywords that hold subschemas (JSON Schema Core
 //! 2020-12 §9.2: an `$id` inside `enum`, `const` or an unknown keyword identifies nothing).
 
+use crate::pairs::Pairs;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use url::Url;
@@ -38,7 +39,7 @@ pub(super) struct Resource {
     /// JSON Pointer of its root in the document.
     pub root: String,
     /// `$anchor` and `$dynamicAnchor` names (and draft 7's `"$id": "#name"`) → pointer.
-    pub anchors: BTreeMap<String, String>,
+    pub anchors: Pairs<String, String>,
     /// `$dynamicAnchor` names only, for `$dynamicRef`'s dynamic scope.
     pub dynamic: Vec<String>,
 }
@@ -138,7 +139,7 @@ impl Index {
         self.resources.push(Resource {
             uri: uri.clone(),
             root: root.to_owned(),
-            anchors: BTreeMap::new(),
+            anchors: Pairs::new(),
             dynamic: Vec::new(),
         });
         self.resources.len() - 1
