@@ -8,8 +8,8 @@ mod keywords;
 pub(super) use keywords::{Keywords, TYPES};
 
 use super::index::{Index, escape, shown};
+use crate::pairs::Pairs;
 use serde_json::Value;
-use std::collections::BTreeMap;
 use url::Url;
 
 /// One compiled subschema.
@@ -29,7 +29,7 @@ pub(super) struct DynamicRef {
 pub(super) struct Compiled {
     pub nodes: Vec<Node>,
     pub root: usize,
-    pub dynamic_anchors: Vec<BTreeMap<String, usize>>,
+    pub dynamic_anchors: Vec<Pairs<String, usize>>,
 }
 
 /// Compiles `doc`, whose base URI is `base`.
@@ -39,7 +39,7 @@ pub(super) fn compile(doc: &Value, base: Url) -> Result<Compiled, String> {
         doc,
         index,
         nodes: Vec::new(),
-        by_pointer: BTreeMap::new(),
+        by_pointer: Pairs::new(),
         queue: Vec::new(),
     };
     let root = compiler.node("");
@@ -59,13 +59,10 @@ pub(super) fn compile(doc: &Value, base: Url) -> Result<Compiled, String> {
         .resources
         .iter()
         .map(|r| {
-            let mut anchors = BTreeMap::new();
-            anchors.extend(
-                r.dynamic
-                    .iter()
-                    .map(|name| (name.clone(), compiler.by_pointer[&r.anchors[name]])),
-            );
-            anchors
+            r.dynamic
+                .iter()
+                .map(|name| (name.clone(), compiler.by_pointer[&r.anchors[name]]))
+                .collect()
         })
         .collect();
     Ok(Compiled {
@@ -79,7 +76,8 @@ pub(super) struct Compiler<'d> {
     doc: &'d Value,
     pub(super) index: Index,
     nodes: Vec<Node>,
-    by_pointer: BTreeMap<String, usize>,
+    /// Locations → arena indexes (in the index's order, so nearly always added at the end).
+    by_pointer: Pairs<String, usize>,
     /// Locations given an index but not built yet.
     queue: Vec<String>,
 }

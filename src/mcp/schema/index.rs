@@ -5,7 +5,6 @@
 
 use crate::pairs::Pairs;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 use url::Url;
 
 /// The dialects this validator knows (basic/index "Schema Dialect": 2020-12 is the default
@@ -48,8 +47,9 @@ pub(super) struct Resource {
 pub(super) struct Index {
     pub draft: Draft,
     pub resources: Vec<Resource>,
-    /// Every subschema location (document pointer) → the resource it belongs to.
-    pub locations: BTreeMap<String, usize>,
+    /// Every subschema location (document pointer) → the resource it belongs to. At most
+    /// `MAX_SUBSCHEMAS` (and added in document order, so nearly always at the end).
+    pub locations: Pairs<String, usize>,
 }
 
 impl Index {
@@ -63,7 +63,7 @@ impl Index {
         let mut index = Index {
             draft,
             resources: Vec::new(),
-            locations: BTreeMap::new(),
+            locations: Pairs::new(),
         };
         index.walk(root, String::new(), &base, None)?;
         Ok(index)
