@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 use std::fmt;
 
 pub mod tagged;
+pub mod top;
 
 /// A request id: a string or an integer. MCP forbids `null` (basic/index "Requests").
 /// Written as the bare string or number; read by hand (below), not as serde's untagged
@@ -150,9 +151,15 @@ impl EnvelopeError {
 /// Reads `bytes` into a `T` through a parsed [`Value`]: the wasm then holds one JSON parser
 /// (for `Value`) and one deserializer per type (from a `Value`), where `from_slice::<T>`
 /// would instantiate the parser again for every `T` (docs/architecture.md, "What keeps the
-/// Worker small").
+/// Worker small"). A struct is read from an object only ([`top::Top`]).
 pub fn read<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
-    serde_json::from_slice::<Value>(bytes).and_then(T::deserialize)
+    serde_json::from_slice::<Value>(bytes).and_then(from_value)
+}
+
+/// `serde_json::from_value`, a struct read from an object only ([`top::Top`]): what the
+/// Worker's typed reads from a [`Value`] use.
+pub fn from_value<T: serde::de::DeserializeOwned>(value: Value) -> serde_json::Result<T> {
+    T::deserialize(top::Top(value))
 }
 
 /// Parses a POST body into a message: -32700 for bytes that are not JSON, -32600 for

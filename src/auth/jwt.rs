@@ -200,7 +200,7 @@ pub fn parse_jwks(body: &[u8]) -> Result<Vec<Jwk>, String> {
     Ok(set
         .keys
         .into_iter()
-        .filter_map(|k| serde_json::from_value::<Jwk>(k).ok())
+        .filter_map(|k| crate::jsonrpc::from_value::<Jwk>(k).ok())
         .collect())
 }
 

@@ -98,7 +98,7 @@ impl<'a> D1<'a> {
             .await?
             .into_iter()
             .map(|row| {
-                serde_json::from_value(Value::Object(row)).map_err(|e| {
+                crate::jsonrpc::from_value(Value::Object(row)).map_err(|e| {
                     HostError::Decode(format!("a row of D1 {} does not fit: {e}", self.binding))
                 })
             })

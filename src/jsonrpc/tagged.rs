@@ -121,6 +121,7 @@ impl Tagged {
     /// Member `member` read as a `T` (serde's derive for `T`, from the parsed value).
     pub fn decode<T: DeserializeOwned>(&mut self, member: &str) -> Result<T, String> {
         let value = self.value(member)?;
-        serde_json::from_value(value).map_err(|e| self.error(member, &format!("is invalid: {e}")))
+        crate::jsonrpc::from_value(value)
+            .map_err(|e| self.error(member, &format!("is invalid: {e}")))
     }
 }

@@ -343,7 +343,7 @@ fn deliver(message: &Value) -> Decision {
     };
     let answer = match message.get("error") {
         Some(error) => Err(
-            serde_json::from_value(error.clone()).unwrap_or(ErrorObject {
+            crate::jsonrpc::from_value(error.clone()).unwrap_or(ErrorObject {
                 code: jsonrpc::ErrorCode::INTERNAL_ERROR,
                 message: format!("the client answered with a malformed error: {error}"),
                 data: None,

@@ -167,9 +167,9 @@ pub fn decode_hot(text: &str) -> Result<Stored, String> {
             let parts = hot
                 .remove("parts")
                 .ok_or("corrupt task record: missing field `parts`")?;
-            let parts: Parts = serde_json::from_value(parts)
+            let parts: Parts = crate::jsonrpc::from_value(parts)
                 .map_err(|e| format!("corrupt task record: parts: {e}"))?;
-            let record: TaskRecord = serde_json::from_value(Value::Object(hot))
+            let record: TaskRecord = crate::jsonrpc::from_value(Value::Object(hot))
                 .map_err(|e| format!("corrupt task record: {e}"))?;
             Ok(Stored {
                 record,
@@ -184,7 +184,7 @@ pub fn decode_hot(text: &str) -> Result<Stored, String> {
         None => {
             // Format 1: the whole record; `stepRunning: true` means a step was in flight.
             let interrupted = hot.get("stepRunning").and_then(Value::as_bool) == Some(true);
-            let mut record: TaskRecord = serde_json::from_value(Value::Object(hot))
+            let mut record: TaskRecord = crate::jsonrpc::from_value(Value::Object(hot))
                 .map_err(|e| format!("corrupt format-1 task record: {e}"))?;
             if interrupted {
                 record.assume_interrupted();

@@ -265,7 +265,7 @@ impl<A> Call<A> {
         if self.checkpoint.is_null() {
             return Ok(None);
         }
-        serde_json::from_value(self.checkpoint.clone())
+        crate::jsonrpc::from_value(self.checkpoint.clone())
             .map(Some)
             .map_err(|e| checkpoint_mismatch::<T>(&e.to_string()))
     }
@@ -297,9 +297,9 @@ impl<A> Call<A> {
         if self.checkpoint.is_null() {
             return Ok(None);
         }
-        match serde_json::from_value::<T>(self.checkpoint.clone()) {
+        match crate::jsonrpc::from_value::<T>(self.checkpoint.clone()) {
             Ok(current) => Ok(Some(current)),
-            Err(new_error) => match serde_json::from_value::<Old>(self.checkpoint.clone()) {
+            Err(new_error) => match crate::jsonrpc::from_value::<Old>(self.checkpoint.clone()) {
                 Ok(old) => Ok(Some(migrate(old))),
                 Err(old_error) => Err(checkpoint_mismatch::<T>(&format!(
                     "{new_error} (nor is it a {}: {old_error})",

@@ -25,7 +25,7 @@ impl Handler {
         Fut: Future<Output = R> + 'static,
     {
         Handler(Some(Rc::new(
-            move |call: Call, host| match serde_json::from_value::<A>(Value::Object(
+            move |call: Call, host| match crate::jsonrpc::from_value::<A>(Value::Object(
                 call.arguments.clone(),
             )) {
                 Ok(args) => {

@@ -80,7 +80,7 @@ impl TaskStatus {
             },
             StatusKind::Failed => match payload.error {
                 Some(error) => TaskStatus::Failed {
-                    error: serde_json::from_value::<ErrorObject>(error)
+                    error: crate::jsonrpc::from_value::<ErrorObject>(error)
                         .map_err(|e| format!("{name}: error is not an error object: {e}"))?,
                 },
                 None => return Err(missing("error", name)),
