@@ -79,6 +79,19 @@ fn the_ended_streams_opened_last_are_kept() {
     let forgotten = forget_ended(mixed);
     assert_eq!(forgotten, (2..=extra as u64).collect::<Vec<_>>());
     assert!(forget_ended((1..=KEEP_ENDED as u64).map(|n| (n, true))).is_empty());
+    // In any order given, the lowest go, lowest first.
+    let shuffled = (1..=(KEEP_ENDED + extra) as u64)
+        .rev()
+        .map(|n| (n * 7 % 41, true));
+    let lowest: Vec<u64> = {
+        let mut all: Vec<u64> = (1..=(KEEP_ENDED + extra) as u64)
+            .map(|n| n * 7 % 41)
+            .collect();
+        all.sort_unstable();
+        all.truncate(extra);
+        all
+    };
+    assert_eq!(forget_ended(shuffled), lowest);
 }
 
 #[test]

@@ -124,8 +124,15 @@ pub fn forget_ended(streams: impl IntoIterator<Item = (u64, bool)>) -> Vec<u64> 
         .filter(|(_, ended)| *ended)
         .map(|(n, _)| n)
         .collect();
-    ended.sort_unstable();
     let extra = ended.len().saturating_sub(KEEP_ENDED);
-    ended.truncate(extra);
-    ended
+    // The `extra` lowest, lowest first, picked one by one rather than sorted: a sort of
+    // `u64`s would be the Worker's only one, and `extra` is 1 when a stream opens.
+    let mut forget = Vec::with_capacity(extra);
+    for _ in 0..extra {
+        let Some((at, _)) = ended.iter().enumerate().min_by_key(|(_, n)| **n) else {
+            break;
+        };
+        forget.push(ended.swap_remove(at));
+    }
+    forget
 }
