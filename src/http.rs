@@ -132,7 +132,9 @@ pub fn accepts(headers: &Headers, media_type: &str) -> bool {
             let p = trim_ows(p);
             p.split_once('=').is_some_and(|(k, v)| {
                 trim_ows(k).eq_ignore_ascii_case("q")
-                    && trim_ows(v).parse::<f32>().is_ok_and(|q| q <= 0.0)
+                    // `f64`, the float the JSON reader parses already (an `f32` parser
+                    // would be a second one in the Worker).
+                    && trim_ows(v).parse::<f64>().is_ok_and(|q| q <= 0.0)
             })
         });
         if best.is_none_or(|(s, _)| specificity > s) {
