@@ -75,3 +75,42 @@ fn a_struct_is_never_read_from_an_array() {
         [Point { x: 1, tags: vec![] }]
     );
 }
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct Holder {
+    #[serde(default, deserialize_with = "mcp_tasks_edge::jsonrpc::top::nested")]
+    inner: Option<Point>,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct PlainHolder {
+    #[serde(default)]
+    inner: Option<Point>,
+}
+
+/// A field read through `top::nested` reads as serde's own, but never from an array.
+#[test]
+fn a_nested_struct_reads_as_serde_json_reads_it() {
+    for v in [
+        json!({}),
+        json!({"inner": null}),
+        json!({"inner": {"x": 2}}),
+        json!({"inner": {"x": "2"}}),
+        json!({"inner": 5}),
+        json!({"inner": "text"}),
+    ] {
+        let ours = jsonrpc::from_value::<Holder>(v.clone())
+            .map(|h| h.inner)
+            .map_err(|e| e.to_string());
+        let theirs = serde_json::from_value::<PlainHolder>(v.clone())
+            .map(|h| h.inner)
+            .map_err(|e| e.to_string());
+        assert_eq!(ours, theirs, "{v}");
+    }
+    assert_eq!(
+        jsonrpc::from_value::<Holder>(json!({"inner": [2, []]}))
+            .unwrap_err()
+            .to_string(),
+        "invalid type: sequence, expected struct Point"
+    );
+}

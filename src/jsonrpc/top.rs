@@ -6,11 +6,20 @@
 //! as any other non-object is: "invalid type: sequence, expected struct …".
 //! docs/architecture.md "What keeps the Worker small".
 
-use serde::de::{Deserializer, Error as _, Unexpected, Visitor};
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, Deserializer, Error as _, Unexpected, Visitor};
 use serde_json::{Error, Value};
 
 /// A [`Value`] read as described in the module's documentation.
 pub struct Top(pub Value);
+
+/// For `#[serde(deserialize_with = "crate::jsonrpc::top::nested")]` on a field holding a
+/// struct (or an `Option` of one): the field read as a [`Top`], so that its struct, too, is
+/// read from an object only. Same errors (`Value`'s, without a position).
+pub fn nested<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<T, D::Error> {
+    let value = Value::deserialize(d)?;
+    T::deserialize(Top(value)).map_err(D::Error::custom)
+}
 
 /// What `Value` says it is in its errors (`invalid type: …`).
 fn unexpected(value: &Value) -> Unexpected<'_> {
@@ -88,8 +97,12 @@ impl<'de> Deserializer<'de> for Top {
     fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.0.deserialize_byte_buf(visitor)
     }
+    /// As `Value` does, the value inside still read as a [`Top`].
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.0.deserialize_option(visitor)
+        match self.0 {
+            Value::Null => visitor.visit_none(),
+            value => visitor.visit_some(Top(value)),
+        }
     }
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.0.deserialize_unit(visitor)

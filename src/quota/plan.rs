@@ -17,7 +17,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Reply {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::jsonrpc::top::nested"
+    )]
     pub exceeded: Option<Exceeded>,
     /// For [`LedgerRequest::ListTasks`]: one page of indexed task ids, newest first.
     #[serde(default, skip_serializing_if = "Option::is_none")]

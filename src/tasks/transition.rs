@@ -63,7 +63,11 @@ pub struct Entry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// A failed task's error.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::jsonrpc::top::nested"
+    )]
     pub error: Option<ErrorObject>,
 }
 

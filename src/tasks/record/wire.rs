@@ -38,7 +38,7 @@ struct RecordWire {
     round: u32,
     #[serde(default)]
     next_step_at_ms: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::jsonrpc::top::nested")]
     lease: Option<Lease>,
     #[serde(default)]
     version: u64,
