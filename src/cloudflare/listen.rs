@@ -6,7 +6,8 @@
 
 use super::http::outgoing;
 use super::principal_object::StreamSlot;
-use super::{TASKS_BINDING, call_object, now_ms, to_headers};
+use super::stream::{Next, Source};
+use super::{TASKS_BINDING, call_object, now_ms};
 use crate::auth::anonymous::task_principal;
 use crate::error::McpError;
 use crate::http::HttpResponse;
@@ -15,8 +16,8 @@ use crate::server::listen::Listen;
 use crate::tasks::protocol::{ERROR_STATUS, ObjectReply, ObjectRequest, PRINCIPAL_HEADER};
 use crate::tasks::watch::{WatchMessage, watch_url};
 use futures_channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
+use futures_util::StreamExt;
 use futures_util::future::{Either, join_all, select};
-use futures_util::{StreamExt, stream};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -340,20 +341,23 @@ pub async fn stream(
         done: false,
         slot,
     };
-    let body = stream::unfold(state, |mut s| async move {
-        if let Some(slot) = &s.slot {
-            slot.keep().await;
-        }
-        match s.next_chunk().await {
-            Some(chunk) => Some((Ok::<Vec<u8>, worker::Error>(chunk), s)),
-            None => {
-                if let Some(slot) = s.slot.take() {
-                    slot.release().await;
-                }
-                None
+    super::stream::response(&head, Box::new(state))
+}
+
+impl Source for Stream {
+    /// Renews the quota slot when due before each chunk; frees it before the body ends.
+    fn next(&mut self) -> Next<'_> {
+        Box::pin(async move {
+            if let Some(slot) = &self.slot {
+                slot.keep().await;
             }
-        }
-    });
-    let headers = to_headers(&head.headers)?;
-    Ok(Response::from_stream(body)?.with_headers(headers))
+            let chunk = self.next_chunk().await;
+            if chunk.is_none()
+                && let Some(slot) = self.slot.take()
+            {
+                slot.release().await;
+            }
+            chunk
+        })
+    }
 }

@@ -35,6 +35,7 @@ mod progress;
 mod rpc;
 mod session_object;
 mod sse;
+mod stream;
 mod task_object;
 
 pub use entry::fetch;

@@ -1,11 +1,10 @@
 //! A server-sent-events response fed by another task: the task pushes JSON-RPC messages,
-//! the response body streams them out. The producer runs as its own task because the
-//! platform's timers keep the waker of their first poll: a future must always be polled
-//! by the same task, not by the body stream.
+//! the response body streams them out (`stream`). The producer runs as its own task
+//! because the platform's timers keep the waker of their first poll: a future must always
+//! be polled by the same task.
 
-use super::to_headers;
+use super::stream::{self, Next, Source};
 use crate::http::HttpResponse;
-use futures_util::stream;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -83,28 +82,25 @@ impl Channel {
         head.headers
             .push(("content-type", "text/event-stream".into()));
         head.headers.push(("cache-control", "no-cache".into()));
-        let shared = self.0.clone();
-        let body = stream::unfold((shared, false), |(shared, ended)| async move {
-            if ended {
-                return None;
-            }
-            let (frame, last) = std::future::poll_fn(|cx| {
-                let mut state = shared.borrow_mut();
-                match state.frames.pop_front() {
-                    Some(frame) => Poll::Ready((frame, state.finished && state.frames.is_empty())),
-                    None if state.finished => Poll::Ready((Vec::new(), true)),
-                    None => {
-                        state.waker = Some(cx.waker().clone());
-                        Poll::Pending
-                    }
+        stream::response(&head, Box::new(Frames(self.0.clone())))
+    }
+}
+
+/// The body's end of a channel.
+struct Frames(Rc<RefCell<Shared>>);
+
+impl Source for Frames {
+    fn next(&mut self) -> Next<'_> {
+        Box::pin(std::future::poll_fn(|cx| {
+            let mut state = self.0.borrow_mut();
+            match state.frames.pop_front() {
+                Some(frame) => Poll::Ready(Some(frame)),
+                None if state.finished => Poll::Ready(None),
+                None => {
+                    state.waker = Some(cx.waker().clone());
+                    Poll::Pending
                 }
-            })
-            .await;
-            Some((Ok::<Vec<u8>, worker::Error>(frame), (shared, last)))
-        });
-        let headers = to_headers(&head.headers)?;
-        Ok(Response::from_stream(body)?
-            .with_status(head.status)
-            .with_headers(headers))
+            }
+        }))
     }
 }
