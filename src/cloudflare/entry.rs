@@ -25,7 +25,7 @@ use worker::{Env, Request, Response, web_sys};
 /// It answers a `web_sys::Response` (what the `fetch` export hands the runtime): built
 /// straight from the core's bytes, without `worker::Response`'s extra copy of the body.
 pub async fn fetch(
-    mut req: Request,
+    req: Request,
     env: Env,
     build: fn() -> Server,
 ) -> worker::Result<web_sys::Response> {
@@ -62,7 +62,7 @@ pub async fn fetch(
     let limit = server.config.max_body_bytes;
     // A body declared too large is not read; the core answers 413 from the header.
     if declared.is_none_or(|n| n <= limit) && request.method == "POST" {
-        request.body = read_body(&mut req, declared, limit).await?;
+        request.body = read_body(&req, declared, limit).await?;
     }
     let ctx = Context {
         principal,

@@ -4,7 +4,6 @@ use super::http::outgoing;
 use super::js_api::{self, KvNamespace};
 use crate::host::{BoxFuture, Host, HostError, Inbound, Limits, Outbound, Platform};
 use crate::server::Server;
-use futures_util::StreamExt;
 use futures_util::future::{Either, select};
 use serde_json::{Map, Value};
 use std::any::Any;
@@ -90,7 +89,7 @@ async fn exchange(
         RequestRedirect::Manual,
     )
     .map_err(network)?;
-    let mut response = Fetch::Request(outgoing)
+    let response = Fetch::Request(outgoing)
         .send_with_signal(signal)
         .await
         .map_err(network)?;
@@ -107,15 +106,14 @@ async fn exchange(
     if declared.is_some_and(|n| n > max_bytes) {
         return Err(too_large());
     }
-    let mut body = Vec::new();
-    if let Ok(mut stream) = response.stream() {
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(network)?;
-            if body.len() + chunk.len() > max_bytes {
-                return Err(too_large());
-            }
-            body.extend_from_slice(&chunk);
-        }
+    let body = match response.body() {
+        worker::ResponseBody::Stream(stream) => super::http::read_up_to(stream, max_bytes)
+            .await
+            .map_err(network)?,
+        _ => Vec::new(),
+    };
+    if body.len() > max_bytes {
+        return Err(too_large());
     }
     Ok(Inbound {
         status: response.status_code(),

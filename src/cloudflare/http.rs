@@ -2,6 +2,8 @@
 //! ([`crate::http`]), each crossing the wasm boundary as few times as possible.
 
 use crate::http::{Headers, HttpResponse};
+use wasm_bindgen::JsCast;
+use worker::wasm_bindgen_futures::JsFuture;
 use worker::{Request, Response, web_sys};
 
 /// The property of the incoming `Request` that holds its body once read: `guard.js`
@@ -11,7 +13,7 @@ const BODY_PROPERTY: &str = "mcpBody";
 
 /// Reads the whole body in one piece, leaving it on the request for `guard.js`.
 pub(crate) async fn read_whole_body(req: &Request) -> worker::Result<Vec<u8>> {
-    let buffer = worker::wasm_bindgen_futures::JsFuture::from(req.inner().array_buffer()?).await?;
+    let buffer = JsFuture::from(req.inner().array_buffer()?).await?;
     js_sys::Reflect::set(req.inner(), &BODY_PROPERTY.into(), &buffer)?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
@@ -20,29 +22,53 @@ pub(crate) async fn read_whole_body(req: &Request) -> worker::Result<Vec<u8>> {
 /// larger than `MAX_BODY_BYTES` is never held whole (the core answers 413 from the
 /// length). The bytes read are left on the request for `guard.js` ([`BODY_PROPERTY`]).
 pub(crate) async fn read_body(
-    req: &mut Request,
+    req: &Request,
     declared: Option<usize>,
     limit: usize,
 ) -> worker::Result<Vec<u8>> {
-    use futures_util::StreamExt;
     // A declared length was already checked against the limit: one read, no chunk loop
     // (each chunk crosses the wasm boundary; this is the hot path of every request).
     if declared.is_some() {
         return read_whole_body(req).await;
     }
-    let mut body = Vec::new();
-    let mut stream = req.stream()?;
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk?;
-        let room = (limit + 1).saturating_sub(body.len());
-        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        if body.len() > limit {
-            break;
-        }
-    }
+    let stream = req
+        .inner()
+        .body()
+        .ok_or_else(|| worker::Error::RustError("no body for request".into()))?;
+    let body = read_up_to(&stream, limit).await?;
     let copy = js_sys::Uint8Array::from(body.as_slice());
     js_sys::Reflect::set(req.inner(), &BODY_PROPERTY.into(), &copy)?;
     Ok(body)
+}
+
+/// Reads `stream` chunk by chunk to its end, or until more than `limit` bytes came: then
+/// the rest is cancelled and the first `limit + 1` bytes returned. (`worker`'s
+/// `ByteStream` would bring `wasm_streams`' stream adapter and `futures`' combinators into
+/// the Worker for this loop.)
+pub(crate) async fn read_up_to(
+    stream: &web_sys::ReadableStream,
+    limit: usize,
+) -> worker::Result<Vec<u8>> {
+    let reader = web_sys::ReadableStreamDefaultReader::new(stream)?;
+    let mut body = Vec::new();
+    loop {
+        let read = JsFuture::from(reader.read()).await?;
+        if js_sys::Reflect::get(&read, &"done".into())?.is_truthy() {
+            return Ok(body);
+        }
+        let chunk: js_sys::Uint8Array =
+            js_sys::Reflect::get(&read, &"value".into())?.unchecked_into();
+        let room = (limit + 1).saturating_sub(body.len());
+        let take = (chunk.length() as usize).min(room);
+        body.extend(chunk.subarray(0, take as u32).to_vec());
+        if body.len() > limit {
+            // The rest is not wanted: the sender may stop.
+            if JsFuture::from(reader.cancel()).await.is_err() {
+                // The stream failed meanwhile: nothing more is read either way.
+            }
+            return Ok(body);
+        }
+    }
 }
 
 /// The request's headers in one crossing of the wasm boundary: `Array.from(headers)`

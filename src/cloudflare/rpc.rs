@@ -82,10 +82,13 @@ pub(crate) async fn request_json<T: serde::de::DeserializeOwned>(
 
 /// A response's whole body in one `arrayBuffer()`: `worker::Response::bytes` reads a
 /// streamed body (every subrequest's) chunk by chunk through a stream reader, several
-/// wasm-boundary crossings and promises per chunk.
+/// wasm-boundary crossings and promises per chunk (and brings `wasm_streams`' stream
+/// adapter into the Worker).
 pub(crate) async fn response_bytes(response: &mut Response) -> worker::Result<Vec<u8>> {
-    let worker::ResponseBody::Stream(stream) = response.body() else {
-        return response.bytes().await;
+    let stream = match response.body() {
+        worker::ResponseBody::Stream(stream) => stream,
+        worker::ResponseBody::Body(bytes) => return Ok(bytes.clone()),
+        worker::ResponseBody::Empty => return Ok(Vec::new()),
     };
     let whole = web_sys::Response::new_with_opt_readable_stream(Some(stream))?;
     let buffer = worker::wasm_bindgen_futures::JsFuture::from(whole.array_buffer()?).await?;

@@ -51,9 +51,14 @@ async fn send(
             .await?;
     match response.status_code() {
         200..=299 => Ok(()),
-        FULL => Err(Refusal::Full(
-            response.text().await.map_err(|e| e.to_string())?,
-        )),
+        FULL => {
+            let body = crate::cloudflare::response_bytes(&mut response)
+                .await
+                .map_err(|e| e.to_string())?;
+            Err(Refusal::Full(
+                String::from_utf8(body).map_err(|e| e.to_string())?,
+            ))
+        }
         status => Err(format!("the subscription registry answered HTTP {status}").into()),
     }
 }
