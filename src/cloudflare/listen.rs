@@ -7,7 +7,7 @@
 use super::http::outgoing;
 use super::principal_object::StreamSlot;
 use super::stream::{Next, Source};
-use super::{TASKS_BINDING, call_object, now_ms};
+use super::{TASKS_BINDING, call_object, join_all, now_ms};
 use crate::auth::anonymous::task_principal;
 use crate::error::McpError;
 use crate::http::HttpResponse;
@@ -17,7 +17,7 @@ use crate::tasks::protocol::{ERROR_STATUS, ObjectReply, ObjectRequest, PRINCIPAL
 use crate::tasks::watch::{WatchMessage, watch_url};
 use futures_channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
 use futures_util::StreamExt;
-use futures_util::future::{Either, join_all, select};
+use futures_util::future::{Either, select};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::time::Duration;
