@@ -5,6 +5,7 @@
 //! [`Fanin`]; this file opens and closes sockets, reads them, and writes the frames.
 
 use super::http::outgoing;
+use super::inbox::{Inbox, Sender};
 use super::principal_object::StreamSlot;
 use super::stream::{Next, Source};
 use super::{TASKS_BINDING, call_object, join_all, now_ms};
@@ -15,11 +16,11 @@ use crate::server::fanin::{Command, Fanin, Opened};
 use crate::server::listen::Listen;
 use crate::tasks::protocol::{ERROR_STATUS, ObjectReply, ObjectRequest, PRINCIPAL_HEADER};
 use crate::tasks::watch::{WatchMessage, watch_url};
-use futures_channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
 use futures_util::StreamExt;
 use futures_util::future::{Either, select};
 use serde_json::Value;
 use std::collections::VecDeque;
+use std::pin::pin;
 use std::time::Duration;
 use worker::wasm_bindgen_futures::spawn_local;
 use worker::web_sys::RequestRedirect;
@@ -42,7 +43,7 @@ type Event = (String, u64, SocketEvent);
 struct Sockets {
     open: Vec<(String, u64, WebSocket)>,
     generation: u64,
-    events: UnboundedSender<Event>,
+    events: Sender<Event>,
 }
 
 impl Sockets {
@@ -66,11 +67,11 @@ impl Sockets {
             // once, and one dispatched before a listener exists is lost (the object's
             // first message is the task's current state, sent once).
             let Ok(mut stream) = socket.events() else {
-                if events.unbounded_send(lost).is_err() { /* the stream is over */ }
+                if !events.send(lost) { /* the stream is over */ }
                 return;
             };
             if socket.accept().is_err() {
-                if events.unbounded_send(lost).is_err() { /* the stream is over */ }
+                if !events.send(lost) { /* the stream is over */ }
                 return;
             }
             while let Some(event) = stream.next().await {
@@ -82,11 +83,7 @@ impl Sockets {
                     Ok(WebsocketEvent::Close(_)) | Err(_) => SocketEvent::Lost,
                 };
                 let last = matches!(event, SocketEvent::Lost);
-                if events
-                    .unbounded_send((task_id.clone(), generation, event))
-                    .is_err()
-                    || last
-                {
+                if !events.send((task_id.clone(), generation, event)) || last {
                     return;
                 }
             }
@@ -193,7 +190,7 @@ struct Stream {
     principal: String,
     fanin: Fanin,
     sockets: Sockets,
-    events: UnboundedReceiver<Event>,
+    events: Inbox<Event>,
     todo: VecDeque<Command>,
     out: VecDeque<Vec<u8>>,
     /// Reopens waiting for their backoff: (due at, task id).
@@ -253,8 +250,8 @@ impl Stream {
             .map(|(at, _)| *at)
             .fold(self.fanin.next_tick_ms(), u64::min);
         let delay = Delay::from(Duration::from_millis(wake.saturating_sub(now).max(1)));
-        let next = match select(self.events.next(), delay).await {
-            Either::Left((event, _)) => event,
+        let next = match select(pin!(self.events.receive()), delay).await {
+            Either::Left((event, _)) => Some(event),
             Either::Right(((), _)) => None,
         };
         let now = now_ms();
@@ -322,7 +319,7 @@ pub async fn stream(
     head.headers.push(("cache-control", "no-cache".into()));
     head.headers.push(("x-accel-buffering", "no".into()));
     let head = listen.cors.apply(head);
-    let (sender, events) = unbounded();
+    let events = Inbox::default();
     let limits = listen.limits;
     let (fanin, first) = Fanin::start(listen, limits, now_ms());
     let state = Stream {
@@ -332,7 +329,7 @@ pub async fn stream(
         sockets: Sockets {
             open: Vec::new(),
             generation: 0,
-            events: sender,
+            events: events.sender(),
         },
         events,
         todo: first.into(),

@@ -25,6 +25,7 @@ pub mod export;
 mod export_items;
 mod host;
 mod http;
+mod inbox;
 mod js_api;
 mod listen;
 mod log;
