@@ -43,9 +43,11 @@ test-native:
 
 # The starter (templates/starter) as an author gets it: copied outside the repository,
 # pointed at this library, its own tests, built, served by `wrangler dev`, used; and its
-# Worker's size against the budget. See tests/starter/starter.test.mjs.
+# Worker's size against the budget; then the same on its smallest build (nightly std, the
+# starter's `npm run deploy:small`). See tests/starter/starter.test.mjs.
 test-starter: setup
 	node --test tests/starter/*.test.mjs
+	STARTER_BUILD=small node --test tests/starter/starter.test.mjs
 
 test-e2e: build
 	node --test --test-concurrency=1 'tests/e2e/*.test.mjs'

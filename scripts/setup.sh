@@ -14,6 +14,14 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32 target"; rustup target add wasm32-unknown-unknown
 fi
 
+# The starter's smallest build (`npm run deploy:small`, templates/starter/package.json) builds
+# std from source with the nightly toolchain it names; `make test-starter` builds it too.
+small=$(sed -n 's/.*RUSTUP_TOOLCHAIN=\([^ ]*\) .*/\1/p' templates/starter/package.json | head -n 1)
+if ! rustup component list --toolchain "$small" --installed 2>/dev/null | grep -q '^rust-src'; then
+  say "installing the Rust toolchain $small with rust-src (the starter's smallest build)"
+  rustup toolchain install "$small" --profile minimal --component rust-src --target wasm32-unknown-unknown
+fi
+
 have_version() { command -v "$1" >/dev/null 2>&1 && "$1" --version 2>/dev/null | grep -q "$2"; }
 
 if ! have_version worker-build 0.8.7; then

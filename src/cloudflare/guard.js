@@ -5,7 +5,9 @@
 // requests the instance was handling then never settle: their futures died with it, and
 // the runtime would end them with a bare HTTP 500 ("the Worker hung"). The `worker`
 // crate's panic hook marks the instance with `__worker_init_state.criticalError` (the shim
-// worker-build generates reinitialises it on the next request); every export of
+// worker-build generates reinitialises it on the next request; in a build whose panics
+// abort at once, the starter's smallest, no hook runs and the shim sets the mark itself
+// when the trap's `WebAssembly.RuntimeError` reaches it); every export of
 // `export_worker!` hands its work to `guard` below, which watches that mark and
 // settles the work itself when the instance dies:
 // - the Worker's fetch and a session's requests answer JSON-RPC -32603 with the
