@@ -22,7 +22,7 @@ pub fn nested<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<T,
 }
 
 /// What `Value` says it is in its errors (`invalid type: …`).
-fn unexpected(value: &Value) -> Unexpected<'_> {
+pub(crate) fn unexpected(value: &Value) -> Unexpected<'_> {
     match value {
         Value::Null => Unexpected::Unit,
         Value::Bool(b) => Unexpected::Bool(*b),

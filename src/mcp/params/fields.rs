@@ -5,7 +5,8 @@
 //! architecture.md, "What keeps the Worker small"), where these few functions serve all.
 
 use crate::error::McpError;
-use serde::de::{Error as _, Unexpected};
+use crate::jsonrpc::top::unexpected;
+use serde::de::Error as _;
 use serde_json::{Map, Value};
 
 /// The members of one object of the params, and where it is (`params`, `params.argument`).
@@ -114,20 +115,8 @@ fn as_string(value: &Value, path: &str) -> Result<String, McpError> {
 /// serde's "invalid type: …, expected …" for `value` at `path`, in serde_json's words
 /// (`null`, `floating point `1.5``).
 pub fn invalid(value: &Value, expected: &str, path: &str) -> McpError {
-    let unexpected = match value {
-        Value::Null => Unexpected::Unit,
-        Value::Bool(b) => Unexpected::Bool(*b),
-        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
-            (Some(u), _, _) => Unexpected::Unsigned(u),
-            (None, Some(i), _) => Unexpected::Signed(i),
-            (None, None, f) => Unexpected::Float(f.unwrap_or(f64::NAN)),
-        },
-        Value::String(s) => Unexpected::Str(s),
-        Value::Array(_) => Unexpected::Seq,
-        Value::Object(_) => Unexpected::Map,
-    };
     McpError::InvalidParams(format!(
         "{path}: {}",
-        serde_json::Error::invalid_type(unexpected, &expected)
+        serde_json::Error::invalid_type(unexpected(value), &expected)
     ))
 }
