@@ -1,7 +1,8 @@
 //! KV, D1 and Durable Object storage `list` called on the runtime's JavaScript objects,
-//! their options built with `Reflect::set` and D1's rows walked into JSON values. `worker`'s helpers for these go through `serde_wasm_bindgen`, whose
-//! (de)serializers would be linked into every Worker (docs/architecture.md "What keeps the
-//! Worker small"). The error messages are the ones `worker`'s helpers give.
+//! their options built with `Reflect::set` and D1's rows walked into JSON values.
+//! `worker`'s helpers for these go through `serde_wasm_bindgen`, whose (de)serializers
+//! would be linked into every Worker (docs/architecture.md "What keeps the Worker
+//! small"). The error messages are the ones `worker`'s helpers give.
 
 use crate::host::HostError;
 use js_sys::{Array, Object, Promise, Reflect};
