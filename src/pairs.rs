@@ -245,9 +245,7 @@ impl<T: Ord> Extend<T> for SortedSet<T> {
 impl<T: Ord> FromIterator<T> for SortedSet<T> {
     fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
         let mut set = SortedSet::new();
-        for v in values {
-            set.insert(v);
-        }
+        set.extend(values);
         set
     }
 }

@@ -131,11 +131,7 @@ pub struct SetLevelParams {
 
 impl Params for SetLevelParams {
     fn read(fields: &Fields) -> Result<Self, McpError> {
-        let Some(level) = fields.get("level") else {
-            return Err(McpError::InvalidParams(
-                "params: missing field `level`".into(),
-            ));
-        };
+        let level = fields.required("level")?;
         // The one enum of the params: serde's derive names the variants in its refusal.
         let level = LoggingLevel::deserialize(level.clone())
             .map_err(|e| McpError::InvalidParams(format!("{}: {e}", fields.at("level"))))?;
@@ -173,13 +169,7 @@ pub struct CompleteParams {
 
 impl Params for CompleteParams {
     fn read(fields: &Fields) -> Result<Self, McpError> {
-        let reference = match fields.get("ref") {
-            None => Err(McpError::InvalidParams(
-                "params: missing field `ref`".into(),
-            )),
-            Some(Value::Object(reference)) => Ok(reference.clone()),
-            Some(other) => Err(fields::invalid(other, "a map", &fields.at("ref"))),
-        }?;
+        let reference = fields.map("ref")?.clone();
         let argument = fields.object("argument")?;
         Ok(CompleteParams {
             reference,
@@ -220,15 +210,11 @@ pub struct TaskUpdateParams {
 impl Params for TaskUpdateParams {
     fn read(fields: &Fields) -> Result<Self, McpError> {
         let task_id = fields.string("taskId")?;
-        match fields.get("inputResponses") {
-            None => Err(McpError::InvalidParams(
-                "params: missing field `inputResponses`".into(),
-            )),
-            Some(answers) => Ok(TaskUpdateParams {
-                task_id,
-                input_responses: InputResponses::read(answers, &fields.at("inputResponses"))?,
-            }),
-        }
+        let answers = fields.required("inputResponses")?;
+        Ok(TaskUpdateParams {
+            task_id,
+            input_responses: InputResponses::read(answers, &|| fields.at("inputResponses"))?,
+        })
     }
 }
 
@@ -239,14 +225,15 @@ impl Params for TaskUpdateParams {
 pub struct InputResponses(Map<String, Value>);
 
 impl InputResponses {
-    /// `answers` at `path`: an object whose members are objects.
-    fn read(answers: &Value, path: &str) -> Result<InputResponses, McpError> {
+    /// `answers` at `path()`: an object whose members are objects.
+    fn read(answers: &Value, path: &dyn Fn() -> String) -> Result<InputResponses, McpError> {
         let Value::Object(answers) = answers else {
-            return Err(fields::invalid(answers, "a map", path));
+            return Err(fields::invalid(answers, "a map", &path()));
         };
         if let Some((key, other)) = answers.iter().find(|(_, answer)| !answer.is_object()) {
             return Err(McpError::InvalidParams(format!(
-                "{path}.{key}: an answer must be an object (an ElicitResult, CreateMessageResult or ListRootsResult), not {}",
+                "{}.{key}: an answer must be an object (an ElicitResult, CreateMessageResult or ListRootsResult), not {}",
+                path(),
                 kind(other)
             )));
         }
@@ -278,11 +265,12 @@ pub struct CarriedResponses {
 
 impl Params for CarriedResponses {
     fn read(fields: &Fields) -> Result<Self, McpError> {
-        let path = fields.at("inputResponses");
         Ok(CarriedResponses {
             input_responses: match fields.get("inputResponses") {
                 None | Some(Value::Null) => None,
-                Some(answers) => Some(InputResponses::read(answers, &path)?),
+                Some(answers) => Some(InputResponses::read(answers, &|| {
+                    fields.at("inputResponses")
+                })?),
             },
         })
     }

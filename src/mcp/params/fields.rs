@@ -35,7 +35,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A required member: absent is serde's "missing field".
-    fn required(&self, name: &str) -> Result<&'a Value, McpError> {
+    pub fn required(&self, name: &str) -> Result<&'a Value, McpError> {
         self.get(name).ok_or_else(|| {
             McpError::InvalidParams(format!("{}: missing field `{name}`", self.path))
         })
@@ -43,26 +43,31 @@ impl<'a> Fields<'a> {
 
     /// A required string.
     pub fn string(&self, name: &str) -> Result<String, McpError> {
-        let value = self.required(name)?;
-        as_string(value, &self.at(name))
+        as_string(self.required(name)?, &|| self.at(name))
     }
 
     /// An optional string: absent or `null` is none.
     pub fn opt_string(&self, name: &str) -> Result<Option<String>, McpError> {
         match self.get(name) {
             None | Some(Value::Null) => Ok(None),
-            Some(value) => as_string(value, &self.at(name)).map(Some),
+            Some(value) => as_string(value, &|| self.at(name)).map(Some),
+        }
+    }
+
+    /// A required object.
+    pub fn map(&self, name: &str) -> Result<&'a Map<String, Value>, McpError> {
+        match self.required(name)? {
+            Value::Object(members) => Ok(members),
+            other => Err(invalid(other, "a map", &self.at(name))),
         }
     }
 
     /// A required object, as the fields of its own (errors inside it name their path).
     pub fn object(&self, name: &str) -> Result<Fields<'a>, McpError> {
-        let value = self.required(name)?;
-        let path = self.at(name);
-        match value {
-            Value::Object(members) => Ok(Fields { members, path }),
-            other => Err(invalid(other, "a map", &path)),
-        }
+        Ok(Fields {
+            members: self.map(name)?,
+            path: self.at(name),
+        })
     }
 
     /// An optional object: absent or `null` is none.
@@ -90,25 +95,25 @@ impl<'a> Fields<'a> {
 
     /// An optional list of strings: absent or `null` is none.
     pub fn opt_strings(&self, name: &str) -> Result<Option<Vec<String>>, McpError> {
-        let path = self.at(name);
         match self.get(name) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Array(items)) => items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| as_string(item, &format!("{path}[{i}]")))
+                .map(|(i, item)| as_string(item, &|| format!("{}[{i}]", self.at(name))))
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some),
-            Some(other) => Err(invalid(other, "a sequence", &path)),
+            Some(other) => Err(invalid(other, "a sequence", &self.at(name))),
         }
     }
 }
 
-/// `value` as a string, or serde's "invalid type" at `path`.
-fn as_string(value: &Value, path: &str) -> Result<String, McpError> {
+/// `value` as a string, or serde's "invalid type" at `path()` (formatted only then: a
+/// params read that succeeds builds no path).
+fn as_string(value: &Value, path: &dyn Fn() -> String) -> Result<String, McpError> {
     match value {
         Value::String(s) => Ok(s.clone()),
-        other => Err(invalid(other, "a string", path)),
+        other => Err(invalid(other, "a string", &path())),
     }
 }
 
