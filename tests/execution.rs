@@ -141,8 +141,10 @@ fn a_step_runs_under_a_lease_and_the_alarm_checks_on_it() {
     assert_eq!(attempt, 1);
     let lease = o.load(layout::Need::Hot).unwrap().record.lease().unwrap();
     assert_eq!(lease.deadline_ms, NOW + LIMITS.lease_ms);
-    assert_eq!(o.alarm, Some(NOW + LEASE_CHECK_MS));
-    // The check finds the attempt still running here: nothing changes but the alarm.
+    // A first attempt sets no alarm: the one that fired stays armed while its handler runs.
+    assert_eq!(o.alarm, Some(NOW));
+    // Should an alarm fire during the step, it finds the attempt still running here:
+    // nothing changes but the alarm.
     assert_eq!(o.plan(NOW + LEASE_CHECK_MS), None);
     assert_eq!(o.alarm, Some(NOW + 2 * LEASE_CHECK_MS));
     // Requests interleave normally while the step is awaited.
@@ -159,8 +161,11 @@ fn a_lost_attempt_reruns_from_the_checkpoint_then_gives_up() {
     let mut o = object();
     start(&mut o, "twice", json!({}));
     assert_eq!(o.plan(NOW), Some(1));
-    o.restart(); // the instance died inside the step
+    o.restart(); // the instance died inside the step: the alarm that ran it fires again
+    assert_eq!(o.alarm, Some(NOW));
     assert_eq!(o.plan(NOW + LEASE_CHECK_MS), Some(2));
+    // A retried attempt arms its own check, whatever the platform's retries.
+    assert_eq!(o.alarm, Some(NOW + 2 * LEASE_CHECK_MS));
     o.run(2, NOW + LEASE_CHECK_MS + 10);
     assert_eq!(
         o.get(NOW + 6000)["result"]["content"][0]["text"],
@@ -195,6 +200,28 @@ fn a_step_that_outlives_its_lease_is_superseded_and_its_outcome_dropped() {
         o.get(NOW + LIMITS.lease_ms + 4)["result"]["content"][0]["text"],
         "attempt 2"
     );
+}
+
+#[test]
+fn a_step_ends_with_the_alarm_its_outcome_sets_and_no_other() {
+    let mut o = object();
+    start(&mut o, "reports", json!({}));
+    o.tick(NOW);
+    // The lease set none, the outcome set the next step's: the fired alarm is not left.
+    let record = o.record().unwrap();
+    assert!(record.lease().is_none());
+    assert_eq!(o.alarm, record.next_alarm_ms(NOW));
+    assert!(o.alarm.is_some());
+}
+
+#[test]
+fn a_task_that_expires_during_its_step_is_erased_when_the_step_returns() {
+    let mut o = object();
+    start(&mut o, "twice", json!({}));
+    assert_eq!(o.plan(NOW), Some(1));
+    o.run(1, NOW + 3_600_000);
+    assert!(o.storage.is_empty(), "{:?}", o.storage);
+    assert_eq!(o.alarm, None);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! # Executing steps (docs/architecture.md, "Executing steps")
 //!
 //! ```text
-//! alarm ─▶ alarm(): due step? ── store lease {attempt n, deadline} + alarm at deadline
+//! alarm ─▶ alarm(): due step? ── store lease {attempt n, deadline} (n > 1: + alarm to check)
 //!                                  └─▶ adapter runs the step (requests interleave)
 //!                                        └─▶ finish(): lease still n and not terminal?
 //!                                              yes: apply the outcome, clear the lease
@@ -42,8 +42,8 @@ pub struct Limits {
 pub enum AlarmPlan {
     /// Apply these effects; nothing to run.
     Done(Effects),
-    /// Apply `lease` (stores the lease and sets the alarm to its deadline), then run the
-    /// step as attempt `attempt` and hand its outcome to [`finish`].
+    /// Apply `lease` (stores the lease; a retried attempt also sets the alarm to check on
+    /// it), then run the step as attempt `attempt` and hand its outcome to [`finish`].
     RunStep { lease: Effects, attempt: u32 },
 }
 
@@ -60,11 +60,7 @@ pub fn alarm(
         return Ok(AlarmPlan::Done(Effects::alarm_at(None)));
     };
     if record.is_expired(now_ms) {
-        return Ok(AlarmPlan::Done(Effects {
-            delete_all: true,
-            alarm: Some(None),
-            ..Effects::default()
-        }));
+        return Ok(AlarmPlan::Done(expire()));
     }
     if record.status().is_terminal() {
         return Ok(AlarmPlan::Done(Effects::alarm_at(
@@ -105,10 +101,17 @@ pub fn alarm(
         }
     };
     record.start_attempt(attempt, now_ms.saturating_add(limits.lease_ms));
-    Ok(AlarmPlan::RunStep {
-        lease: Effects::store(record, Dirty::default(), now_ms),
-        attempt,
-    })
+    let mut lease = Effects::store(record, Dirty::default(), now_ms);
+    if attempt == 1 {
+        // The alarm running this step stays armed until its handler returns: the platform
+        // deletes a fired alarm only when the handler succeeds and fires it again after a
+        // crash, an eviction or a deploy (alarms are at-least-once). So a first attempt
+        // needs no alarm of its own: one row less per step. A retried attempt arms its own
+        // check, so a step that keeps crashing never relies on the platform's retries
+        // (six, with backoff) lasting until `max_attempts`.
+        lease.alarm = None;
+    }
+    Ok(AlarmPlan::RunStep { lease, attempt })
 }
 
 /// Runs one step of `record`'s tool as attempt `attempt`. Progress the step reports
@@ -143,17 +146,29 @@ pub fn finish(
     let Some(mut record) = current else {
         return Ok(Effects::default());
     };
+    if record.is_expired(now_ms) {
+        // It expired during the step: erase it now, as the alarm would have (a first
+        // attempt set no alarm of its own to come back for it).
+        return Ok(expire());
+    }
     let current_attempt = record.lease().map(|l| l.attempt);
-    if record.status().is_terminal()
-        || record.is_expired(now_ms)
-        || current_attempt != Some(attempt)
-    {
-        // A cancel won, the task expired, or a newer attempt took over: drop the outcome.
+    if record.status().is_terminal() || current_attempt != Some(attempt) {
+        // A cancel won (and set the expiry's alarm), or a newer attempt took over (and
+        // set its own): drop the outcome.
         return Ok(Effects::default());
     }
     record.end_attempt();
     let dirty = advance(&mut record, step, now_ms, limits)?;
     Ok(Effects::store(record, dirty, now_ms))
+}
+
+/// An expired task: everything erased, no alarm left.
+fn expire() -> Effects {
+    Effects {
+        delete_all: true,
+        alarm: Some(None),
+        ..Effects::default()
+    }
 }
 
 fn fail(record: &mut TaskRecord, error: ErrorObject, now_ms: u64) -> Result<(), Illegal> {

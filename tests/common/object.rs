@@ -28,6 +28,10 @@ pub struct Object {
     pub host: FakeHost,
     /// The attempt "this instance" is running (memory: cleared by `restart`).
     pub running: Option<u32>,
+    /// While an alarm handler runs: whether anything set the alarm since it fired. As on
+    /// the platform, the fired alarm stays armed until its handler returns, and is then
+    /// deleted unless it was set meanwhile; after a crash (`restart`) it fires again.
+    handler: Option<bool>,
     /// What the object pushed to its watchers, in order.
     pub pushed: Vec<WatchMessage>,
     /// The log lines the adapter would print, in order (`ops::log`).
@@ -45,6 +49,7 @@ impl Object {
             limits,
             host: FakeHost::new(),
             running: None,
+            handler: None,
             pushed: Vec::new(),
             logged: Vec::new(),
             trace: None,
@@ -105,6 +110,16 @@ impl Object {
         }
         if let Some(alarm) = effects.alarm {
             self.alarm = alarm;
+            if self.handler.is_some() {
+                self.handler = Some(true);
+            }
+        }
+    }
+
+    /// The alarm handler returned: the fired alarm is deleted unless it was set meanwhile.
+    fn handler_returned(&mut self) {
+        if self.handler.take() == Some(false) {
+            self.alarm = None;
         }
     }
 
@@ -174,6 +189,7 @@ impl Object {
 
     /// The alarm's first half: what it plans (and, for a step, the lease it stores).
     pub fn plan(&mut self, now: u64) -> Option<u32> {
+        self.handler = Some(false);
         let stored = self.load(Need::Hot);
         let plan = execution::alarm(
             stored.as_ref().map(|s| s.record.clone()),
@@ -185,6 +201,7 @@ impl Object {
         match plan {
             AlarmPlan::Done(effects) => {
                 self.apply(stored.as_ref(), effects);
+                self.handler_returned();
                 None
             }
             AlarmPlan::RunStep { lease, attempt } => {
@@ -227,6 +244,7 @@ impl Object {
             applied,
         ));
         self.apply(current.as_ref(), effects);
+        self.handler_returned();
     }
 
     /// Fires the alarm if it is due at `now`: the whole cycle.
@@ -241,5 +259,6 @@ impl Object {
     /// The instance dies: memory is gone, storage stays.
     pub fn restart(&mut self) {
         self.running = None;
+        self.handler = None;
     }
 }

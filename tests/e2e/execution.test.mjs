@@ -27,6 +27,19 @@ const greetWorks = async () => {
   assert.equal(r.content[0].text, 'Hello, after!');
 };
 
+/** Starts the killed server again on its state (and its port, if it is free again). */
+async function restart() {
+  const { persistDir, port } = server;
+  try {
+    server = await startServer({ persistDir, port });
+  } catch (e) {
+    // The port may linger for a moment after kill -9; the task does not depend on it.
+    console.error(`restart on port ${port} failed, using a new port: ${e.message.slice(0, 200)}`);
+    server = await startServer({ persistDir });
+  }
+  url = server.mcpUrl;
+}
+
 async function waitFor(fn, what, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -173,19 +186,11 @@ test('kill -9 and restart mid-http_job: the job resumes polling and completes', 
   const gets = () => jobs.requestsFor(job.id).filter((r) => r.method === 'GET');
   await waitFor(() => gets().length >= 2, 'two status polls');
   const progressed = await pollUntil(url, created.taskId, (t) => /^step [2-7]\/8$/.test(t.statusMessage ?? ''));
-  const { persistDir, port } = server;
   await server.kill();
   const killedAt = performance.now();
   const beforeRestart = gets().length;
   assert.ok(job.polls < 9, 'the job is not finished before the restart');
-  try {
-    server = await startServer({ persistDir, port });
-  } catch (e) {
-    // The port may linger for a moment after kill -9; the task does not depend on it.
-    console.error(`restart on port ${port} failed, using a new port: ${e.message.slice(0, 200)}`);
-    server = await startServer({ persistDir });
-  }
-  url = server.mcpUrl;
+  await restart();
   const resumed = await ok(url, 'tasks/get', { taskId: created.taskId });
   assert.equal(resumed.createdAt, progressed.createdAt);
   assert.ok(!terminal(resumed), `already ${resumed.status} right after the restart`);
@@ -197,5 +202,26 @@ test('kill -9 and restart mid-http_job: the job resumes polling and completes', 
   assert.ok(gets().length > beforeRestart, 'polled after the restart');
   assert.ok(gets().some((r) => r.at > killedAt));
   assert.ok(job.polls >= 9);
+  await greetWorks();
+});
+
+test('kill -9 inside a step: the alarm that ran it fires again after the restart, and the step runs as attempt 2', async () => {
+  // A first attempt stores its lease without an alarm of its own (src/tasks/execution.rs):
+  // the alarm running it must stay armed through the crash.
+  const tag = 'killed-mid-step';
+  const created = await ok(url, 'tools/call', { name: 'http_job', arguments: { startUrl: `${jobs.url}/jobs`,
+    body: { tag, steps: 0, retryAfter: 0, statusDelayMs: 3000, result: { again: true } } } });
+  assert.equal(created.resultType, 'task');
+  const job = await waitFor(() => jobs.jobByTag(tag), 'the job');
+  const held = () => jobs.requestsFor(job.id).filter((r) => r.method === 'GET');
+  await waitFor(() => held().some((r) => r.doneAt === null), 'a held status GET');
+  await server.kill();
+  await restart();
+  const done = await pollUntil(url, created.taskId, terminal, { timeoutMs: 60_000 });
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  assert.deepEqual(done.result.structuredContent, { again: true });
+  assert.equal(held().length, 2, 'the held GET, then attempt 2\'s');
+  const retried = server.events().filter((e) => e.event === 'step.retried' && e.taskId === created.taskId);
+  assert.deepEqual(retried.map((e) => e.attempt), [2]);
   await greetWorks();
 });
