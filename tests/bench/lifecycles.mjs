@@ -128,6 +128,12 @@ export async function listeningLifecycles(port, concurrency, seconds) {
         const done = await stream.until((m) => m.method === 'notifications/tasks' && m.params?.taskId === task.taskId
           && ['completed', 'failed', 'cancelled'].includes(m.params.status), 30_000);
         if (done.params.status !== 'completed' || !done.params.result) throw new Error(`task ended ${done.params.status} ${JSON.stringify(done.params).slice(0, 200)}`);
+        // As a client would: read the stream to its graceful end (the listen result, then
+        // the end of the body), so its connection is kept for the next request.
+        const rest = await stream.all(30_000);
+        if (!rest.some((m) => m.id === 'sub' && m.result) || stream.endedBy !== 'end of body') {
+          throw new Error(`the stream did not end with its result: ${stream.endedBy} ${JSON.stringify(rest).slice(0, 200)}`);
+        }
         if (performance.now() <= end) durations.push(performance.now() - start);
       } catch (e) {
         errors++;

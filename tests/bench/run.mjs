@@ -30,8 +30,9 @@
 //                               with the same slow_compute as a Tasks-extension tool; its tasks
 //                               live in rmcp's in-memory TaskManager (not durable, one process),
 //                               and it is reached on its own port (no proxy in front of it).
-// Then the same lifecycles with pushed notifications: one subscriptions/listen stream per task
-// until its completed notification (which carries the result), nothing polled; the project
+// Then the same lifecycles with pushed notifications: one subscriptions/listen stream per task,
+// read to its end (the completed notification, which carries the result, then the listen
+// result, so its connection is kept), nothing polled; the project
 // only (rmcp's TaskManager sends no notifications/tasks), its ratios are to the ceiling and
 // to the peer's polling at the same concurrency.
 // Before the hot paths, cold starts (./coldstart.mjs): a fresh workerd process, hence a fresh

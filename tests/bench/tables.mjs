@@ -37,7 +37,7 @@ export function printTables(report, settings) {
     }
   }
   if (report.listeningLifecycles.length) {
-    console.log(`\nFull task lifecycles with pushed notifications via wrangler's port (slow_compute 0.2 s; one subscriptions/listen stream per task until its completed notification, which carries the result; ${settings.lifecycleSeconds} s each); ÷ceiling = per s ÷ the ceiling's per s above, ÷peer = per s ÷ the rmcp peer's polling per s`);
+    console.log(`\nFull task lifecycles with pushed notifications via wrangler's port (slow_compute 0.2 s; one subscriptions/listen stream per task, read to its end: the completed notification, which carries the result, then the listen result; ${settings.lifecycleSeconds} s each); ÷ceiling = per s ÷ the ceiling's per s above, ÷peer = per s ÷ the rmcp peer's polling per s`);
     const W = [11, 7, 6, 6, 10, 8, 6];
     console.log(cells(['concurrency', 'per s', 'p50', 'p99', 'lifecycles', '÷ceiling', '÷peer'], W));
     for (const r of report.listeningLifecycles) {
