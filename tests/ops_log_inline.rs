@@ -95,6 +95,12 @@ fn a_tasks_first_step_and_a_failed_run_are_logged_too() {
     let (action, lines) = run(&server, "waits");
     assert!(matches!(action, Action::CreateTask { .. }), "{action:?}");
     assert_eq!(lines.len(), 2);
+    // Debug: the run goes on as the task, whose `task.created` line follows.
+    assert!(
+        lines[1].starts_with(r#"{"event":"step.finished","level":"debug","tool":"waits""#),
+        "{}",
+        lines[1]
+    );
     assert!(
         lines[1].contains(r#""outcome":"continued""#),
         "{}",

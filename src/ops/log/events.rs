@@ -123,7 +123,9 @@ pub fn inline_step_started(tool: &str, principal: &str) -> Line {
 }
 
 /// `step.finished` for a step the Worker ran itself ([`inline_step_started`]): it
-/// returned `outcome` ([`step_outcome`]) after `duration_ms`.
+/// returned `outcome` ([`step_outcome`]) after `duration_ms`. A step the run goes on
+/// after (`continued`: another inline step, or the task it becomes, whose `task.created`
+/// follows) is debug; the step that ends the run is its only line, so info (failed: warn).
 pub fn inline_step_finished(
     tool: &str,
     principal: &str,
@@ -132,6 +134,7 @@ pub fn inline_step_finished(
 ) -> Line {
     let level = match outcome {
         "failed" => Level::Warn,
+        "continued" => Level::Debug,
         _ => Level::Info,
     };
     Line::new(event::STEP_FINISHED, level)
@@ -158,7 +161,10 @@ pub fn step_outcome(step: &Step) -> &'static str {
 
 /// `step.finished`: attempt `attempt` returned `outcome` ([`step_outcome`]) after
 /// `duration_ms`; `applied` is false when a cancel or a newer attempt won over it (the
-/// outcome is then `dropped`).
+/// outcome is then `dropped`). Debug: what a task's step changed has its own line (the
+/// transition's: `task.completed`, `task.failed`, `task.input_requested`, or the
+/// `task.cancelled` that won), and a step that continues changes nothing an operator
+/// queries. With Workers Logs every line is a billed event (docs/operations.md).
 pub fn step_finished(
     record: &TaskRecord,
     attempt: u32,
@@ -167,12 +173,7 @@ pub fn step_finished(
     applied: bool,
 ) -> Line {
     let outcome = if applied { outcome } else { "dropped" };
-    let level = if outcome == StatusKind::Failed.name() {
-        Level::Warn
-    } else {
-        Level::Info
-    };
-    Line::new(event::STEP_FINISHED, level)
+    Line::new(event::STEP_FINISHED, Level::Debug)
         .task(record.task_id(), record.tool())
         .attempt(Some(attempt))
         .duration_ms(duration_ms)
