@@ -9,6 +9,7 @@
 //!   fetches (every stub fetch, object-to-object ones included, counts at the callee);
 //! - `alarms`: alarm invocations of an object;
 //! - `websocketMessages`: messages an object receives (billed at 20:1 as requests);
+//! - `websocketEvents`: the other WebSocket events an object handles (close, error);
 //! - `rowsRead` / `rowsWritten`: the storage API's keys, one row each: a key asked by
 //!   `get`/`get_multiple` (found or not), an entry `list` returns, a key `put` or deleted,
 //!   `set_alarm` one row written (as tests/bench/prices.mjs's sources say; `delete_alarm`
@@ -18,6 +19,8 @@
 //!   invocation's start to its end, overlapping ones merged): an approximation of the
 //!   billed duration, which also runs while an object is idle but cannot hibernate. (workerd's
 //!   `Date.now()` moves only across I/O: the time is the awaits', not CPU-only work's.)
+//! - `logLines` (not per class): the structured log lines printed, each a billed event with
+//!   Workers Logs, as is every invocation's own execution log.
 //!
 //! The counts live in this module's per-isolate global (the wasm instance's memory), where
 //! the Worker and every object of this script add to them. That is sound under
@@ -53,6 +56,9 @@ mod off {
 
     #[inline(always)]
     pub(crate) fn rows_read(_class: &'static str, _rows: usize) {}
+
+    #[inline(always)]
+    pub(crate) fn log_line() {}
 
     #[inline(always)]
     pub(crate) fn rows_written(_class: &'static str, _rows: usize) {}

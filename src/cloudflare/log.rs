@@ -9,6 +9,7 @@ use worker::Request;
 pub(crate) fn print(line: &Line, settings: &LogSettings) {
     if let Some(text) = line.render(settings) {
         worker::console_log!("{text}");
+        super::bench::log_line();
     }
 }
 

@@ -9,8 +9,8 @@
 // listen streams' teardown and any alarm left behind are in it), averaged per task:
 //   polling    tools/call slow_compute 0.2 s (a task), tasks/get every pollIntervalMs
 //              until completed
-//   listening  the same task, one subscriptions/listen stream until its completed
-//              notification (which carries the result), nothing polled
+//   listening  the same task, one subscriptions/listen stream read to its end (the
+//              completed notification, which carries the result), nothing polled
 //   input      tools/call confirm_delete (asks once inside the task), tasks/get until
 //              input_required, tasks/update with the answer, tasks/get until completed
 //   cancelled  tools/call slow_compute 1 s, tasks/cancel at once
@@ -40,6 +40,11 @@
 // input = create + 2 steps (the one that asks, the one that finishes) + 1 answer + its
 // polls; cancelled = create + 1 cancel. The objects' awake time and the CPU have no floor.
 //
+// Workers Logs (a second table): with [observability] enabled every invocation (a Worker
+// request, an object request, an alarm, a WebSocket message or event an object handles)
+// emits one execution log, and every structured line printed (LOG_LEVEL info, the default)
+// one more, each a billed event. The floor's: one per request and alarm, no line of its own.
+//
 // Usage: node tests/bench/cost.mjs   Output: the table, and target/bench/cost.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,7 +52,7 @@ import { ROOT, startServer } from '../support/server.mjs';
 import { openListen } from '../support/listen.mjs';
 import { ok } from '../e2e/mcp.mjs';
 import { groupCpu, workerdPorts } from './servers.mjs';
-import { PRICES_READ_ON, dollarsPerMillionTasks } from './prices.mjs';
+import { PRICES, PRICES_READ_ON, dollarsPerMillionTasks } from './prices.mjs';
 
 const TASKS = Number(process.env.COST_TASKS ?? 20);
 const CONCURRENCY = Number(process.env.COST_CONCURRENCY ?? 4);
@@ -110,6 +115,7 @@ const LIFECYCLES = {
       const done = await stream.until((m) => m.method === 'notifications/tasks' && m.params?.taskId === task.taskId
         && ['completed', 'failed', 'cancelled'].includes(m.params.status), 30_000);
       if (done.params.status !== 'completed' || !done.params.result) throw new Error(`task ended ${done.params.status}`);
+      await stream.all(30_000); // to the graceful end, as a client reads it
     } finally {
       stream.close();
     }
@@ -137,9 +143,10 @@ async function counters(server) {
   return res.json();
 }
 
-/** The total of every class's counts in a snapshot, with the awake time. */
+/** The total of every class's counts in a snapshot, with the awake time, the invocations
+ * (each an execution log with Workers Logs) and the structured log lines. */
 function totals(snapshot) {
-  const out = { ...op(0, 0, 0, 0, 0), awakeMs: 0 };
+  const out = { ...op(0, 0, 0, 0, 0), awakeMs: 0, invocations: 0, logLines: snapshot.logLines };
   for (const [cls, c] of Object.entries(snapshot.classes)) {
     out[cls === 'Worker' ? 'workerRequests' : 'objectRequests'] += c.requests;
     out.alarms += c.alarms;
@@ -147,9 +154,15 @@ function totals(snapshot) {
     out.rowsRead += c.rowsRead;
     out.rowsWritten += c.rowsWritten;
     out.awakeMs += c.awakeMs;
+    out.invocations += c.requests + c.alarms + c.websocketMessages + c.websocketEvents;
   }
   return out;
 }
+
+/** Workers Logs events per task: an execution log per invocation, and each structured line
+ * (the floor prints none, and is invoked once per request and alarm). */
+const logEvents = (c) => (c.invocations ?? c.workerRequests + c.objectRequests + c.alarms) + (c.logLines ?? 0);
+const logDollars = (c) => logEvents(c) * PRICES.logEventsPerMillion;
 
 function perClass(before, after) {
   const out = {};
@@ -203,6 +216,21 @@ function print(results) {
     row('  floor', r.floor, { ops: r.dollars.floor.ops }, `${''.padStart(16)}`);
     const ratio = Object.fromEntries(COLUMNS.map((k) => [k, r.floor[k] ? m[k] / r.floor[k] : undefined]));
     console.log(`${'  ratio ×'.padEnd(22)}${COLUMNS.map((k) => fmt(ratio[k])).join('')}${''.padStart(16)}${fmt(r.dollars.measured.ops / r.dollars.floor.ops, 9)}`);
+  }
+  console.log(`\nWorkers Logs events per task ([observability] enabled, as wrangler.toml; LOG_LEVEL=info): `
+    + `an execution log per invocation and one per structured line, at $${PRICES.logEventsPerMillion} per million beyond the included; `
+    + 'the floor: one per request and alarm, no line');
+  console.log(`${'lifecycle'.padEnd(22)}${'invoked'.padStart(8)}${'lines'.padStart(8)}${'events'.padStart(8)}${'$/M'.padStart(9)}`
+    + `${'floor'.padStart(8)}${'$/M'.padStart(9)}${'ratio ×'.padStart(9)}${'$/M ops'.padStart(10)}${'ratio ×'.padStart(9)}`);
+  console.log(`${''.padEnd(22)}${''.padStart(8)}${''.padStart(8)}${''.padStart(8)}${'logs'.padStart(9)}`
+    + `${'events'.padStart(8)}${'logs'.padStart(9)}${''.padStart(9)}${'+ logs'.padStart(10)}${''.padStart(9)}`);
+  for (const r of results) {
+    const m = r.measured;
+    const withLogs = r.dollars.measured.ops + logDollars(m);
+    const floorWithLogs = r.dollars.floor.ops + logDollars(r.floor);
+    console.log(`${r.name.padEnd(22)}${fmt(m.invocations)}${fmt(m.logLines)}${fmt(logEvents(m))}${fmt(logDollars(m), 9)}`
+      + `${fmt(logEvents(r.floor))}${fmt(logDollars(r.floor), 9)}${fmt(logEvents(m) / logEvents(r.floor), 9)}`
+      + `${fmt(withLogs, 10)}${fmt(withLogs / floorWithLogs, 9)}`);
   }
   console.log('\nObject requests and rows per task by class:');
   for (const r of results) {

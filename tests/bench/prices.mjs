@@ -24,6 +24,12 @@
 //   $0.20 per GB-month (5 GB included). Stored data is not priced here: the counters count
 //   rows, not bytes (a task's few kilobytes kept for its TTL, 1 h by default, come to a
 //   fraction of a cent per million tasks at that price).
+// Workers Logs (with [observability] enabled, as this repository's wrangler.toml and the
+//   starter's): https://developers.cloudflare.com/workers/observability/logs/workers-logs/#pricing
+//   (stored copy read: the page's source in cloudflare/cloudflare-docs, its pricing
+//   examples): 20 million log events a month included on Workers Paid, then $0.60 per
+//   million; every invocation emits one execution log, and every console.log is one more.
+//   Read 2026-11-26.
 export const PRICES_READ_ON = '2026-11-25';
 export const PRICES = {
   workerRequestsPerMillion: 0.3,
@@ -34,6 +40,7 @@ export const PRICES = {
   objectMemoryGb: 0.128,
   rowsReadPerMillion: 0.001,
   rowsWrittenPerMillion: 1.0,
+  logEventsPerMillion: 0.6,
 };
 
 /**

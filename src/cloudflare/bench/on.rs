@@ -20,6 +20,9 @@ struct Counts {
     requests: u64,
     alarms: u64,
     websocket_messages: u64,
+    /// Other WebSocket events an object handles (close, error): not billed as requests,
+    /// but invocations (each one an execution log with Workers Logs).
+    websocket_events: u64,
     rows_read: u64,
     rows_written: u64,
     awake_ms: f64,
@@ -29,21 +32,32 @@ struct Ledger {
     /// Drawn at the first count: a new value means the counts started again.
     instance: String,
     classes: BTreeMap<&'static str, Counts>,
+    /// Structured log lines printed (`super::super::log::print`), whoever printed them.
+    log_lines: u64,
 }
 
 thread_local! {
     static LEDGER: RefCell<Option<Ledger>> = const { RefCell::new(None) };
 }
 
-fn add(class: &'static str, change: impl FnOnce(&mut Counts)) {
+fn with_ledger(change: impl FnOnce(&mut Ledger)) {
     LEDGER.with(|ledger| {
         let mut ledger = ledger.borrow_mut();
-        let ledger = ledger.get_or_insert_with(|| Ledger {
+        change(ledger.get_or_insert_with(|| Ledger {
             instance: super::super::new_task_id().unwrap_or_default(),
             classes: BTreeMap::new(),
-        });
-        change(ledger.classes.entry(class).or_default());
+            log_lines: 0,
+        }));
     });
+}
+
+fn add(class: &'static str, change: impl FnOnce(&mut Counts)) {
+    with_ledger(|ledger| change(ledger.classes.entry(class).or_default()));
+}
+
+/// A structured log line was printed.
+pub(crate) fn log_line() {
+    with_ledger(|ledger| ledger.log_lines += 1);
 }
 
 pub(crate) fn rows_read(class: &'static str, rows: usize) {
@@ -67,7 +81,7 @@ fn snapshot() -> Value {
     LEDGER.with(|ledger| {
         let ledger = ledger.borrow();
         let Some(ledger) = ledger.as_ref() else {
-            return json!({ "instance": null, "classes": {} });
+            return json!({ "instance": null, "classes": {}, "logLines": 0 });
         };
         let classes: Map<String, Value> = ledger
             .classes
@@ -77,6 +91,7 @@ fn snapshot() -> Value {
                     "requests": c.requests,
                     "alarms": c.alarms,
                     "websocketMessages": c.websocket_messages,
+                    "websocketEvents": c.websocket_events,
                     "rowsRead": c.rows_read,
                     "rowsWritten": c.rows_written,
                     "awakeMs": c.awake_ms,
@@ -84,7 +99,7 @@ fn snapshot() -> Value {
                 ((*class).to_owned(), counts)
             })
             .collect();
-        json!({ "instance": ledger.instance, "classes": classes })
+        json!({ "instance": ledger.instance, "classes": classes, "logLines": ledger.log_lines })
     })
 }
 
@@ -131,7 +146,7 @@ impl Meter {
             Invocation::Request => c.requests += 1,
             Invocation::Alarm => c.alarms += 1,
             Invocation::WebSocketMessage => c.websocket_messages += 1,
-            Invocation::WebSocketEvent => {}
+            Invocation::WebSocketEvent => c.websocket_events += 1,
         });
         if self.running.get() == 0 {
             self.since_ms.set(js_sys::Date::now());
