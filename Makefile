@@ -98,6 +98,7 @@ bench: build
 	node tests/bench/notifications.mjs
 	node tests/bench/cost.mjs
 	node tests/bench/scale.mjs
+	node tests/bench/release-size.mjs
 
 # Where the Worker's CPU goes on one hot path: CPU per request of each process, then a V8
 # profile of the isolate (PROFILE_PATH=tools/list|tasks/get|tasks/update|create|lifecycle,
