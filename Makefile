@@ -92,7 +92,8 @@ test-console: client build
 # Hot paths beside same-run baselines (JS no-op Worker, bare Durable Object, Rust no-op
 # Worker), then pushed notifications against the polling design, then the billable
 # operations per task lifecycle (a bench build of the Worker), then the scale runs
-# (10,000 tasks of one principal, listen streams, 100 clients); see tests/bench/*.mjs.
+# (10,000 tasks of one principal, listen streams, 100 clients), and the demo's tools as
+# released (no fixtures, the starter's build settings); see tests/bench/*.mjs.
 bench: build
 	node tests/bench/run.mjs
 	node tests/bench/notifications.mjs
