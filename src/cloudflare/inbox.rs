@@ -1,26 +1,74 @@
-//! A queue from several tasks to one: the listen stream's socket readers send their
-//! events, the stream takes them in arrival order. (`futures_channel`'s channel would add
-//! its code to the Worker for the event type.)
+//! A queue from several producers to one consumer, in arrival order, with the consumer's
+//! waker: [`Queue`]. The listen stream's socket readers send their events to it through an
+//! [`Inbox`]; the SSE channel (`super::sse`) keeps its frames in one, ended by `last`.
+//! (`futures_channel`'s channel would add its code to the Worker for each item type.)
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
-use std::task::{Poll, Waker};
+use std::task::{Context, Poll, Waker};
 
-struct Queue<T> {
+/// The items not taken yet, whether the producers are done, and the consumer's waker.
+pub(crate) struct Queue<T> {
     items: VecDeque<T>,
+    finished: bool,
     waker: Option<Waker>,
 }
 
-/// The receiving end; senders see the queue gone once it is dropped.
+impl<T> Default for Queue<T> {
+    fn default() -> Self {
+        Queue {
+            items: VecDeque::new(),
+            finished: false,
+            waker: None,
+        }
+    }
+}
+
+impl<T> Queue<T> {
+    /// Queues `item` (if any); `last` ends the queue. Nothing is queued once it ended.
+    /// Returns the consumer's waker, to wake once the queue is no longer borrowed.
+    pub(crate) fn push(&mut self, item: Option<T>, last: bool) -> Option<Waker> {
+        if self.finished {
+            return None;
+        }
+        self.items.extend(item);
+        self.finished = last;
+        self.waker.take()
+    }
+
+    /// The next item; `None` once the queue ended and is empty; pending (the waker kept)
+    /// until then.
+    pub(crate) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        match self.items.pop_front() {
+            Some(item) => Poll::Ready(Some(item)),
+            None if self.finished => Poll::Ready(None),
+            None => {
+                self.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+
+    pub(crate) fn is_finished(&self) -> bool {
+        self.finished
+    }
+}
+
+/// Pushes to the queue in `cell`, then wakes its consumer.
+pub(crate) fn push<T>(cell: &RefCell<Queue<T>>, item: Option<T>, last: bool) {
+    let waker = cell.borrow_mut().push(item, last);
+    if let Some(waker) = waker {
+        waker.wake();
+    }
+}
+
+/// The receiving end of a queue that never ends; senders see it gone once it is dropped.
 pub(crate) struct Inbox<T>(Rc<RefCell<Queue<T>>>);
 
 impl<T> Default for Inbox<T> {
     fn default() -> Self {
-        Inbox(Rc::new(RefCell::new(Queue {
-            items: VecDeque::new(),
-            waker: None,
-        })))
+        Inbox(Rc::default())
     }
 }
 
@@ -29,19 +77,9 @@ impl<T> Inbox<T> {
         Sender(Rc::downgrade(&self.0))
     }
 
-    /// The next item, when one comes.
-    pub(crate) async fn receive(&self) -> T {
-        std::future::poll_fn(|cx| {
-            let mut queue = self.0.borrow_mut();
-            match queue.items.pop_front() {
-                Some(item) => Poll::Ready(item),
-                None => {
-                    queue.waker = Some(cx.waker().clone());
-                    Poll::Pending
-                }
-            }
-        })
-        .await
+    /// The next item, when one comes (never `None`: nothing ends an inbox).
+    pub(crate) async fn receive(&self) -> Option<T> {
+        std::future::poll_fn(|cx| self.0.borrow_mut().poll_next(cx)).await
     }
 }
 
@@ -60,14 +98,7 @@ impl<T> Sender<T> {
         let Some(queue) = self.0.upgrade() else {
             return false;
         };
-        let waker = {
-            let mut queue = queue.borrow_mut();
-            queue.items.push_back(item);
-            queue.waker.take()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        push(&queue, Some(item), false);
         true
     }
 }

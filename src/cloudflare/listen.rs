@@ -251,7 +251,7 @@ impl Stream {
             .fold(self.fanin.next_tick_ms(), u64::min);
         let delay = Delay::from(Duration::from_millis(wake.saturating_sub(now).max(1)));
         let next = match select(pin!(self.events.receive()), delay).await {
-            Either::Left((event, _)) => Some(event),
+            Either::Left((event, _)) => event,
             Either::Right(((), _)) => None,
         };
         let now = now_ms();

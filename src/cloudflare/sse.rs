@@ -3,12 +3,11 @@
 //! because the platform's timers keep the waker of their first poll: a future must always
 //! be polled by the same task.
 
+use super::inbox::{self, Queue};
 use super::stream::{self, Next, Source};
 use crate::http::HttpResponse;
 use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::rc::Rc;
-use std::task::{Poll, Waker};
 use worker::Response;
 
 /// One SSE event carrying a JSON-RPC message.
@@ -19,33 +18,13 @@ pub fn event(json: &[u8]) -> Vec<u8> {
     frame
 }
 
-#[derive(Default)]
-struct Shared {
-    frames: VecDeque<Vec<u8>>,
-    finished: bool,
-    waker: Option<Waker>,
-}
-
 /// The producing end; clones share the stream.
 #[derive(Clone, Default)]
-pub struct Channel(Rc<RefCell<Shared>>);
+pub struct Channel(Rc<RefCell<Queue<Vec<u8>>>>);
 
 impl Channel {
     fn push(&self, frame: Vec<u8>, last: bool) {
-        let waker = {
-            let mut shared = self.0.borrow_mut();
-            if shared.finished {
-                return;
-            }
-            if !frame.is_empty() {
-                shared.frames.push_back(frame);
-            }
-            shared.finished |= last;
-            shared.waker.take()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        inbox::push(&self.0, (!frame.is_empty()).then_some(frame), last);
     }
 
     /// Sends an already framed event (or events).
@@ -74,7 +53,7 @@ impl Channel {
     }
 
     pub fn is_finished(&self) -> bool {
-        self.0.borrow().finished
+        self.0.borrow().is_finished()
     }
 
     /// The streaming response, with `head`'s status and headers.
@@ -87,20 +66,10 @@ impl Channel {
 }
 
 /// The body's end of a channel.
-struct Frames(Rc<RefCell<Shared>>);
+struct Frames(Rc<RefCell<Queue<Vec<u8>>>>);
 
 impl Source for Frames {
     fn next(&mut self) -> Next<'_> {
-        Box::pin(std::future::poll_fn(|cx| {
-            let mut state = self.0.borrow_mut();
-            match state.frames.pop_front() {
-                Some(frame) => Poll::Ready(Some(frame)),
-                None if state.finished => Poll::Ready(None),
-                None => {
-                    state.waker = Some(cx.waker().clone());
-                    Poll::Pending
-                }
-            }
-        }))
+        Box::pin(std::future::poll_fn(|cx| self.0.borrow_mut().poll_next(cx)))
     }
 }
