@@ -211,6 +211,16 @@ impl<T: Ord> SortedSet<T> {
 }
 
 impl<T> SortedSet<T> {
+    /// Removes and returns the least value.
+    pub fn pop_first(&mut self) -> Option<T> {
+        (!self.0.is_empty()).then(|| self.0.remove(0))
+    }
+
+    /// Keeps the values `keep` accepts (the rest stay sorted).
+    pub fn retain(&mut self, keep: impl FnMut(&T) -> bool) {
+        self.0.retain(keep);
+    }
+
     pub fn len(&self) -> usize {
         self.0.len()
     }

@@ -129,3 +129,17 @@ fn a_sorted_set_behaves_as_a_set() {
     assert!(set.remove("a") && !set.remove("a"));
     assert_eq!(set.len(), 1);
 }
+
+#[test]
+fn a_sorted_set_pops_its_least_value_and_keeps_what_retain_accepts() {
+    let mut set: SortedSet<u32> = [5, 1, 3, 9, 7].into_iter().collect();
+    assert_eq!(set.pop_first(), Some(1));
+    set.retain(|v| *v != 7);
+    assert_eq!(set.iter().copied().collect::<Vec<_>>(), [3, 5, 9]);
+    assert!(set.insert(4));
+    assert_eq!(set.pop_first(), Some(3));
+    assert_eq!(set.iter().copied().collect::<Vec<_>>(), [4, 5, 9]);
+    let mut empty: SortedSet<u32> = SortedSet::new();
+    assert_eq!(empty.pop_first(), None);
+}
+

@@ -37,6 +37,7 @@
 //! session (the oldest are dropped: a dropped question is asked again on the next poll).
 
 use super::tasks::RELATED_TASK;
+use crate::pairs::SortedSet;
 use crate::tasks::task::StatusKind;
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
@@ -95,8 +96,8 @@ pub struct Questions {
     /// Sent and not answered, oldest first.
     sent: VecDeque<Sent>,
     /// (task, key) asked on a poll's own response: not again while the task waits on it.
-    /// Sorted, without duplicates: beyond [`MAX_SENT`] the first is dropped.
-    on_response: Vec<(String, String)>,
+    /// Beyond [`MAX_SENT`] the first (least) is dropped.
+    on_response: SortedSet<(String, String)>,
 }
 
 impl Questions {
@@ -164,15 +165,15 @@ impl Questions {
                 continue;
             }
             let mark = (task_id.to_owned(), key.clone());
-            let Err(at) = self.on_response.binary_search(&mark) else {
+            if self.on_response.contains(&mark) {
                 continue; // an earlier poll's response carried it
-            };
+            }
             let id = new_id();
             out.push(tagged(task_id, &id, request));
             self.remember(&id, task_id, key);
-            self.on_response.insert(at, mark);
+            self.on_response.insert(mark);
             if self.on_response.len() > MAX_SENT {
-                self.on_response.remove(0);
+                self.on_response.pop_first();
             }
         }
         out
