@@ -32,7 +32,9 @@ impl<T> Queue<T> {
         if self.finished {
             return None;
         }
-        self.items.extend(item);
+        if let Some(item) = item {
+            self.items.push_back(item);
+        }
         self.finished = last;
         self.waker.take()
     }
