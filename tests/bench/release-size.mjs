@@ -15,6 +15,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../support/server.mjs';
+import { scriptEnv } from '../support/scripts.mjs';
 
 const NAME = 'demo-release';
 const parent = mkdtempSync(join(tmpdir(), 'mcp-release-'));
@@ -35,19 +36,11 @@ function run(command, args, cwd, runEnv) {
   return output;
 }
 
-/** The `NAME=value` words of one of the starter's package.json scripts, before `wrangler`. */
-function scriptEnv(script) {
-  const line = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts[script];
-  const [, words = ''] = line.match(/^((?:\w+=(?:'[^']*'|\S+)\s+)*)wrangler deploy$/) ?? [];
-  if (!/wrangler deploy$/.test(line)) throw new Error(`${script} does not end with wrangler deploy: ${line}`);
-  return Object.fromEntries([...words.matchAll(/(\w+)=('[^']*'|\S+)/g)].map(([, k, v]) => [k, v.replace(/^'|'$/g, '')]));
-}
-
 /** wrangler's figures for one build: { raw, gzip } in KiB. */
 function pack(script, targetDir) {
   const out = join(parent, `dist-${script.replace(':', '-')}`);
   const output = run(join(ROOT, 'node_modules', '.bin', 'wrangler'), ['deploy', '--dry-run', '--outdir', out], dir,
-    { ...env, ...scriptEnv(script), CARGO_TARGET_DIR: targetDir });
+    { ...env, ...scriptEnv(dir, script), CARGO_TARGET_DIR: targetDir });
   const [, raw, gzip] = output.match(/Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/) ?? [];
   if (!gzip) throw new Error(`no size in wrangler's output:\n${output.slice(-4000)}`);
   return { raw: Number(raw), gzip: Number(gzip) };

@@ -19,6 +19,7 @@ import { createServer } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
+import { scriptEnv } from '../support/scripts.mjs';
 import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 
 // Not "my-mcp": the script's renaming (crate, Worker, server, tests) is exercised too.
@@ -49,12 +50,10 @@ const env = {
 // What wrangler builds with: `env`, or with the variables of the starter's `deploy:small`.
 let buildEnv = env;
 
-/** The `NAME=value` words before `wrangler deploy` in the starter's `deploy:small` script. */
+/** The variables the starter's `deploy:small` script sets before `wrangler deploy`. */
 function smallEnv() {
-  const script = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts['deploy:small'];
-  const [, words] = script.match(/^((?:\w+=(?:'[^']*'|\S+)\s+)+)wrangler deploy$/) ?? [];
-  assert.ok(words, `deploy:small is NAME=value words, then wrangler deploy: ${script}`);
-  const vars = Object.fromEntries([...words.matchAll(/(\w+)=('[^']*'|\S+)/g)].map(([, k, v]) => [k, v.replace(/^'|'$/g, '')]));
+  const vars = scriptEnv(dir, 'deploy:small');
+  assert.ok(Object.keys(vars).length > 0, 'deploy:small sets the variables of the smallest build');
   // A cache of its own across runs, as for the ordinary build.
   return { ...vars, CARGO_TARGET_DIR: join(ROOT, 'target', 'starter-small') };
 }
