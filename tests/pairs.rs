@@ -142,4 +142,3 @@ fn a_sorted_set_pops_its_least_value_and_keeps_what_retain_accepts() {
     let mut empty: SortedSet<u32> = SortedSet::new();
     assert_eq!(empty.pop_first(), None);
 }
-
