@@ -168,7 +168,24 @@ fn results_and_tasks_take_the_legacy_shape() {
         ),
         (Some("failed"), Some("The tool reported an error: boom"))
     );
-    let tools = legacy::legacy_tools(&server());
+    let meta = |caps: Value| mcp_tasks_edge::mcp::meta::RequestMeta {
+        protocol_version: "2026-07-28".into(),
+        capabilities: mcp_tasks_edge::mcp::meta::ClientCapabilities(
+            caps.as_object().unwrap().clone(),
+        ),
+        client_info: None,
+    };
+    // A client that speaks legacy tasks sees each tool's support as registered.
+    let tools = legacy::legacy_tools(&server(), &meta(json!({ "tasks": {} })));
+    let names = |tools: &Value| -> Vec<String> {
+        tools["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(!names(&tools).contains(&"job_status".to_owned()));
     let find = |name: &str| {
         tools["tools"]
             .as_array()
@@ -183,6 +200,21 @@ fn results_and_tasks_take_the_legacy_shape() {
     assert_eq!(
         find("confirm_delete")["execution"]["taskSupport"],
         "required"
+    );
+    // One without tasks gets the handle tools, and a required tool that runs as a job
+    // as optional; one kept attached stays required.
+    let plain = legacy::legacy_tools(&server(), &meta(json!({})));
+    let support = |name: &str| {
+        let tools = plain["tools"].as_array().unwrap();
+        tools.iter().find(|t| t["name"] == name).unwrap()["execution"]["taskSupport"].clone()
+    };
+    assert_eq!(support("confirm_delete"), "optional");
+    assert_eq!(support("failing_job"), "required");
+    assert_eq!(support("greet"), "forbidden");
+    let listed = names(&plain);
+    assert_eq!(
+        listed[listed.len() - 3..],
+        ["job_status", "job_answer", "job_cancel"]
     );
 }
 
@@ -253,9 +285,16 @@ fn task_augmented_calls_check_the_tool_like_tools_call() {
     )
     .unwrap_err();
     assert_eq!(forbidden.to_wire().code.0, -32601);
-    let required = legacy::needs_task(&s, &params(json!({ "name": "confirm_delete" }))).unwrap();
+    let tasks = session_meta(json!({ "tasks": {} }));
+    let required =
+        legacy::needs_task(&s, &params(json!({ "name": "confirm_delete" })), &tasks).unwrap();
     assert_eq!(required.to_wire().code.0, -32601);
-    assert!(legacy::needs_task(&s, &params(json!({ "name": "greet" }))).is_none());
+    assert!(legacy::needs_task(&s, &params(json!({ "name": "greet" })), &tasks).is_none());
+    // Without a tasks capability the call runs as a job, unless the tool never detaches.
+    let plain = session_meta(json!({}));
+    assert!(legacy::needs_task(&s, &params(json!({ "name": "confirm_delete" })), &plain).is_none());
+    let attached = legacy::needs_task(&s, &params(json!({ "name": "failing_job" })), &plain);
+    assert_eq!(attached.unwrap().to_wire().code.0, -32601);
     for bad in [
         json!({ "name": "confirm_delete", "arguments": {} }), // invalid arguments
         json!({ "name": "nope" }),

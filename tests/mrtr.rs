@@ -35,6 +35,7 @@ fn carried() -> Carried {
             .clone(),
         checkpoint: json!({ "step": 2 }),
         pending: Map::new(),
+        job: None,
     }
 }
 
@@ -302,24 +303,29 @@ fn only_tools_prompts_and_resources_may_need_input() {
 }
 
 #[test]
-fn optional_tools_run_inline_without_the_extension() {
+fn without_jobs_optional_tools_run_inline_without_the_extension() {
     let ctx = ctx();
+    // DETACH_JOBS=false: what the specification alone gives a client without tasks.
+    let server = mcp_tasks_edge::server::Server::new(mcp_tasks_edge::server::Config {
+        detach_jobs: false,
+        ..server().config
+    });
+    let slow = |seconds: u64| {
+        post(
+            "tools/call",
+            json!({ "name": "slow_compute", "arguments": { "seconds": seconds }, "_meta": meta(json!({})) }),
+        )
+    };
     // slow_compute without tasks: the steps run inline, sleeping on the host between them.
-    let server = server();
-    let request = post(
-        "tools/call",
-        json!({ "name": "slow_compute", "arguments": { "seconds": 1 }, "_meta": meta(json!({})) }),
-    );
-    let Action::Respond(r) = run_action(&server, server.handle(&request, &ctx)) else {
+    let Action::Respond(r) = run_action(&server, server.handle(&slow(1), &ctx)) else {
         panic!("expected an answer")
     };
     assert_eq!(body(&r)["result"]["resultType"], "complete");
     // Beyond the inline budget: -32021 naming the extension.
-    let (status, e) = call(
-        json!({ "name": "slow_compute", "arguments": { "seconds": 60 }, "_meta": meta(json!({})) }),
-        &ctx,
-    );
-    assert_eq!((status, e["error"]["code"].as_i64()), (400, Some(-32021)));
+    let Action::Respond(r) = run_action(&server, server.handle(&slow(60), &ctx)) else {
+        panic!("expected an answer")
+    };
+    assert_eq!(error_of(&r), (400, -32021));
 }
 
 #[test]

@@ -7,7 +7,7 @@ use super::http::{read_body, request_headers, to_response, to_worker_response};
 use super::principal_object::StreamSlot;
 use super::rpc::call_object_traced;
 use super::{
-    SESSIONS_BINDING, WorkerHost, admin, auth, listen, log, my_tasks, new_task_id, now_ms,
+    SESSIONS_BINDING, WorkerHost, admin, auth, job, listen, log, my_tasks, new_task_id, now_ms,
     progress, server,
 };
 use crate::auth::Outcome;
@@ -88,9 +88,28 @@ pub async fn fetch(
         action = match action {
             Action::Respond(response) => return to_response(response),
             Action::Run(run) if run.progress_token.is_some() => {
-                return progress::stream(server, env, *run, ctx, origin, trace)
+                let action = Action::Run(run);
+                return progress::stream(server, env, action, ctx, origin, trace)
                     .await
                     .map(Into::into);
+            }
+            Action::Job(run) if run.progress_token.is_some() => {
+                let action = Action::Job(run);
+                return progress::stream(server, env, action, ctx, origin, trace)
+                    .await
+                    .map(Into::into);
+            }
+            Action::Detach { record, run } => {
+                let progress = Progress::default();
+                let channel = job::Channel::modern(&server, &progress, Some(&trace));
+                let response = job::detach(&server, &env, &ctx, record, *run, &channel).await;
+                return to_response(response);
+            }
+            Action::Job(run) => {
+                let progress = Progress::default();
+                let channel = job::Channel::modern(&server, &progress, Some(&trace));
+                let response = job::follow(&server, &env, &ctx, *run, &channel).await;
+                return to_response(response);
             }
             Action::Run(run) => {
                 let host = WorkerHost::host(env.clone(), &server);

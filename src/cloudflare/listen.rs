@@ -119,8 +119,12 @@ fn shut(socket: &WebSocket) {
     }
 }
 
-/// Opens a watch socket to `task_id`'s object.
-async fn open(env: &Env, task_id: &str, principal: &str) -> (Opened, Option<WebSocket>) {
+/// Opens a watch socket to `task_id`'s object (also how a job's call waits: `job`).
+pub(super) async fn open_watch(
+    env: &Env,
+    task_id: &str,
+    principal: &str,
+) -> (Opened, Option<WebSocket>) {
     match try_open(env, task_id, principal).await {
         Ok(opened) => opened,
         Err(e) => (Opened::Failed(e.to_string()), None),
@@ -217,7 +221,8 @@ impl Stream {
                         }
                     }
                     let (env, principal) = (&self.env, &self.principal);
-                    let opened = join_all(batch.iter().map(|id| open(env, id, principal))).await;
+                    let opened =
+                        join_all(batch.iter().map(|id| open_watch(env, id, principal))).await;
                     let now = now_ms();
                     for (task_id, (outcome, socket)) in batch.iter().zip(opened) {
                         if let Some(socket) = socket {

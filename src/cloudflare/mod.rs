@@ -26,6 +26,7 @@ mod export_items;
 mod host;
 mod http;
 mod inbox;
+mod job;
 mod js_api;
 mod listen;
 mod log;

@@ -262,7 +262,7 @@ fn request(server: &Server, mut session: Session, rpc: Request, now_ms: u64) -> 
                 Err(e) => answer(Err(e)),
             }
         }
-        "tools/list" => answer(Ok(legacy_tools(server))),
+        "tools/list" => answer(Ok(legacy_tools(server, &session.meta()))),
         // 2026-07-28 methods, not part of this era.
         "server/discover" | "subscriptions/listen" | "tasks/update" => {
             answer(Err(McpError::MethodNotFound(rpc.method.clone())))
@@ -288,7 +288,7 @@ fn request(server: &Server, mut session: Session, rpc: Request, now_ms: u64) -> 
                     Err(e) => answer(Err(e)),
                 }
             }
-            Ok(None) => match needs_task(server, &rpc.params) {
+            Ok(None) => match needs_task(server, &rpc.params, &session.meta()) {
                 Some(e) => answer(Err(e)),
                 None => Decision::Modern(rpc),
             },

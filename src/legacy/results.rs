@@ -2,7 +2,8 @@
 
 use super::tasks::method_not_found;
 use crate::error::McpError;
-use crate::server::Server;
+use crate::mcp::meta::RequestMeta;
+use crate::server::{Server, jobs};
 use crate::tools::TaskSupport;
 use serde_json::{Map, Value, json};
 
@@ -30,11 +31,18 @@ pub fn legacy_body(body: &[u8]) -> Vec<u8> {
 }
 
 /// A `tools/call` without `params.task` of a tool whose `taskSupport` is `required`:
-/// -32601 (legacy tasks "Tool-Level Negotiation": servers MUST answer so).
-pub fn needs_task(server: &Server, params: &Map<String, Value>) -> Option<McpError> {
+/// -32601 (legacy tasks "Tool-Level Negotiation": servers MUST answer so). A client that
+/// declared no tasks capability is offered such a tool as `optional` (it runs as a job,
+/// `server::jobs`), so only a tool that never detaches gets the error then.
+pub fn needs_task(
+    server: &Server,
+    params: &Map<String, Value>,
+    meta: &RequestMeta,
+) -> Option<McpError> {
     let name = params.get("name").and_then(Value::as_str)?;
     let tool = server.registry.get(name)?;
-    (tool.task_support() == TaskSupport::Required).then(|| {
+    let required = tool.task_support() == TaskSupport::Required;
+    (required && !jobs::detaches(server, tool, meta)).then(|| {
         method_not_found(format!(
             "The tool {name} only runs as a task (execution.taskSupport is \"required\"): call it with params.task"
         ))
@@ -42,9 +50,11 @@ pub fn needs_task(server: &Server, params: &Map<String, Value>) -> Option<McpErr
 }
 
 /// `tools/list` for a legacy client: each tool says whether it runs as a task
-/// (2025-11-25 `execution.taskSupport`).
-pub fn legacy_tools(server: &Server) -> Value {
-    let tools: Vec<Value> = server
+/// (2025-11-25 `execution.taskSupport`). A client that declared no tasks capability also
+/// gets the job handle tools, and a required tool that detaches as `optional`: it cannot
+/// call with `params.task`, and the server serves the call as a job.
+pub fn legacy_tools(server: &Server, meta: &RequestMeta) -> Value {
+    let mut tools: Vec<Value> = server
         .registry
         .tools()
         .iter()
@@ -52,12 +62,16 @@ pub fn legacy_tools(server: &Server) -> Value {
             let mut definition = tool.definition();
             let support = match tool.task_support() {
                 TaskSupport::Forbidden => "forbidden",
-                TaskSupport::Optional => "optional",
-                TaskSupport::Required => "required",
+                TaskSupport::Required if !jobs::detaches(server, tool, meta) => "required",
+                TaskSupport::Optional | TaskSupport::Required => "optional",
             };
             definition["execution"] = json!({ "taskSupport": support });
             definition
         })
         .collect();
+    if !jobs::declares_tasks(&meta.capabilities) && jobs::offered(&server.config, &server.registry)
+    {
+        tools.extend(jobs::definitions(&server.config));
+    }
     json!({ "tools": tools })
 }

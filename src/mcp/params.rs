@@ -67,6 +67,18 @@ pub struct NotificationFilter {
     pub task_ids: Option<Vec<String>>,
 }
 
+/// `_meta.progressToken` of a request: a string or an integer (schema `ProgressToken`).
+pub fn progress_token(params: &Map<String, Value>) -> Result<Option<Value>, McpError> {
+    match params.get("_meta").and_then(|m| m.get("progressToken")) {
+        None | Some(Value::Null) => Ok(None),
+        Some(token @ Value::String(_)) => Ok(Some(token.clone())),
+        Some(token @ Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(Some(token.clone())),
+        Some(_) => Err(McpError::InvalidParams(
+            "_meta.progressToken must be a string or an integer".into(),
+        )),
+    }
+}
+
 /// A string param by name, without decoding the rest (for `tools/call`, whose arguments
 /// are kept as they are).
 pub fn string<'a>(params: &'a Map<String, Value>, name: &str) -> Result<&'a str, McpError> {

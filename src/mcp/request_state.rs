@@ -12,7 +12,8 @@
 //! base64url(payload JSON) "." base64url(first 16 bytes of HMAC-SHA256(secret, payload))
 //! payload = {"v":1,"p":<principal digest>,"t":<method and name>,"a":<arguments digest>,
 //!            "e":<expiry, unix ms>,"r":<rounds>,"s":<answers so far>,"c":<checkpoint>,
-//!            "q":<the requests this round asked, as input::answer_check keeps them>}
+//!            "q":<the requests this round asked, as input::answer_check keeps them>,
+//!            "j":<the job whose questions they are (server::jobs), if any>}
 //! ```
 //!
 //! Digests are 16-byte truncated SHA-256 in base64url. The payload is signed, not
@@ -39,6 +40,9 @@ pub struct Carried {
     /// The input requests the last round asked (method, mode and `requestedSchema`
     /// only), so the retry's answers are checked against what was asked.
     pub pending: Map<String, Value>,
+    /// The job whose questions this round asked (`server::jobs`): the retry's answers go
+    /// to that task instead of to a step.
+    pub job: Option<String>,
 }
 
 /// What the state is bound to: it verifies only for the same caller and request.
@@ -64,6 +68,8 @@ struct Payload {
     c: Value,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     q: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    j: Option<String>,
 }
 
 fn digest(bytes: &[u8]) -> String {
@@ -89,6 +95,7 @@ pub fn seal(secret: &[u8], binding: Binding, carried: &Carried, expires_at_ms: u
         s: carried.answers.clone(),
         c: carried.checkpoint.clone(),
         q: carried.pending.clone(),
+        j: carried.job.clone(),
     };
     let json = serde_json::to_vec(&payload).expect("the payload serializes");
     format!("{}.{}", B64.encode(&json), B64.encode(tag(secret, &json)))
@@ -148,5 +155,6 @@ pub fn open(
         answers: payload.s,
         checkpoint: payload.c,
         pending: payload.q,
+        job: payload.j,
     })
 }

@@ -6,15 +6,16 @@
 //! Fail              → the JSON-RPC error
 //! NeedInput         → InputRequiredResult (MRTR) with a signed requestState
 //! Continue + tasks  → create a task (CreateTaskResult once the object has stored it)
-//! Continue, no tasks→ optional/forbidden tools run on inline within a time budget;
-//!                     required tools never get here (-32021 before the first step)
+//! Continue, no tasks→ a job (`jobs`): the task object runs it, the Worker waits on it
+//!                     within a time budget; a tool that never detaches runs on inline
+//!                     within the budget (required ones: -32021 before the first step)
 //! ```
 //!
 //! Dispatch does every check that needs no step ([`tools_call`], [`prompts_get`]) and
 //! hands the adapter an [`Action::Run`]; the adapter then awaits `Server::run` (the steps,
 //! `server::drive`) with its `Host`, because steps are async and may use the platform.
 
-use super::{Action, Context, Cors, Server};
+use super::{Action, Context, Cors, Server, jobs};
 use crate::error::McpError;
 use crate::host::BoxFuture;
 use crate::http::Headers;
@@ -69,11 +70,24 @@ pub struct InlineRun {
     /// request, only when a step asks for its key; the rest are ignored (mrtr "Error
     /// Handling": unexpected information is ignored).
     pub offered: Map<String, Value>,
-    pub tasks_allowed: bool,
+    /// What a `Continue` makes of the call.
+    pub becomes: Becomes,
     pub started_at_ms: u64,
     /// `_meta.progressToken`: the adapter streams `notifications/progress` (SSE) while
     /// the steps run, then the response.
     pub progress_token: Option<Value>,
+}
+
+/// What a call becomes when its step needs more time (`Step::Continue`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Becomes {
+    /// A task: the client declared the Tasks extension (`CreateTaskResult`).
+    Task,
+    /// A job: a task the Worker waits on for the client (`jobs`), once a step waits
+    /// (steps that go on at once run inline, as the first did).
+    Job,
+    /// Nothing: the steps run on inline within `INLINE_BUDGET_MS`.
+    Inline,
 }
 
 /// How a step's input requests reach the client when MRTR is not available: a
@@ -84,18 +98,6 @@ pub trait Asker {
         &self,
         requests: Map<String, Value>,
     ) -> BoxFuture<'_, Result<Map<String, Value>, McpError>>;
-}
-
-/// `_meta.progressToken` of a request: a string or an integer (schema `ProgressToken`).
-fn progress_token(params: &Map<String, Value>) -> Result<Option<Value>, McpError> {
-    match params.get("_meta").and_then(|m| m.get("progressToken")) {
-        None | Some(Value::Null) => Ok(None),
-        Some(token @ Value::String(_)) => Ok(Some(token.clone())),
-        Some(token @ Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(Some(token.clone())),
-        Some(_) => Err(McpError::InvalidParams(
-            "_meta.progressToken must be a string or an integer".into(),
-        )),
-    }
 }
 
 /// The `notifications/progress` message for `report` (basic/patterns/progress).
@@ -138,8 +140,11 @@ fn carried(
             answers: Map::new(),
             checkpoint: Value::Null,
             pending: Map::new(),
+            job: None,
         },
-        Some(Value::String(state)) => request_state::open(secret(server)?, binding, state, now_ms)?,
+        Some(Value::String(state)) => {
+            request_state::open(server.request_state_secret()?, binding, state, now_ms)?
+        }
         Some(_) => {
             return Err(McpError::InvalidParams(
                 "params.requestState must be a string".into(),
@@ -160,12 +165,6 @@ fn carried(
         }
     }
     Ok((carried, offered))
-}
-
-pub(super) fn secret(server: &Server) -> Result<&[u8], McpError> {
-    server.config.request_state_secret.as_deref().ok_or_else(|| {
-        McpError::Internal("REQUEST_STATE_SECRET is not configured, so this server cannot run multi round-trip requests".into())
-    })
 }
 
 /// The tool a `tools/call` names and its arguments, checked as both eras check them: the
@@ -199,27 +198,27 @@ pub fn tools_call(
     ctx: &Context,
     cors: &Cors,
 ) -> Result<Action, McpError> {
+    if let Some(handle) = jobs::handle_call(server, rpc, meta, cors) {
+        return handle;
+    }
     let (spec, arguments) = checked_call(server, &rpc.params, http_headers)?;
     let name = spec.name();
     let tasks_declared = meta.capabilities.has(Capability::TasksExtension);
-    if spec.task_support() == TaskSupport::Required && !tasks_declared {
+    let detaches = jobs::detaches(server, spec, meta);
+    if spec.task_support() == TaskSupport::Required && !tasks_declared && !detaches {
         return Err(
             Capability::TasksExtension.missing(&format!("the tool {name} only runs as a task"))
         );
     }
     // The legacy `task` param (2025-11-25) is ignored: the server alone decides (SEP-2663).
-    let tasks_allowed = tasks_declared && spec.task_support() != TaskSupport::Forbidden;
+    let becomes = match spec.task_support() {
+        TaskSupport::Forbidden => Becomes::Inline,
+        _ if tasks_declared => Becomes::Task,
+        _ if detaches => Becomes::Job,
+        _ => Becomes::Inline,
+    };
     let target = Target::Tool(name.to_owned());
-    start(
-        server,
-        rpc,
-        meta,
-        ctx,
-        cors,
-        target,
-        arguments,
-        tasks_allowed,
-    )
+    start(server, rpc, meta, ctx, cors, target, arguments, becomes)
 }
 
 pub fn prompts_get(
@@ -237,7 +236,16 @@ pub fn prompts_get(
     let arguments = arguments.unwrap_or_default();
     prompt.check_arguments(&arguments)?;
     let target = Target::Prompt(name);
-    start(server, rpc, meta, ctx, cors, target, arguments, false)
+    start(
+        server,
+        rpc,
+        meta,
+        ctx,
+        cors,
+        target,
+        arguments,
+        Becomes::Inline,
+    )
 }
 
 /// Opens the request's `requestState`; the adapter then runs the first step(s) with
@@ -251,7 +259,7 @@ fn start(
     cors: &Cors,
     target: Target,
     arguments: Map<String, Value>,
-    tasks_allowed: bool,
+    becomes: Becomes,
 ) -> Result<Action, McpError> {
     let request_key = target.request_key();
     let binding = Binding {
@@ -259,7 +267,25 @@ fn start(
         request: &request_key,
         arguments: &arguments,
     };
-    let (carried, offered) = carried(server, &rpc.params, binding, ctx.now_ms)?;
+    let (mut carried, offered) = carried(server, &rpc.params, binding, ctx.now_ms)?;
+    let progress_token = params::progress_token(&rpc.params)?;
+    if let Some(job) = carried.job.take() {
+        // The retry of a call whose job asked by MRTR: the answers go to the job.
+        let run = jobs::JobRun {
+            request_id: rpc.id.clone(),
+            cors: cors.clone(),
+            job,
+            first: None,
+            wait_ms: 0,
+            reader: jobs::reader(server, target.name()),
+            progress_token,
+            capabilities: meta.capabilities.clone(),
+            request_key,
+            arguments,
+            max_wait_s: jobs::max_wait_s(&server.config),
+        };
+        return Ok(jobs::resumed(server, run, carried.answers));
+    }
     Ok(Action::Run(Box::new(InlineRun {
         request_id: rpc.id.clone(),
         cors: cors.clone(),
@@ -268,8 +294,8 @@ fn start(
         capabilities: meta.capabilities.clone(),
         carried,
         offered,
-        tasks_allowed,
+        becomes,
         started_at_ms: ctx.now_ms,
-        progress_token: progress_token(&rpc.params)?,
+        progress_token,
     })))
 }

@@ -23,8 +23,13 @@ pub struct Config {
     /// clear internal error rather than trusting unsigned state.
     pub request_state_secret: Option<Vec<u8>>,
     pub request_state_ttl_ms: u64,
-    /// How long an `optional` tool may run inline for a client without the Tasks extension.
+    /// How long a call of a client without the Tasks extension may take: an inline run
+    /// of a tool that never detaches, or the wait on a job (`server::jobs`).
     pub inline_budget_ms: u64,
+    /// Whether a client without the Tasks extension gets a job (`server::jobs`) when a
+    /// tool needs more than one step (`DETACH_JOBS`, default on); off, it gets only what
+    /// the specification gives it (-32021).
+    pub detach_jobs: bool,
     /// Whether the conformance fixture tools are offered.
     pub fixtures: bool,
     /// The largest tool result (serialized JSON) a task keeps; larger ones fail the task.
@@ -72,6 +77,7 @@ impl Default for Config {
             request_state_secret: None,
             request_state_ttl_ms: 600_000,
             inline_budget_ms: 30_000,
+            detach_jobs: true,
             fixtures: false,
             max_result_bytes: 10 * 1024 * 1024,
             step_max_attempts: 3,
@@ -181,6 +187,9 @@ impl Config {
         }
         if let Some(v) = get("INLINE_BUDGET_MS") {
             c.inline_budget_ms = number("INLINE_BUDGET_MS", &v)?;
+        }
+        if let Some(v) = get("DETACH_JOBS") {
+            c.detach_jobs = flag("DETACH_JOBS", &v)?;
         }
         if let Some(v) = get("MAX_RESULT_BYTES") {
             c.max_result_bytes = number("MAX_RESULT_BYTES", &v)? as usize;

@@ -1,6 +1,6 @@
 //! Method dispatch for one JSON-RPC request (after the HTTP checks in `server`).
 
-use super::{Action, Config, Context, Cors, ReadRun, Server, call, listen, result_response};
+use super::{Action, Config, Context, Cors, ReadRun, Server, call, jobs, listen, result_response};
 use crate::catalog::Catalog;
 use crate::error::McpError;
 use crate::http::Headers;
@@ -56,6 +56,10 @@ fn fit_accept(action: Action, http_headers: &Headers) -> Result<Action, McpError
             run.progress_token = None;
             Ok(Action::Run(run))
         }
+        Action::Job(mut run) => {
+            run.progress_token = None;
+            Ok(Action::Job(run))
+        }
         Action::Listen(_) => Err(McpError::NotAcceptable(
             "subscriptions/listen (a long-lived notification stream)".into(),
         )),
@@ -87,7 +91,11 @@ pub fn route(
         "server/discover" => respond_static(&lists.discover),
         "tools/list" => {
             no_cursor(params)?;
-            respond_static(&lists.tools)
+            match &lists.tools_without_tasks {
+                // A client without tasks also gets the job handle tools (`jobs`).
+                Some(tools) if !jobs::declares_tasks(&meta.capabilities) => respond_static(tools),
+                _ => respond_static(&lists.tools),
+            }
         }
         "tools/call" => call::tools_call(server, rpc, http_headers, meta, ctx, cors),
         "prompts/list" if lists.prompts.is_some() => {
@@ -165,6 +173,9 @@ pub fn route(
 pub struct StaticResults {
     pub discover: Vec<u8>,
     pub tools: Vec<u8>,
+    /// `tools/list` for a client without the Tasks extension, with the job handle tools
+    /// (`jobs`); `None` when jobs are not offered.
+    pub tools_without_tasks: Option<Vec<u8>>,
     pub prompts: Option<Vec<u8>>,
     pub resources: Option<Vec<u8>>,
     pub resource_templates: Option<Vec<u8>>,
@@ -185,6 +196,11 @@ impl StaticResults {
         StaticResults {
             discover: bytes(discover(config, catalog, instructions)),
             tools: bytes(json!({ "tools": registry.definitions() })),
+            tools_without_tasks: jobs::offered(config, registry).then(|| {
+                let mut tools = registry.definitions();
+                tools.extend(jobs::definitions(config));
+                bytes(json!({ "tools": tools }))
+            }),
             prompts: (!prompts.is_empty()).then(|| bytes(json!({ "prompts": prompts }))),
             resources: offers_resources.then(|| bytes(json!({ "resources": resources }))),
             resource_templates: offers_resources

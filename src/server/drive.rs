@@ -2,7 +2,8 @@
 //! completes, needs input (MRTR, or a 2025-11-25 session's [`Asker`]), becomes a task, or
 //! runs out of the inline budget. Waits between steps sleep on the host.
 
-use super::call::{Asker, InlineRun, Target, secret};
+use super::call::{Asker, Becomes, InlineRun, Target};
+use super::jobs::{self, JobRun};
 use super::{Action, Context, Server, result_response};
 use crate::error::McpError;
 use crate::host::Host;
@@ -106,6 +107,14 @@ pub async fn drive(
                 }
             },
             Step::Fail(error) => Err(McpError::Wire(error)),
+            // A question this client cannot be asked: as a job, the handle tools answer it.
+            Step::NeedInput(requests)
+                if run.becomes == Becomes::Job
+                    && input::check_requests(&requests).is_ok()
+                    && input::check_capabilities(&requests, &run.capabilities).is_err() =>
+            {
+                return detach(server, run, None, 0, &ctx);
+            }
             Step::NeedInput(requests) => match check_step_requests(&run, &requests)
                 .and_then(|()| take_offered(&mut run, &requests))
             {
@@ -135,8 +144,21 @@ pub async fn drive(
                 if let Some(checkpoint) = checkpoint {
                     run.carried.checkpoint = checkpoint;
                 }
-                if run.tasks_allowed {
-                    return create_task(server, run, status_message, resume_after_ms, &ctx);
+                match run.becomes {
+                    Becomes::Task => {
+                        return create_task(server, run, status_message, resume_after_ms, &ctx);
+                    }
+                    // A step that goes on at once runs here like the first (a tool that
+                    // asks from its second step keeps asking by MRTR); one that waits, or
+                    // runs out of the budget, becomes a job.
+                    Becomes::Job
+                        if resume_after_ms > 0
+                            || ctx.now_ms.saturating_sub(run.started_at_ms)
+                                >= server.config.inline_budget_ms =>
+                    {
+                        return detach(server, run, status_message, resume_after_ms, &ctx);
+                    }
+                    Becomes::Job | Becomes::Inline => {}
                 }
                 let used = ctx.now_ms.saturating_sub(run.started_at_ms);
                 if used.saturating_add(resume_after_ms) > server.config.inline_budget_ms {
@@ -237,7 +259,7 @@ fn input_required(
     let expires = ctx
         .now_ms
         .saturating_add(server.config.request_state_ttl_ms);
-    let state = request_state::seal(secret(server)?, binding, &carried, expires);
+    let state = request_state::seal(server.request_state_secret()?, binding, &carried, expires);
     let result = json!({ "resultType": RESULT_INPUT_REQUIRED, "inputRequests": requests, "requestState": state });
     Ok(Action::Respond(result_response(
         &run.request_id,
@@ -246,35 +268,77 @@ fn input_required(
     )))
 }
 
-fn create_task(
+/// The task a call continues in: its first step's checkpoint, answers and status.
+fn record(
     server: &Server,
-    run: InlineRun,
+    run: &mut InlineRun,
     status_message: Option<String>,
     resume_after_ms: u64,
     ctx: &Context,
-) -> Action {
+) -> TaskRecord {
     let Target::Tool(tool) = &run.target else {
-        unreachable!("only tools may become tasks: tasks_allowed is false for prompts")
+        unreachable!("only tools become tasks or jobs: prompts always run inline")
     };
     let ttl = server
         .config
         .task_ttl(server.registry.get(tool).and_then(|t| t.ttl_ms()));
-    let record = TaskRecord::new(NewTask {
+    TaskRecord::new(NewTask {
         tool: tool.clone(),
         owner: ctx.principal.clone(),
-        arguments: run.arguments,
-        capabilities: run.capabilities.0,
-        checkpoint: run.carried.checkpoint,
-        answers: run.carried.answers,
+        arguments: run.arguments.clone(),
+        capabilities: run.capabilities.0.clone(),
+        checkpoint: std::mem::take(&mut run.carried.checkpoint),
+        answers: std::mem::take(&mut run.carried.answers),
         status_message,
         now_ms: ctx.now_ms,
         ttl_ms: ttl,
         poll_interval_ms: server.config.poll_interval_ms,
         next_step_at_ms: ctx.now_ms.saturating_add(resume_after_ms),
-    });
+    })
+}
+
+fn create_task(
+    server: &Server,
+    mut run: InlineRun,
+    status_message: Option<String>,
+    resume_after_ms: u64,
+    ctx: &Context,
+) -> Action {
+    let record = record(server, &mut run, status_message, resume_after_ms, ctx);
     Action::CreateTask {
         request_id: run.request_id,
         record: Box::new(record),
         cors: run.cors,
+    }
+}
+
+/// A job (`jobs`): the same task as [`create_task`]'s, which the adapter then follows
+/// for the call within the inline budget.
+fn detach(
+    server: &Server,
+    mut run: InlineRun,
+    status_message: Option<String>,
+    resume_after_ms: u64,
+    ctx: &Context,
+) -> Action {
+    let record = record(server, &mut run, status_message, resume_after_ms, ctx);
+    let name = run.target.name();
+    let reader = jobs::reader(server, name);
+    let job = JobRun {
+        request_id: run.request_id,
+        cors: run.cors,
+        job: String::new(),
+        first: None,
+        wait_ms: jobs::wait_ms(server, &reader, &run.arguments),
+        reader,
+        progress_token: run.progress_token,
+        capabilities: run.capabilities,
+        request_key: run.target.request_key(),
+        arguments: run.arguments,
+        max_wait_s: jobs::max_wait_s(&server.config),
+    };
+    Action::Detach {
+        record: Box::new(record),
+        run: Box::new(job),
     }
 }

@@ -10,6 +10,7 @@ pub mod dispatch;
 mod drive;
 pub mod fanin;
 mod gate;
+pub mod jobs;
 pub mod listen;
 
 pub use builder::ServerBuilder;
@@ -70,6 +71,17 @@ pub enum Action {
     /// `run.progress_token` set, the adapter streams the progress reports as
     /// `notifications/progress` (SSE) before the response.
     Run(Box<call::InlineRun>),
+    /// A call of a client without the Tasks extension needs more than one step: draw a
+    /// task id, assign it to `record` and `run.job`, store the task as for
+    /// [`Action::CreateTask`] (the run was counted already), then follow the job as for
+    /// [`Action::Job`]. Never answered with a `CreateTaskResult` (SEP-2663).
+    Detach {
+        record: Box<TaskRecord>,
+        run: Box<jobs::JobRun>,
+    },
+    /// Follow a job (`jobs`): send `run.first`, then feed each state of the task to a
+    /// [`jobs::Follow`] until it answers or `run.wait_ms` is over ([`jobs::Follow::waited`]).
+    Job(Box<jobs::JobRun>),
     /// Read a resource with the adapter's host: `server.read(read, host).await`.
     Read(Box<ReadRun>),
     /// List the caller's tasks from its principal's index (method [`LIST_TASKS`]) and
@@ -221,6 +233,12 @@ impl Server {
     pub fn problems(&self) -> Vec<String> {
         let mut problems = self.registry.problems();
         problems.extend(self.catalog.problems());
+        problems.extend(self.registry.tools().iter().filter_map(|tool| {
+            let name = tool.name();
+            jobs::RESERVED.contains(&name).then(|| format!(
+                "tool name {name:?} is reserved for the job handle tools of clients without the Tasks extension (docs/hosts.md)"
+            ))
+        }));
         if self.config.fixtures && !cfg!(feature = "fixtures") {
             problems.push(
                 "CONFORMANCE_FIXTURES=true, but this build has no conformance fixtures (the `fixtures` feature of mcp-tasks-edge is off)".into(),
@@ -232,6 +250,13 @@ impl Server {
     /// A [`Host`] over the adapter's `platform`, under this server's outbound policy.
     pub fn host(&self, platform: Rc<dyn Platform>) -> Host {
         Host::with_policy(platform, self.outbound.clone())
+    }
+
+    /// The key that signs MRTR `requestState`s; an error saying so when unset.
+    pub(crate) fn request_state_secret(&self) -> Result<&[u8], McpError> {
+        self.config.request_state_secret.as_deref().ok_or_else(|| {
+            McpError::Internal("REQUEST_STATE_SECRET is not configured, so this server cannot run multi round-trip requests".into())
+        })
     }
 
     /// Limits on task steps.

@@ -21,7 +21,8 @@ pub enum TaskSupport {
     Forbidden,
     /// Becomes a task when the client declared the extension, else runs inline.
     Optional,
-    /// Needs a task: clients without the extension get -32021.
+    /// Needs a task: clients without the extension get a job instead
+    /// (`server::jobs`), or -32021 for a tool that is [`Tool::never_detached`].
     Required,
 }
 
@@ -51,6 +52,8 @@ pub struct Tool {
     definition: Map<String, Value>,
     task_support: TaskSupport,
     ttl_ms: Option<u64>,
+    /// Runs as a job for clients without the Tasks extension ([`Tool::never_detached`]).
+    detaches: bool,
     schema_given: bool,
     output_given: bool,
     /// The input schema compiled by [`Registry::new`] (once per server, not per call);
@@ -85,6 +88,7 @@ impl Tool {
             definition,
             task_support: TaskSupport::Forbidden,
             ttl_ms: None,
+            detaches: true,
             schema_given: false,
             output_given: false,
             compiled: None,
@@ -127,6 +131,21 @@ impl Tool {
     pub fn task(mut self, support: TaskSupport) -> Tool {
         self.task_support = support;
         self
+    }
+
+    /// Never runs as a job (`server::jobs`): a client without the Tasks extension gets
+    /// what the specification alone gives it, -32021 for a `Required` tool, and an
+    /// `Optional` one runs inline within `INLINE_BUDGET_MS`, then fails with -32021.
+    /// For a tool whose result is only useful inside the call that asked for it.
+    pub fn never_detached(mut self) -> Tool {
+        self.detaches = false;
+        self
+    }
+
+    /// Whether a client without the Tasks extension gets a job for it (see
+    /// [`Tool::never_detached`]).
+    pub fn detaches(&self) -> bool {
+        self.detaches
     }
 
     /// How long the task's result is kept (capped by the server's `TASK_MAX_TTL_MS`).

@@ -6,7 +6,7 @@ use super::asker::SessionAsker;
 use super::{SessionRunner, Stream, json_reply, json_response};
 use crate::cloudflare::creation::acquire_run;
 use crate::cloudflare::sse::Channel;
-use crate::cloudflare::{WorkerHost, log};
+use crate::cloudflare::{WorkerHost, job, log};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, Request as RpcRequest, RequestId};
@@ -75,29 +75,71 @@ impl SessionRunner {
                         .run_for_json(&server, *run, &rpc.id, &ctx, &host, trace.as_deref())
                         .await;
                 }
-                let channel = Channel::default();
-                let out = self.resumable.open(channel.clone());
-                let asker = self.asker(Some(out.clone()), None);
-                let progress = self.progress(&session, out.clone(), run.progress_token.clone());
-                worker::wasm_bindgen_futures::spawn_local(async move {
-                    let steps = log::traced(&server.config.log, trace.as_deref());
-                    let run = server.run(*run, &ctx, &host, &progress, Some(&asker), &steps);
-                    let body = match run.await {
-                        Action::Respond(response) => legacy::legacy_body(&response.body),
-                        other => {
-                            let e = McpError::Internal(format!("unexpected action {other:?}"));
-                            jsonrpc::error_response(None, &e.to_wire())
-                        }
-                    };
-                    out.finish(&body);
-                });
-                channel.response(HttpResponse::empty(200))
+                let token = run.progress_token.clone();
+                self.streamed(server, session, Action::Run(run), ctx, token, trace)
+            }
+            // A job's handle tool (`server::jobs`).
+            Action::Job(run) if accepts_sse => {
+                let token = run.progress_token.clone();
+                self.streamed(server, session, Action::Job(run), ctx, token, trace)
+            }
+            Action::Job(run) => {
+                let progress = Progress::default();
+                let channel = job::Channel::session(&progress, None, trace.as_deref());
+                let response = job::follow(&server, &self.env, &ctx, *run, &channel).await;
+                json_response(200, legacy::legacy_body(&response.body))
             }
             other => json_reply(
                 Some(&rpc.id),
                 Err(McpError::Internal(format!("unexpected action {other:?}"))),
             ),
         }
+    }
+
+    /// A tool run (or a job's handle tool) answered on a response stream, with its
+    /// progress, log messages and server→client requests; a run that becomes a job
+    /// (`server::jobs`) asks the job's questions on it too.
+    fn streamed(
+        &self,
+        server: Rc<Server>,
+        session: Session,
+        action: Action,
+        ctx: Context,
+        token: Option<Value>,
+        trace: Option<String>,
+    ) -> Result<Response> {
+        let channel = Channel::default();
+        let out = self.resumable.open(channel.clone());
+        let asker = self.asker(Some(out.clone()), None);
+        let progress = self.progress(&session, out.clone(), token);
+        let host = WorkerHost::host(self.env.clone(), &server);
+        let env = self.env.clone();
+        worker::wasm_bindgen_futures::spawn_local(async move {
+            let steps = log::traced(&server.config.log, trace.as_deref());
+            let jobs = job::Channel::session(&progress, Some(&asker), trace.as_deref());
+            let action = match action {
+                Action::Run(run) => {
+                    server
+                        .run(*run, &ctx, &host, &progress, Some(&asker), &steps)
+                        .await
+                }
+                other => other,
+            };
+            let response = match action {
+                Action::Respond(response) => Ok(response),
+                Action::Detach { record, run } => {
+                    Ok(job::detach(&server, &env, &ctx, record, *run, &jobs).await)
+                }
+                Action::Job(run) => Ok(job::follow(&server, &env, &ctx, *run, &jobs).await),
+                other => Err(McpError::Internal(format!("unexpected action {other:?}"))),
+            };
+            let body = match response {
+                Ok(response) => legacy::legacy_body(&response.body),
+                Err(e) => jsonrpc::error_response(None, &e.to_wire()),
+            };
+            out.finish(&body);
+        });
+        channel.response(HttpResponse::empty(200))
     }
 
     /// A run for a client whose `Accept` refuses `text/event-stream`: the answer is JSON.
@@ -116,11 +158,18 @@ impl SessionRunner {
     ) -> Result<Response> {
         let asker = self.asker(None, None);
         let steps = log::traced(&server.config.log, trace);
+        let progress = Progress::default();
         match server
-            .run(run, ctx, host, &Progress::default(), Some(&asker), &steps)
+            .run(run, ctx, host, &progress, Some(&asker), &steps)
             .await
         {
             Action::Respond(response) => json_response(200, legacy::legacy_body(&response.body)),
+            // A job's questions cannot travel on JSON: the handle tools answer them.
+            Action::Detach { record, run } => {
+                let channel = job::Channel::session(&progress, None, trace);
+                let response = job::detach(server, &self.env, ctx, record, *run, &channel).await;
+                json_response(200, legacy::legacy_body(&response.body))
+            }
             other => json_reply(
                 Some(id),
                 Err(McpError::Internal(format!("unexpected action {other:?}"))),

@@ -1,0 +1,304 @@
+//! Jobs for clients without the Tasks extension (`server::jobs`): the I/O only. The task
+//! is created as any task is (`creation`); the call then waits on the task's own push,
+//! the watch WebSocket of `subscriptions/listen`, so a wait costs one object request
+//! however long it lasts (docs/benchmarks.md, "Jobs"). What each state means is decided
+//! by the pure `jobs::Follow`.
+
+use super::listen::open_watch;
+use super::rpc::call_object_traced;
+use super::{new_task_id, now_ms, store_new_task};
+use crate::error::McpError;
+use crate::http::HttpResponse;
+use crate::jsonrpc::ErrorObject;
+use crate::mcp::input;
+use crate::server::call::Asker;
+use crate::server::fanin::Opened;
+use crate::server::jobs::{self, Follow, JobRun, Next};
+use crate::server::{Context, Server, error_response, result_response};
+use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use crate::tasks::record::TaskRecord;
+use crate::tasks::watch::WatchMessage;
+use crate::tools::Progress;
+use futures_util::StreamExt;
+use futures_util::future::{Either, select};
+use serde_json::{Map, Value};
+use std::pin::pin;
+use std::time::Duration;
+use worker::ws_events::WebsocketEvent;
+use worker::{Delay, Env, WebSocket};
+
+/// Where a job's questions can go during this request, and where its progress goes.
+pub(crate) struct Channel<'a> {
+    pub(crate) progress: &'a Progress,
+    /// A 2025-11-25 session's response stream (`elicitation/create`); `None` for the
+    /// 2026-07-28 endpoint, which asks by MRTR, or a session client that takes no stream.
+    pub(crate) asker: Option<&'a dyn Asker>,
+    /// Whether a question can be asked at all: MRTR with a signing key, or an asker.
+    pub(crate) asks: bool,
+    /// The Worker's request id, for the objects' log lines.
+    pub(crate) trace: Option<&'a str>,
+}
+
+impl<'a> Channel<'a> {
+    /// The 2026-07-28 endpoint's: questions by MRTR (when the server can sign a
+    /// `requestState`), progress to `progress`.
+    pub(crate) fn modern(
+        server: &Server,
+        progress: &'a Progress,
+        trace: Option<&'a str>,
+    ) -> Channel<'a> {
+        Channel {
+            progress,
+            asker: None,
+            asks: server.config.request_state_secret.is_some(),
+            trace,
+        }
+    }
+}
+
+impl<'a> Channel<'a> {
+    /// A 2025-11-25 session's: questions as `elicitation/create` (…) on the call's
+    /// response stream through `asker` (none: the client takes no stream, so nobody is
+    /// asked), progress and log messages to `progress`.
+    pub(crate) fn session(
+        progress: &'a Progress,
+        asker: Option<&'a dyn Asker>,
+        trace: Option<&'a str>,
+    ) -> Channel<'a> {
+        Channel {
+            progress,
+            asker,
+            asks: asker.is_some(),
+            trace,
+        }
+    }
+}
+
+/// [`crate::server::Action::Detach`]: creates the job's task under the caller's quotas
+/// (the run was counted already), then follows it.
+pub(crate) async fn detach(
+    server: &Server,
+    env: &Env,
+    ctx: &Context,
+    mut record: Box<TaskRecord>,
+    mut run: JobRun,
+    channel: &Channel<'_>,
+) -> HttpResponse {
+    match new_task_id() {
+        Ok(id) => record.assign_id(id),
+        Err(e) => return server.object_unreachable(&run.request_id, &e.to_string(), &run.cors),
+    }
+    run.job = record.task_id().to_owned();
+    let stored = store_new_task(server, env, &ctx.principal, record, true, channel.trace).await;
+    match stored {
+        Err(refused) => error_response(Some(&run.request_id), &refused, &run.cors),
+        Ok(Ok((status, body))) if status != crate::tasks::protocol::RESULT_STATUS => {
+            server.object_response(&run.request_id, status, &body, &run.cors)
+        }
+        Ok(Ok(_)) => follow(server, env, ctx, run, channel).await,
+        Ok(Err(why)) => server.object_unreachable(&run.request_id, &why, &run.cors),
+    }
+}
+
+/// [`crate::server::Action::Job`]: sends `run.first`, then follows the job until the
+/// follower answers or the wait is over.
+pub(crate) async fn follow(
+    server: &Server,
+    env: &Env,
+    ctx: &Context,
+    run: JobRun,
+    channel: &Channel<'_>,
+) -> HttpResponse {
+    let mut job = Job {
+        server,
+        env,
+        ctx,
+        run: &run,
+        channel,
+        follow: Follow::new(&run, channel.asks),
+        deadline: now_ms().saturating_add(run.wait_ms),
+    };
+    if let Some(first) = &run.first
+        && let Err(refusal) = object(env, first, &ctx.principal, channel.trace).await
+    {
+        return job.refusal(refusal);
+    }
+    if run.wait_ms > 0 {
+        match open_watch(env, &run.job, &ctx.principal).await {
+            (Opened::Watching, Some(socket)) => {
+                let answer = job.watched(&socket).await;
+                shut(&socket);
+                if let Some(answer) = answer {
+                    return answer;
+                }
+            }
+            (Opened::NotFound, _) => return job.follow.refused(&McpError::TaskNotFound.to_wire()),
+            // No socket: read instead.
+            _ => {}
+        }
+    }
+    job.polled().await
+}
+
+/// One follow in progress.
+struct Job<'a> {
+    server: &'a Server,
+    env: &'a Env,
+    ctx: &'a Context,
+    run: &'a JobRun,
+    channel: &'a Channel<'a>,
+    follow: Follow<'a>,
+    deadline: u64,
+}
+
+impl Job<'_> {
+    /// Follows the job's pushes: `None` if the socket is lost first (a crashed or
+    /// evicted object), so the follow goes on by reading.
+    async fn watched(&mut self, socket: &WebSocket) -> Option<HttpResponse> {
+        // Listen first, accept second: an accepted socket dispatches its messages at once,
+        // and the first (the current state) is sent once.
+        let mut events = socket.events().ok()?;
+        socket.accept().ok()?;
+        loop {
+            let left = self.deadline.saturating_sub(now_ms()).max(1);
+            let delay = Delay::from(Duration::from_millis(left));
+            let state = match select(pin!(events.next()), delay).await {
+                Either::Right(_) => return Some(self.follow.waited()),
+                Either::Left((Some(Ok(WebsocketEvent::Message(message))), _)) => {
+                    match message.text().map(|t| WatchMessage::decode(&t)) {
+                        Some(Ok(WatchMessage::Task { task, .. })) => Ok(task),
+                        Some(Ok(WatchMessage::Changed { .. })) => self.read().await,
+                        Some(Ok(WatchMessage::Gone)) => {
+                            Err(Refusal::Refused(McpError::TaskNotFound.to_wire()))
+                        }
+                        _ => continue,
+                    }
+                }
+                Either::Left(_) => return None,
+            };
+            if let Some(answer) = self.next(state).await {
+                return Some(answer);
+            }
+        }
+    }
+
+    /// Follows the job by reading it each poll interval until the wait is over (once,
+    /// when no wait was asked).
+    async fn polled(&mut self) -> HttpResponse {
+        let poll_ms = self.server.config.poll_interval_ms.max(250);
+        loop {
+            let state = self.read().await;
+            if let Some(answer) = self.next(state).await {
+                return answer;
+            }
+            let left = self.deadline.saturating_sub(now_ms());
+            if left == 0 {
+                return self.follow.waited();
+            }
+            Delay::from(Duration::from_millis(left.min(poll_ms))).await;
+        }
+    }
+
+    /// Carries out what the follower makes of a state: `Some` answers the request.
+    async fn next(&mut self, state: Result<Value, Refusal>) -> Option<HttpResponse> {
+        let task = match state {
+            Ok(task) => task,
+            Err(refusal) => return Some(self.refusal(refusal)),
+        };
+        for next in self.follow.state(task) {
+            match next {
+                Next::Wait => {}
+                Next::Progress(report) => self.channel.progress.report(report),
+                Next::Answer(response) => return Some(response),
+                Next::Ask(requests) => {
+                    if let Some(answer) = self.ask(requests).await {
+                        return Some(answer);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Puts the job's questions to the client: by MRTR (the answer ends this request),
+    /// or on a session's stream, whose answers go to the job (`None`: follow on).
+    async fn ask(&self, requests: Map<String, Value>) -> Option<HttpResponse> {
+        let run = self.run;
+        let Some(asker) = self.channel.asker else {
+            let now = Context {
+                principal: self.ctx.principal.clone(),
+                now_ms: now_ms(),
+            };
+            return Some(
+                match jobs::input_required(self.server, run, &requests, &now) {
+                    Ok(result) => result_response(&run.request_id, &result, &run.cors),
+                    Err(e) => error_response(Some(&run.request_id), &e, &run.cors),
+                },
+            );
+        };
+        let answers = match asker.ask(requests.clone()).await {
+            Ok(answers) => answers,
+            // Not answered here (the client refused or went quiet): the handle tools remain.
+            Err(_) => return Some(self.follow.waited()),
+        };
+        let mut taken = Map::new();
+        for (key, request) in &requests {
+            let Some(answer) = answers.get(key) else {
+                continue;
+            };
+            if let Err(e) = input::check_answer(key, request, answer) {
+                return Some(self.follow.refused(&e.to_wire()));
+            }
+            taken.insert(key.clone(), answer.clone());
+        }
+        let update = ObjectRequest::Update {
+            task_id: run.job.clone(),
+            input_responses: taken,
+        };
+        let updated = object(self.env, &update, &self.ctx.principal, self.channel.trace).await;
+        updated.err().map(|refusal| self.refusal(refusal))
+    }
+
+    /// The job's state, read.
+    async fn read(&self) -> Result<Value, Refusal> {
+        let get = ObjectRequest::Get {
+            task_id: self.run.job.clone(),
+        };
+        object(self.env, &get, &self.ctx.principal, None).await
+    }
+
+    fn refusal(&self, refusal: Refusal) -> HttpResponse {
+        match refusal {
+            Refusal::Refused(error) => self.follow.refused(&error),
+            Refusal::Unreachable(why) => self.follow.unreachable(&why),
+        }
+    }
+}
+
+fn shut(socket: &WebSocket) {
+    if socket.close(Some(1000), Some("done")).is_err() {
+        // Already closed by the object: nothing more to do.
+    }
+}
+
+/// Why a request to the job's object gave no result.
+enum Refusal {
+    Refused(ErrorObject),
+    Unreachable(String),
+}
+
+async fn object(
+    env: &Env,
+    request: &ObjectRequest,
+    principal: &str,
+    trace: Option<&str>,
+) -> Result<Value, Refusal> {
+    let (status, body) = call_object_traced(env, request, principal, trace)
+        .await
+        .map_err(Refusal::Unreachable)?;
+    match ObjectReply::decode(status, &body) {
+        Ok(ObjectReply::Result(value)) => Ok(value),
+        Ok(ObjectReply::Error(error)) => Err(Refusal::Refused(error)),
+        Err(why) => Err(Refusal::Unreachable(why)),
+    }
+}

@@ -1,0 +1,310 @@
+//! Durable jobs for clients that did not declare the Tasks extension (docs/hosts.md).
+//!
+//! Most hosts declare no Tasks capability, and SEP-2663 forbids sending them a
+//! `CreateTaskResult`. Yet a tool that needs more than one step still runs in its own
+//! task object (same leases, checkpoints, TTL, quotas and owner as any task): the Worker
+//! creates it at once and *waits* on it for at most `INLINE_BUDGET_MS`, forwarding its
+//! status messages as `notifications/progress`. Finished in time, the client gets the
+//! ordinary result. Otherwise an ordinary `CallToolResult` says that the job goes on and
+//! gives its handle (the task id), which the handle tools below read, answer and cancel.
+//!
+//! ```text
+//! tools/call slow_tool (no extension) ─▶ first step inline ─▶ Continue ─▶ Action::Detach
+//!   adapter: create the task, then follow it (jobs::Follow) until
+//!     completed / failed            ─▶ the ordinary result or error
+//!     input_required, client asks   ─▶ MRTR input_required (2026-07-28) / elicitation/create
+//!                                      (2025-11-25); the answers go to the task as tasks/update
+//!     the wait is over              ─▶ "still running, handle 3f0c…, call job_status"
+//! tools/call job_status|job_answer|job_cancel ─▶ Action::Job (the same follower)
+//! ```
+//!
+//! The handle is the task id, so every ownership rule of tasks applies unchanged: another
+//! principal's handle is "unknown job", exactly like one that never existed.
+
+mod follow;
+mod results;
+
+pub use follow::{Follow, Next};
+
+use super::{Action, Config, Context, Cors, Server, result_response};
+use crate::error::McpError;
+use crate::jsonrpc::{Request, RequestId};
+use crate::mcp::input;
+use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
+use crate::mcp::params;
+use crate::mcp::request_state::{self, Binding, Carried};
+use crate::tasks::id;
+use crate::tasks::protocol::ObjectRequest;
+use crate::tasks::task::RESULT_INPUT_REQUIRED;
+use crate::tools::{Registry, TaskSupport, Tool};
+use serde_json::{Map, Value, json};
+
+/// Reads a job: its status, its question, or its result once it has ended.
+pub const STATUS_TOOL: &str = "job_status";
+/// Answers a job's question.
+pub const ANSWER_TOOL: &str = "job_answer";
+/// Cancels a job.
+pub const CANCEL_TOOL: &str = "job_cancel";
+/// The handle tools' names, reserved: an author's tool may not take one.
+pub const RESERVED: [&str; 3] = [STATUS_TOOL, ANSWER_TOOL, CANCEL_TOOL];
+
+/// Who reads the job's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reader {
+    /// The `tools/call` that started it: a finished job answers as the call would have
+    /// inline. `output_schema`: the tool declares one, so an answer without its
+    /// `structuredContent` must be an error result (clients validate it).
+    Call { tool: String, output_schema: bool },
+    /// A handle tool (`job_status`, `job_answer`, `job_cancel`).
+    Handle,
+}
+
+/// A job to follow: what to send it first, how long to wait for its end, and how the
+/// answer reads. The adapter performs it with [`Follow`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobRun {
+    pub request_id: RequestId,
+    pub cors: Cors,
+    /// The task id; empty in an [`Action::Detach`] until the adapter has created the task.
+    pub job: String,
+    /// Sent to the task before following it: answers (`Update`) or `Cancel`.
+    pub first: Option<ObjectRequest>,
+    /// How long to wait for the job to end (0: read it once).
+    pub wait_ms: u64,
+    pub reader: Reader,
+    /// `_meta.progressToken`: status messages become `notifications/progress`.
+    pub progress_token: Option<Value>,
+    /// What the client declared: a question is asked through the client only for the
+    /// capabilities it has.
+    pub capabilities: ClientCapabilities,
+    /// What an MRTR `requestState` is bound to (the request and its arguments).
+    pub request_key: String,
+    pub arguments: Map<String, Value>,
+    /// The longest wait a handle tool's `waitSeconds` may ask for, in seconds.
+    pub max_wait_s: u64,
+}
+
+/// Whether this server offers jobs at all: on (`DETACH_JOBS`), and some tool can detach.
+pub fn offered(config: &Config, registry: &Registry) -> bool {
+    config.detach_jobs && registry.tools().iter().any(detachable)
+}
+
+/// Whether `tool` may run as a job: it may run as a task, and its author did not keep it
+/// attached ([`Tool::never_detached`]).
+fn detachable(tool: &Tool) -> bool {
+    tool.task_support() != TaskSupport::Forbidden && tool.detaches()
+}
+
+/// Whether a call of `tool` with `meta` runs as a job if it needs more than one step: the
+/// client did not declare the Tasks extension (nor, in a 2025-11-25 session, the legacy
+/// `tasks` capability) and the server offers jobs.
+pub fn detaches(server: &Server, tool: &Tool, meta: &RequestMeta) -> bool {
+    !declares_tasks(&meta.capabilities) && server.config.detach_jobs && detachable(tool)
+}
+
+/// Whether the client speaks tasks in either era.
+pub fn declares_tasks(capabilities: &ClientCapabilities) -> bool {
+    capabilities.has(Capability::TasksExtension) || capabilities.0.contains_key("tasks")
+}
+
+/// The handle tools for `tools/list` (the longest wait is the inline budget).
+pub fn definitions(config: &Config) -> Vec<Value> {
+    handle_tools(max_wait_s(config))
+        .iter()
+        .map(Tool::definition)
+        .collect()
+}
+
+pub fn max_wait_s(config: &Config) -> u64 {
+    (config.inline_budget_ms / 1000).max(1)
+}
+
+fn handle_tools(max_wait_s: u64) -> [Tool; 3] {
+    let job = json!({ "type": "string", "description": "The job's handle: the `job` value the tool call that started the job returned (32 hexadecimal characters)." });
+    let wait = json!({ "type": "integer", "minimum": 0, "maximum": max_wait_s,
+        "description": format!("Wait up to this many seconds (at most {max_wait_s}) for the job to finish before answering; 0 or absent answers at once.") });
+    let answers = json!({ "type": "object", "additionalProperties": { "type": "object" },
+        "description": "One entry per question, under the question's key, shaped as its method's result. For a form (elicitation/create): {\"action\": \"accept\", \"content\": {…the form's fields…}}, or {\"action\": \"decline\"}, or {\"action\": \"cancel\"}." });
+    let schema = |properties: Value, required: &[&str]| json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false });
+    let tool = |name: &str, title: &str, description: &str, input: Value| {
+        Tool::new(name, description)
+            .title(title)
+            .schema(input)
+            .annotations(json!({ "openWorldHint": false }))
+            .sync(|_| unreachable!("handle tools are served by the job follower"))
+    };
+    [
+        tool(
+            STATUS_TOOL,
+            "Read a running job",
+            "Reads a job that a tool call started and left running on this server (that call answered with the job's handle). Answers with the job's result once it has finished; while it runs, with its latest status; if it waits for an answer, with its question and how to answer it (job_answer). Give waitSeconds to wait for the end instead of calling again and again.",
+            schema(json!({ "job": job, "waitSeconds": wait }), &["job"]),
+        )
+        .annotations(json!({ "readOnlyHint": true, "openWorldHint": false })),
+        tool(
+            ANSWER_TOOL,
+            "Answer a job's question",
+            "Answers the question a running job asked (job_status shows it, with its key and the fields it wants); the job then goes on. Answers that do not fit the question's schema are refused, naming the field.",
+            schema(
+                json!({ "job": job, "answers": answers, "waitSeconds": wait }),
+                &["job", "answers"],
+            ),
+        ),
+        tool(
+            CANCEL_TOOL,
+            "Cancel a job",
+            "Stops a running job for good (its tool is told, so it can stop external work). Answers with the job's final status.",
+            schema(json!({ "job": job }), &["job"]),
+        )
+        .annotations(json!({ "destructiveHint": true, "idempotentHint": true, "openWorldHint": false })),
+    ]
+}
+
+/// A `tools/call` of a handle tool, if `name` is one and this client is offered them:
+/// the arguments checked against its schema (-32602), the handle's form (a tool error
+/// naming the rule), then [`Action::Job`].
+pub fn handle_call(
+    server: &Server,
+    rpc: &Request,
+    meta: &RequestMeta,
+    cors: &Cors,
+) -> Option<Result<Action, McpError>> {
+    let name = rpc.params.get("name").and_then(Value::as_str)?;
+    if !RESERVED.contains(&name)
+        || declares_tasks(&meta.capabilities)
+        || !offered(&server.config, &server.registry)
+    {
+        return None;
+    }
+    Some(handle(server, rpc, meta, cors, name))
+}
+
+fn handle(
+    server: &Server,
+    rpc: &Request,
+    meta: &RequestMeta,
+    cors: &Cors,
+    name: &str,
+) -> Result<Action, McpError> {
+    let max_wait_s = max_wait_s(&server.config);
+    let tools = handle_tools(max_wait_s);
+    let tool = tools
+        .iter()
+        .find(|t| t.name() == name)
+        .expect("a reserved name");
+    tool.check_arguments(rpc.params.get("arguments"))?;
+    let arguments = match rpc.params.get("arguments") {
+        Some(Value::Object(a)) => a.clone(),
+        _ => Map::new(),
+    };
+    let job = arguments["job"].as_str().unwrap_or_default().to_owned();
+    if !id::is_valid(&job) {
+        let result = results::malformed(&job);
+        return Ok(Action::Respond(result_response(&rpc.id, &result, cors)));
+    }
+    let first = match name {
+        ANSWER_TOOL => Some(ObjectRequest::Update {
+            task_id: job.clone(),
+            input_responses: arguments["answers"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        }),
+        CANCEL_TOOL => Some(ObjectRequest::Cancel {
+            task_id: job.clone(),
+        }),
+        _ => None,
+    };
+    Ok(Action::Job(Box::new(JobRun {
+        request_id: rpc.id.clone(),
+        cors: cors.clone(),
+        job,
+        first,
+        wait_ms: wait_ms(server, &Reader::Handle, &arguments),
+        reader: Reader::Handle,
+        progress_token: params::progress_token(&rpc.params)?,
+        capabilities: meta.capabilities.clone(),
+        request_key: format!("tools/call {name}"),
+        arguments,
+        max_wait_s,
+    })))
+}
+
+/// The retry of a call whose job asked a question by MRTR: the answers (already checked
+/// against the questions sealed in `requestState`) go to the job, which is then followed
+/// again for a new wait.
+pub fn resumed(server: &Server, run: JobRun, answers: Map<String, Value>) -> Action {
+    let first = ObjectRequest::Update {
+        task_id: run.job.clone(),
+        input_responses: answers,
+    };
+    Action::Job(Box::new(JobRun {
+        first: Some(first),
+        wait_ms: wait_ms(server, &run.reader, &run.arguments),
+        ..run
+    }))
+}
+
+/// How a job reads for the call named `name` (a `tools/call`'s tool, or a handle tool).
+pub fn reader(server: &Server, name: &str) -> Reader {
+    if RESERVED.contains(&name) {
+        return Reader::Handle;
+    }
+    let output_schema = server
+        .registry
+        .get(name)
+        .is_some_and(|t| t.definition().get("outputSchema").is_some());
+    Reader::Call {
+        tool: name.to_owned(),
+        output_schema,
+    }
+}
+
+/// How long a call waits for its job: the inline budget for the call that started it,
+/// what `waitSeconds` asks (at most the budget) for a handle tool.
+pub fn wait_ms(server: &Server, reader: &Reader, arguments: &Map<String, Value>) -> u64 {
+    match reader {
+        Reader::Call { .. } => server.config.inline_budget_ms,
+        Reader::Handle => {
+            let asked = arguments.get("waitSeconds").and_then(Value::as_u64);
+            asked.unwrap_or(0).min(max_wait_s(&server.config)) * 1000
+        }
+    }
+}
+
+/// An MRTR `InputRequiredResult` carrying the job's questions (mrtr "Server
+/// Requirements"): its `requestState` names the job and the questions, so the retry's
+/// answers are checked and go to the job (see [`resumed`]).
+pub fn input_required(
+    server: &Server,
+    run: &JobRun,
+    requests: &Map<String, Value>,
+    ctx: &Context,
+) -> Result<Value, McpError> {
+    let secret = server.request_state_secret()?;
+    let mut pending = Map::new();
+    pending.extend(
+        requests
+            .iter()
+            .map(|(key, request)| (key.clone(), input::answer_check(request))),
+    );
+    let carried = Carried {
+        rounds: 1,
+        answers: Map::new(),
+        checkpoint: Value::Null,
+        pending,
+        job: Some(run.job.clone()),
+    };
+    let binding = Binding {
+        principal: &ctx.principal,
+        request: &run.request_key,
+        arguments: &run.arguments,
+    };
+    let expires = ctx
+        .now_ms
+        .saturating_add(server.config.request_state_ttl_ms);
+    let state = request_state::seal(secret, binding, &carried, expires);
+    Ok(
+        json!({ "resultType": RESULT_INPUT_REQUIRED, "inputRequests": requests, "requestState": state }),
+    )
+}

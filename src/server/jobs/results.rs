@@ -1,0 +1,222 @@
+//! The `CallToolResult`s a job's reader gets. A model reads them, so the text says what
+//! happened and what to call next; `structuredContent` (and `_meta`, under
+//! [`JOB_META`]) carry the same facts for programs.
+//!
+//! # Format
+//!
+//! ```text
+//! {"content":[{"type":"text","text":"process_batch needs more time than … job_status …"}],
+//!  "structuredContent":{"job":"3f0c…","status":"working","statusMessage":"Processed 4/90 items",
+//!                       "tool":"process_batch","next":["job_status","job_cancel"]},
+//!  "_meta":{"mcp-tasks-edge/job":{…the same…}},"isError":false,"resultType":"complete"}
+//! ```
+
+use super::{ANSWER_TOOL, CANCEL_TOOL, JobRun, Reader, STATUS_TOOL};
+use crate::error::McpError;
+use crate::jsonrpc::ErrorObject;
+use crate::tasks::task::RESULT_COMPLETE;
+use serde_json::{Map, Value, json};
+
+/// This server's `_meta` key for the job facts of a result.
+pub const JOB_META: &str = "mcp-tasks-edge/job";
+
+fn result(text: String, facts: Value, is_error: bool, structured: bool) -> Value {
+    let mut result = json!({
+        "content": [{ "type": "text", "text": text }],
+        "_meta": { JOB_META: facts.clone() },
+        "isError": is_error,
+        "resultType": RESULT_COMPLETE,
+    });
+    if structured {
+        result["structuredContent"] = facts;
+    }
+    result
+}
+
+/// What a finished job's facts and texts call it.
+fn subject(run: &JobRun) -> String {
+    match &run.reader {
+        Reader::Call { tool, .. } => format!("The job of {tool} ({})", run.job),
+        Reader::Handle => format!("Job {}", run.job),
+    }
+}
+
+/// The job's facts: handle, status, last message, the tool (when this reader knows it).
+fn facts(run: &JobRun, task: &Value, status: &str) -> Map<String, Value> {
+    let mut facts = Map::new();
+    facts.insert("job".into(), run.job.clone().into());
+    facts.insert("status".into(), status.into());
+    if let Some(message) = task.get("statusMessage").filter(|m| m.is_string()) {
+        facts.insert("statusMessage".into(), message.clone());
+    }
+    if let Reader::Call { tool, .. } = &run.reader {
+        facts.insert("tool".into(), tool.clone().into());
+    }
+    facts
+}
+
+/// A job that has not ended: working, or waiting for answers nobody could give during
+/// this request. A call whose tool declares an `outputSchema` marks it `isError`: a
+/// non-error result there must carry the tool's own `structuredContent`, which clients
+/// validate (the text says the job goes on).
+pub fn pending(run: &JobRun, task: &Value) -> Value {
+    let job = &run.job;
+    let wait = run.max_wait_s;
+    let status_call =
+        format!("call {STATUS_TOOL} with {{\"job\": \"{job}\", \"waitSeconds\": {wait}}}");
+    let cancel_call = format!("call {CANCEL_TOOL} with {{\"job\": \"{job}\"}}");
+    let questions = task
+        .get("inputRequests")
+        .and_then(Value::as_object)
+        .filter(|q| !q.is_empty());
+    let mut facts = facts(
+        run,
+        task,
+        if questions.is_some() {
+            "input_required"
+        } else {
+            "working"
+        },
+    );
+    let opening = match &run.reader {
+        Reader::Call { tool, .. } => format!(
+            "{tool} needs more time than one call waits, so it goes on as a job on the server: it was not stopped and nothing is lost. Its handle is {job}."
+        ),
+        Reader::Handle => format!("Job {job} has not finished yet."),
+    };
+    let text = match questions {
+        None => {
+            let status = match task.get("statusMessage").and_then(Value::as_str) {
+                Some(message) => format!(" Its latest status: {message}."),
+                None => String::new(),
+            };
+            facts.insert("next".into(), json!([STATUS_TOOL, CANCEL_TOOL]));
+            format!(
+                "{opening}{status} To get its result, {status_call} (and again while it still runs). To stop it, {cancel_call}."
+            )
+        }
+        Some(questions) => {
+            facts.insert("inputRequests".into(), Value::Object(questions.clone()));
+            facts.insert(
+                "next".into(),
+                json!([ANSWER_TOOL, STATUS_TOOL, CANCEL_TOOL]),
+            );
+            let asked: Vec<String> = questions.iter().map(|(k, q)| question(k, q)).collect();
+            let key = questions.keys().next().cloned().unwrap_or_default();
+            format!(
+                "{opening} It is waiting for an answer before it can go on.\n{}\nAnswer with {ANSWER_TOOL}: {{\"job\": \"{job}\", \"answers\": {{\"{key}\": {{\"action\": \"accept\", \"content\": {{…the fields asked…}}}}}}}} (or {{\"action\": \"decline\"}}). Ask the user rather than guessing. To stop the job, {cancel_call}.",
+                asked.join("\n")
+            )
+        }
+    };
+    let output_schema = matches!(
+        run.reader,
+        Reader::Call {
+            output_schema: true,
+            ..
+        }
+    );
+    result(text, Value::Object(facts), output_schema, !output_schema)
+}
+
+/// One question as a line a model can act on.
+fn question(key: &str, request: &Value) -> String {
+    let params = &request["params"];
+    match request["method"].as_str() {
+        Some("elicitation/create") if params["mode"] == "url" => format!(
+            "- \"{key}\": {} Open {} (the user must do this), then answer {{\"action\": \"accept\"}}.",
+            params["message"].as_str().unwrap_or_default(),
+            params["url"].as_str().unwrap_or_default()
+        ),
+        Some("elicitation/create") => format!(
+            "- \"{key}\": {} Fields (JSON Schema): {}",
+            params["message"].as_str().unwrap_or_default(),
+            params["requestedSchema"]
+        ),
+        Some(method) => format!("- \"{key}\": a {method} request: {params}"),
+        None => format!("- \"{key}\": {request}"),
+    }
+}
+
+/// A job read by a handle tool after it completed: its own result, first saying so.
+pub fn finished(run: &JobRun, mut job_result: Value, task: &Value) -> Value {
+    let facts = Value::Object(facts(run, task, "completed"));
+    if let Some(object) = job_result.as_object_mut() {
+        let said = json!({ "type": "text", "text": format!("{} has completed. Its result follows.", subject(run)) });
+        if let Some(Value::Array(content)) = object.get_mut("content") {
+            content.insert(0, said);
+        }
+        let meta = object
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert(JOB_META.into(), facts);
+        }
+        object.insert("resultType".into(), RESULT_COMPLETE.into());
+    }
+    job_result
+}
+
+/// A job read by a handle tool after it failed with a JSON-RPC error.
+pub fn failed(run: &JobRun, error: &ErrorObject, task: &Value) -> Value {
+    let mut facts = facts(run, task, "failed");
+    facts.insert(
+        "error".into(),
+        json!({ "code": error.code, "message": error.message }),
+    );
+    let text = format!("{} failed: {}", subject(run), error.message);
+    result(text, Value::Object(facts), true, true)
+}
+
+/// A cancelled job: for the call that started it, an error result (it has no result);
+/// for a handle tool, the fact.
+pub fn cancelled(run: &JobRun, task: &Value) -> Value {
+    let facts = Value::Object(facts(run, task, "cancelled"));
+    match &run.reader {
+        Reader::Call { output_schema, .. } => {
+            let text = format!(
+                "{} was cancelled before it finished; it has no result.",
+                subject(run)
+            );
+            result(text, facts, true, !output_schema)
+        }
+        Reader::Handle => {
+            let text = format!(
+                "{} is cancelled: it stopped before finishing and has no result.",
+                subject(run)
+            );
+            result(text, facts, false, true)
+        }
+    }
+}
+
+/// The task object refused a request about the job: unknown (never existed, expired, or
+/// another caller's: the same answer, on purpose), or answers that do not fit.
+pub fn refused(run: &JobRun, error: &ErrorObject) -> Value {
+    let job = &run.job;
+    let unknown = McpError::TaskNotFound.to_wire();
+    let (rule, text) = if error.code == unknown.code && error.message == unknown.message {
+        (
+            "unknown_job",
+            format!(
+                "Unknown job {job}: no job with this handle exists for you. It may have expired (a finished job is kept for a limited time), or the handle is mistyped; a handle is the `job` value that the tool call which started the job returned."
+            ),
+        )
+    } else {
+        (
+            "refused",
+            format!("Job {job} refused the request: {}", error.message),
+        )
+    };
+    let facts = json!({ "job": job, "error": rule, "message": error.message });
+    result(text, facts, true, true)
+}
+
+/// A handle that is not one this server could have made.
+pub fn malformed(handle: &str) -> Value {
+    let text = format!(
+        "Malformed job handle {handle:?}: a handle is 32 lower-case hexadecimal characters, the `job` value that the tool call which started the job returned."
+    );
+    let facts = json!({ "job": handle, "error": "malformed_handle" });
+    result(text, facts, true, true)
+}

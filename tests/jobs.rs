@@ -1,0 +1,466 @@
+//! Jobs for clients without the Tasks extension (`server::jobs`, docs/hosts.md), through
+//! the pure server: when a call detaches, the handle tools, what each state of the job
+//! makes of the waiting call, and the MRTR round that carries a job's question.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+use common::*;
+use mcp_tasks_edge::http::HttpResponse;
+use mcp_tasks_edge::jsonrpc::RequestId;
+use mcp_tasks_edge::server::jobs::{Follow, JobRun, Next, Reader};
+use mcp_tasks_edge::server::{Action, Config, Context, Cors, Server};
+use mcp_tasks_edge::tasks::protocol::ObjectRequest;
+use mcp_tasks_edge::tools::{TaskSupport, Tool};
+use serde_json::{Map, Value, json};
+
+const JOB: &str = "0123456789abcdef0123456789abcdef";
+
+fn tools_call(params: Value) -> Action {
+    let server = server();
+    run_action(&server, server.handle(&post("tools/call", params), &ctx()))
+}
+
+fn result_of(action: Action) -> Value {
+    match action {
+        Action::Respond(r) => body(&r)["result"].clone(),
+        other => panic!("expected an answer, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_call_that_continues_becomes_a_job_never_a_task_result() {
+    let params =
+        json!({ "name": "slow_compute", "arguments": { "seconds": 90 }, "_meta": meta(json!({})) });
+    let action = tools_call(params);
+    let Action::Detach { record, run } = action else {
+        panic!("expected a job, got {action:?}")
+    };
+    assert_eq!(record.tool(), "slow_compute");
+    assert_eq!(record.owner(), "anonymous");
+    assert_eq!(
+        (run.job.as_str(), run.wait_ms, run.first.is_none()),
+        ("", Config::default().inline_budget_ms, true)
+    );
+    assert_eq!(
+        run.reader,
+        Reader::Call {
+            tool: "slow_compute".into(),
+            output_schema: false
+        }
+    );
+    // A required tool is served the same way instead of -32021 ...
+    let params = json!({ "name": "confirm_delete", "arguments": { "filename": "a" }, "_meta": meta(json!({})) });
+    assert!(matches!(tools_call(params), Action::Detach { .. }));
+    // ... unless its author kept it attached.
+    let params = json!({ "name": "failing_job", "_meta": meta(json!({})) });
+    let Action::Respond(r) = tools_call(params) else {
+        panic!("expected -32021")
+    };
+    assert_eq!(error_of(&r), (400, -32021));
+    // With the extension: a task, as before.
+    let tasks = meta(json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } }));
+    let params = json!({ "name": "slow_compute", "arguments": { "seconds": 90 }, "_meta": tasks });
+    assert!(matches!(tools_call(params), Action::CreateTask { .. }));
+    // A forbidden tool never detaches: it runs inline to the end.
+    let params = json!({ "name": "greet", "arguments": { "name": "x" }, "_meta": meta(json!({})) });
+    assert_eq!(result_of(tools_call(params))["resultType"], "complete");
+}
+
+#[test]
+fn the_handle_tools_are_listed_for_clients_without_tasks_only() {
+    let names = |server: &Server, caps: Value| -> Vec<String> {
+        let r = respond(server, &post("tools/list", json!({ "_meta": meta(caps) })));
+        body(&r)["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let handles = ["job_status", "job_answer", "job_cancel"];
+    let plain = names(&server(), json!({}));
+    assert_eq!(plain[plain.len() - 3..], handles);
+    let tasks = json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } });
+    assert!(
+        !names(&server(), tasks)
+            .iter()
+            .any(|n| handles.contains(&n.as_str()))
+    );
+    let off = Server::new(Config {
+        detach_jobs: false,
+        ..server().config
+    });
+    assert!(
+        !names(&off, json!({}))
+            .iter()
+            .any(|n| handles.contains(&n.as_str()))
+    );
+    // The longest wait offered is the inline budget.
+    let r = respond(
+        &server(),
+        &post("tools/list", json!({ "_meta": meta(json!({})) })),
+    );
+    let tools = body(&r)["result"]["tools"].clone();
+    let status = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "job_status")
+        .unwrap();
+    assert_eq!(
+        status["inputSchema"]["properties"]["waitSeconds"]["maximum"],
+        30
+    );
+    assert_eq!(status["inputSchema"]["required"], json!(["job"]));
+}
+
+#[test]
+fn handle_tools_check_their_input() {
+    let call = |name: &str, arguments: Value| {
+        tools_call(json!({ "name": name, "arguments": arguments, "_meta": meta(json!({})) }))
+    };
+    // A malformed handle: a tool error naming the rule, before any object is asked.
+    let malformed = result_of(call("job_status", json!({ "job": "../x" })));
+    assert_eq!(malformed["isError"], true);
+    assert_eq!(malformed["structuredContent"]["error"], "malformed_handle");
+    assert!(
+        malformed["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("32 lower-case hexadecimal")
+    );
+    // Arguments against the schema: -32602 naming the member.
+    let Action::Respond(r) = call("job_status", json!({})) else {
+        panic!()
+    };
+    assert_eq!(error_of(&r), (400, -32602));
+    let Action::Respond(r) = call("job_status", json!({ "job": JOB, "waitSeconds": 31 })) else {
+        panic!()
+    };
+    assert!(
+        body(&r)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("waitSeconds")
+    );
+    // Each tool's request to the job, and its wait.
+    let Action::Job(status) = call("job_status", json!({ "job": JOB, "waitSeconds": 12 })) else {
+        panic!()
+    };
+    assert_eq!(
+        (status.first.clone(), status.wait_ms, status.reader.clone()),
+        (None, 12_000, Reader::Handle)
+    );
+    let Action::Job(answer) = call(
+        "job_answer",
+        json!({ "job": JOB, "answers": { "k": { "action": "decline" } } }),
+    ) else {
+        panic!()
+    };
+    let expected = ObjectRequest::Update {
+        task_id: JOB.into(),
+        input_responses: json!({ "k": { "action": "decline" } })
+            .as_object()
+            .unwrap()
+            .clone(),
+    };
+    assert_eq!((answer.first.clone(), answer.wait_ms), (Some(expected), 0));
+    let Action::Job(cancel) = call("job_cancel", json!({ "job": JOB })) else {
+        panic!()
+    };
+    assert_eq!(
+        cancel.first,
+        Some(ObjectRequest::Cancel {
+            task_id: JOB.into()
+        })
+    );
+    // A client with the extension has no such tools: it uses tasks/*.
+    let tasks = meta(json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } }));
+    let Action::Respond(r) =
+        tools_call(json!({ "name": "job_status", "arguments": { "job": JOB }, "_meta": tasks }))
+    else {
+        panic!()
+    };
+    assert_eq!(error_of(&r), (400, -32602));
+}
+
+#[test]
+fn an_authors_tool_may_not_take_a_handle_tools_name() {
+    let server = Server::builder("s")
+        .tool(
+            Tool::new("job_status", "mine")
+                .task(TaskSupport::Optional)
+                .sync(|_| unreachable!()),
+        )
+        .build();
+    let problems = server.problems().join("\n");
+    assert!(
+        problems.contains("\"job_status\" is reserved"),
+        "{problems}"
+    );
+}
+
+fn run(reader: Reader, token: bool, capabilities: Value) -> JobRun {
+    JobRun {
+        request_id: RequestId::Number(7),
+        cors: Cors::default(),
+        job: JOB.into(),
+        first: None,
+        wait_ms: 30_000,
+        reader,
+        progress_token: token.then(|| json!("p")),
+        capabilities: mcp_tasks_edge::mcp::meta::ClientCapabilities(
+            capabilities.as_object().unwrap().clone(),
+        ),
+        request_key: "tools/call slow_compute".into(),
+        arguments: Map::new(),
+        max_wait_s: 30,
+    }
+}
+
+fn call_reader(output_schema: bool) -> Reader {
+    Reader::Call {
+        tool: "slow_compute".into(),
+        output_schema,
+    }
+}
+
+fn task(status: &str, extra: Value) -> Value {
+    let mut task = json!({ "taskId": JOB, "status": status, "createdAt": "a", "lastUpdatedAt": "b", "ttlMs": 60000 });
+    task.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    task
+}
+
+fn answer(next: Vec<Next>) -> Value {
+    match next.last() {
+        Some(Next::Answer(r)) => body(r),
+        other => panic!("expected an answer, got {other:?}"),
+    }
+}
+
+fn text(response: &Value) -> &str {
+    response["result"]["content"][0]["text"].as_str().unwrap()
+}
+
+#[test]
+fn the_follower_reports_each_new_status_once() {
+    let run = run(call_reader(false), true, json!({}));
+    let mut follow = Follow::new(&run, true);
+    let working = |m: &str| task("working", json!({ "statusMessage": m }));
+    let reports = |next: &[Next]| -> Vec<(f64, Option<String>)> {
+        next.iter()
+            .filter_map(|n| match n {
+                Next::Progress(r) => Some((r.progress, r.message.clone())),
+                _ => None,
+            })
+            .collect()
+    };
+    let first = follow.state(working("1/3"));
+    assert_eq!(reports(&first), [(1.0, Some("1/3".into()))]);
+    assert_eq!(first.last(), Some(&Next::Wait));
+    assert_eq!(reports(&follow.state(working("1/3"))), []);
+    assert_eq!(
+        reports(&follow.state(working("2/3"))),
+        [(2.0, Some("2/3".into()))]
+    );
+    // The wait is over: the handle, the last status, and what to call next.
+    let pending = body(&follow.waited());
+    assert_eq!(pending["result"]["isError"], false);
+    assert_eq!(
+        pending["result"]["structuredContent"],
+        json!({ "job": JOB, "status": "working", "statusMessage": "2/3", "tool": "slow_compute", "next": ["job_status", "job_cancel"] })
+    );
+    let said = text(&pending);
+    assert!(
+        said.contains("goes on as a job") && said.contains(JOB) && said.contains("job_status"),
+        "{said}"
+    );
+    // Without a progress token nothing is reported.
+    let quiet = run_without_token();
+    let mut follow = Follow::new(&quiet, true);
+    assert_eq!(follow.state(working("1/3")), [Next::Wait]);
+}
+
+fn run_without_token() -> JobRun {
+    run(call_reader(false), false, json!({}))
+}
+
+#[test]
+fn a_finished_job_answers_as_the_call_would_have() {
+    let run = run(call_reader(false), false, json!({}));
+    let result = json!({ "content": [{ "type": "text", "text": "done" }], "isError": false });
+    let done =
+        answer(Follow::new(&run, false).state(task("completed", json!({ "result": result }))));
+    assert_eq!(done["id"], 7);
+    assert_eq!(
+        done["result"],
+        json!({ "content": [{ "type": "text", "text": "done" }], "isError": false, "resultType": "complete" })
+    );
+    let error = json!({ "code": -32603, "message": "boom" });
+    let failed = answer(Follow::new(&run, false).state(task("failed", json!({ "error": error }))));
+    assert_eq!(failed["error"], error);
+    let cancelled = answer(Follow::new(&run, false).state(task("cancelled", json!({}))));
+    assert_eq!(cancelled["result"]["isError"], true);
+    assert!(text(&cancelled).contains("was cancelled"));
+    // Read through a handle tool: the job's own result, introduced.
+    let handle = self::run(Reader::Handle, false, json!({}));
+    let read =
+        answer(Follow::new(&handle, false).state(task("completed", json!({ "result": result }))));
+    assert_eq!(read["result"]["content"][1]["text"], "done");
+    assert_eq!(
+        read["result"]["_meta"]["mcp-tasks-edge/job"]["status"],
+        "completed"
+    );
+    let failed =
+        answer(Follow::new(&handle, false).state(task("failed", json!({ "error": error }))));
+    assert_eq!(
+        (
+            failed["result"]["isError"].clone(),
+            failed["result"]["structuredContent"]["error"].clone()
+        ),
+        (json!(true), error)
+    );
+    let cancelled = answer(Follow::new(&handle, false).state(task("cancelled", json!({}))));
+    assert_eq!(cancelled["result"]["isError"], false);
+    // A state that does not decode is an error naming why (invariant 5).
+    let broken = answer(Follow::new(&handle, false).state(json!({ "status": "sleeping" })));
+    assert_eq!(broken["error"]["code"], -32603);
+}
+
+#[test]
+fn a_tool_with_an_output_schema_gets_its_pending_answer_as_an_error() {
+    let run = run(call_reader(true), false, json!({}));
+    let follow = Follow::new(&run, false);
+    let pending = body(&follow.waited());
+    assert_eq!(pending["result"]["isError"], true);
+    assert!(pending["result"].get("structuredContent").is_none());
+    assert_eq!(pending["result"]["_meta"]["mcp-tasks-edge/job"]["job"], JOB);
+}
+
+#[test]
+fn questions_go_to_the_client_only_when_it_can_answer_them() {
+    let question = json!({ "confirm": { "method": "elicitation/create", "params": {
+        "mode": "form", "message": "Delete a?", "requestedSchema": { "type": "object", "properties": { "ok": { "type": "boolean" } }, "required": ["ok"] } } } });
+    let waiting = || task("input_required", json!({ "inputRequests": question }));
+    let with_elicitation = run(call_reader(false), false, json!({ "elicitation": {} }));
+    assert_eq!(
+        Follow::new(&with_elicitation, true).state(waiting()),
+        [Next::Ask(question.as_object().unwrap().clone())]
+    );
+    // Nobody to ask (no stream, no signing key), or a client without elicitation: the
+    // question and how to answer it, with the handle tools.
+    for (run, asks) in [
+        (with_elicitation.clone(), false),
+        (run_without_token(), true),
+    ] {
+        let pending = answer(Follow::new(&run, asks).state(waiting()));
+        let result = &pending["result"];
+        assert_eq!(result["structuredContent"]["status"], "input_required");
+        assert_eq!(result["structuredContent"]["inputRequests"], question);
+        assert_eq!(
+            result["structuredContent"]["next"],
+            json!(["job_answer", "job_status", "job_cancel"])
+        );
+        let said = text(&pending);
+        assert!(
+            said.contains("Delete a?")
+                && said.contains("job_answer")
+                && said.contains("\"confirm\""),
+            "{said}"
+        );
+    }
+}
+
+#[test]
+fn refusals_name_the_rule_and_reveal_nothing() {
+    let run = run(Reader::Handle, false, json!({}));
+    let follow = Follow::new(&run, false);
+    let unknown = body(&follow.refused(&mcp_tasks_edge::error::McpError::TaskNotFound.to_wire()));
+    assert_eq!(unknown["result"]["isError"], true);
+    assert_eq!(
+        unknown["result"]["structuredContent"]["error"],
+        "unknown_job"
+    );
+    assert!(text(&unknown).starts_with(&format!("Unknown job {JOB}")));
+    let bad = mcp_tasks_edge::error::McpError::InvalidParams(
+        "Invalid input response for confirm: /content/ok: \"x\" is not of type boolean".into(),
+    );
+    let refused = body(&follow.refused(&bad.to_wire()));
+    assert!(text(&refused).contains("/content/ok"));
+    let unreachable: HttpResponse = follow.unreachable("down");
+    assert_eq!(error_of(&unreachable), (500, -32603));
+}
+
+#[test]
+fn a_jobs_question_travels_by_mrtr_and_its_answer_goes_to_the_job() {
+    let server = server();
+    let run = JobRun {
+        arguments: json!({ "seconds": 90 }).as_object().unwrap().clone(),
+        ..run(call_reader(false), false, json!({ "elicitation": {} }))
+    };
+    let question = json!({ "confirm": { "method": "elicitation/create", "params": {
+        "mode": "form", "message": "Go on?", "requestedSchema": { "type": "object", "properties": { "ok": { "type": "boolean" } }, "required": ["ok"] } } } });
+    let asked = mcp_tasks_edge::server::jobs::input_required(
+        &server,
+        &run,
+        question.as_object().unwrap(),
+        &ctx(),
+    )
+    .unwrap();
+    assert_eq!(
+        (asked["resultType"].clone(), asked["inputRequests"].clone()),
+        (json!("input_required"), question)
+    );
+    let state = asked["requestState"].clone();
+    let retry = |answer: Value, ctx: &Context| {
+        let params = json!({ "name": "slow_compute", "arguments": { "seconds": 90 }, "requestState": state,
+            "inputResponses": { "confirm": answer }, "_meta": meta(json!({ "elicitation": {} })) });
+        run_action_at(
+            &server,
+            server.handle(&post("tools/call", params), ctx),
+            ctx,
+        )
+    };
+    let accepted = json!({ "action": "accept", "content": { "ok": true } });
+    let Action::Job(resumed) = retry(accepted.clone(), &ctx()) else {
+        panic!("expected the job")
+    };
+    assert_eq!(
+        resumed.first,
+        Some(ObjectRequest::Update {
+            task_id: JOB.into(),
+            input_responses: json!({ "confirm": accepted }).as_object().unwrap().clone()
+        })
+    );
+    assert_eq!((resumed.job.as_str(), resumed.wait_ms), (JOB, 30_000));
+    // An answer that does not fit is refused with its path; another principal's retry too.
+    let Action::Respond(r) = retry(
+        json!({ "action": "accept", "content": { "ok": "yes" } }),
+        &ctx(),
+    ) else {
+        panic!()
+    };
+    assert!(
+        body(&r)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("ok"),
+        "{}",
+        body(&r)
+    );
+    let stranger = Context {
+        principal: "key:stranger".into(),
+        ..ctx()
+    };
+    let Action::Respond(r) = retry(accepted, &stranger) else {
+        panic!()
+    };
+    assert!(
+        body(&r)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("different principal")
+    );
+}
