@@ -321,6 +321,10 @@ fn detach(
     resume_after_ms: u64,
     ctx: &Context,
 ) -> Action {
+    // Its questions may need what the handle tools answer for any client (`jobs`); the
+    // client is asked only what it declared.
+    let client = run.capabilities.clone();
+    run.capabilities.0 = jobs::answerable(&client);
     let record = record(server, &mut run, status_message, resume_after_ms, ctx);
     let name = run.target.name();
     let reader = jobs::reader(server, name);
@@ -332,7 +336,7 @@ fn detach(
         wait_ms: jobs::wait_ms(server, &reader, &run.arguments),
         reader,
         progress_token: run.progress_token,
-        capabilities: run.capabilities,
+        capabilities: client,
         request_key: run.target.request_key(),
         arguments: run.arguments,
         max_wait_s: jobs::max_wait_s(&server.config),

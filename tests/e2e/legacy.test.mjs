@@ -166,7 +166,8 @@ test('tasks/cancel, tasks/list, and refusals', async () => {
   assert.equal(bad.error.code, -32602);
   const forbidden = response(await call(session, 'tools/call', { name: 'greet', arguments: { name: 'x' }, task: {} }));
   assert.equal(forbidden.error.code, -32601);
-  const required = response(await call(session, 'tools/call', { name: 'confirm_delete', arguments: { filename: 'x' } }));
+  // A required tool kept out of jobs (docs/hosts.md), called without params.task.
+  const required = response(await call(session, 'tools/call', { name: 'failing_job', arguments: {} }));
   assert.equal(required.error.code, -32601);
   const modernOnly = response(await call(session, 'server/discover'));
   assert.equal(modernOnly.error.code, -32601);
