@@ -13,7 +13,8 @@ const PYTHON = join(ROOT, '.venv-sdk', 'bin', 'python');
 const SCRIPT = join(ROOT, 'tests', 'sdk', 'python_legacy.py');
 
 let server;
-before(async () => { server = await startServer(); });
+// A short wait, so the job step below outlasts it (docs/hosts.md).
+before(async () => { server = await startServer({ vars: { INLINE_BUDGET_MS: '3000' } }); });
 after(async () => { await server?.stop(); });
 
 function run(url) {
@@ -24,7 +25,7 @@ function run(url) {
   });
 }
 
-test('Python SDK client, legacy mode: initialize, tools/list, greet, an inline elicitation', async () => {
+test('Python SDK client, legacy mode: initialize, tools/list, greet, an inline elicitation, a job', async () => {
   assert.ok(existsSync(PYTHON), `${PYTHON} is missing: run make setup`);
   const { code, stdout, stderr } = await run(server.mcpUrl);
   assert.equal(code, 0, `python_legacy.py failed:\n${stderr}\n${stdout}`);
@@ -54,4 +55,11 @@ test('Python SDK client, legacy mode: initialize, tools/list, greet, an inline e
   const m = /^User response: action=accept, content=(\{.*\})$/.exec(out.elicitation.texts[0]);
   assert.ok(m, out.elicitation.texts[0]);
   assert.deepEqual(JSON.parse(m[1]), { username: 'guido', email: 'guido@example.com' });
+
+  // A job: the handle within the wait, then its result through job_status.
+  assert.equal(out.job.isError, false);
+  assert.match(out.job.pending.job, /^[0-9a-f]{32}$/);
+  assert.equal(out.job.pending.status, 'working');
+  assert.equal(out.job.status, 'completed');
+  assert.match(out.job.texts[1], /^Processed 5 items of py/);
 });

@@ -55,6 +55,23 @@ async def main(url: str) -> dict:
 
         asked = await client.call_tool("test_elicitation", {"message": "Who are you?"})
         out["elicitation"] = {"isError": bool(asked.is_error), "texts": texts(asked), "requests": elicitations}
+
+        # A call longer than the server's wait: a handle, then job_status (docs/hosts.md).
+        pending = await client.call_tool("process_batch", {"items": 5, "delayMs": 1000, "label": "py"})
+        handle = (pending.structured_content or {}).get("job")
+        final, status = None, None
+        for _ in range(20):
+            read = await client.call_tool("job_status", {"job": handle, "waitSeconds": 3})
+            status = (read.meta or {}).get("mcp-tasks-edge/job", {}).get("status")
+            if status not in ("working", "input_required"):
+                final = read
+                break
+        out["job"] = {
+            "pending": pending.structured_content,
+            "isError": bool(pending.is_error),
+            "status": status,
+            "texts": texts(final) if final else [],
+        }
         return out
 
 
