@@ -8,13 +8,17 @@ export WRANGLER_SEND_METRICS := false
 export CLOUDFLARE_CF_FETCH_ENABLED := false
 WRANGLER := $(CURDIR)/node_modules/.bin/wrangler
 # Development-only values; production sets REQUEST_STATE_SECRET with `wrangler secret put`.
+# The quotas are a deployment's defence against strangers: on a developer's own machine the
+# official suite, the Inspector or a load test must not meet them (docs/configuration.md).
 DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-secret-change-me-in-production \
-	--var 'FETCH_ALLOWED_HOSTS:127.0.0.1:*,localhost:*' --var ALLOW_ANONYMOUS:true
+	--var 'FETCH_ALLOWED_HOSTS:127.0.0.1:*,localhost:*' --var ALLOW_ANONYMOUS:true \
+	--var QUOTA_TASKS_PER_MINUTE:unlimited --var QUOTA_LIVE_TASKS:unlimited \
+	--var QUOTA_LISTEN_STREAMS:unlimited --var QUOTA_SESSIONS:unlimited
 # Extra variables for `make dev`, after the defaults so they win:
 # make dev VARS="OAUTH_ISSUER:https://issuer.example OAUTH_REQUIRED_SCOPES:mcp ALLOW_ANONYMOUS:false"
 VARS ?=
 
-.PHONY: setup dev test test-crate test-starter test-native test-e2e test-sdk test-interop conformance client test-browser test-package test-docs test-console bench profile build lint
+.PHONY: setup dev serve test test-crate test-starter test-native test-e2e test-sdk test-interop conformance client test-browser test-package test-docs test-console bench profile build lint
 
 setup:
 	@sh scripts/setup.sh
@@ -25,6 +29,13 @@ build: setup
 # Runs the server on 127.0.0.1:$(PORT): MCP at /mcp, the web console at /.
 dev: setup client
 	$(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) \
+		$(foreach v,$(VARS),--var '$(v)')
+
+# Serves what was last built (the Worker and the console's bindings), building nothing:
+# for a second terminal, or after `make dev` once. Run `make dev` after changing sources.
+serve:
+	@test -f demo/build/index.js -a -f www/pkg/mcp_tasks_edge.js || { echo "nothing built yet: run make dev once"; exit 1; }
+	SERVE_LAST_BUILD=1 $(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) \
 		$(foreach v,$(VARS),--var '$(v)')
 
 # Every test layer; fails on the first failing layer.

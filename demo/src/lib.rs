@@ -15,7 +15,7 @@ pub fn server() -> Server {
     Server::builder("mcp-tasks-edge")
         .version(env!("CARGO_PKG_VERSION"))
         .instructions(
-            "Tools that take a while run as tasks (io.modelcontextprotocol/tasks): poll tasks/get, answer input_required tasks with tasks/update, stop them with tasks/cancel.",
+            "Tools that take a while run as tasks for clients that declare io.modelcontextprotocol/tasks: poll tasks/get, answer input_required tasks with tasks/update, stop them with tasks/cancel. For other clients a long call answers with a job handle: read the job with job_status (waitSeconds to wait for its end), answer its questions with job_answer, stop it with job_cancel.",
         )
         .tools(tools::all())
         .resource(about::about())

@@ -228,7 +228,7 @@ fn complete(catalog: &Catalog, params: &Map<String, Value>) -> Result<Value, Mcp
     Ok(result)
 }
 
-const DEFAULT_INSTRUCTIONS: &str = "Tools that take a while run as tasks (io.modelcontextprotocol/tasks): poll tasks/get, answer input_required tasks with tasks/update, stop them with tasks/cancel.";
+const DEFAULT_INSTRUCTIONS: &str = "Tools that take a while run as tasks for clients that declare io.modelcontextprotocol/tasks: poll tasks/get, answer input_required tasks with tasks/update, stop them with tasks/cancel. For other clients a long call answers with a job handle: read the job with job_status (waitSeconds to wait for its end), answer its questions with job_answer, stop it with job_cancel.";
 
 /// `server/discover` (server/discover "Response").
 fn discover(config: &Config, catalog: &Catalog, instructions: Option<&str>) -> Value {

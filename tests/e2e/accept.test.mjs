@@ -92,6 +92,8 @@ test('2025-11-25: a call that must ask a JSON-only client is a clear error, in J
   const session = await openSession(url, LEGACY_JSON);
   const answer = await session.call('tools/call', { name: 'test_elicitation', arguments: { message: 'Who?' } });
   assert.match(answer.contentType, /^application\/json/);
+  // The HTTP status agrees with the error's (a refusal of the Accept header).
+  assert.equal(answer.status, 406);
   const { error } = responseOf(answer);
   assert.equal(error.code, -32600);
   assert.match(error.message, /asks the client for input.*send Accept: application\/json, text\/event-stream/);

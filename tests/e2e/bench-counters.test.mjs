@@ -7,9 +7,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
-import { ok } from './mcp.mjs';
+import { ok, rpc } from './mcp.mjs';
 
 const BENCH = { WORKER_FEATURES: 'bench-counters' };
+/** How long a job's call waits in the bench server (INLINE_BUDGET_MS). */
+const JOB_WAIT_MS = 5000;
 const BUILD_TIMEOUT_MS = 15 * 60_000;
 let server;
 
@@ -42,7 +44,7 @@ test('the ordinary build has no counters route', { timeout: BUILD_TIMEOUT_MS }, 
 test('the bench build counts what a tasks/get bills, and not its own route', { timeout: BUILD_TIMEOUT_MS }, async () => {
   await build(BENCH);
   server = await startServer({ env: BENCH, startTimeoutMs: BUILD_TIMEOUT_MS,
-    vars: { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited' } });
+    vars: { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', INLINE_BUDGET_MS: String(JOB_WAIT_MS) } });
   const read = async () => {
     const { status, text } = await counters();
     assert.equal(status, 200, text);
@@ -80,4 +82,26 @@ test('the bench build counts what a tasks/get bills, and not its own route', { t
   assert.equal(delta(created, got, 'TaskObject', 'alarms'), 0);
   assert.ok(delta(created, got, 'TaskObject', 'awakeMs') >= 0);
   await ok(server.mcpUrl, 'tasks/cancel', { taskId: task.taskId });
+});
+
+test("a job's wait costs the same object requests however long it lasts: fewer than polling", { timeout: BUILD_TIMEOUT_MS }, async () => {
+  // The bench server of the test above (INLINE_BUDGET_MS = JOB_WAIT_MS), a client without
+  // the extension (docs/hosts.md): slow_compute's next step is 600 s away, so no step runs
+  // during the wait, and the call answers with the job's handle once the wait is over.
+  const read = async () => JSON.parse((await counters()).text);
+  const count = (c, cls) => c.classes[cls]?.requests ?? 0;
+  const before = await read();
+  const started = Date.now();
+  const { body } = await rpc(server.mcpUrl, 'tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }, { caps: {} });
+  const waitedMs = Date.now() - started;
+  assert.equal(body.result.structuredContent.status, 'working', JSON.stringify(body));
+  const after = await read();
+  // One request creates the task, one opens its watch socket: two for the whole wait.
+  const objectRequests = count(after, 'TaskObject') - count(before, 'TaskObject');
+  assert.equal(objectRequests, 2, JSON.stringify(after));
+  // A client polling at pollIntervalMs (1000 ms) would have sent one per second of it.
+  const polls = Math.floor(waitedMs / 1000);
+  assert.ok(polls >= JOB_WAIT_MS / 1000 - 1, `waited ${waitedMs} ms`);
+  console.log(`# a job's ${waitedMs} ms wait: ${objectRequests} TaskObject requests (creation + watch); polling at 1000 ms: 1 + ${polls}`);
+  await ok(server.mcpUrl, 'tasks/cancel', { taskId: body.result.structuredContent.job });
 });

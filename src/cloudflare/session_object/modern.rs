@@ -163,7 +163,12 @@ impl SessionRunner {
             .run(run, ctx, host, &progress, Some(&asker), &steps)
             .await
         {
-            Action::Respond(response) => json_response(200, legacy::legacy_body(&response.body)),
+            // A run that must ask this client (whose Accept refuses a stream) is a 406, as
+            // every refusal of its Accept; other errors go with 200 (see `json_reply`).
+            Action::Respond(response) => {
+                let status = if response.status == 406 { 406 } else { 200 };
+                json_response(status, legacy::legacy_body(&response.body))
+            }
             // A job's questions cannot travel on JSON: the handle tools answer them.
             Action::Detach { record, run } => {
                 let channel = job::Channel::session(&progress, None, trace);
