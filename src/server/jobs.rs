@@ -33,6 +33,7 @@ use crate::mcp::input;
 use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
 use crate::mcp::params;
 use crate::mcp::request_state::{self, Binding, Carried};
+use crate::mcp::schema::Schema;
 use crate::tasks::id;
 use crate::tasks::protocol::ObjectRequest;
 use crate::tasks::task::RESULT_INPUT_REQUIRED;
@@ -124,54 +125,18 @@ pub fn answerable(capabilities: &ClientCapabilities) -> Map<String, Value> {
 /// The handle tools for `tools/list` (the longest wait is the inline budget).
 pub fn definitions(config: &Config) -> Vec<Value> {
     handle_tools(max_wait_s(config))
-        .iter()
-        .map(Tool::definition)
-        .collect()
 }
 
 pub fn max_wait_s(config: &Config) -> u64 {
     (config.inline_budget_ms / 1000).max(1)
 }
 
-fn handle_tools(max_wait_s: u64) -> [Tool; 3] {
-    let job = json!({ "type": "string", "description": "The job's handle: the `job` value the tool call that started the job returned (32 hexadecimal characters)." });
-    let wait = json!({ "type": "integer", "minimum": 0, "maximum": max_wait_s,
-        "description": format!("Wait up to this many seconds (at most {max_wait_s}) for the job to finish before answering; 0 or absent answers at once.") });
-    let answers = json!({ "type": "object", "additionalProperties": { "type": "object" },
-        "description": "One entry per question, under the question's key, shaped as its method's result. For a form (elicitation/create): {\"action\": \"accept\", \"content\": {…the form's fields…}}, or {\"action\": \"decline\"}, or {\"action\": \"cancel\"}." });
-    let schema = |properties: Value, required: &[&str]| json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false });
-    let tool = |name: &str, title: &str, description: &str, input: Value| {
-        Tool::new(name, description)
-            .title(title)
-            .schema(input)
-            .annotations(json!({ "openWorldHint": false }))
-            .sync(|_| unreachable!("handle tools are served by the job follower"))
-    };
-    [
-        tool(
-            STATUS_TOOL,
-            "Read a running job",
-            "Reads a job that a tool call started and left running on this server (that call answered with the job's handle). Answers with the job's result once it has finished; while it runs, with its latest status; if it waits for an answer, with its question and how to answer it (job_answer). Give waitSeconds to wait for the end instead of calling again and again.",
-            schema(json!({ "job": job, "waitSeconds": wait }), &["job"]),
-        )
-        .annotations(json!({ "readOnlyHint": true, "openWorldHint": false })),
-        tool(
-            ANSWER_TOOL,
-            "Answer a job's question",
-            "Answers the question a running job asked (job_status shows it, with its key and the fields it wants); the job then goes on. Answers that do not fit the question's schema are refused, naming the field.",
-            schema(
-                json!({ "job": job, "answers": answers, "waitSeconds": wait }),
-                &["job", "answers"],
-            ),
-        ),
-        tool(
-            CANCEL_TOOL,
-            "Cancel a job",
-            "Stops a running job for good (its tool is told, so it can stop external work). Answers with the job's final status.",
-            schema(json!({ "job": job }), &["job"]),
-        )
-        .annotations(json!({ "destructiveHint": true, "idempotentHint": true, "openWorldHint": false })),
-    ]
+/// The handle tools' definitions: JSON text (`jobs/handle_tools.json`) with the longest
+/// wait filled in, rather than code that builds the same values.
+fn handle_tools(max_wait_s: u64) -> Vec<Value> {
+    let text =
+        include_str!("jobs/handle_tools.json").replace("MAX_WAIT_S", &max_wait_s.to_string());
+    crate::jsonrpc::read(text.as_bytes()).expect("jobs/handle_tools.json is a JSON array")
 }
 
 /// A `tools/call` of a handle tool, if `name` is one and this client is offered them:
@@ -204,9 +169,9 @@ fn handle(
     let tools = handle_tools(max_wait_s);
     let tool = tools
         .iter()
-        .find(|t| t.name() == name)
+        .find(|t| t["name"] == name)
         .expect("a reserved name");
-    tool.check_arguments(rpc.params.get("arguments"))?;
+    check_arguments(name, &tool["inputSchema"], rpc.params.get("arguments"))?;
     let arguments = match rpc.params.get("arguments") {
         Some(Value::Object(a)) => a.clone(),
         _ => Map::new(),
@@ -242,6 +207,16 @@ fn handle(
         arguments,
         max_wait_s,
     })))
+}
+
+/// A handle tool's arguments against its input schema, as every tool's are checked
+/// (`Tool::check_arguments`): -32602 naming the first violation.
+fn check_arguments(name: &str, schema: &Value, arguments: Option<&Value>) -> Result<(), McpError> {
+    let schema = Schema::compile(schema).map_err(McpError::Internal)?;
+    let empty = Value::Object(Map::new());
+    schema
+        .validate(arguments.filter(|a| !a.is_null()).unwrap_or(&empty))
+        .map_err(|why| McpError::InvalidParams(format!("Invalid arguments for tool {name}: {why}")))
 }
 
 /// The retry of a call whose job asked a question by MRTR: the answers (already checked

@@ -25,12 +25,11 @@ import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 // Not "my-mcp": the script's renaming (crate, Worker, server, tests) is exercised too.
 const NAME = 'link-checker';
 // The Worker's size budget, gzipped, in KiB (wrangler's figure). The goal is 400, which the
-// smallest build meets; with boon as the JSON Schema validator the starter measured 807 KiB,
-// with the library's own validator 501.9 KiB, 510.7 KiB with the storage cuts, 416.2 KiB
-// after the cuts in docs/architecture.md "What keeps the Worker small" (docs/authoring.md
-// "Building, and what the Worker weighs"). The ordinary build's bound catches regressions.
+// smallest build meets; the ordinary build measures 429.9 KiB, jobs for hosts without the
+// Tasks extension included (docs/authoring.md "Building, and what the Worker weighs"). The
+// bounds catch regressions.
 const SMALL = process.env.STARTER_BUILD === 'small';
-const BUDGET_KIB = SMALL ? 400 : 425;
+const BUDGET_KIB = SMALL ? 400 : 435;
 
 const parent = mkdtempSync(join(tmpdir(), 'mcp-starter-'));
 const dir = join(parent, NAME);
