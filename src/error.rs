@@ -41,6 +41,10 @@ pub enum McpError {
     Wire(ErrorObject),
     /// A fault of ours (-32603, HTTP 500).
     Internal(String),
+    /// The deployment's variables or the server's definition are invalid, so nothing can
+    /// be served (-32603, HTTP 500). `what` names the variable to fix (or the server's
+    /// definition), never its value: the whole reason goes to the operator's log.
+    Misconfigured { what: String },
     // HTTP-level refusals, answered before any JSON-RPC processing.
     /// `Origin` not allowed (DNS-rebinding protection): 403.
     ForbiddenOrigin(String),
@@ -121,6 +125,11 @@ impl McpError {
             ),
             McpError::Wire(error) => return error.clone(),
             McpError::Internal(m) => (ErrorCode::INTERNAL_ERROR, format!("Internal error: {m}"), None),
+            McpError::Misconfigured { what } => (
+                ErrorCode::INTERNAL_ERROR,
+                format!("The server is misconfigured: {what} is invalid, so it serves nothing until its operator fixes the deployment (the server's log says why)"),
+                Some(json!({ "misconfigured": what })),
+            ),
             McpError::ForbiddenOrigin(origin) => (
                 ErrorCode::INVALID_REQUEST,
                 format!("Forbidden: Origin {origin:?} is not allowed to use this server"),
@@ -191,7 +200,7 @@ impl McpError {
     pub fn http_status(&self) -> u16 {
         match self {
             McpError::MethodNotFound(_) | McpError::SessionNotFound => 404,
-            McpError::Internal(_) => 500,
+            McpError::Internal(_) | McpError::Misconfigured { .. } => 500,
             McpError::ForbiddenOrigin(_) => 403,
             McpError::PayloadTooLarge { .. } => 413,
             McpError::UnsupportedMediaType(_) => 415,
@@ -246,5 +255,23 @@ fn status_for_code(code: ErrorCode) -> u16 {
         | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
         | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => 400,
         _ => 200,
+    }
+}
+
+impl McpError {
+    /// The refusal for a deployment whose configuration (or definition) `why` rejects:
+    /// it names the variable `why` begins with (every configuration error does:
+    /// `OAUTH_ISSUER must be an https URL …`), never the value it goes on to quote.
+    pub fn misconfigured(why: &str) -> McpError {
+        let variable: String = why
+            .chars()
+            .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+            .collect();
+        McpError::Misconfigured {
+            what: match variable.len() {
+                0 | 1 => "the server's definition".to_owned(),
+                _ => variable,
+            },
+        }
     }
 }

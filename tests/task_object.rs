@@ -6,6 +6,7 @@
 mod common;
 use common::object::{ID, Object};
 use common::*;
+use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::server::Action;
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::TaskRecord;
@@ -156,6 +157,51 @@ fn input_required_partial_update_then_complete() {
     let done = o.get(NOW + 9);
     assert_eq!(done["status"], "completed", "{done}");
     assert!(done.get("inputRequests").is_none());
+}
+
+#[test]
+fn a_legacy_cancel_answers_the_task_it_left_or_refuses_an_ended_one() {
+    // One turn of the object decides both, so a task that ends between a client's read
+    // and its cancel is never answered as the cancel's success.
+    let (mut o, _) = start("slow_compute", json!({ "seconds": 60 }));
+    let legacy_cancel = || ObjectRequest::LegacyCancel { task_id: ID.into() };
+    let ObjectReply::Result(cancelled) = o.request(legacy_cancel(), "anonymous", NOW + 1) else {
+        panic!("expected the cancelled task")
+    };
+    assert_eq!(
+        (cancelled["status"].as_str(), cancelled["taskId"].as_str()),
+        (Some("cancelled"), Some(ID))
+    );
+    assert_eq!(o.get(NOW + 2)["status"], "cancelled");
+    // Already ended (here: cancelled; completed alike): -32602 naming the status, no write.
+    let before = o.storage.clone();
+    let ObjectReply::Error(refused) = o.request(legacy_cancel(), "anonymous", NOW + 3) else {
+        panic!("expected a refusal")
+    };
+    assert_eq!(refused.code.0, -32602);
+    assert!(
+        refused.message.ends_with("it already ended (cancelled)"),
+        "{}",
+        refused.message
+    );
+    assert_eq!(o.storage, before);
+    let (mut done, _) = start("slow_compute", json!({ "seconds": 1 }));
+    done.tick(NOW + 2_000);
+    assert_eq!(done.get(NOW + 2_001)["status"], "completed");
+    let ObjectReply::Error(refused) = done.request(legacy_cancel(), "anonymous", NOW + 2_002)
+    else {
+        panic!("expected a refusal")
+    };
+    assert!(
+        refused.message.ends_with("it already ended (completed)"),
+        "{}",
+        refused.message
+    );
+    // Another principal: not found, as for any request.
+    let ObjectReply::Error(stranger) = o.request(legacy_cancel(), "key:mallory", NOW + 4) else {
+        panic!("expected not found")
+    };
+    assert_eq!(stranger.message, McpError::TaskNotFound.to_wire().message);
 }
 
 #[test]

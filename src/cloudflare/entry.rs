@@ -7,8 +7,8 @@ use super::http::{read_body, request_headers, to_response, to_worker_response};
 use super::principal_object::StreamSlot;
 use super::rpc::call_object_traced;
 use super::{
-    SESSIONS_BINDING, WorkerHost, admin, auth, job, listen, log, my_tasks, new_task_id, now_ms,
-    progress, server,
+    SESSIONS_BINDING, WorkerHost, admin, auth, built, job, listen, log, my_tasks, new_task_id,
+    now_ms, progress,
 };
 use crate::auth::Outcome;
 use crate::error::McpError;
@@ -29,7 +29,16 @@ pub async fn fetch(
     env: Env,
     build: fn() -> Server,
 ) -> worker::Result<web_sys::Response> {
-    let server = server(&env, build)?;
+    let server = match built(&env, build) {
+        Ok(server) => server,
+        // Every request says the deployment is misconfigured (which variable, not its
+        // value); the log has the whole reason.
+        Err((refusal, why)) => {
+            worker::console_error!("{why}");
+            let body = crate::jsonrpc::error_response(None, &refusal.to_wire());
+            return to_response(HttpResponse::json(refusal.http_status(), body));
+        }
+    };
     let trace = log::request_id(&req);
     let url = worker::Url::parse(&req.inner().url())?;
     let mut request = HttpRequest {

@@ -70,6 +70,15 @@ thread_local! {
 /// applied, built on first use. A bad definition or variable is an error on every
 /// request, saying what is wrong.
 pub(crate) fn server(env: &Env, build: fn() -> Server) -> worker::Result<Rc<Server>> {
+    built(env, build).map_err(|(_, why)| worker::Error::RustError(why))
+}
+
+/// [`server`], or the refusal a client gets instead (the variable to fix, not its value)
+/// and the whole reason, for the log.
+pub(crate) fn built(
+    env: &Env,
+    build: fn() -> Server,
+) -> Result<Rc<Server>, (crate::error::McpError, String)> {
     SERVER.with(|cell| {
         let server = cell.get_or_init(|| {
             let definition = build();
@@ -87,7 +96,10 @@ pub(crate) fn server(env: &Env, build: fn() -> Server) -> worker::Result<Rc<Serv
                 )),
             }
         });
-        server.clone().map_err(worker::Error::RustError)
+        server.clone().map_err(|why| {
+            let reason = why.strip_prefix("invalid configuration: ").unwrap_or("");
+            (crate::error::McpError::misconfigured(reason), why)
+        })
     })
 }
 

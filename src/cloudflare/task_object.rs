@@ -169,7 +169,9 @@ impl TaskRunner {
         let need = match request {
             ObjectRequest::Get { .. } => Need::Result,
             // The cancel hook sees the arguments and the last checkpoint.
-            ObjectRequest::Cancel { .. } | ObjectRequest::OperatorCancel { .. } => Need::Step,
+            ObjectRequest::Cancel { .. }
+            | ObjectRequest::OperatorCancel { .. }
+            | ObjectRequest::LegacyCancel { .. } => Need::Step,
             ObjectRequest::Create { .. } | ObjectRequest::Update { .. } => Need::Hot,
             ObjectRequest::Timeline { .. } | ObjectRequest::Inspect { .. } => Need::Timeline,
         };

@@ -132,18 +132,33 @@ pub fn handle(
             )),
             Effects::default(),
         ),
-        ObjectRequest::Cancel { .. } | ObjectRequest::OperatorCancel { .. } => {
+        ObjectRequest::Cancel { .. }
+        | ObjectRequest::OperatorCancel { .. }
+        | ObjectRequest::LegacyCancel { .. } => {
             let by = match request {
                 ObjectRequest::OperatorCancel { .. } => CANCELLED_BY_OPERATOR,
                 _ => CANCELLED_BY_CLIENT,
             };
+            let legacy = matches!(request, ObjectRequest::LegacyCancel { .. });
             let mut record = record.clone();
             match record.cancel(by, now_ms) {
                 Ok(()) => {
+                    let reply = match legacy {
+                        true => ObjectReply::Result(record.to_task().to_result(RESULT_COMPLETE)),
+                        false => empty_ack(),
+                    };
                     let mut effects = Effects::store(record, Dirty::default(), now_ms);
                     effects.cancel_hook = true;
-                    (empty_ack(), effects)
+                    (reply, effects)
                 }
+                // Terminal tasks cannot be cancelled (legacy tasks "Cancelling Tasks").
+                Err(Illegal::Terminal { .. }) if legacy => (
+                    error(McpError::InvalidParams(format!(
+                        "Cannot cancel task {task_id}: it already ended ({})",
+                        record.status().name()
+                    ))),
+                    Effects::default(),
+                ),
                 // Cancelling a terminal task is the same empty ack (ext-tasks "Task Cancellation").
                 Err(Illegal::Terminal { .. }) => (empty_ack(), Effects::default()),
                 Err(illegal) => (refused(illegal), Effects::default()),

@@ -10,6 +10,8 @@
 //! {"op":"get","taskId":"…"}                      → 200 {resultType:"complete", ...DetailedTask}
 //! {"op":"update","taskId":"…","inputResponses":{…}} → 200 {"resultType":"complete"}
 //! {"op":"cancel","taskId":"…"}                   → 200 {"resultType":"complete"}
+//! {"op":"legacy_cancel","taskId":"…"}            → 200 {resultType:"complete", ...DetailedTask} (cancelled)
+//!                                                or 422 -32602 when it had already ended
 //! {"op":"timeline","taskId":"…"}                 → 200 {resultType, taskId, status, timeline, omittedEntries}
 //! {"op":"inspect","taskId":"…"}                  → 200 the operator's view (any owner; `ops::admin`)
 //! {"op":"operator_cancel","taskId":"…"}          → 200 {"resultType":"complete"} (any owner)
@@ -57,6 +59,13 @@ pub enum ObjectRequest {
     Cancel {
         task_id: String,
     },
+    /// A 2025-11-25 `tasks/cancel`: the task as the cancel left it, or -32602 for one that
+    /// had already ended (legacy tasks "Cancelling Tasks"), decided in one turn of the
+    /// object, so a task that ends meanwhile is never answered as the cancel's success.
+    #[serde(rename_all = "camelCase")]
+    LegacyCancel {
+        task_id: String,
+    },
     /// The owner reads the task's timeline (`tasks::timeline`).
     #[serde(rename_all = "camelCase")]
     Timeline {
@@ -99,6 +108,9 @@ impl ObjectRequest {
             "cancel" => ObjectRequest::Cancel {
                 task_id: task_id(&mut m)?,
             },
+            "legacy_cancel" => ObjectRequest::LegacyCancel {
+                task_id: task_id(&mut m)?,
+            },
             "timeline" => ObjectRequest::Timeline {
                 task_id: task_id(&mut m)?,
             },
@@ -118,6 +130,7 @@ impl ObjectRequest {
             ObjectRequest::Get { task_id }
             | ObjectRequest::Update { task_id, .. }
             | ObjectRequest::Cancel { task_id }
+            | ObjectRequest::LegacyCancel { task_id }
             | ObjectRequest::Timeline { task_id }
             | ObjectRequest::Inspect { task_id }
             | ObjectRequest::OperatorCancel { task_id } => task_id,

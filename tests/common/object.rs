@@ -126,7 +126,9 @@ impl Object {
     pub fn request(&mut self, request: ObjectRequest, principal: &str, now: u64) -> ObjectReply {
         let need = match request {
             ObjectRequest::Get { .. } => Need::Result,
-            ObjectRequest::Cancel { .. } | ObjectRequest::OperatorCancel { .. } => Need::Step,
+            ObjectRequest::Cancel { .. }
+            | ObjectRequest::OperatorCancel { .. }
+            | ObjectRequest::LegacyCancel { .. } => Need::Step,
             ObjectRequest::Timeline { .. } | ObjectRequest::Inspect { .. } => Need::Timeline,
             _ => Need::Hot,
         };

@@ -89,6 +89,13 @@ test.after(async () => {
   rmSync(parent, { recursive: true, force: true });
 });
 
+test("its package.json asks for the Node.js wrangler needs (22.12), which this run has", () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'templates', 'starter', 'package.json'), 'utf8'));
+  assert.equal(pkg.engines?.node, '>=22.12');
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  assert.ok(major > 22 || (major === 22 && minor >= 12), `Node ${process.versions.node}`);
+});
+
 test('its Cargo.lock is current: the build uses exactly the committed versions', () => {
   const { status, output } = run('cargo', ['metadata', '--locked', '--format-version', '1']);
   assert.equal(status, 0, `templates/starter/Cargo.lock is stale (refresh it: cargo update --workspace --manifest-path templates/starter/Cargo.toml):\n${output}`);

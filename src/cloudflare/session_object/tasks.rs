@@ -13,7 +13,6 @@ use crate::legacy::{self, ResultStep, TaskOp};
 use crate::server::Server;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
-use crate::tasks::task::TaskStatus;
 use futures_util::future::{Either, select};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -289,25 +288,16 @@ async fn result_json(
 }
 
 /// `tasks/cancel`: the cancelled task; -32602 for one already ended (legacy tasks
-/// "Cancelling Tasks": terminal tasks cannot be cancelled).
+/// "Cancelling Tasks"), both decided by the task's object in one turn.
 async fn cancel(
     env: &worker::Env,
     task_id: &str,
     principal: &str,
 ) -> std::result::Result<Value, McpError> {
-    let task = get(env, task_id, principal).await?;
-    let status = TaskStatus::of_task(&task)?;
-    if status.is_terminal() {
-        return Err(McpError::InvalidParams(format!(
-            "Cannot cancel task {task_id}: it already ended ({})",
-            status.name()
-        )));
-    }
-    let request = ObjectRequest::Cancel {
+    let request = ObjectRequest::LegacyCancel {
         task_id: task_id.to_owned(),
     };
-    object(env, request, principal).await?;
-    get(env, task_id, principal)
+    object(env, request, principal)
         .await
         .map(|t| legacy::legacy_task(&t))
 }
