@@ -211,6 +211,7 @@ fn results_and_tasks_take_the_legacy_shape() {
     assert_eq!(support("confirm_delete"), "optional");
     assert_eq!(support("failing_job"), "required");
     assert_eq!(support("greet"), "forbidden");
+    assert_eq!(support("job_status"), "forbidden");
     let listed = names(&plain);
     assert_eq!(
         listed[listed.len() - 3..],

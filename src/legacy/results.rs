@@ -71,7 +71,15 @@ pub fn legacy_tools(server: &Server, meta: &RequestMeta) -> Value {
         .collect();
     if !jobs::declares_tasks(&meta.capabilities) && jobs::offered(&server.config, &server.registry)
     {
-        tools.extend(jobs::definitions(&server.config));
+        tools.extend(
+            jobs::definitions(&server.config)
+                .into_iter()
+                .map(|mut definition| {
+                    // The handle tools answer at once: never as a task.
+                    definition["execution"] = json!({ "taskSupport": "forbidden" });
+                    definition
+                }),
+        );
     }
     json!({ "tools": tools })
 }

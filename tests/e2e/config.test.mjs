@@ -18,5 +18,10 @@ test('a plain-http OAUTH_ISSUER: -32603 naming OAUTH_ISSUER, not its value; the 
   assert.deepEqual(body.error.data, { misconfigured: 'OAUTH_ISSUER' });
   assert.match(body.error.message, /misconfigured: OAUTH_ISSUER is invalid/);
   assert.doesNotMatch(JSON.stringify(body), /issuer\.example/);
-  assert.match(server.log(), /OAUTH_ISSUER must be an https URL/);
+  // The log line reaches wrangler's output shortly after the response.
+  const deadline = Date.now() + 10_000;
+  while (!/OAUTH_ISSUER must be an https URL/.test(server.log()) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.match(server.log(), /invalid configuration: OAUTH_ISSUER must be an https URL/);
 });
