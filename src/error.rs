@@ -127,7 +127,7 @@ impl McpError {
             McpError::Internal(m) => (ErrorCode::INTERNAL_ERROR, format!("Internal error: {m}"), None),
             McpError::Misconfigured { what } => (
                 ErrorCode::INTERNAL_ERROR,
-                format!("The server is misconfigured: {what} is invalid, so it serves nothing until its operator fixes the deployment (the server's log says why)"),
+                format!("The server is misconfigured: {what} is invalid (its log says why)"),
                 Some(json!({ "misconfigured": what })),
             ),
             McpError::ForbiddenOrigin(origin) => (

@@ -559,7 +559,10 @@ fn an_anonymous_tasks_id_is_its_key_whichever_session_made_it() {
         let principal = task_principal(caller, id);
         assert_eq!(principal, format!("anonymous-task:{id}"));
         assert!(reaches(session, &principal, id), "{caller}");
-        assert!(reaches(&task_owner("anonymous", id), &principal, id), "{caller}");
+        assert!(
+            reaches(&task_owner("anonymous", id), &principal, id),
+            "{caller}"
+        );
     }
     // Another task's id, a keyed caller, or a keyed owner: nothing.
     assert!(!reaches(session, "anonymous-task:ffff", id));

@@ -274,7 +274,7 @@ fn the_follower_reports_each_new_status_once() {
     );
     let said = text(&pending);
     assert!(
-        said.contains("goes on as a job") && said.contains(JOB) && said.contains("job_status"),
+        said.contains("it goes on as a job") && said.contains(JOB) && said.contains("job_status"),
         "{said}"
     );
     // Without a progress token nothing is reported.

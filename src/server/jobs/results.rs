@@ -80,7 +80,7 @@ pub fn pending(run: &JobRun, task: &Value) -> Value {
     );
     let opening = match &run.reader {
         Reader::Call { tool, .. } => format!(
-            "{tool} needs more time than one call waits, so it goes on as a job on the server: it was not stopped and nothing is lost. Its handle is {job}."
+            "{tool} needs more time than one call waits: it goes on as a job on the server, nothing is lost. Its handle is {job}."
         ),
         Reader::Handle => format!("Job {job} has not finished yet."),
     };
@@ -92,7 +92,7 @@ pub fn pending(run: &JobRun, task: &Value) -> Value {
             };
             facts.insert("next".into(), json!([STATUS_TOOL, CANCEL_TOOL]));
             format!(
-                "{opening}{status} To get its result, {status_call} (and again while it still runs). To stop it, {cancel_call}."
+                "{opening}{status} For its result, {status_call} (again while it runs). To stop it, {cancel_call}."
             )
         }
         Some(questions) => {
@@ -104,7 +104,7 @@ pub fn pending(run: &JobRun, task: &Value) -> Value {
             let asked: Vec<String> = questions.iter().map(|(k, q)| question(k, q)).collect();
             let key = questions.keys().next().cloned().unwrap_or_default();
             format!(
-                "{opening} It is waiting for an answer before it can go on.\n{}\nAnswer with {ANSWER_TOOL}: {{\"job\": \"{job}\", \"answers\": {{\"{key}\": {{\"action\": \"accept\", \"content\": {{…the fields asked…}}}}}}}} (or {{\"action\": \"decline\"}}). Ask the user rather than guessing. To stop the job, {cancel_call}.",
+                "{opening} It waits for an answer.\n{}\nAnswer with {ANSWER_TOOL}: {{\"job\": \"{job}\", \"answers\": {{\"{key}\": {{\"action\": \"accept\", \"content\": {{…the fields asked…}}}}}}}} (or {{\"action\": \"decline\"}}). Ask the user rather than guessing. To stop the job, {cancel_call}.",
                 asked.join("\n")
             )
         }
@@ -142,7 +142,7 @@ fn question(key: &str, request: &Value) -> String {
 pub fn finished(run: &JobRun, mut job_result: Value, task: &Value) -> Value {
     let facts = Value::Object(facts(run, task, "completed"));
     if let Some(object) = job_result.as_object_mut() {
-        let said = json!({ "type": "text", "text": format!("{} has completed. Its result follows.", subject(run)) });
+        let said = json!({ "type": "text", "text": format!("{} has completed:", subject(run)) });
         if let Some(Value::Array(content)) = object.get_mut("content") {
             content.insert(0, said);
         }
@@ -172,21 +172,13 @@ pub fn failed(run: &JobRun, error: &ErrorObject, task: &Value) -> Value {
 /// for a handle tool, the fact.
 pub fn cancelled(run: &JobRun, task: &Value) -> Value {
     let facts = Value::Object(facts(run, task, "cancelled"));
+    let text = format!(
+        "{} was cancelled; it has no result.",
+        subject(run)
+    );
     match &run.reader {
-        Reader::Call { output_schema, .. } => {
-            let text = format!(
-                "{} was cancelled before it finished; it has no result.",
-                subject(run)
-            );
-            result(text, facts, true, !output_schema)
-        }
-        Reader::Handle => {
-            let text = format!(
-                "{} is cancelled: it stopped before finishing and has no result.",
-                subject(run)
-            );
-            result(text, facts, false, true)
-        }
+        Reader::Call { output_schema, .. } => result(text, facts, true, !output_schema),
+        Reader::Handle => result(text, facts, false, true),
     }
 }
 
@@ -199,7 +191,7 @@ pub fn refused(run: &JobRun, error: &ErrorObject) -> Value {
         (
             "unknown_job",
             format!(
-                "Unknown job {job}: no job with this handle exists for you. It may have expired (a finished job is kept for a limited time), or the handle is mistyped; a handle is the `job` value that the tool call which started the job returned."
+                "Unknown job {job}: no job with this handle exists for you (it may have expired, or the handle is mistyped)"
             ),
         )
     } else {
@@ -215,7 +207,7 @@ pub fn refused(run: &JobRun, error: &ErrorObject) -> Value {
 /// A handle that is not one this server could have made.
 pub fn malformed(handle: &str) -> Value {
     let text = format!(
-        "Malformed job handle {handle:?}: a handle is 32 lower-case hexadecimal characters, the `job` value that the tool call which started the job returned."
+        "Malformed job handle {handle:?}: a handle is 32 lower-case hexadecimal characters."
     );
     let facts = json!({ "job": handle, "error": "malformed_handle" });
     result(text, facts, true, true)
