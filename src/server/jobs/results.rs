@@ -172,10 +172,7 @@ pub fn failed(run: &JobRun, error: &ErrorObject, task: &Value) -> Value {
 /// for a handle tool, the fact.
 pub fn cancelled(run: &JobRun, task: &Value) -> Value {
     let facts = Value::Object(facts(run, task, "cancelled"));
-    let text = format!(
-        "{} was cancelled; it has no result.",
-        subject(run)
-    );
+    let text = format!("{} was cancelled; it has no result.", subject(run));
     match &run.reader {
         Reader::Call { output_schema, .. } => result(text, facts, true, !output_schema),
         Reader::Handle => result(text, facts, false, true),
