@@ -545,28 +545,3 @@ fn auth_and_quota_variables_are_validated() {
         (Some(60), Some(100), Some(10))
     );
 }
-
-#[test]
-fn an_anonymous_tasks_id_is_its_key_whichever_session_made_it() {
-    use mcp_tasks_edge::auth::anonymous::{reaches, task_owner, task_principal};
-    let id = "0123456789abcdef0123456789abcdef";
-    let session = "anonymous-session:5e55";
-    // Created in a session: the session owns it (its list, its quotas) ...
-    assert_eq!(task_owner(session, id), session);
-    assert_eq!(task_owner("anonymous", id), format!("anonymous-task:{id}"));
-    // ... and every anonymous caller reaches it by its id, in that session, another, or none.
-    for caller in [session, "anonymous-session:0ther", "anonymous"] {
-        let principal = task_principal(caller, id);
-        assert_eq!(principal, format!("anonymous-task:{id}"));
-        assert!(reaches(session, &principal, id), "{caller}");
-        assert!(
-            reaches(&task_owner("anonymous", id), &principal, id),
-            "{caller}"
-        );
-    }
-    // Another task's id, a keyed caller, or a keyed owner: nothing.
-    assert!(!reaches(session, "anonymous-task:ffff", id));
-    assert!(!reaches(session, "key:alice", id));
-    assert!(!reaches("key:alice", &format!("anonymous-task:{id}"), id));
-    assert_eq!(task_principal("key:alice", id), "key:alice");
-}

@@ -12,14 +12,10 @@
 //! key / OAuth       everything it creates                 its own                  its own tasks
 //! ```
 //!
-//! Any anonymous caller reaches a task as `anonymous-task:<taskId>` ([`task_principal`]):
-//! the id is the key of every anonymous task, whichever era or session created it
-//! ([`reaches`]), while a session's tasks stay its own for its list and its quotas.
-//!
-//! So one anonymous caller never sees another's tasks or sessions without their ids, and
-//! anonymous work as a whole stays bounded by the quotas of the shared `anonymous` ledger
-//! (sessions, tool runs in and out of sessions, task creations, listen streams) and each
-//! session's own (`quota::shared_run`).
+//! So one anonymous caller never sees another's tasks or sessions, and anonymous work as
+//! a whole stays bounded by the quotas of the shared `anonymous` ledger (sessions, tool
+//! runs in and out of sessions, task creations, listen streams) and each session's own
+//! (`quota::shared_run`).
 
 use super::ANONYMOUS;
 use std::borrow::Cow;
@@ -27,36 +23,13 @@ use std::borrow::Cow;
 const TASK_PREFIX: &str = "anonymous-task:";
 const SESSION_PREFIX: &str = "anonymous-session:";
 
-/// The principal `principal` reaches task `task_id` as: any anonymous caller, in a session
-/// or not, as the holder of its id.
+/// The principal that owns task `task_id` when `principal` creates or reaches it.
 pub fn task_principal<'a>(principal: &'a str, task_id: &str) -> Cow<'a, str> {
-    if principal == ANONYMOUS || is_session(principal) {
-        Cow::Owned(format!("{TASK_PREFIX}{task_id}"))
-    } else {
-        Cow::Borrowed(principal)
-    }
-}
-
-/// The principal that owns task `task_id` when `principal` creates it: an anonymous
-/// session keeps its tasks (its list and quotas count them), a stateless anonymous caller
-/// has none to keep them.
-pub fn task_owner<'a>(principal: &'a str, task_id: &str) -> Cow<'a, str> {
     if principal == ANONYMOUS {
         Cow::Owned(format!("{TASK_PREFIX}{task_id}"))
     } else {
         Cow::Borrowed(principal)
     }
-}
-
-/// Whether a request as `principal` (what [`task_principal`] gave) reaches the task
-/// `task_id` that `owner` owns: its owner, or the holder of an anonymous session's task's
-/// id.
-pub fn reaches(owner: &str, principal: &str, task_id: &str) -> bool {
-    owner == principal
-        || (is_session(owner)
-            && principal
-                .strip_prefix(TASK_PREFIX)
-                .is_some_and(|id| id == task_id))
 }
 
 /// The principal of legacy session `session_id` when `principal` opens or uses it.

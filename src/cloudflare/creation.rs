@@ -6,7 +6,7 @@
 use super::principal_object;
 use super::rpc::call_object_traced;
 use super::{log, new_task_id};
-use crate::auth::anonymous::{lists_tasks, task_owner};
+use crate::auth::anonymous::{lists_tasks, task_principal};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::ops::log::{LogSettings, warning};
@@ -80,7 +80,7 @@ pub(crate) async fn store_new_task(
     trace: Option<&str>,
 ) -> Result<Result<(u16, Vec<u8>), String>, McpError> {
     let task_id = record.task_id().to_owned();
-    record.assign_owner(task_owner(principal, &task_id).into_owned());
+    record.assign_owner(task_principal(principal, &task_id).into_owned());
     let owner = record.owner().to_owned();
     let acquire = LedgerRequest::AcquireTask {
         task_id: task_id.clone(),

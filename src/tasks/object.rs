@@ -10,7 +10,6 @@ use super::machine::Illegal;
 use super::protocol::{ObjectReply, ObjectRequest};
 use super::record::{TaskRecord, tool_key};
 use super::task::{RESULT_COMPLETE, RESULT_TASK, TaskStatus};
-use crate::auth::anonymous::reaches;
 use crate::error::McpError;
 use crate::mcp::input;
 use serde_json::{Map, Value, json};
@@ -80,17 +79,13 @@ fn refused(illegal: Illegal) -> ObjectReply {
 
 /// The record `principal` may see, or "not found" (unknown, expired, or someone else's:
 /// one answer for all three so ids leak nothing; ext-tasks "Security Considerations").
-/// Its owner sees it, and so does any anonymous caller holding the id of an anonymous
-/// session's task (`auth::anonymous::reaches`).
 pub fn visible_record<'a>(
     stored: Option<&'a TaskRecord>,
     task_id: &str,
     principal: &str,
     now_ms: u64,
 ) -> Option<&'a TaskRecord> {
-    stored.filter(|r| {
-        r.task_id() == task_id && reaches(r.owner(), principal, task_id) && !r.is_expired(now_ms)
-    })
+    stored.filter(|r| r.task_id() == task_id && r.owner() == principal && !r.is_expired(now_ms))
 }
 
 /// Handles one Worker request.

@@ -266,23 +266,3 @@ test('anonymous callers never see each other\'s tasks; holding a task id is the 
   assert.equal(keyed.body.error.code, -32602);
   await ok(url, 'tasks/cancel', { taskId: created.taskId });
 });
-
-test('an anonymous session\'s task: listed in that session only, reached by its id from any anonymous caller', async () => {
-  const url = open.mcpUrl;
-  const legacy = async (session, method, params = {}) =>
-    (await (await post(url, session, undefined, { jsonrpc: '2.0', id: nextId++, method, params })).json());
-  const { session: first } = await initialize(url, undefined);
-  const created = await legacy(first, 'tools/call', { name: 'slow_compute', arguments: { seconds: 30 }, task: {} });
-  const { taskId } = created.result.task;
-  assert.ok((await legacy(first, 'tasks/list')).result.tasks.some((t) => t.taskId === taskId));
-  // A new anonymous session (the official Tasks client reopening its task) reads it by id,
-  // and so does the 2026-07-28 endpoint; neither lists it.
-  const { session: second } = await initialize(url, undefined);
-  assert.equal((await legacy(second, 'tasks/get', { taskId })).result.status, 'working');
-  assert.ok(!(await legacy(second, 'tasks/list')).result.tasks.some((t) => t.taskId === taskId));
-  assert.equal((await ok(url, 'tasks/get', { taskId })).taskId, taskId);
-  // A keyed caller is someone else.
-  const keyed = await rpc(url, 'tasks/get', { taskId }, { token: TEST_KEYS.alice });
-  assert.equal(keyed.body.error.code, -32602);
-  assert.equal((await legacy(second, 'tasks/cancel', { taskId })).result.status, 'cancelled');
-});
