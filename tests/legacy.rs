@@ -175,7 +175,8 @@ fn results_and_tasks_take_the_legacy_shape() {
         ),
         client_info: None,
     };
-    // A client that speaks legacy tasks sees each tool's support as registered.
+    // Each tool's support as registered, and the job handle tools (a 2025-11-25 client
+    // never declares the Tasks extension), which never run as tasks.
     let tools = legacy::legacy_tools(&server(), &meta(json!({ "tasks": {} })));
     let names = |tools: &Value| -> Vec<String> {
         tools["tools"]
@@ -185,7 +186,6 @@ fn results_and_tasks_take_the_legacy_shape() {
             .map(|t| t["name"].as_str().unwrap().to_owned())
             .collect()
     };
-    assert!(!names(&tools).contains(&"job_status".to_owned()));
     let find = |name: &str| {
         tools["tools"]
             .as_array()
@@ -201,22 +201,16 @@ fn results_and_tasks_take_the_legacy_shape() {
         find("confirm_delete")["execution"]["taskSupport"],
         "required"
     );
-    // One without tasks gets the handle tools, and a required tool that runs as a job
-    // as optional; one kept attached stays required.
-    let plain = legacy::legacy_tools(&server(), &meta(json!({})));
-    let support = |name: &str| {
-        let tools = plain["tools"].as_array().unwrap();
-        tools.iter().find(|t| t["name"] == name).unwrap()["execution"]["taskSupport"].clone()
-    };
-    assert_eq!(support("confirm_delete"), "optional");
-    assert_eq!(support("failing_job"), "required");
-    assert_eq!(support("greet"), "forbidden");
-    assert_eq!(support("job_status"), "forbidden");
-    let listed = names(&plain);
+    assert_eq!(find("job_status")["execution"]["taskSupport"], "forbidden");
+    let listed = names(&tools);
     assert_eq!(
         listed[listed.len() - 3..],
         ["job_status", "job_answer", "job_cancel"]
     );
+    // A client with the extension (unusual at 2025-11-25) uses tasks, not jobs.
+    let extension = json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } });
+    let with_tasks = legacy::legacy_tools(&server(), &meta(extension));
+    assert!(!names(&with_tasks).contains(&"job_status".to_owned()));
 }
 
 #[test]
@@ -286,16 +280,9 @@ fn task_augmented_calls_check_the_tool_like_tools_call() {
     )
     .unwrap_err();
     assert_eq!(forbidden.to_wire().code.0, -32601);
-    let tasks = session_meta(json!({ "tasks": {} }));
-    let required =
-        legacy::needs_task(&s, &params(json!({ "name": "confirm_delete" })), &tasks).unwrap();
+    let required = legacy::needs_task(&s, &params(json!({ "name": "confirm_delete" }))).unwrap();
     assert_eq!(required.to_wire().code.0, -32601);
-    assert!(legacy::needs_task(&s, &params(json!({ "name": "greet" })), &tasks).is_none());
-    // Without a tasks capability the call runs as a job, unless the tool never detaches.
-    let plain = session_meta(json!({}));
-    assert!(legacy::needs_task(&s, &params(json!({ "name": "confirm_delete" })), &plain).is_none());
-    let attached = legacy::needs_task(&s, &params(json!({ "name": "failing_job" })), &plain);
-    assert_eq!(attached.unwrap().to_wire().code.0, -32601);
+    assert!(legacy::needs_task(&s, &params(json!({ "name": "greet" }))).is_none());
     for bad in [
         json!({ "name": "confirm_delete", "arguments": {} }), // invalid arguments
         json!({ "name": "nope" }),

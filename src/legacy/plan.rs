@@ -288,7 +288,7 @@ fn request(server: &Server, mut session: Session, rpc: Request, now_ms: u64) -> 
                     Err(e) => answer(Err(e)),
                 }
             }
-            Ok(None) => match needs_task(server, &rpc.params, &session.meta()) {
+            Ok(None) => match needs_task(server, &rpc.params) {
                 Some(e) => answer(Err(e)),
                 None => Decision::Modern(rpc),
             },

@@ -31,18 +31,12 @@ pub fn legacy_body(body: &[u8]) -> Vec<u8> {
 }
 
 /// A `tools/call` without `params.task` of a tool whose `taskSupport` is `required`:
-/// -32601 (legacy tasks "Tool-Level Negotiation": servers MUST answer so). A client that
-/// declared no tasks capability is offered such a tool as `optional` (it runs as a job,
-/// `server::jobs`), so only a tool that never detaches gets the error then.
-pub fn needs_task(
-    server: &Server,
-    params: &Map<String, Value>,
-    meta: &RequestMeta,
-) -> Option<McpError> {
+/// -32601 (legacy tasks "Tool-Level Negotiation": servers MUST answer so). Such a call of
+/// an `optional` tool that needs more time becomes a job (`server::jobs`).
+pub fn needs_task(server: &Server, params: &Map<String, Value>) -> Option<McpError> {
     let name = params.get("name").and_then(Value::as_str)?;
     let tool = server.registry.get(name)?;
-    let required = tool.task_support() == TaskSupport::Required;
-    (required && !jobs::detaches(server, tool, meta)).then(|| {
+    (tool.task_support() == TaskSupport::Required).then(|| {
         method_not_found(format!(
             "The tool {name} only runs as a task (execution.taskSupport is \"required\"): call it with params.task"
         ))
@@ -50,9 +44,9 @@ pub fn needs_task(
 }
 
 /// `tools/list` for a legacy client: each tool says whether it runs as a task
-/// (2025-11-25 `execution.taskSupport`). A client that declared no tasks capability also
-/// gets the job handle tools, and a required tool that detaches as `optional`: it cannot
-/// call with `params.task`, and the server serves the call as a job.
+/// (2025-11-25 `execution.taskSupport`). A client without the Tasks extension (every
+/// 2025-11-25 client, in practice) also gets the job handle tools, which never run as
+/// tasks.
 pub fn legacy_tools(server: &Server, meta: &RequestMeta) -> Value {
     let mut tools: Vec<Value> = server
         .registry
@@ -62,8 +56,8 @@ pub fn legacy_tools(server: &Server, meta: &RequestMeta) -> Value {
             let mut definition = tool.definition();
             let support = match tool.task_support() {
                 TaskSupport::Forbidden => "forbidden",
-                TaskSupport::Required if !jobs::detaches(server, tool, meta) => "required",
-                TaskSupport::Optional | TaskSupport::Required => "optional",
+                TaskSupport::Optional => "optional",
+                TaskSupport::Required => "required",
             };
             definition["execution"] = json!({ "taskSupport": support });
             definition

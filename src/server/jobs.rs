@@ -97,15 +97,16 @@ fn detachable(tool: &Tool) -> bool {
 }
 
 /// Whether a call of `tool` with `meta` runs as a job if it needs more than one step: the
-/// client did not declare the Tasks extension (nor, in a 2025-11-25 session, the legacy
-/// `tasks` capability) and the server offers jobs.
+/// client did not declare the Tasks extension and the server offers jobs. (A 2025-11-25
+/// client's `tasks` capability is about requests it receives; whether it makes a task is
+/// its call's `params.task`, and a call without one is served as a job.)
 pub fn detaches(server: &Server, tool: &Tool, meta: &RequestMeta) -> bool {
     !declares_tasks(&meta.capabilities) && server.config.detach_jobs && detachable(tool)
 }
 
-/// Whether the client speaks tasks in either era.
+/// Whether the client declared the Tasks extension (then it uses `tasks/*`, not jobs).
 pub fn declares_tasks(capabilities: &ClientCapabilities) -> bool {
-    capabilities.has(Capability::TasksExtension) || capabilities.0.contains_key("tasks")
+    capabilities.has(Capability::TasksExtension)
 }
 
 /// The capabilities a job records for its questions: the client's, plus elicitation in

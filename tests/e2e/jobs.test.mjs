@@ -149,7 +149,8 @@ test('2025-11-25 without tasks: a handle, the handle tools, and questions by eli
   const plain = await openSession(url, { capabilities: {}, token: TEST_KEYS.alice });
   const tools = responseOf(await plain.call('tools/list')).result.tools;
   assert.ok(tools.some((t) => t.name === 'job_status'));
-  assert.equal(tools.find((t) => t.name === 'confirm_delete').execution.taskSupport, 'optional');
+  // A required tool stays required at 2025-11-25 (that spec's -32601 without params.task).
+  assert.equal(tools.find((t) => t.name === 'confirm_delete').execution.taskSupport, 'required');
   const pending = responseOf(await plain.call('tools/call', { name: 'process_batch', arguments: { items: 5, delayMs: 1000, label: 'l' } })).result;
   assert.equal(pending.structuredContent.status, 'working');
   assert.equal(pending.resultType, undefined, 'a 2025-11-25 result has no resultType');

@@ -73,11 +73,10 @@ test('initialize, lists without 2026 fields, ping, DELETE ends the session', asy
   assert.ok(result.capabilities.tasks.requests.tools.call);
   const tools = response(await call(session, 'tools/list')).result;
   assert.equal(tools.resultType, undefined);
-  // This client declared no tasks capability: a required tool it gets as a job is listed
-  // as optional (docs/hosts.md); one that never runs as a job stays required.
+  // Each tool's support as registered; the job handle tools (docs/hosts.md) never run as tasks.
   const support = (name) => tools.tools.find((t) => t.name === name).execution.taskSupport;
-  assert.equal(support('confirm_delete'), 'optional');
-  assert.equal(support('failing_job'), 'required');
+  assert.equal(support('confirm_delete'), 'required');
+  assert.equal(support('job_status'), 'forbidden');
   assert.deepEqual(response(await call(session, 'ping')).result, {});
   const del = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': session } });
   assert.equal(del.status, 204);

@@ -40,11 +40,8 @@ test('Python SDK client, legacy mode: initialize, tools/list, greet, an inline e
     assert.ok(byName[name], `tools/list has ${name}`);
   }
   assert.equal(byName.greet.execution?.taskSupport, 'forbidden');
-  // Required, yet served to this client (no tasks capability) as a job (docs/hosts.md);
-  // failing_job never runs as one.
-  assert.equal(byName.confirm_delete.execution?.taskSupport, 'optional');
-  assert.equal(byName.failing_job.execution?.taskSupport, 'required');
-  assert.ok(byName.job_status, 'the job handle tools are listed');
+  assert.equal(byName.confirm_delete.execution?.taskSupport, 'required');
+  assert.ok(byName.job_status, 'the job handle tools are listed (docs/hosts.md)');
 
   assert.deepEqual(out.greet, { isError: false, texts: ['Hello, Guido!'] });
 

@@ -93,8 +93,7 @@ test('tools/list: the fixtures, each with execution.taskSupport', async () => {
   assert.equal(byName.greet.execution.taskSupport, 'forbidden');
   assert.equal(byName.slow_compute.execution.taskSupport, 'optional');
   assert.equal(byName.process_batch.execution.taskSupport, 'optional');
-  // Required, but served as a job to this client, which declared no tasks capability.
-  assert.equal(byName.confirm_delete.execution.taskSupport, 'optional');
+  assert.equal(byName.confirm_delete.execution.taskSupport, 'required');
   assert.equal(byName.confirm_delete.inputSchema.type, 'object');
 });
 
@@ -234,12 +233,8 @@ test('legacy task: tasks/cancel on a long process_batch', async () => {
 const expectCode = (code) => (e) => e.code === code || assert.fail(`expected ${code}, got ${e.code}: ${e.message}`);
 
 test('a taskSupport "required" tool called without params.task: -32601 (tasks "Tool-Level Negotiation" 2.3, MUST)', async () => {
-  // failing_job is listed as required to this client, which declared no tasks capability:
-  // it never runs as a job (docs/hosts.md), so the MUST applies.
-  const { tools } = await client.listTools();
-  assert.equal(tools.find((t) => t.name === 'failing_job').execution.taskSupport, 'required');
   await assert.rejects(
-    client.request({ method: 'tools/call', params: { name: 'failing_job', arguments: {} } },
+    client.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'x' } } },
       CallToolResultSchema),
     expectCode(-32601));
 });
