@@ -9,7 +9,7 @@ use crate::error::McpError;
 use crate::host::Host;
 use crate::mcp::input;
 use crate::mcp::meta::Capability;
-use crate::mcp::request_state::{self, Binding, Carried};
+use crate::mcp::request_state::{Binding, Carried};
 use crate::ops::log::{self as logs, Line};
 use crate::tasks::record::{NewTask, TaskRecord, check_result};
 use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED};
@@ -239,15 +239,8 @@ fn input_required(
     requests: Map<String, Value>,
     ctx: &Context,
 ) -> Result<Action, McpError> {
-    let mut pending = Map::new();
-    pending.extend(
-        requests
-            .iter()
-            .map(|(key, request)| (key.clone(), input::answer_check(request))),
-    );
     let carried = Carried {
         rounds: run.carried.rounds + 1,
-        pending,
         ..run.carried
     };
     let request_key = run.target.request_key();
@@ -256,10 +249,7 @@ fn input_required(
         request: &request_key,
         arguments: &run.arguments,
     };
-    let expires = ctx
-        .now_ms
-        .saturating_add(server.config.request_state_ttl_ms);
-    let state = request_state::seal(server.request_state_secret()?, binding, &carried, expires);
+    let state = server.seal_round(&requests, carried, binding, ctx.now_ms)?;
     let result = json!({ "resultType": RESULT_INPUT_REQUIRED, "inputRequests": requests, "requestState": state });
     Ok(Action::Respond(result_response(
         &run.request_id,

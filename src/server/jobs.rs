@@ -29,10 +29,9 @@ pub use follow::{Follow, Next};
 use super::{Action, Config, Context, Cors, Server, result_response};
 use crate::error::McpError;
 use crate::jsonrpc::{Request, RequestId};
-use crate::mcp::input;
 use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
 use crate::mcp::params;
-use crate::mcp::request_state::{self, Binding, Carried};
+use crate::mcp::request_state::{Binding, Carried};
 use crate::mcp::schema::Schema;
 use crate::tasks::id;
 use crate::tasks::protocol::ObjectRequest;
@@ -271,18 +270,11 @@ pub fn input_required(
     requests: &Map<String, Value>,
     ctx: &Context,
 ) -> Result<Value, McpError> {
-    let secret = server.request_state_secret()?;
-    let mut pending = Map::new();
-    pending.extend(
-        requests
-            .iter()
-            .map(|(key, request)| (key.clone(), input::answer_check(request))),
-    );
     let carried = Carried {
         rounds: 1,
         answers: Map::new(),
         checkpoint: Value::Null,
-        pending,
+        pending: Map::new(),
         job: Some(run.job.clone()),
     };
     let binding = Binding {
@@ -290,10 +282,7 @@ pub fn input_required(
         request: &run.request_key,
         arguments: &run.arguments,
     };
-    let expires = ctx
-        .now_ms
-        .saturating_add(server.config.request_state_ttl_ms);
-    let state = request_state::seal(secret, binding, &carried, expires);
+    let state = server.seal_round(requests, carried, binding, ctx.now_ms)?;
     Ok(
         json!({ "resultType": RESULT_INPUT_REQUIRED, "inputRequests": requests, "requestState": state }),
     )

@@ -21,11 +21,13 @@ use crate::error::McpError;
 use crate::host::{Host, Platform, Policy};
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, RequestId};
+use crate::mcp::input;
+use crate::mcp::request_state::{self, Binding, Carried};
 use crate::tasks::execution::Limits;
 use crate::tasks::protocol::{self, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use crate::tools::{Progress, Registry, Tool};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::rc::Rc;
 
 pub const MCP_PATH: &str = "/mcp";
@@ -257,6 +259,27 @@ impl Server {
         self.config.request_state_secret.as_deref().ok_or_else(|| {
             McpError::Internal("REQUEST_STATE_SECRET is not configured, so this server cannot run multi round-trip requests".into())
         })
+    }
+
+    /// The `requestState` of an MRTR round that asks `requests` (mrtr "Server
+    /// Requirements"): `carried` with those questions' answer checks, bound to `binding`,
+    /// valid for `REQUEST_STATE_TTL_MS` from `now_ms`.
+    pub(crate) fn seal_round(
+        &self,
+        requests: &Map<String, Value>,
+        mut carried: Carried,
+        binding: Binding,
+        now_ms: u64,
+    ) -> Result<String, McpError> {
+        carried.pending = Map::new();
+        carried.pending.extend(
+            requests
+                .iter()
+                .map(|(key, request)| (key.clone(), input::answer_check(request))),
+        );
+        let expires = now_ms.saturating_add(self.config.request_state_ttl_ms);
+        let secret = self.request_state_secret()?;
+        Ok(request_state::seal(secret, binding, &carried, expires))
     }
 
     /// Limits on task steps.
