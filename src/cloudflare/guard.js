@@ -20,7 +20,7 @@
 // - the principal's quota ledger answers 500, so the Worker refuses instead of hanging;
 // - the session and principal objects' alarms (expiry, cleanup) reject and are retried.
 
-const CRASHED = Symbol('crashed');
+const CRASH = Symbol('crash');
 const inFlight = new Set();
 let hooked = false;
 
@@ -44,22 +44,6 @@ function hookCrashMark() {
   });
 }
 
-/** `work`, or CRASHED if the instance aborts first (or `work` rejects because of it). */
-async function watch(work) {
-  hookCrashMark();
-  let onCrash;
-  const crash = new Promise((resolve) => { onCrash = () => resolve(CRASHED); });
-  inFlight.add(onCrash);
-  try {
-    return await Promise.race([work, crash]);
-  } catch (error) {
-    if (error instanceof WebAssembly.RuntimeError) return CRASHED;
-    throw error;
-  } finally {
-    inFlight.delete(onCrash);
-  }
-}
-
 /**
  * `work` (the promise of one invocation of `method` on `object`: the Worker, or a Durable
  * Object class), settled even if the instance crashes first. A crash is logged (the
@@ -71,12 +55,36 @@ async function watch(work) {
  * - the quota ledger's fetch: 500, so the Worker refuses instead of hanging;
  * - any other alarm rejects, and is retried.
  *
+ * Every request pays for it, so it costs one promise and one entry in a set: no async
+ * frame, no `Promise.race` (whose losing promise would keep a reaction per call). A
+ * crash settles it from the mark's setter, or from `work` rejecting with the trap.
+ *
  * One function for all (not one each): wasm-bindgen imports a function that needs no
  * glue once per use, which repeats the module's key in its import object.
  */
-export async function guard(work, object, method, request, ctx) {
-  const done = await watch(work);
-  if (done !== CRASHED) return done;
+export function guard(work, object, method, request, ctx) {
+  hookCrashMark();
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    // `how` is resolve, reject, or CRASH (then `value` is unused).
+    const settle = (how, value) => {
+      if (settled) return;
+      settled = true;
+      inFlight.delete(onCrash);
+      if (how !== CRASH) return how(value);
+      try { resolve(afterCrash(object, method, request, ctx)); } catch (e) { reject(e); }
+    };
+    const onCrash = () => settle(CRASH);
+    inFlight.add(onCrash);
+    work.then(
+      (value) => settle(resolve, value),
+      (error) => settle(error instanceof WebAssembly.RuntimeError ? CRASH : reject, error),
+    );
+  });
+}
+
+/** What an invocation answers once the instance crashed under it (see `guard`). */
+function afterCrash(object, method, request, ctx) {
   logPanic(object, method, request);
   if (object === 'TaskObject') {
     // Tell every watcher the object crashed: they reconnect and re-read its state.

@@ -10,7 +10,7 @@ use crate::host::Host;
 use crate::mcp::input;
 use crate::mcp::meta::Capability;
 use crate::mcp::request_state::{Binding, Carried};
-use crate::ops::log::{self as logs, Line};
+use crate::ops::log::{self as logs, Level, Line};
 use crate::tasks::record::{NewTask, TaskRecord, check_result};
 use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED};
 use crate::tools::{Call, Progress, Step};
@@ -67,17 +67,24 @@ async fn logged_step(
     let Target::Tool(tool) = &run.target else {
         return step(server, run, ctx.now_ms, host, progress).await;
     };
+    // Lines below the level are not built: a fast synchronous call prints none at `info`,
+    // and its principal's fingerprint is not computed either.
+    let settings = &server.config.log;
     let started = host.now_ms();
-    log(logs::inline_step_started(tool, &ctx.principal));
+    if settings.prints(Level::Debug) {
+        log(logs::inline_step_started(tool, &ctx.principal));
+    }
     let stepped = step(server, run, ctx.now_ms, host, progress).await;
     let duration_ms = host.now_ms().saturating_sub(started);
     let outcome = logs::step_outcome(&stepped);
-    log(logs::inline_step_finished(
-        tool,
-        &ctx.principal,
-        outcome,
-        duration_ms,
-    ));
+    if settings.prints(logs::inline_step_level(outcome, duration_ms)) {
+        log(logs::inline_step_finished(
+            tool,
+            &ctx.principal,
+            outcome,
+            duration_ms,
+        ));
+    }
     stepped
 }
 

@@ -14,6 +14,8 @@
 //   input      tools/call confirm_delete (asks once inside the task), tasks/get until
 //              input_required, tasks/update with the answer, tasks/get until completed
 //   cancelled  tools/call slow_compute 1 s, tasks/cancel at once
+//   sync       tools/call echo: a synchronous call, no task (what it logs: a fast call
+//              that completes prints no line at info, src/ops/log/events.rs)
 // The task's expiry (TASK_TTL_MS, 1 h) comes after the window: neither the measure nor the
 // floor counts it. The Worker's CPU is not counted inside it: the column is the CPU time
 // of the whole workerd process group per task (/proc), the objects' included, an upper
@@ -36,6 +38,7 @@
 //              written (the answer, the alarm of the step that resumes)
 //   a cancel   1 Worker request, 1 object request, 1 row read, 2 rows written (the
 //              status, the expiry alarm replacing the step's)
+//   a sync call 1 Worker request
 // so polling = create + 1 step + its polls; listening = create + 1 step + 1 listen;
 // input = create + 2 steps (the one that asks, the one that finishes) + 1 answer + its
 // polls; cancelled = create + 1 cancel. The objects' awake time and the CPU have no floor.
@@ -80,6 +83,7 @@ const FLOORS = {
   listening: () => sum([[1, CREATE], [1, STEP], [1, LISTEN]]),
   input: (polls) => sum([[1, CREATE], [2, STEP], [1, ANSWER], [polls, POLL]]),
   cancelled: () => sum([[1, CREATE], [1, CANCEL]]),
+  sync: () => op(1, 0, 0, 0, 0),
 };
 
 async function createTask(url, name, args) {
@@ -133,6 +137,11 @@ const LIFECYCLES = {
     const task = await createTask(url, 'slow_compute', { seconds: 1 });
     const cancelled = await ok(url, 'tasks/cancel', { taskId: task.taskId });
     if (cancelled.resultType !== 'complete') throw new Error(`tasks/cancel answered ${JSON.stringify(cancelled).slice(0, 200)}`);
+    return 0;
+  },
+  async sync(url) {
+    const echoed = await ok(url, 'tools/call', { name: 'echo', arguments: { text: 'cost' } });
+    if (echoed.content?.[0]?.text !== 'cost') throw new Error(`echo answered ${JSON.stringify(echoed).slice(0, 200)}`);
     return 0;
   },
 };
@@ -191,7 +200,7 @@ async function measure(server, group, name) {
   if (after.instance !== before.instance) throw new Error('the counters started again (the wasm instance was reinitialised): run again');
   const [a, b] = [totals(after), totals(before)];
   const measured = Object.fromEntries(Object.keys(a).map((k) => [k, (a[k] - b[k]) / TASKS]));
-  if (measured.objectRequests === 0) {
+  if (measured.objectRequests === 0 && name !== 'sync') {
     throw new Error('no object request was counted: the objects do not share the Worker\'s isolate, so its counters miss them (see src/cloudflare/bench.rs)');
   }
   measured.workerCpuMs = ((cpuAfter - cpuBefore) * 1000) / TASKS;

@@ -17,6 +17,15 @@
 //   tasks/get (a working task)   vs a bare DO read (storage.get in an existing object)
 //   tasks/update (no-op ack)     vs a bare DO write (storage.put in an existing object)
 //   task creation (tools/call)   vs a write to a brand-new object (one put, fresh name)
+// and against the `agents` peer, the MCP server a Cloudflare user would write in JavaScript
+// instead (./peer-agents: agents' createMcpHandler with an SDK v2 McpServer and an `echo`
+// tool, from pinned npm packages installed by its install.sh, under wrangler dev like the
+// project, stateless 2026-07-28, one POST per call; both get the very same requests):
+//   tools/list                   vs the peer's tools/list
+//   tools/call echo (sync call)  vs the peer's echo
+// and tools/list of the same build served without `[assets]` (a copy of wrangler.toml
+// without that section, ./no-assets/) vs the Rust no-op, which has none: what the local
+// assets router in front of the Worker costs each /mcp request under wrangler dev.
 // then full task lifecycles (create slow_compute 0.2 s, poll tasks/get every pollIntervalMs =
 // 100 ms until completed) at several concurrencies, through wrangler's port, each right after
 // the same loop (./lifecycles.mjs, through an adapter) against the lifecycle ceiling, the
@@ -61,11 +70,12 @@
 //   BENCH_LIFECYCLE_CONCURRENCY=1,8,64
 //   BENCH_DIRECT=1                also measure straight to workerd (0: wrangler's port only)
 //   BENCH_PEER=1                  also run the lifecycles against the rmcp peer (0: skip it)
+//   BENCH_AGENTS=1                also measure the agents peer and the build without [assets] (0: skip)
 //   BENCH_COLD_STARTS=5           cold starts of each Worker (rounds; 0: skip them)
 // Output: the tables on stdout (./tables.mjs prints them), everything as JSON in
 // tests/bench/last-run.json.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -86,6 +96,7 @@ const SETTINGS = {
   lifecycleConcurrency: String(env('BENCH_LIFECYCLE_CONCURRENCY', '1,8,64')).split(',').map(Number).filter((n) => n > 0),
   direct: env('BENCH_DIRECT', '1') !== '0',
   peer: env('BENCH_PEER', '1') !== '0',
+  agents: env('BENCH_AGENTS', '1') !== '0',
   coldStartRounds: Number(env('BENCH_COLD_STARTS', 5)),
   pollIntervalMs: 100,
 };
@@ -176,6 +187,32 @@ function bundleSizes(dir) {
   return { files, bytes: sum('bytes'), gzip: sum('gzip') };
 }
 
+// ---------------------------------------------------------------- the agents peer
+
+/** The agents peer's packages as installed (name → version), for the report. */
+function peerAgentsPackages() {
+  const lock = JSON.parse(readFileSync(join(HERE, 'peer-agents', 'package-lock.json'), 'utf8'));
+  return Object.fromEntries(['agents', '@modelcontextprotocol/server', 'zod'].map((n) => [n, lock.packages[`node_modules/${n}`]?.version]));
+}
+
+/**
+ * A copy of the project's wrangler.toml without its `[assets]` section, in a directory of
+ * its own (./.no-assets, paths made relative to it): the same build, the same bindings and
+ * vars, no assets router in front of the Worker. Returns the directory.
+ */
+function writeNoAssetsConfig() {
+  const dir = join(HERE, '.no-assets');
+  const up = relative(dir, ROOT);
+  const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8')
+    .replace(/^\[assets\]\n(?:(?!\[)[^\n]*\n)*/m, '')
+    .replace(/^main = "([^"]+)"/m, (_, main) => `main = "${up}/${main}"`)
+    .replace(/^command = "sh ([^"]+)"/m, (_, script) => `command = "sh ${up}/${script}"\nwatch_dir = "${up}/src"`);
+  if (/^\[assets\]/m.test(toml)) throw new Error('the [assets] section of wrangler.toml was not removed');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'wrangler.toml'), toml);
+  return dir;
+}
+
 // ---------------------------------------------------------------- the run
 
 const servers = [];
@@ -197,6 +234,11 @@ try {
   log('building the Rust no-op baseline (tests/bench/baseline-rust/build.sh)');
   const build = spawnSync('sh', [join(HERE, 'baseline-rust', 'build.sh')], { stdio: 'inherit', timeout: 900_000 });
   if (build.status !== 0) throw new Error(`the Rust baseline did not build (exit ${build.status})`);
+  if (SETTINGS.agents) {
+    log('installing the agents peer (tests/bench/peer-agents/install.sh)');
+    const install = spawnSync('sh', [join(HERE, 'peer-agents', 'install.sh')], { stdio: 'inherit', timeout: 600_000 });
+    if (install.status !== 0) throw new Error(`the agents peer did not install (exit ${install.status})`);
+  }
   if (SETTINGS.peer) {
     log('building the rmcp peer (tests/bench/peer-rmcp/build.sh)');
     const peerBuild = spawnSync('sh', [join(HERE, 'peer-rmcp', 'build.sh')], { stdio: 'inherit', timeout: 900_000 });
@@ -216,6 +258,22 @@ try {
   report.projectVars = projectVars;
   const project = await startServer({ vars: projectVars });
   servers.push(project);
+  const mcpProbe = async (url) => {
+    const r = mcp('tools/list');
+    const res = await fetch(url + r.path, { method: r.method, headers: r.headers, body: r.body });
+    return res.status === 200 && Array.isArray((await res.json()).result?.tools);
+  };
+  // The agents peer, and the project's own build served without [assets].
+  let agents;
+  let noAssets;
+  if (SETTINGS.agents) {
+    agents = await startWrangler({ configDir: join(HERE, 'peer-agents'), probe: mcpProbe });
+    agents.name = 'agents peer';
+    servers.push(agents);
+    noAssets = await startWrangler({ configDir: writeNoAssetsConfig(), probe: mcpProbe, vars: { ...TEST_VARS, ...projectVars } });
+    noAssets.name = 'project without [assets]';
+    servers.push(noAssets);
+  }
   // The rmcp peer, checked like the project: tools/list answers, slow_compute becomes a task.
   let peer;
   if (SETTINGS.peer) {
@@ -274,18 +332,19 @@ try {
     Object.assign(asking, await call(setupAgent, p, mcp('tasks/get', { taskId: asking.taskId })));
   }
 
-  const mcpProbe = async (url) => {
-    const r = mcp('tools/list');
-    const res = await fetch(url + r.path, { method: r.method, headers: r.headers, body: r.body });
-    return res.status === 200 && Array.isArray((await res.json()).result?.tools);
-  };
   const ports = { wrangler: { js: js.port, rust: rust.port, project: p } };
   report.servers = { js: { wranglerPort: js.port }, rust: { wranglerPort: rust.port }, project: { wranglerPort: p } };
+  if (agents) {
+    Object.assign(ports.wrangler, { agents: agents.port, noAssets: noAssets.port });
+    report.servers.agents = { wranglerPort: agents.port, packages: peerAgentsPackages() };
+    report.servers.noAssets = { wranglerPort: noAssets.port };
+  }
   if (peer) report.servers.peer = { port: peer.port, pid: peer.pid, sdk: 'rmcp 3.11.0 (native, tokio + hyper)' };
   if (SETTINGS.direct) {
     const d = { js: await directPort(js.port, baselineProbe('/noop')), rust: await directPort(rust.port, baselineProbe('/')),
       project: await directPort(p, mcpProbe) };
-    ports.direct = { js: d.js.port, rust: d.rust.port, project: d.project.port };
+    if (agents) Object.assign(d, { agents: await directPort(agents.port, mcpProbe), noAssets: await directPort(noAssets.port, mcpProbe) });
+    ports.direct = Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v.port]));
     for (const k of Object.keys(d)) Object.assign(report.servers[k], { directPort: d[k].port, workerdPid: d[k].workerdPid, wranglerPid: d[k].wranglerPid, workerdListeners: d[k].listeners.map((l) => l.port) });
   }
   for (const [k, s] of Object.entries(report.servers)) {
@@ -300,7 +359,9 @@ try {
   const isCreated = (r) => { const t = resultOf(r); if (t.resultType !== 'task') throw new Error('not a task'); created.push(t.taskId); };
 
   // workerd's own port moves if wrangler restarts workerd: check it before each measurement.
-  const probes = { js: baselineProbe('/noop'), rust: baselineProbe('/'), project: mcpProbe };
+  const probes = { js: baselineProbe('/noop'), rust: baselineProbe('/'), project: mcpProbe, agents: mcpProbe, noAssets: mcpProbe };
+  const isEcho = (r) => { if (resultOf(r).content?.[0]?.text !== 'bench') throw new Error(`not the echo: ${r.text.slice(0, 200)}`); };
+  const echo = mcp('tools/call', { name: 'echo', arguments: { text: 'bench' } });
   report.directPortMoves = [];
   for (const [mode, port] of Object.entries(ports)) {
     const at = async (kind) => {
@@ -318,7 +379,13 @@ try {
     // Each pair back to back, the baseline first.
     b.jsNoop = await run('JS no-op Worker', async () => measure(await at('js'), { method: 'GET', path: '/noop', headers: {} }, okStatus));
     b.rustNoop = await run('Rust no-op Worker', async () => measure(await at('rust'), { method: 'GET', path: '/', headers: {} }, okStatus));
+    if (agents) b.agentsList = await run('agents peer: tools/list', async () => measure(await at('agents'), mcp('tools/list'), isTools));
     m.toolsList = await run('tools/list', async () => measure(await at('project'), mcp('tools/list'), isTools));
+    if (agents) {
+      m.toolsListNoAssets = await run('tools/list, the build without [assets]', async () => measure(await at('noAssets'), mcp('tools/list'), isTools));
+      b.agentsEcho = await run('agents peer: tools/call echo', async () => measure(await at('agents'), echo, isEcho));
+      m.echo = await run('tools/call echo', async () => measure(await at('project'), echo, isEcho));
+    }
     b.doRead = await run('bare DO read', async () => measure(await at('js'), { method: 'GET', path: '/read', headers: {} }, okStatus));
     m.tasksGet = await run('tasks/get', async () => measure(await at('project'), mcp('tasks/get', { taskId: working.taskId }), isWorking));
     b.doWrite = await run('bare DO write', async () => measure(await at('js'), { method: 'POST', path: '/write', headers: {}, body: Buffer.alloc(0) }, okStatus));
@@ -340,6 +407,11 @@ try {
     report.hotPaths[mode] = [
       { path: 'tools/list', ...m.toolsList, baseline: 'JS no-op Worker', baselineRps: b.jsNoop.rps },
       { path: 'tools/list', ...m.toolsList, baseline: 'Rust no-op Worker', baselineRps: b.rustNoop.rps },
+      ...(agents ? [
+        { path: 'tools/list, no [assets]', ...m.toolsListNoAssets, baseline: 'Rust no-op Worker', baselineRps: b.rustNoop.rps },
+        { path: 'tools/list', ...m.toolsList, baseline: 'agents peer (JS)', baselineRps: b.agentsList.rps },
+        { path: 'tools/call echo (sync)', ...m.echo, baseline: 'agents peer echo', baselineRps: b.agentsEcho.rps },
+      ] : []),
       { path: 'tasks/get', ...m.tasksGet, baseline: 'bare DO read', baselineRps: b.doRead.rps },
       { path: 'tasks/update (no-op ack)', ...m.tasksUpdate, baseline: 'bare DO write', baselineRps: b.doWrite.rps },
       { path: 'task creation', ...m.create, baseline: 'DO write, new object', baselineRps: b.doNew.rps },
@@ -386,7 +458,7 @@ try {
   }
   // The project's bundle directory is where wrangler.toml's `main` lives.
   const main = /^main\s*=\s*"([^"]+)"/m.exec(readFileSync(join(ROOT, 'wrangler.toml'), 'utf8'))?.[1];
-  const ours = new Set([js.pid, rust.pid, workerdPorts(p).group]);
+  const ours = new Set([js.pid, rust.pid, workerdPorts(p).group, agents?.pid, noAssets?.pid]);
   report.machine.otherWorkerdAtEnd = workerdProcesses().filter((w) => !ours.has(w.pgid)).length;
   report.sizes.project = bundleSizes(dirname(join(ROOT, main ?? 'build/index.js')));
   report.sizes.rustNoop = bundleSizes(join(HERE, 'baseline-rust', 'build'));

@@ -118,7 +118,8 @@ test('an inline run prints its step lines: tool, attempt, duration, outcome, pri
     await sleep(100);
     lines = server.events().slice(before).filter(mine);
   }
-  assert.deepEqual(lines.map((e) => [e.event, e.level, e.attempt]), [['step.started', 'debug', 1], ['step.finished', 'info', 1]]);
+  // A fast call that completed is debug: at info it prints nothing (below).
+  assert.deepEqual(lines.map((e) => [e.event, e.level, e.attempt]), [['step.started', 'debug', 1], ['step.finished', 'debug', 1]]);
   const [started, finished] = lines;
   assert.equal(finished.outcome, 'completed');
   assert.ok(Number.isInteger(finished.durationMs) && finished.durationMs >= 0);
@@ -128,6 +129,18 @@ test('an inline run prints its step lines: tool, attempt, duration, outcome, pri
     assert.equal(line.taskId, undefined);
   }
   assert.equal(started.requestId, finished.requestId);
+});
+
+test('at info a fast synchronous call prints no line; an isError one prints its step.finished', async () => {
+  const before = short.events().length;
+  const greeted = await ok(short.mcpUrl, 'tools/call', { name: 'greet', arguments: { name: 'x' } });
+  assert.equal(greeted.resultType, 'complete');
+  const refused = await ok(short.mcpUrl, 'tools/call', { name: 'test_error_handling', arguments: {} });
+  assert.equal(refused.isError, true);
+  const [line] = await events(short, { event: 'step.finished', tool: 'test_error_handling' });
+  assert.deepEqual([line.level, line.outcome, line.inline], ['info', 'error_result', true]);
+  // Lines arrive in order: the greeting's would have come before the error's.
+  assert.deepEqual(short.events().slice(before).filter((e) => e.tool === 'greet'), []);
 });
 
 test('answers with the caller\'s data are taken but not logged', async () => {

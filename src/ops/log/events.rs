@@ -122,28 +122,45 @@ pub fn inline_step_started(tool: &str, principal: &str) -> Line {
         .field("inline", true)
 }
 
+/// An inline run's last step that took at least this long is logged at info: the slow
+/// calls are the ones an operator asks about.
+pub const SLOW_INLINE_STEP_MS: u64 = 1_000;
+
+/// How loud `step.finished` is for a step the Worker ran itself. A synchronous call is
+/// already in Workers' own invocation log (its URL, status, wall and CPU time), so a line
+/// of ours is worth its cost (a billed event on Cloudflare; under `wrangler dev` a third of
+/// a fast call's throughput, docs/benchmarks.md) only when it says more: a failed step is
+/// warn, a tool's `isError` result and a slow step ([`SLOW_INLINE_STEP_MS`]) info; a fast
+/// step that completed or asked, and one the run goes on after (`continued`: another
+/// inline step, or the task it becomes, whose `task.created` follows), debug.
+pub fn inline_step_level(outcome: &str, duration_ms: u64) -> Level {
+    match outcome {
+        "failed" => Level::Warn,
+        "error_result" => Level::Info,
+        "continued" => Level::Debug,
+        _ if duration_ms >= SLOW_INLINE_STEP_MS => Level::Info,
+        _ => Level::Debug,
+    }
+}
+
 /// `step.finished` for a step the Worker ran itself ([`inline_step_started`]): it
-/// returned `outcome` ([`step_outcome`]) after `duration_ms`. A step the run goes on
-/// after (`continued`: another inline step, or the task it becomes, whose `task.created`
-/// follows) is debug; the step that ends the run is its only line, so info (failed: warn).
+/// returned `outcome` ([`step_outcome`]) after `duration_ms`, at [`inline_step_level`].
 pub fn inline_step_finished(
     tool: &str,
     principal: &str,
     outcome: &'static str,
     duration_ms: u64,
 ) -> Line {
-    let level = match outcome {
-        "failed" => Level::Warn,
-        "continued" => Level::Debug,
-        _ => Level::Info,
-    };
-    Line::new(event::STEP_FINISHED, level)
-        .tool(tool)
-        .attempt(Some(1))
-        .duration_ms(duration_ms)
-        .principal(principal)
-        .field("outcome", outcome)
-        .field("inline", true)
+    Line::new(
+        event::STEP_FINISHED,
+        inline_step_level(outcome, duration_ms),
+    )
+    .tool(tool)
+    .attempt(Some(1))
+    .duration_ms(duration_ms)
+    .principal(principal)
+    .field("outcome", outcome)
+    .field("inline", true)
 }
 
 /// What a step returned, as `step.finished` names it.

@@ -62,6 +62,11 @@ impl Default for LogSettings {
 }
 
 impl LogSettings {
+    /// Whether a line at `level` is printed: a caller can skip building one that is not.
+    pub fn prints(&self, level: Level) -> bool {
+        level >= self.level
+    }
+
     /// These settings with `LOG_LEVEL` and `LOG_PAYLOADS` applied; a malformed value is
     /// an error naming the variable.
     pub fn with_vars(mut self, get: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
