@@ -208,6 +208,7 @@ fn task_of(owner: &str) -> Object {
     let mut o = Object::new(server.registry.clone(), server.limits());
     let mut record = TaskRecord::new(NewTask {
         tool: "slow_compute".into(),
+        title: None,
         owner: owner.into(),
         arguments: json!({ "seconds": 5, "note": SECRET })
             .as_object()
@@ -217,6 +218,7 @@ fn task_of(owner: &str) -> Object {
         checkpoint: Value::Null,
         answers: Map::new(),
         status_message: None,
+        amount: None,
         now_ms: NOW,
         ttl_ms: Some(60_000),
         poll_interval_ms: 1000,

@@ -89,12 +89,14 @@ fn in_flight(tool: &str, checkpoint: Value) -> Object {
     let mut o = object();
     let mut record = TaskRecord::new(NewTask {
         tool: tool.into(),
+        title: None,
         owner: "key:alice".into(),
         arguments: Map::new(),
         capabilities: Map::new(),
         checkpoint,
         answers: Map::new(),
         status_message: Some("Job accepted".into()),
+        amount: None,
         now_ms: NOW,
         ttl_ms: Some(3_600_000),
         poll_interval_ms: 1000,

@@ -82,12 +82,14 @@ fn start(o: &mut Object, tool: &str, arguments: Value) {
     };
     let mut record = TaskRecord::new(NewTask {
         tool: tool.into(),
+        title: None,
         owner: "anonymous".into(),
         arguments,
         capabilities: json!({ "elicitation": {} }).as_object().unwrap().clone(),
         checkpoint: json!(1),
         answers: Map::new(),
         status_message: None,
+        amount: None,
         now_ms: NOW,
         ttl_ms: Some(3_600_000),
         poll_interval_ms: 1000,
@@ -249,12 +251,14 @@ fn every_non_terminal_task_has_an_alarm() {
     // input_required with an unlimited TTL still has a periodic check.
     let mut waiting = TaskRecord::new(NewTask {
         tool: "twice".into(),
+        title: None,
         owner: "anonymous".into(),
         arguments: Map::new(),
         capabilities: json!({ "elicitation": {} }).as_object().unwrap().clone(),
         checkpoint: Value::Null,
         answers: Map::new(),
         status_message: None,
+        amount: None,
         now_ms: NOW,
         ttl_ms: None,
         poll_interval_ms: 1000,

@@ -51,12 +51,14 @@ fn start(o: &mut Object, arguments: Value) {
     };
     let mut record = TaskRecord::new(NewTask {
         tool: "resume".into(),
+        title: None,
         owner: "anonymous".into(),
         arguments,
         capabilities: Map::new(),
         checkpoint: Value::Null,
         answers: Map::new(),
         status_message: None,
+        amount: None,
         now_ms: NOW,
         ttl_ms: Some(3_600_000),
         poll_interval_ms: 1000,

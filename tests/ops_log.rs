@@ -62,12 +62,14 @@ fn object() -> Object {
 fn start(o: &mut Object, tool: &str) {
     let mut record = TaskRecord::new(NewTask {
         tool: tool.into(),
+        title: None,
         owner: OWNER.into(),
         arguments: json!({ "secret": SECRET }).as_object().unwrap().clone(),
         capabilities: json!({ "elicitation": {} }).as_object().unwrap().clone(),
         checkpoint: Value::Null,
         answers: Map::new(),
         status_message: None,
+        amount: None,
         now_ms: NOW,
         ttl_ms: Some(3_600_000),
         poll_interval_ms: 1000,

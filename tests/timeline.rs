@@ -59,12 +59,14 @@ fn start(arguments: Value) -> Object {
     let mut o = object();
     let mut record = TaskRecord::new(NewTask {
         tool: "counter".into(),
+        title: None,
         owner: OWNER.into(),
         arguments: arguments.as_object().unwrap().clone(),
         capabilities: json!({ "elicitation": {} }).as_object().unwrap().clone(),
         checkpoint: Value::Null,
         answers: Map::new(),
         status_message: Some("Queued".into()),
+        amount: None,
         now_ms: NOW,
         ttl_ms: Some(3_600_000),
         poll_interval_ms: 1000,

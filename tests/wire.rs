@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use mcp_tasks_edge::jsonrpc::ErrorObject;
 use mcp_tasks_edge::mcp::input::{self, Elicited};
-use mcp_tasks_edge::tasks::task::Task;
+use mcp_tasks_edge::tasks::task::{StatusKind, Task};
 use serde_json::{Value, json};
 
 const CORE: &str = include_str!("fixtures/schema/mcp-2026-07-28.json");
@@ -399,8 +399,31 @@ fn the_task_list_method_is_dispatched_to_the_adapter() {
     let s = server();
     let listed = s.handle(&post(LIST_TASKS, json!({ "cursor": "50" })), &ctx());
     assert!(
-        matches!(listed, Action::ListTasks { cursor: Some(ref c), .. } if c == "50"),
+        matches!(listed, Action::ListTasks { ref params, .. } if params.cursor.as_deref() == Some("50")),
         "{listed:?}"
+    );
+    // The filters are read and checked too.
+    let filtered = s.handle(
+        &post(
+            LIST_TASKS,
+            json!({ "status": "input_required", "tool": "t" }),
+        ),
+        &ctx(),
+    );
+    let Action::ListTasks { params, .. } = filtered else {
+        panic!("{filtered:?}")
+    };
+    assert_eq!(
+        (params.filter.status, params.filter.tool.as_deref()),
+        (Some(StatusKind::InputRequired), Some("t"))
+    );
+    let refused = body(&respond(&s, &post(LIST_TASKS, json!({ "status": "done" }))));
+    assert_eq!(refused["error"]["code"], -32602);
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("working, input_required"), "{message}");
+    assert_eq!(
+        error_of(&respond(&s, &post(LIST_TASKS, json!({ "tool": 7 })))).1,
+        -32602
     );
     assert_eq!(
         error_of(&respond(&s, &post(LIST_TASKS, json!({ "cursor": 5 })))).1,

@@ -217,12 +217,14 @@ fn cancel_and_failure_results_match_the_schema() {
     let mut record =
         mcp_tasks_edge::tasks::record::TaskRecord::new(mcp_tasks_edge::tasks::record::NewTask {
             tool: "slow_compute".into(),
+            title: None,
             owner: "anonymous".into(),
             arguments: Default::default(),
             capabilities: Default::default(),
             checkpoint: Value::Null,
             answers: Default::default(),
             status_message: None,
+            amount: None,
             now_ms: NOW,
             ttl_ms: Some(60_000),
             poll_interval_ms: 1000,

@@ -37,7 +37,8 @@ fn completed() -> Object {
 }
 
 /// The completed `DetailedTask`'s members (keys sorted: the task goes through a `Value`).
-const DONE: &str = r#""createdAt":"2025-11-25T10:30:00.000Z","lastUpdatedAt":"2025-11-25T10:30:01.000Z","pollIntervalMs":1000,"result":{"content":[{"text":"slow_compute: computed after 1 s","type":"text"}],"isError":false,"resultType":"complete"}"#;
+/// With this server's facts about it (the tool that made it) in `_meta`.
+const DONE: &str = r#""_meta":{"mcp-tasks-edge/task":{"tool":"slow_compute"}},"createdAt":"2025-11-25T10:30:00.000Z","lastUpdatedAt":"2025-11-25T10:30:01.000Z","pollIntervalMs":1000,"result":{"content":[{"text":"slow_compute: computed after 1 s","type":"text"}],"isError":false,"resultType":"complete"}"#;
 const DONE_TAIL: &str =
     r#""status":"completed","taskId":"0123456789abcdef0123456789abcdef","ttlMs":3600000"#;
 
@@ -113,6 +114,14 @@ fn pushed_notifications_carry_it_too() {
     let notification = &frames[1];
     assert_eq!(notification["method"], "notifications/tasks");
     assert_eq!(notification["params"]["result"]["resultType"], "complete");
+    // Its `_meta`: the task's facts and the subscription's id, side by side.
+    assert_eq!(
+        notification["params"]["_meta"],
+        json!({
+            "mcp-tasks-edge/task": { "tool": "slow_compute" },
+            "io.modelcontextprotocol/subscriptionId": frames[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].clone()
+        })
+    );
     assert_valid(
         TASKS_SCHEMA,
         "TaskStatusNotification",
@@ -167,12 +176,14 @@ fn a_tool_error_result_carries_it_in_both_shapes() {
     let mut record =
         mcp_tasks_edge::tasks::record::TaskRecord::new(mcp_tasks_edge::tasks::record::NewTask {
             tool: "slow_compute".into(),
+            title: None,
             owner: "anonymous".into(),
             arguments: Default::default(),
             capabilities: Default::default(),
             checkpoint: Value::Null,
             answers: Default::default(),
             status_message: None,
+            amount: None,
             now_ms: NOW,
             ttl_ms: Some(60_000),
             poll_interval_ms: 1000,

@@ -1,7 +1,7 @@
 // The web console: connect, list tools, run them, follow their tasks, answer their
 // questions. It talks to the server only through the wasm bindings (docs/js-api.md).
 
-import { el, describeError } from './js/dom.js';
+import { el, describeError, taskFacts } from './js/dom.js';
 import { buildFields } from './js/schema-form.js';
 import { TaskBoard } from './js/task-board.js';
 import { askElicitation, askSampling, answerRoots } from './js/input-requests.js';
@@ -282,12 +282,16 @@ async function showMyTasks() {
   const shown = new Set([...board.cards].map((card) => card.taskId).filter(Boolean));
   for (const task of [...page.tasks].reverse()) {
     if (shown.has(task.taskId) || store.dismissed(serverUrl, task.taskId)) continue;
-    const rec = { taskId: task.taskId, tool: 'task', args: {}, startedAt: Date.parse(task.createdAt) || Date.now() };
+    // The task names its tool (this server's facts, `_meta["mcp-tasks-edge/task"]`).
+    const facts = taskFacts(task);
+    const rec = { taskId: task.taskId, tool: facts?.tool ?? 'task', args: {}, startedAt: Date.parse(task.createdAt) || Date.now() };
     if (!isTerminal(task.status)) {
       const card = addCard({ ...rec, status: 'resuming' });
+      card.setTitle(facts?.title);
       drive(card, (hooks) => client.resumeTask(task.taskId, hooks));
     } else {
       const card = addCard({ ...rec, status: task.status });
+      card.setTitle(facts?.title);
       card.endedAt = Date.parse(task.lastUpdatedAt) || card.startedAt;
       card.tick();
       if (task.status === 'completed') card.showResult(task.result, { task: true });

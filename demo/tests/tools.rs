@@ -335,6 +335,7 @@ fn process_batch_reports_progress_and_completes() {
         checkpoint: Some(one),
         status_message,
         resume_after_ms,
+        ..
     } = step("process_batch", call(), &host)
     else {
         panic!()

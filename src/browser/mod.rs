@@ -213,12 +213,21 @@ impl McpClient {
 
     /// The caller's tasks, newest first, whichever device or protocol era created them
     /// (this server's `mcp-tasks-edge/tasks/list`); `cursor` is a previous page's
-    /// `nextCursor`.
+    /// `nextCursor`; `filter` keeps those of one status and/or one tool (a filtered page
+    /// may hold fewer tasks, none even, and still have a `nextCursor`).
     #[wasm_bindgen(js_name = listTasks, unchecked_return_type = "Promise<TaskPage>")]
-    pub fn list_tasks(&self, cursor: Option<String>) -> Promise {
+    pub fn list_tasks(
+        &self,
+        cursor: Option<String>,
+        #[wasm_bindgen(unchecked_param_type = "TaskFilter | undefined")] filter: JsValue,
+    ) -> Promise {
         let inner = self.hub.inner().clone();
         future_to_promise(async move {
-            let mut params = serde_json::Map::new();
+            let mut params = match js::from_js(&filter)? {
+                Value::Object(filter) => filter,
+                Value::Null => serde_json::Map::new(),
+                _ => return Err(invalid_argument("filter must be an object: { status?, tool? }")),
+            };
             if let Some(cursor) = cursor {
                 params.insert("cursor".into(), cursor.into());
             }

@@ -115,13 +115,25 @@ export interface Task {
   /** null means unlimited. */
   ttlMs: number | null;
   pollIntervalMs?: number;
-  _meta?: MetaObject;
+  _meta?: TaskMeta;
 }
 
 export interface JSONRPCErrorObject { code: number; message: string; data?: unknown }
 
 /** `listTasks()`: a page of the caller's tasks, newest first. */
 export interface TaskPage { tasks: DetailedTask[]; nextCursor?: string }
+
+/** `listTasks(cursor, filter)`: keep the tasks of this status and/or this tool. */
+export interface TaskFilter { status?: TaskStatus; tool?: string }
+
+/** What this server says of a task beyond the spec's fields, for its owner
+ *  (`task._meta["mcp-tasks-edge/task"]`): the tool that made it and its title, and the
+ *  progress in numbers its steps last reported (`progress` of `total`, either absent
+ *  until a step reports; dropped when the task completes). */
+export interface TaskFacts { tool: string; title?: string; progress?: number; total?: number }
+
+/** A task's `_meta`: this server's facts under its own key, beside any other member. */
+export type TaskMeta = MetaObject & { "mcp-tasks-edge/task"?: TaskFacts };
 
 /** One transition of a task (docs/operations.md "A task's timeline"). */
 export interface TimelineEntry {

@@ -8,6 +8,7 @@ use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::RequestId;
 use crate::ops::admin::AdminRequest;
+use crate::server::my_tasks::{TaskFilter, page_result};
 use crate::server::{self, Cors, Server};
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use serde_json::{Value, json};
@@ -85,9 +86,5 @@ async fn list(
             tasks.push(result["task"].take());
         }
     }
-    let mut result = json!({ "resultType": "complete", "tasks": tasks });
-    if let Some(next) = next {
-        result["nextCursor"] = next.into();
-    }
-    Ok(result)
+    Ok(page_result(tasks, next, &TaskFilter::default()))
 }

@@ -134,16 +134,13 @@ pub async fn fetch(
             }
             Action::ListTasks {
                 request_id,
-                cursor,
+                params,
                 cors,
             } => {
-                let response = match my_tasks::page(&env, &ctx.principal, cursor.as_deref()).await {
+                let cursor = params.cursor.as_deref();
+                let response = match my_tasks::page(&env, &ctx.principal, cursor).await {
                     Ok((tasks, next)) => {
-                        let mut result =
-                            serde_json::json!({ "resultType": "complete", "tasks": tasks });
-                        if let Some(next) = next {
-                            result["nextCursor"] = next.into();
-                        }
+                        let result = server::my_tasks::page_result(tasks, next, &params.filter);
                         server::result_response(&request_id, &result, &cors)
                     }
                     Err(e) => server.refuse(Some(&request_id), &e, &cors, &origin),

@@ -117,12 +117,14 @@ pub fn task_record(
     }
     Ok(TaskRecord::new(NewTask {
         tool: tool.name().to_owned(),
+        title: tool.given_title().map(str::to_owned),
         owner: ctx.principal.clone(),
         arguments,
         capabilities: meta.capabilities.0.clone(),
         checkpoint: Value::Null,
         answers: Map::new(),
         status_message: None,
+        amount: None,
         now_ms: ctx.now_ms,
         ttl_ms: server.config.task_ttl(requested_ttl_ms.or(tool.ttl_ms())),
         poll_interval_ms: server.config.poll_interval_ms,

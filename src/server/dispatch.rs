@@ -135,7 +135,7 @@ pub fn route(
         "subscriptions/listen" => listen::open(server, rpc, meta, ctx, cors),
         super::LIST_TASKS => Ok(Action::ListTasks {
             request_id: rpc.id.clone(),
-            cursor: params::parse::<CursorParams>(params)?.cursor,
+            params: params::parse::<super::my_tasks::ListParams>(params)?,
             cors: cors.clone(),
         }),
         // Served on the 2026-07-28 endpoint (a 2025-11-25 session forwards no object reads).

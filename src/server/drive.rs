@@ -13,7 +13,7 @@ use crate::mcp::request_state::{Binding, Carried};
 use crate::ops::log::{self as logs, Level, Line};
 use crate::tasks::record::{NewTask, TaskRecord, check_result};
 use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED};
-use crate::tools::{Call, Progress, Step};
+use crate::tools::{Amount, Call, Progress, Step};
 use serde_json::{Map, Value, json};
 
 /// Steps run back to back (no wait between them) before the server gives up on a tool
@@ -120,7 +120,7 @@ pub async fn drive(
                     && input::check_requests(&requests).is_ok()
                     && input::check_capabilities(&requests, &run.capabilities).is_err() =>
             {
-                return detach(server, run, None, 0, &ctx);
+                return detach(server, run, None, None, 0, &ctx);
             }
             Step::NeedInput(requests) => match check_step_requests(&run, &requests)
                 .and_then(|()| take_offered(&mut run, &requests))
@@ -146,6 +146,7 @@ pub async fn drive(
             Step::Continue {
                 checkpoint,
                 status_message,
+                progress,
                 resume_after_ms,
             } => {
                 if let Some(checkpoint) = checkpoint {
@@ -153,7 +154,14 @@ pub async fn drive(
                 }
                 match run.becomes {
                     Becomes::Task => {
-                        return create_task(server, run, status_message, resume_after_ms, &ctx);
+                        return create_task(
+                            server,
+                            run,
+                            status_message,
+                            progress,
+                            resume_after_ms,
+                            &ctx,
+                        );
                     }
                     // A step that goes on at once runs here like the first (a tool that
                     // asks from its second step keeps asking by MRTR); one that waits, or
@@ -163,7 +171,14 @@ pub async fn drive(
                             || ctx.now_ms.saturating_sub(run.started_at_ms)
                                 >= server.config.inline_budget_ms =>
                     {
-                        return detach(server, run, status_message, resume_after_ms, &ctx);
+                        return detach(
+                            server,
+                            run,
+                            status_message,
+                            progress,
+                            resume_after_ms,
+                            &ctx,
+                        );
                     }
                     Becomes::Job | Becomes::Inline => {}
                 }
@@ -270,23 +285,25 @@ fn record(
     server: &Server,
     run: &mut InlineRun,
     status_message: Option<String>,
+    amount: Option<Amount>,
     resume_after_ms: u64,
     ctx: &Context,
 ) -> TaskRecord {
     let Target::Tool(tool) = &run.target else {
         unreachable!("only tools become tasks or jobs: prompts always run inline")
     };
-    let ttl = server
-        .config
-        .task_ttl(server.registry.get(tool).and_then(|t| t.ttl_ms()));
+    let registered = server.registry.get(tool);
+    let ttl = server.config.task_ttl(registered.and_then(|t| t.ttl_ms()));
     TaskRecord::new(NewTask {
         tool: tool.clone(),
+        title: registered.and_then(|t| t.given_title()).map(str::to_owned),
         owner: ctx.principal.clone(),
         arguments: run.arguments.clone(),
         capabilities: run.capabilities.0.clone(),
         checkpoint: std::mem::take(&mut run.carried.checkpoint),
         answers: std::mem::take(&mut run.carried.answers),
         status_message,
+        amount,
         now_ms: ctx.now_ms,
         ttl_ms: ttl,
         poll_interval_ms: server.config.poll_interval_ms,
@@ -298,10 +315,18 @@ fn create_task(
     server: &Server,
     mut run: InlineRun,
     status_message: Option<String>,
+    amount: Option<Amount>,
     resume_after_ms: u64,
     ctx: &Context,
 ) -> Action {
-    let record = record(server, &mut run, status_message, resume_after_ms, ctx);
+    let record = record(
+        server,
+        &mut run,
+        status_message,
+        amount,
+        resume_after_ms,
+        ctx,
+    );
     Action::CreateTask {
         request_id: run.request_id,
         record: Box::new(record),
@@ -315,6 +340,7 @@ fn detach(
     server: &Server,
     mut run: InlineRun,
     status_message: Option<String>,
+    amount: Option<Amount>,
     resume_after_ms: u64,
     ctx: &Context,
 ) -> Action {
@@ -322,7 +348,14 @@ fn detach(
     // client is asked only what it declared.
     let client = run.capabilities.clone();
     run.capabilities.0 = jobs::answerable(&client);
-    let record = record(server, &mut run, status_message, resume_after_ms, ctx);
+    let record = record(
+        server,
+        &mut run,
+        status_message,
+        amount,
+        resume_after_ms,
+        ctx,
+    );
     let name = run.target.name();
     let reader = jobs::reader(server, name);
     let job = JobRun {

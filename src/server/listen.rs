@@ -120,12 +120,20 @@ impl Listen {
         }))
     }
 
-    /// A `notifications/tasks` message for a `tasks/get` result.
+    /// A `notifications/tasks` message for a `tasks/get` result: its `_meta` (this
+    /// server's facts about the task) with the subscription's id added.
     pub fn task(&self, get_result: &Value) -> Vec<u8> {
         let mut params = get_result.clone();
         if let Some(object) = params.as_object_mut() {
             object.remove("resultType");
-            object.insert("_meta".into(), self.meta());
+            match object.get_mut("_meta") {
+                Some(Value::Object(meta)) => {
+                    meta.insert(KEY_SUBSCRIPTION_ID.into(), json!(self.request_id));
+                }
+                _ => {
+                    object.insert("_meta".into(), self.meta());
+                }
+            }
         }
         frame(&json!({ "jsonrpc": "2.0", "method": "notifications/tasks", "params": params }))
     }

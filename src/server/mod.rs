@@ -12,6 +12,7 @@ pub mod fanin;
 mod gate;
 pub mod jobs;
 pub mod listen;
+pub mod my_tasks;
 
 pub use builder::ServerBuilder;
 pub use config::Config;
@@ -90,7 +91,7 @@ pub enum Action {
     /// answer with a page of them.
     ListTasks {
         request_id: RequestId,
-        cursor: Option<String>,
+        params: my_tasks::ListParams,
         cors: Cors,
     },
     /// Open a `subscriptions/listen` stream (see [`listen`]).

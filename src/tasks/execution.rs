@@ -208,11 +208,17 @@ pub fn advance(
         Step::Continue {
             checkpoint,
             status_message,
+            progress,
             resume_after_ms,
         } => {
             let next_step_at_ms = now_ms.saturating_add(resume_after_ms);
-            let checkpoint =
-                record.progress(checkpoint, status_message, next_step_at_ms, now_ms)?;
+            let checkpoint = record.progress(
+                checkpoint,
+                status_message,
+                progress,
+                next_step_at_ms,
+                now_ms,
+            )?;
             Ok(Dirty {
                 checkpoint,
                 ..Dirty::default()

@@ -6,7 +6,7 @@ use super::machine::{self, Event, Illegal};
 use super::task::{RESULT_COMPLETE, Task, TaskStatus};
 use crate::mcp::meta::ClientCapabilities;
 use crate::time::iso8601;
-use crate::tools::{Call, Progress};
+use crate::tools::{Amount, Call, Progress};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -33,6 +33,9 @@ pub struct TaskRecord {
     /// The principal that created the task; every other principal gets "not found".
     owner: String,
     tool: String,
+    /// The tool's title when the task was created, shown to the owner beside its name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<String>,
     arguments: Map<String, Value>,
     /// The creating request's client capabilities: later input requests are gated on them.
     capabilities: Map<String, Value>,
@@ -42,6 +45,9 @@ pub struct TaskRecord {
     status: TaskStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     status_message: Option<String>,
+    /// The last progress in numbers a step reported ([`Amount`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    amount: Option<Amount>,
     created_at_ms: u64,
     last_updated_at_ms: u64,
     /// `None` is unlimited.
@@ -69,6 +75,8 @@ pub struct TaskRecord {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewTask {
     pub tool: String,
+    /// The tool's title, if it has one.
+    pub title: Option<String>,
     /// The creating principal (the adapter may give an anonymous caller's task its own).
     pub owner: String,
     pub arguments: Map<String, Value>,
@@ -79,6 +87,8 @@ pub struct NewTask {
     /// Answers carried in from MRTR rounds before the task existed.
     pub answers: Map<String, Value>,
     pub status_message: Option<String>,
+    /// Progress in numbers the steps before the task reported.
+    pub amount: Option<Amount>,
     pub now_ms: u64,
     /// `None` is unlimited.
     pub ttl_ms: Option<u64>,
@@ -86,6 +96,10 @@ pub struct NewTask {
     /// When the first step in the object is due.
     pub next_step_at_ms: u64,
 }
+
+/// The `_meta` key of what this server says of a task beyond the spec's fields
+/// ([`TaskRecord::to_task`]).
+pub const TASK_FACTS_KEY: &str = "mcp-tasks-edge/task";
 
 /// While a step runs, the alarm fires this often to check on it: a crashed attempt is
 /// noticed within this time (the lease deadline bounds a step that merely hangs).
@@ -102,10 +116,12 @@ impl TaskRecord {
             task_id: String::new(),
             owner: new.owner,
             tool: new.tool,
+            title: new.title,
             arguments: new.arguments,
             capabilities: new.capabilities,
             status: TaskStatus::Working,
             status_message: new.status_message,
+            amount: new.amount,
             created_at_ms: new.now_ms,
             last_updated_at_ms: new.now_ms,
             ttl_ms: new.ttl_ms,
@@ -239,7 +255,29 @@ impl TaskRecord {
             last_updated_at: iso8601(self.last_updated_at_ms),
             ttl_ms: self.ttl_ms,
             poll_interval_ms: Some(self.poll_interval_ms),
+            meta: Some(self.facts()),
         }
+    }
+
+    /// What this server says of the task beyond the spec's fields, for its owner: the
+    /// tool that made it (`Task` has no such field) and the progress in numbers, under
+    /// this server's own key, `_meta["mcp-tasks-edge/task"]`:
+    /// `{"tool":"process_batch","title":"Process a batch","progress":4,"total":15}`.
+    fn facts(&self) -> Map<String, Value> {
+        let mut facts = Map::new();
+        facts.insert("tool".into(), self.tool.clone().into());
+        if let Some(title) = &self.title {
+            facts.insert("title".into(), title.clone().into());
+        }
+        if let Some(amount) = self.amount {
+            facts.insert("progress".into(), amount.progress.into());
+            if let Some(total) = amount.total {
+                facts.insert("total".into(), total.into());
+            }
+        }
+        let mut meta = Map::new();
+        meta.insert(TASK_FACTS_KEY.into(), Value::Object(facts));
+        meta
     }
 
     /// Applies a state-machine event and stamps the update time. Every change of status

@@ -161,6 +161,11 @@ pub struct Task {
     pub ttl_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub poll_interval_ms: Option<u64>,
+    /// `_meta`: a `GetTaskResult`'s and a notification's (schema `Result`,
+    /// `NotificationParams`); this server puts what it says of the task beyond the spec's
+    /// fields there, under `mcp-tasks-edge/task` (`TaskRecord::to_task`).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
 }
 
 /// The `resultType` discriminator values (an open set in the schema).

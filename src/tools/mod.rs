@@ -35,10 +35,20 @@ pub use tool::{TaskSupport, Tool};
 
 use crate::host::HostError;
 use crate::jsonrpc::{ErrorCode, ErrorObject};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::fmt;
 use std::time::Duration;
+
+/// How far a task has come, in numbers: a progress report's `progress` of `total`
+/// (basic/patterns/progress), kept on the task and shown to its owner beside the status
+/// message (`_meta["mcp-tasks-edge/task"]`, [`crate::tasks::record::TaskRecord::to_task`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Amount {
+    pub progress: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+}
 
 /// What one step of a tool produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +62,8 @@ pub enum Step {
     Continue {
         checkpoint: Option<Value>,
         status_message: Option<String>,
+        /// How far the work has come, in numbers (`None` keeps the task's last).
+        progress: Option<Amount>,
         resume_after_ms: u64,
     },
     /// End with this JSON-RPC error.
@@ -78,6 +90,7 @@ impl Step {
         Step::Continue {
             checkpoint: None,
             status_message: None,
+            progress: None,
             resume_after_ms: delay.as_millis().min(u64::MAX as u128) as u64,
         }
     }
@@ -109,19 +122,26 @@ impl Step {
         self
     }
 
-    /// A `Continue` without a status message takes the latest progress report's summary
-    /// (so progress shows in a task's `statusMessage`).
-    pub fn or_progress(self, progress: &Progress) -> Step {
-        match (&self, progress.last()) {
-            (
-                Step::Continue {
-                    status_message: None,
-                    ..
-                },
-                Some(report),
-            ) => self.message(report.summary()),
-            _ => self,
+    /// A `Continue` takes the latest progress report's numbers and, without a status
+    /// message of its own, its summary (so progress shows in a task's `statusMessage`,
+    /// and as numbers in this server's `_meta` on the task).
+    pub fn or_progress(mut self, reports: &Progress) -> Step {
+        let Some(report) = reports.last() else {
+            return self;
+        };
+        if let Step::Continue {
+            status_message,
+            progress,
+            ..
+        } = &mut self
+        {
+            progress.get_or_insert(Amount {
+                progress: report.progress,
+                total: report.total,
+            });
+            status_message.get_or_insert_with(|| report.summary());
         }
+        self
     }
 
     /// Sets the task's `statusMessage` (a `Continue` only).

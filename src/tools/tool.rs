@@ -240,6 +240,15 @@ impl Tool {
         self.definition["name"].as_str().unwrap_or_default()
     }
 
+    /// The title a person sees, if the tool has one: its `title`, else its annotations'
+    /// (the order the spec gives for a tool's display name).
+    pub fn given_title(&self) -> Option<&str> {
+        self.definition
+            .get("title")
+            .or_else(|| self.definition.get("annotations")?.get("title"))
+            .and_then(Value::as_str)
+    }
+
     pub fn input_schema(&self) -> &Value {
         &self.definition["inputSchema"]
     }

@@ -317,6 +317,9 @@ describe('web console', () => {
     await page.reload();
     const card = page.locator(`.task-card[data-task-id="${taskId}"]`);
     await card.waitFor({ timeout: 30_000 });
+    // The task names its tool and title (its `_meta`): the card says which it is.
+    assert.equal(await card.getAttribute('data-tool'), 'process_batch');
+    await until('the tool\'s title', async () => /Process a batch/.test(await card.locator('h3').textContent()), 30_000);
     await waitStatus(card, 'completed', 30_000);
     assert.match(await card.locator('.result-text').textContent(), /Processed 4 items of elsewhere/);
     // Dismissed here, it stays dismissed: the server's list does not bring it back.

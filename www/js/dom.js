@@ -42,6 +42,22 @@ export function json(value) {
 }
 
 /** "Processed 3/10 items" → { done: 3, total: 10 } (the progress convention of docs/js-api.md). */
+/** This server's facts about a task (`_meta["mcp-tasks-edge/task"]`: tool, title,
+ *  progress, total), if the task carries them. */
+export function taskFacts(task) {
+  return task?._meta?.['mcp-tasks-edge/task'];
+}
+
+/** A task's progress as numbers: from its facts when a step reported them, else read
+ *  from a status message such as "Processed 4/15 items". */
+export function taskProgress(task) {
+  const facts = taskFacts(task);
+  if (Number.isFinite(facts?.progress) && Number.isFinite(facts?.total) && facts.total > 0) {
+    return { done: Math.min(facts.progress, facts.total), total: facts.total };
+  }
+  return parseProgress(task?.statusMessage);
+}
+
 export function parseProgress(message) {
   const m = /(\d+)\s*\/\s*(\d+)/.exec(message ?? '');
   if (!m) return null;

@@ -2,7 +2,7 @@
 // if the server makes the call a task, follows every status change, hosts the task's
 // input requests, and ends with the result or the error.
 
-import { el, describeError, formatDuration, parseProgress } from './dom.js';
+import { el, describeError, formatDuration, parseProgress, taskFacts, taskProgress } from './dom.js';
 import { renderResult, renderError } from './render-result.js';
 import { isTerminal } from './store.js';
 
@@ -53,6 +53,7 @@ export class TaskCard {
     this.onDismiss = null;
     this.loadTimeline = null; // () => Promise<TaskTimeline>, set by the console
 
+    this.heading = el('h3', {}, el('code', {}, tool));
     this.badge = el('span', { class: 'status-badge' });
     this.elapsed = el('span', { class: 'elapsed', 'aria-hidden': 'true', title: 'Elapsed time' });
     this.idLine = el('p', { class: 'task-id', hidden: true });
@@ -71,7 +72,7 @@ export class TaskCard {
       onclick: () => this.dismiss() }, 'Dismiss');
     this.root = el('li', { class: 'task-card', 'data-tool': tool },
       el('div', { class: 'card-head' },
-        el('h3', {}, el('code', {}, tool)), this.badge, this.elapsed),
+        this.heading, this.badge, this.elapsed),
       el('p', { class: 'args muted' }, summarizeArgs(this.args)),
       el('div', { class: 'meta-row' }, this.idLine, this.mode),
       this.message, this.progress, this.inputs, this.notes, this.outcome, this.timeline,
@@ -137,17 +138,27 @@ export class TaskCard {
       if (Number.isFinite(created) && created < this.startedAt) this.startedAt = created;
       this.resumedCreatedAt = true;
     }
-    this.setMessage(task.statusMessage);
+    this.setTitle(taskFacts(task)?.title);
+    this.setMessage(task.statusMessage, taskProgress(task));
     // A notification may carry the end before the call's own driver sees it.
     if (task.status === 'completed' && task.result) this.showResult(task.result, { task: true });
     else if (task.status === 'failed' && task.error) this.showError(task.error, 'failed');
     else if (task.status && task.status !== this.status) this.setStatus(task.status);
   }
 
-  setMessage(text) {
+  /** The tool's title beside its name, once the task says it. */
+  setTitle(title) {
+    if (!title || this.titleShown === title) return;
+    this.titleShown = title;
+    this.heading.replaceChildren(title, ' ', el('code', {}, this.tool));
+  }
+
+  /** The status message, and the bar: `progress` in numbers (the task's facts), else
+   *  read from the text. */
+  setMessage(text, progress = parseProgress(text)) {
     this.message.hidden = !text;
     this.message.textContent = text ?? '';
-    const p = parseProgress(text);
+    const p = progress;
     this.progress.hidden = !p || this.isFinal();
     if (p) {
       this.progress.max = p.total;

@@ -41,7 +41,7 @@ struct Progress {
 pub fn tool() -> Tool {
     Tool::new(
         "process_batch",
-        "Processes `items` items one at a time, `delayMs` apart, reporting progress in the task's statusMessage as 'Processed N/M items'. Cancel it at any point with tasks/cancel.",
+        "Processes `items` items one at a time, `delayMs` apart, reporting progress in the task's statusMessage as 'Processed N/M items' (and in numbers). Cancel it at any point with tasks/cancel.",
     )
     .title("Process a batch (long task)")
     .task(TaskSupport::Optional)
@@ -67,6 +67,9 @@ async fn process_batch(call: Call<BatchArgs>, _host: Host) -> Result<Step, ToolE
         })));
     }
     let done = progress.done + 1;
+    // In numbers too: the task's `_meta["mcp-tasks-edge/task"]` carries `progress` and
+    // `total` for a client that draws a bar (the console does).
+    call.progress(done as f64, Some(*items as f64), None);
     Ok(Step::wait(Duration::from_millis(*delay_ms))
         .checkpoint(Progress {
             done,

@@ -6,6 +6,7 @@ use super::{Lease, TaskRecord, wire_key};
 use crate::jsonrpc::ErrorObject;
 use crate::tasks::machine::{Event, Illegal};
 use crate::tasks::task::TaskStatus;
+use crate::tools::Amount;
 use serde_json::{Map, Value};
 
 impl TaskRecord {
@@ -68,17 +69,20 @@ impl TaskRecord {
 
     /// The tool produced its result.
     pub(in crate::tasks) fn complete(&mut self, result: Value, now_ms: u64) -> Result<(), Illegal> {
+        // The result says the rest: no message, no progress left over from a step.
         self.status_message = None;
+        self.amount = None;
         self.apply(Event::Completed(result), now_ms)
     }
 
     /// A step finished and more work remains, due at `next_step_at_ms`: the new
-    /// checkpoint and status message, if the step set them. Returns whether the
-    /// checkpoint changed.
+    /// checkpoint, status message and progress in numbers, if the step set them. Returns
+    /// whether the checkpoint changed.
     pub(in crate::tasks) fn progress(
         &mut self,
         checkpoint: Option<Value>,
         status_message: Option<String>,
+        amount: Option<Amount>,
         next_step_at_ms: u64,
         now_ms: u64,
     ) -> Result<bool, Illegal> {
@@ -88,6 +92,9 @@ impl TaskRecord {
         }
         if status_message.is_some() {
             self.status_message = status_message;
+        }
+        if amount.is_some() {
+            self.amount = amount;
         }
         self.next_step_at_ms = Some(next_step_at_ms);
         self.apply(Event::Progressed, now_ms)?;

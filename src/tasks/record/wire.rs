@@ -6,6 +6,7 @@
 
 use super::{Lease, TaskRecord};
 use crate::tasks::task::{Payload, StatusKind, present};
+use crate::tools::Amount;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
@@ -15,6 +16,8 @@ struct RecordWire {
     task_id: String,
     owner: String,
     tool: String,
+    #[serde(default)]
+    title: Option<String>,
     arguments: Map<String, Value>,
     capabilities: Map<String, Value>,
     status: StatusKind,
@@ -26,6 +29,8 @@ struct RecordWire {
     error: Option<Value>,
     #[serde(default)]
     status_message: Option<String>,
+    #[serde(default, deserialize_with = "crate::jsonrpc::top::nested")]
+    amount: Option<Amount>,
     created_at_ms: u64,
     last_updated_at_ms: u64,
     ttl_ms: Option<u64>,
@@ -57,10 +62,12 @@ impl<'de> Deserialize<'de> for TaskRecord {
             task_id: wire.task_id,
             owner: wire.owner,
             tool: wire.tool,
+            title: wire.title,
             arguments: wire.arguments,
             capabilities: wire.capabilities,
             status,
             status_message: wire.status_message,
+            amount: wire.amount,
             created_at_ms: wire.created_at_ms,
             last_updated_at_ms: wire.last_updated_at_ms,
             ttl_ms: wire.ttl_ms,

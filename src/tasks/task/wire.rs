@@ -119,6 +119,8 @@ struct TaskWire {
     ttl_ms: Option<u64>,
     #[serde(default)]
     poll_interval_ms: Option<u64>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<Map<String, Value>>,
 }
 
 impl<'de> Deserialize<'de> for Task {
@@ -138,6 +140,7 @@ impl<'de> Deserialize<'de> for Task {
             last_updated_at: wire.last_updated_at,
             ttl_ms: wire.ttl_ms,
             poll_interval_ms: wire.poll_interval_ms,
+            meta: wire.meta,
         })
     }
 }
