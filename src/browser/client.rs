@@ -12,7 +12,9 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 pub struct Inner {
-    pub session: Session,
+    /// Where, who and what: read for every request, so a new bearer token
+    /// ([`Inner::set_bearer_token`]) applies from the next one on.
+    session: RefCell<Session>,
     /// The `fetch` override of `ConnectOptions`, if any.
     pub fetch: Option<Function>,
     /// `ConnectOptions.signIn`, if the page asked for it.
@@ -25,12 +27,18 @@ pub struct Inner {
 impl Inner {
     pub fn new(session: Session, fetch: Option<Function>, sign_in: Option<Rc<SignIn>>) -> Self {
         Inner {
-            session,
+            session: RefCell::new(session),
             fetch,
             sign_in,
             next_id: Cell::new(1),
             tools: RefCell::new(None),
         }
+    }
+
+    /// The bearer token of the requests sent from now on (`None`: none). A request or a
+    /// stream already sent keeps the one it went with.
+    pub fn set_bearer_token(&self, token: Option<String>) {
+        self.session.borrow_mut().bearer_token = token;
     }
 
     /// A fresh JSON-RPC request id.
@@ -93,11 +101,17 @@ impl Inner {
         abort: Option<&Abort>,
     ) -> JsResult<(u64, web_sys::Response)> {
         let id = self.next_id();
-        let mut outgoing = self.session.request(id, method, params, input_schema);
+        let (mut outgoing, url) = {
+            let session = self.session.borrow();
+            (
+                session.request(id, method, params, input_schema),
+                session.url.clone(),
+            )
+        };
         if let Some(token) = token {
             outgoing.set_bearer(token);
         }
-        let response = js::post(self.fetch.as_ref(), &self.session.url, &outgoing, abort).await?;
+        let response = js::post(self.fetch.as_ref(), &url, &outgoing, abort).await?;
         Ok((id, response))
     }
 

@@ -226,7 +226,11 @@ impl McpClient {
             let mut params = match js::from_js(&filter)? {
                 Value::Object(filter) => filter,
                 Value::Null => serde_json::Map::new(),
-                _ => return Err(invalid_argument("filter must be an object: { status?, tool? }")),
+                _ => {
+                    return Err(invalid_argument(
+                        "filter must be an object: { status?, tool? }",
+                    ));
+                }
             };
             if let Some(cursor) = cursor {
                 params.insert("cursor".into(), cursor.into());
@@ -302,6 +306,15 @@ impl McpClient {
         future_to_promise(
             async move { Ok(subscribe::listen(hub, task_ids, callback).await?.into()) },
         )
+    }
+
+    /// Replaces the bearer token of `ConnectOptions.bearerToken` (`null`: send none) on
+    /// this live client: every request from now on carries the new one, the shared listen
+    /// stream's next reopen included; a request already sent keeps the old. A `signIn`'s
+    /// token still wins when there is one.
+    #[wasm_bindgen(js_name = setBearerToken)]
+    pub fn set_bearer_token(&self, token: Option<String>) {
+        self.hub.inner().set_bearer_token(token);
     }
 
     /// Whether `signIn` holds a token for this server (`false` without `signIn`).

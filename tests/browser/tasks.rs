@@ -349,4 +349,55 @@ async fn list_tasks_shows_the_callers_tasks_newest_first() {
         Some("completed")
     );
     assert!(prop(&newest, "resultType").is_undefined());
+    // The task names its tool (this server's facts in `_meta`), and the list filters by it.
+    let facts = prop(&prop(&newest, "_meta"), "mcp-tasks-edge/task");
+    assert_eq!(
+        prop(&facts, "tool").as_string().as_deref(),
+        Some("slow_compute")
+    );
+    let ids = |page: JsValue| -> Vec<String> {
+        Array::from(&prop(&page, "tasks"))
+            .iter()
+            .map(|t| prop(&t, "taskId").as_string().unwrap())
+            .collect()
+    };
+    let only = |filter: &str| obj(filter);
+    let mine = call(
+        &client,
+        "listTasks",
+        &[
+            &JsValue::NULL,
+            &only(r#"{"tool":"slow_compute","status":"completed"}"#),
+        ],
+    )
+    .await
+    .unwrap();
+    assert!(ids(mine).contains(&task_id));
+    let none = call(
+        &client,
+        "listTasks",
+        &[&JsValue::NULL, &only(r#"{"tool":"no_such_tool"}"#)],
+    )
+    .await
+    .unwrap();
+    assert_eq!(ids(none), Vec::<String>::new());
+    let refused = call(
+        &client,
+        "listTasks",
+        &[&JsValue::NULL, &only(r#"{"status":"done"}"#)],
+    )
+    .await;
+    assert_mcp_error(&refused.unwrap_err(), -32602);
+    // A new token on the live client: without one the caller is anonymous and lists
+    // nothing; with the key again, the same tasks.
+    invoke(&client, "setBearerToken", Array::of1(&JsValue::NULL));
+    let anonymous = call(&client, "listTasks", &[]).await.unwrap();
+    assert_eq!(ids(anonymous), Vec::<String>::new());
+    invoke(
+        &client,
+        "setBearerToken",
+        Array::of1(&"browser-test-token".into()),
+    );
+    let again = call(&client, "listTasks", &[]).await.unwrap();
+    assert!(ids(again).contains(&task_id));
 }
