@@ -11,7 +11,7 @@ use crate::ops::admin::AdminRequest;
 use crate::server::my_tasks::{TaskFilter, page_result};
 use crate::server::{self, Cors, Server};
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
-use serde_json::{Value, json};
+use serde_json::Value;
 use worker::Env;
 
 /// Performs `request` for `operator` (authenticated as one: `ops::admin::is_operator`)
