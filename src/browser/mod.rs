@@ -218,10 +218,13 @@ impl McpClient {
     #[wasm_bindgen(js_name = listTasks, unchecked_return_type = "Promise<TaskPage>")]
     pub fn list_tasks(
         &self,
-        cursor: Option<String>,
-        #[wasm_bindgen(unchecked_param_type = "TaskFilter | undefined")] filter: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] cursor: Option<String>,
+        #[wasm_bindgen(unchecked_optional_param_type = "TaskFilter")] filter: Option<
+            js_sys::Object,
+        >,
     ) -> Promise {
         let inner = self.hub.inner().clone();
+        let filter: JsValue = filter.map_or(JsValue::UNDEFINED, Into::into);
         future_to_promise(async move {
             let mut params = match js::from_js(&filter)? {
                 Value::Object(filter) => filter,
