@@ -59,12 +59,8 @@ impl TaskFilter {
             .status
             .is_none_or(|status| StatusKind::of_task(task) == Some(status));
         let tool_fits = self.tool.as_deref().is_none_or(|tool| {
-            task.pointer(&format!(
-                "/_meta/{}/tool",
-                TASK_FACTS_KEY.replace('/', "~1")
-            ))
-            .and_then(Value::as_str)
-                == Some(tool)
+            let facts = task.get("_meta").and_then(|meta| meta.get(TASK_FACTS_KEY));
+            facts.and_then(|f| f.get("tool")).and_then(Value::as_str) == Some(tool)
         });
         status_fits && tool_fits
     }

@@ -45,9 +45,12 @@ pub struct TaskRecord {
     status: TaskStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     status_message: Option<String>,
-    /// The last progress in numbers a step reported ([`Amount`]).
+    /// The last progress in numbers a step reported ([`Amount`]): its `progress`, and its
+    /// `total` when it gave one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    amount: Option<Amount>,
+    progress: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total: Option<f64>,
     created_at_ms: u64,
     last_updated_at_ms: u64,
     /// `None` is unlimited.
@@ -121,7 +124,8 @@ impl TaskRecord {
             capabilities: new.capabilities,
             status: TaskStatus::Working,
             status_message: new.status_message,
-            amount: new.amount,
+            progress: new.amount.map(|a| a.progress),
+            total: new.amount.and_then(|a| a.total),
             created_at_ms: new.now_ms,
             last_updated_at_ms: new.now_ms,
             ttl_ms: new.ttl_ms,
@@ -269,11 +273,11 @@ impl TaskRecord {
         if let Some(title) = &self.title {
             facts.insert("title".into(), title.clone().into());
         }
-        if let Some(amount) = self.amount {
-            facts.insert("progress".into(), amount.progress.into());
-            if let Some(total) = amount.total {
-                facts.insert("total".into(), total.into());
-            }
+        if let Some(progress) = self.progress {
+            facts.insert("progress".into(), progress.into());
+        }
+        if let Some(total) = self.total {
+            facts.insert("total".into(), total.into());
         }
         let mut meta = Map::new();
         meta.insert(TASK_FACTS_KEY.into(), Value::Object(facts));

@@ -24,12 +24,12 @@ import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 
 // Not "my-mcp": the script's renaming (crate, Worker, server, tests) is exercised too.
 const NAME = 'link-checker';
-// The Worker's size budget, gzipped, in KiB (wrangler's figure). The goal is 400, which the
-// smallest build meets; the ordinary build measures 429.1 KiB, jobs for hosts without the
-// Tasks extension included (docs/authoring.md "Building, and what the Worker weighs"). The
-// bounds catch regressions.
+// The Worker's size budget, gzipped, in KiB (wrangler's figure). The goal is 400: the
+// smallest build met it until the tasks' facts (their tool, title and progress in `_meta`,
+// my tasks' filters) brought it to 401.9 KiB; the ordinary build measures about 431 KiB
+// (docs/authoring.md "Building, and what the Worker weighs"). The bounds catch regressions.
 const SMALL = process.env.STARTER_BUILD === 'small';
-const BUDGET_KIB = SMALL ? 400 : 435;
+const BUDGET_KIB = SMALL ? 403 : 435;
 
 const parent = mkdtempSync(join(tmpdir(), 'mcp-starter-'));
 const dir = join(parent, NAME);

@@ -71,7 +71,8 @@ impl TaskRecord {
     pub(in crate::tasks) fn complete(&mut self, result: Value, now_ms: u64) -> Result<(), Illegal> {
         // The result says the rest: no message, no progress left over from a step.
         self.status_message = None;
-        self.amount = None;
+        self.progress = None;
+        self.total = None;
         self.apply(Event::Completed(result), now_ms)
     }
 
@@ -93,8 +94,9 @@ impl TaskRecord {
         if status_message.is_some() {
             self.status_message = status_message;
         }
-        if amount.is_some() {
-            self.amount = amount;
+        if let Some(amount) = amount {
+            self.progress = Some(amount.progress);
+            self.total = amount.total;
         }
         self.next_step_at_ms = Some(next_step_at_ms);
         self.apply(Event::Progressed, now_ms)?;

@@ -6,7 +6,6 @@
 
 use super::{Lease, TaskRecord};
 use crate::tasks::task::{Payload, StatusKind, present};
-use crate::tools::Amount;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
@@ -29,8 +28,10 @@ struct RecordWire {
     error: Option<Value>,
     #[serde(default)]
     status_message: Option<String>,
-    #[serde(default, deserialize_with = "crate::jsonrpc::top::nested")]
-    amount: Option<Amount>,
+    #[serde(default)]
+    progress: Option<f64>,
+    #[serde(default)]
+    total: Option<f64>,
     created_at_ms: u64,
     last_updated_at_ms: u64,
     ttl_ms: Option<u64>,
@@ -67,7 +68,8 @@ impl<'de> Deserialize<'de> for TaskRecord {
             capabilities: wire.capabilities,
             status,
             status_message: wire.status_message,
-            amount: wire.amount,
+            progress: wire.progress,
+            total: wire.total,
             created_at_ms: wire.created_at_ms,
             last_updated_at_ms: wire.last_updated_at_ms,
             ttl_ms: wire.ttl_ms,
