@@ -209,6 +209,7 @@ fn run(reader: Reader, token: bool, capabilities: Value) -> JobRun {
         wait_ms: 30_000,
         reader,
         progress_token: token.then(|| json!("p")),
+        reported: 0.0,
         capabilities: mcp_tasks_edge::mcp::meta::ClientCapabilities(
             capabilities.as_object().unwrap().clone(),
         ),
@@ -281,6 +282,48 @@ fn the_follower_reports_each_new_status_once() {
     let quiet = run_without_token();
     let mut follow = Follow::new(&quiet, true);
     assert_eq!(follow.state(working("1/3")), [Next::Wait]);
+}
+
+#[test]
+fn the_follower_reports_the_jobs_numbers_above_what_the_call_already_reported() {
+    // The steps before the job streamed their own report (1 of 4): the follower goes on
+    // above it, with the task's numbers and total, and only when they go up.
+    let run = JobRun {
+        reported: 1.0,
+        ..run(call_reader(false), true, json!({}))
+    };
+    let mut follow = Follow::new(&run, true);
+    let at = |done: f64, m: &str| {
+        task(
+            "working",
+            json!({ "statusMessage": m, "_meta": { "mcp-tasks-edge/task": { "tool": "slow_compute", "progress": done, "total": 4.0 } } }),
+        )
+    };
+    let reports = |next: Vec<Next>| -> Vec<(f64, Option<f64>, Option<String>)> {
+        next.into_iter()
+            .filter_map(|n| match n {
+                Next::Progress(r) => Some((r.progress, r.total, r.message)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(reports(follow.state(at(1.0, "1/4"))), []);
+    assert_eq!(
+        reports(follow.state(at(2.0, "2/4"))),
+        [(2.0, Some(4.0), Some("2/4".into()))]
+    );
+    // A new message without a higher number is not a notification (progress MUST increase).
+    assert_eq!(reports(follow.state(at(2.0, "2/4, slowly"))), []);
+    assert_eq!(
+        reports(follow.state(at(3.5, "3.5/4"))),
+        [(3.5, Some(4.0), Some("3.5/4".into()))]
+    );
+    // A state without numbers after them: the next whole number.
+    let plain = task("working", json!({ "statusMessage": "almost" }));
+    assert_eq!(
+        reports(follow.state(plain)),
+        [(4.0, None, Some("almost".into()))]
+    );
 }
 
 fn run_without_token() -> JobRun {

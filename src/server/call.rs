@@ -279,6 +279,7 @@ fn start(
             wait_ms: 0,
             reader: jobs::reader(server, target.name()),
             progress_token,
+            reported: 0.0,
             capabilities: meta.capabilities.clone(),
             request_key,
             arguments,

@@ -366,6 +366,7 @@ fn detach(
         wait_ms: jobs::wait_ms(server, &reader, &run.arguments),
         reader,
         progress_token: run.progress_token,
+        reported: amount.map_or(0.0, |a| a.progress),
         capabilities: client,
         request_key: run.target.request_key(),
         arguments: run.arguments,

@@ -72,8 +72,13 @@ pub struct JobRun {
     /// How long to wait for the job to end (0: read it once).
     pub wait_ms: u64,
     pub reader: Reader,
-    /// `_meta.progressToken`: status messages become `notifications/progress`.
+    /// `_meta.progressToken`: the job's progress (its numbers, else its status messages)
+    /// becomes `notifications/progress`.
     pub progress_token: Option<Value>,
+    /// The progress this request already reported: the steps that ran before the job
+    /// existed streamed theirs. The follower's notifications go on above it (a progress
+    /// value MUST increase with each notification, basic/patterns/progress).
+    pub reported: f64,
     /// What the client declared: a question is asked through the client only for the
     /// capabilities it has.
     pub capabilities: ClientCapabilities,
@@ -202,6 +207,7 @@ fn handle(
         wait_ms: wait_ms(server, &Reader::Handle, &arguments),
         reader: Reader::Handle,
         progress_token: params::progress_token(&rpc.params)?,
+        reported: 0.0,
         capabilities: meta.capabilities.clone(),
         request_key: format!("tools/call {name}"),
         arguments,

@@ -69,11 +69,12 @@ async fn process_batch(call: Call<BatchArgs>, _host: Host) -> Result<Step, ToolE
     let done = progress.done + 1;
     // In numbers too: the task's `_meta["mcp-tasks-edge/task"]` carries `progress` and
     // `total` for a client that draws a bar (the console does).
-    call.progress(done as f64, Some(*items as f64), None);
+    let message = format!("Processed {done}/{items} items");
+    call.progress(done as f64, Some(*items as f64), Some(&message));
     Ok(Step::wait(Duration::from_millis(*delay_ms))
         .checkpoint(Progress {
             done,
             started_at: progress.started_at,
         })
-        .message(format!("Processed {done}/{items} items")))
+        .message(message))
 }

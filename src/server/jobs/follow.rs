@@ -10,6 +10,7 @@ use crate::http::HttpResponse;
 use crate::jsonrpc::ErrorObject;
 use crate::mcp::input;
 use crate::server::{error_response, result_response};
+use crate::tasks::record::TASK_FACTS_KEY;
 use crate::tasks::task::{RESULT_COMPLETE, TaskStatus};
 use crate::tools::Report;
 use serde_json::{Map, Value};
@@ -36,8 +37,9 @@ pub struct Follow<'a> {
     /// MRTR needs a signing key, a session a response stream); the client must also
     /// have declared what the question needs.
     asks: bool,
-    /// Progress notifications sent so far (each one's `progress` is the next number).
-    reports: u32,
+    /// The `progress` of the last notification sent (or of the steps' own reports before
+    /// the job existed): the next goes above it.
+    reported: f64,
     last_message: Option<String>,
     /// The newest state seen, for the answer when the wait is over.
     last: Option<Value>,
@@ -50,7 +52,7 @@ impl<'a> Follow<'a> {
         Follow {
             run,
             asks,
-            reports: 0,
+            reported: run.reported,
             last_message: None,
             last: None,
         }
@@ -70,16 +72,11 @@ impl<'a> Follow<'a> {
             .map(str::to_owned);
         let mut next = Vec::new();
         if self.run.progress_token.is_some()
-            && message.is_some()
-            && message != self.last_message
             && !status.is_terminal()
+            && let Some(report) = self.report(&task, &message)
         {
-            self.reports += 1;
-            next.push(Next::Progress(Report {
-                progress: f64::from(self.reports),
-                total: None,
-                message: message.clone(),
-            }));
+            self.reported = report.progress;
+            next.push(Next::Progress(report));
         }
         self.last_message = message;
         next.push(match status {
@@ -101,6 +98,26 @@ impl<'a> Follow<'a> {
         });
         self.last = Some(task);
         next
+    }
+
+    /// The notification a state makes, if any: the task's own numbers when its steps
+    /// report them (`_meta["mcp-tasks-edge/task"]`) and they went up; else, for a new
+    /// status message, the next whole number with the message as its text.
+    fn report(&self, task: &Value, message: &Option<String>) -> Option<Report> {
+        let facts = task.get("_meta").and_then(|m| m.get(TASK_FACTS_KEY));
+        let number = |name: &str| facts.and_then(|f| f.get(name)).and_then(Value::as_f64);
+        match number("progress") {
+            Some(progress) => (progress > self.reported).then(|| Report {
+                progress,
+                total: number("total"),
+                message: message.clone(),
+            }),
+            None => (message.is_some() && *message != self.last_message).then(|| Report {
+                progress: self.reported.floor() + 1.0,
+                total: None,
+                message: message.clone(),
+            }),
+        }
     }
 
     /// The wait is over and the job still runs: the answer that says so (with its last
