@@ -22,6 +22,8 @@
 //! | [`pairs`] | [`pairs::Pairs`], a small map as a sorted list, serialized as a `BTreeMap` is |
 //! | [`quota`] | per-principal quotas: the ledger a principal's Durable Object keeps |
 //! | [`server`] | pure dispatch: an HTTP request in, an [`server::Action`] out |
+//! | [`ops`] | operating it: the structured log vocabulary and format, the operator's requests |
+//! | [`time`] | timestamps formatted from the "now" the caller passes (no clock) |
 //! | `cloudflare` | (feature `cloudflare`) the Worker entry and the task, session and principal Durable Objects, for the author's crate to export |
 //! | `browser` | (feature `browser`) the `McpClient` JS bindings |
 //!

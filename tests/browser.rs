@@ -1,4 +1,4 @@
-//! The browser bindings in real browsers, against a real `wrangler dev` (issue 5 "Done
+//! The browser bindings in real browsers, against a real `wrangler dev` ("Done
 //! when"). Run by `make test-browser` (tests/browser/run.mjs), which starts the server and
 //! compiles this file with `MCP_TEST_URL` set, once for Chromium and once for Firefox.
 //!

@@ -1,4 +1,4 @@
-// Notification bench (issue 13): pushed notifications against the polling design, in
+// Notification bench: pushed notifications against the polling design, in
 // the same run, on one `wrangler dev`.
 //
 //  1. latency, change → client: a task waiting for input is answered with tasks/update;

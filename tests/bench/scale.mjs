@@ -1,4 +1,4 @@
-// Scale runs (issue 22; the end of `make bench`): the project's Worker under one `wrangler dev`
+// Scale runs (the end of `make bench`): the project's Worker under one `wrangler dev`
 // on loopback (tests/support/server.mjs, the test keys and fixtures; quotas unlimited so no
 // run is refused), every request from ONE principal (the test key "alice": an anonymous
 // caller lists nothing, src/auth/anonymous.rs), three bounded runs one after the other:
@@ -275,7 +275,7 @@ try {
   rows.push(await measured('1b: listed, all cursors', group, () => listAll(port, created)));
   const bound = await listenBound(server.mcpUrl, S.watch);
   notes.push(`one listen stream takes at most ${bound} taskIds (a stream for ${S.watch} was refused): run 2 at that bound, then on streams of it`);
-  // Creation is what bounds this script's time (issue 22 asks for ~4 min): say so when it does.
+  // Creation is what bounds this script's time (it was meant to take about 4 min): say so when it does.
   const creating = rows[0].seconds;
   if (creating > 120) notes.push(`creating ${S.create} tasks took ${creating.toFixed(0)} s (${rows[0].perSecond.toFixed(1)}/s): most of this script's time`);
   rows.push(await measured(`2a: ${bound} on 1 stream`, group, () => watchRun(server.mcpUrl, port, bound, bound)));

@@ -39,16 +39,16 @@ import { join } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
 
 export const SCENARIOS = [
-  // Transport and base protocol (issue 2).
+  // Transport and base protocol.
   'server-stateless', 'http-header-validation', 'http-custom-header-server-validation',
   'dns-rebinding-protection', 'tools-list', 'tools-call-simple-text', 'tools-call-error',
   'json-schema-2020-12', 'caching',
-  // Tasks extension (issue 3).
+  // Tasks extension.
   'tasks-lifecycle', 'tasks-capability-negotiation', 'tasks-dispatch-and-envelope',
   'tasks-request-headers', 'tasks-mrtr-input', 'tasks-status-notifications',
   'tasks-request-state-removal', 'tasks-required-task-error', 'tasks-wire-fields',
   'tasks-mrtr-composition',
-  // Multi round-trip requests (issue 4).
+  // Multi round-trip requests.
   'input-required-result-basic-elicitation', 'input-required-result-basic-sampling',
   'input-required-result-basic-list-roots', 'input-required-result-request-state',
   'input-required-result-multiple-input-requests', 'input-required-result-multi-round',

@@ -1,4 +1,4 @@
-//! The rmcp peer of `make bench` (issue 14): a minimal MCP server on the official Rust SDK,
+//! The rmcp peer of `make bench`: a minimal MCP server on the official Rust SDK,
 //! rmcp 3.11, serving the project's `slow_compute` fixture so the full task lifecycles can be
 //! compared with a mainstream implementation in the same run.
 //!
