@@ -1,5 +1,5 @@
 // Structured logs under wrangler dev (docs/operations.md): every event of the vocabulary
-// (src/ops/log/mod.rs) is read back from wrangler's own output, one JSON object per line, with
+// (src/ops/log.rs) is read back from wrangler's own output, one JSON object per line, with
 // the fields an operator queries; the task timeline reaches its owner and no one else; and
 // no argument, answer, result, token or secret appears anywhere in the output.
 import { after, before, test } from 'node:test';

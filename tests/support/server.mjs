@@ -44,7 +44,7 @@ export function freePort() {
 }
 
 /**
- * The structured log lines (src/ops/log/mod.rs: one JSON object per line with an `event`) in
+ * The structured log lines (src/ops/log.rs: one JSON object per line with an `event`) in
  * `text`, wrangler's output, parsed, in order.
  */
 export function logEvents(text) {
