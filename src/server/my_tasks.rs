@@ -13,7 +13,7 @@
 
 use crate::error::McpError;
 use crate::mcp::params::{Fields, Params};
-use crate::tasks::record::TASK_FACTS_KEY;
+use crate::tasks::record::task_facts;
 use crate::tasks::task::StatusKind;
 use serde_json::{Value, json};
 
@@ -59,8 +59,10 @@ impl TaskFilter {
             .status
             .is_none_or(|status| StatusKind::of_task(task) == Some(status));
         let tool_fits = self.tool.as_deref().is_none_or(|tool| {
-            let facts = task.get("_meta").and_then(|meta| meta.get(TASK_FACTS_KEY));
-            facts.and_then(|f| f.get("tool")).and_then(Value::as_str) == Some(tool)
+            task_facts(task)
+                .and_then(|f| f.get("tool"))
+                .and_then(Value::as_str)
+                == Some(tool)
         });
         status_fits && tool_fits
     }

@@ -104,6 +104,12 @@ pub struct NewTask {
 /// ([`TaskRecord::to_task`]).
 pub const TASK_FACTS_KEY: &str = "mcp-tasks-edge/task";
 
+/// This server's facts in a task as the wire carries it (`_meta[TASK_FACTS_KEY]`), if any:
+/// what its readers (my tasks' filter, a job's follower) look up.
+pub fn task_facts(task: &Value) -> Option<&Value> {
+    task.get("_meta")?.get(TASK_FACTS_KEY)
+}
+
 /// While a step runs, the alarm fires this often to check on it: a crashed attempt is
 /// noticed within this time (the lease deadline bounds a step that merely hangs).
 pub const LEASE_CHECK_MS: u64 = 5_000;

@@ -10,7 +10,7 @@ use crate::http::HttpResponse;
 use crate::jsonrpc::ErrorObject;
 use crate::mcp::input;
 use crate::server::{error_response, result_response};
-use crate::tasks::record::TASK_FACTS_KEY;
+use crate::tasks::record::task_facts;
 use crate::tasks::task::{RESULT_COMPLETE, TaskStatus};
 use crate::tools::Report;
 use serde_json::{Map, Value};
@@ -104,7 +104,7 @@ impl<'a> Follow<'a> {
     /// report them (`_meta["mcp-tasks-edge/task"]`) and they went up; else, for a new
     /// status message, the next whole number with the message as its text.
     fn report(&self, task: &Value, message: &Option<String>) -> Option<Report> {
-        let facts = task.get("_meta").and_then(|m| m.get(TASK_FACTS_KEY));
+        let facts = task_facts(task);
         let number = |name: &str| facts.and_then(|f| f.get(name)).and_then(Value::as_f64);
         match number("progress") {
             Some(progress) => (progress > self.reported).then(|| Report {
