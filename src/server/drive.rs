@@ -120,7 +120,7 @@ pub async fn drive(
                     && input::check_requests(&requests).is_ok()
                     && input::check_capabilities(&requests, &run.capabilities).is_err() =>
             {
-                return detach(server, run, None, None, 0, &ctx);
+                return detach(server, run, Continued::default(), &ctx);
             }
             Step::NeedInput(requests) => match check_step_requests(&run, &requests)
                 .and_then(|()| take_offered(&mut run, &requests))
@@ -154,14 +154,12 @@ pub async fn drive(
                 }
                 match run.becomes {
                     Becomes::Task => {
-                        return create_task(
-                            server,
-                            run,
+                        let next = Continued {
                             status_message,
-                            progress,
+                            amount: progress,
                             resume_after_ms,
-                            &ctx,
-                        );
+                        };
+                        return create_task(server, run, next, &ctx);
                     }
                     // A step that goes on at once runs here like the first (a tool that
                     // asks from its second step keeps asking by MRTR); one that waits, or
@@ -171,14 +169,12 @@ pub async fn drive(
                             || ctx.now_ms.saturating_sub(run.started_at_ms)
                                 >= server.config.inline_budget_ms =>
                     {
-                        return detach(
-                            server,
-                            run,
+                        let next = Continued {
                             status_message,
-                            progress,
+                            amount: progress,
                             resume_after_ms,
-                            &ctx,
-                        );
+                        };
+                        return detach(server, run, next, &ctx);
                     }
                     Becomes::Job | Becomes::Inline => {}
                 }
@@ -280,15 +276,17 @@ fn input_required(
     )))
 }
 
-/// The task a call continues in: its first step's checkpoint, answers and status.
-fn record(
-    server: &Server,
-    run: &mut InlineRun,
+/// What the step a call goes on after leaves for the task it becomes: its status message,
+/// its progress in numbers, and when the next step runs.
+#[derive(Debug, Default)]
+struct Continued {
     status_message: Option<String>,
     amount: Option<Amount>,
     resume_after_ms: u64,
-    ctx: &Context,
-) -> TaskRecord {
+}
+
+/// The task a call continues in: its first step's checkpoint, answers and status.
+fn record(server: &Server, run: &mut InlineRun, next: Continued, ctx: &Context) -> TaskRecord {
     let Target::Tool(tool) = &run.target else {
         unreachable!("only tools become tasks or jobs: prompts always run inline")
     };
@@ -302,31 +300,17 @@ fn record(
         capabilities: run.capabilities.0.clone(),
         checkpoint: std::mem::take(&mut run.carried.checkpoint),
         answers: std::mem::take(&mut run.carried.answers),
-        status_message,
-        amount,
+        status_message: next.status_message,
+        amount: next.amount,
         now_ms: ctx.now_ms,
         ttl_ms: ttl,
         poll_interval_ms: server.config.poll_interval_ms,
-        next_step_at_ms: ctx.now_ms.saturating_add(resume_after_ms),
+        next_step_at_ms: ctx.now_ms.saturating_add(next.resume_after_ms),
     })
 }
 
-fn create_task(
-    server: &Server,
-    mut run: InlineRun,
-    status_message: Option<String>,
-    amount: Option<Amount>,
-    resume_after_ms: u64,
-    ctx: &Context,
-) -> Action {
-    let record = record(
-        server,
-        &mut run,
-        status_message,
-        amount,
-        resume_after_ms,
-        ctx,
-    );
+fn create_task(server: &Server, mut run: InlineRun, next: Continued, ctx: &Context) -> Action {
+    let record = record(server, &mut run, next, ctx);
     Action::CreateTask {
         request_id: run.request_id,
         record: Box::new(record),
@@ -336,26 +320,13 @@ fn create_task(
 
 /// A job (`jobs`): the same task as [`create_task`]'s, which the adapter then follows
 /// for the call within the inline budget.
-fn detach(
-    server: &Server,
-    mut run: InlineRun,
-    status_message: Option<String>,
-    amount: Option<Amount>,
-    resume_after_ms: u64,
-    ctx: &Context,
-) -> Action {
+fn detach(server: &Server, mut run: InlineRun, next: Continued, ctx: &Context) -> Action {
     // Its questions may need what the handle tools answer for any client (`jobs`); the
     // client is asked only what it declared.
     let client = run.capabilities.clone();
     run.capabilities.0 = jobs::answerable(&client);
-    let record = record(
-        server,
-        &mut run,
-        status_message,
-        amount,
-        resume_after_ms,
-        ctx,
-    );
+    let reported = next.amount.map_or(0.0, |a| a.progress);
+    let record = record(server, &mut run, next, ctx);
     let name = run.target.name();
     let reader = jobs::reader(server, name);
     let job = JobRun {
@@ -366,7 +337,7 @@ fn detach(
         wait_ms: jobs::wait_ms(server, &reader, &run.arguments),
         reader,
         progress_token: run.progress_token,
-        reported: amount.map_or(0.0, |a| a.progress),
+        reported,
         capabilities: client,
         request_key: run.target.request_key(),
         arguments: run.arguments,
