@@ -10,7 +10,8 @@
 //!                  → Step::NeedInput(reqs)   ask the client; the step re-runs with the answers
 //!                  → Step::Continue{..}      persist the checkpoint, run the next step later
 //!                  → Step::Fail(error)       a JSON-RPC error (task status "failed")
-//!                  → Err(ToolError)          an `isError` result or a JSON-RPC error
+//!                  → Err(ToolError)          an `isError` result, a JSON-RPC error, or
+//!                                            the question `Call::ask` returns through `?`
 //! ```
 //!
 //! Steps are `async` and reach the platform through a [`Host`](crate::host::Host). A
