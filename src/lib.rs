@@ -22,6 +22,7 @@
 //! | [`pairs`] | [`pairs::Pairs`], a small map as a sorted list, serialized as a `BTreeMap` is |
 //! | [`quota`] | per-principal quotas: the ledger a principal's Durable Object keeps |
 //! | [`server`] | pure dispatch: an HTTP request in, an [`server::Action`] out |
+//! | [`objects`] | what the Durable Objects do, generic over their platform: load, decide, write once, then the effects |
 //! | [`ops`] | operating it: the structured log vocabulary and format, the operator's requests |
 //! | [`time`] | timestamps formatted from the "now" the caller passes (no clock) |
 //! | `cloudflare` | (feature `cloudflare`) the Worker entry and the task, session and principal Durable Objects, for the author's crate to export |
@@ -33,7 +34,8 @@
 //!
 //! 1. **The core is pure.** Everything outside `cloudflare` and `browser` does no I/O and
 //!    reads no clock or RNG: the time and new ids are arguments, and a tool step reaches
-//!    the platform only through the [`host::Host`] it is given (the adapter's, or a fake).
+//!    the platform only through the [`host::Host`] it is given (the adapter's, or a fake);
+//!    an object's runner ([`objects`]) only through its platform trait.
 //!    It builds and tests natively with `cargo test` and no features.
 //! 2. **Only the Cloudflare adapter knows `worker`; only the browser adapter knows
 //!    `web_sys`.** Features gate them, so a stray import in the core fails to compile.
@@ -57,6 +59,7 @@ pub mod http;
 pub mod jsonrpc;
 pub mod legacy;
 pub mod mcp;
+pub mod objects;
 pub mod ops;
 pub mod pairs;
 pub mod quota;

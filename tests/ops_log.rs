@@ -48,9 +48,13 @@ fn leaky(call: &Call) -> Step {
 
 fn object() -> Object {
     let tools = vec![
+        // Each step takes 7 ms of the fake host's clock, the one durations are read on.
         Tool::new("leaky", "test")
             .task(TaskSupport::Required)
-            .sync(leaky),
+            .run_json(|call, host| async move {
+                host.sleep(7).await;
+                Ok(leaky(&call))
+            }),
         Tool::new("broken", "test")
             .task(TaskSupport::Required)
             .sync(|_| Step::Fail(internal_error("the backend is down"))),

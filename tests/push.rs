@@ -319,7 +319,7 @@ fn every_write_is_pushed_with_a_higher_version_and_the_completed_result() {
 
 #[test]
 fn a_watch_is_refused_like_a_get_for_others_and_unknown_ids() {
-    let o = started("slow_compute", json!({ "seconds": 1, "label": "v" }));
+    let mut o = started("slow_compute", json!({ "seconds": 1, "label": "v" }));
     let stored = o.load(mcp_tasks_edge::tasks::layout::Need::Result).unwrap();
     for (id, principal) in [(ID, "bearer:someone-else"), (A, "anonymous")] {
         let Err(ObjectReply::Error(e)) = watch::open(Some(&stored.record), id, principal, NOW)

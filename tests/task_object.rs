@@ -348,3 +348,37 @@ fn object_replies_reach_the_wire_unchanged() {
         500
     );
 }
+
+#[test]
+fn effects_happen_after_the_write_in_the_order_the_runner_gives() {
+    use common::object::Effect::{Print, Push, TaskEnded, Write};
+    // The runner the Cloudflare object runs (`objects::task`), on the in-memory platform:
+    // a watcher never hears of, and the log never shows, a state storage could still lose,
+    // and the owner's ledger is told after the task's end is stored.
+    let (mut o, _) = start("slow_compute", json!({ "seconds": 1 }));
+    assert_eq!(o.effects, [Write, Print, Push], "creation");
+    o.effects.clear();
+    o.get(NOW + 1);
+    assert!(
+        o.effects.is_empty(),
+        "a poll writes nothing and tells nobody"
+    );
+    o.effects.clear();
+    o.counts_live_tasks = true;
+    o.tick(NOW + 1000);
+    assert_eq!(
+        o.effects,
+        [
+            Write, Print, Push,  // the lease: written, its line, the watchers told
+            Print, // step.finished (the step ran; its outcome is not stored yet)
+            Write, Print, Push, TaskEnded // the result, then the ledger
+        ],
+        "a step that completes the task"
+    );
+    assert_eq!(o.ended, [("anonymous".to_owned(), ID.to_owned())]);
+    o.effects.clear();
+    o.tick(NOW + 1000 + 3_600_000);
+    // Expiry: erased, logged, watchers told it is gone, and the ledger told again (it
+    // forgets a task idempotently).
+    assert_eq!(o.effects, [Write, Print, Push, TaskEnded]);
+}

@@ -288,7 +288,7 @@ fn entries_cut_long_messages_and_read_back_as_written() {
         timeline::clip(&long).chars().count(),
         timeline::MAX_MESSAGE_CHARS + 1
     );
-    let o = start(json!({ "n": 1 }));
+    let mut o = start(json!({ "n": 1 }));
     let stored = o.load(Need::Timeline).unwrap();
     let text = &o.storage[layout::HOT_KEY];
     assert!(

@@ -79,7 +79,7 @@ fn storage_stays_era_neutral() {
 
 #[test]
 fn pushed_notifications_carry_it_too() {
-    let o = completed();
+    let mut o = completed();
     let last = o.pushed.last().cloned().unwrap();
     let WatchMessage::Task { version, .. } = &last else {
         panic!("{last:?}")

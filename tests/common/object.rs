@@ -1,17 +1,16 @@
-//! An in-memory TaskObject: a key-value map laid out by `tasks::layout` and one alarm,
-//! driven by the pure functions exactly as the Cloudflare adapter drives them.
+//! An in-memory TaskObject: the core's runner (`objects::task`) on a platform of a
+//! key-value map, one alarm, and lists of what was pushed and logged. The double decides
+//! nothing: reorder the runner's effects and these tests see it.
 
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
-use mcp_tasks_edge::ops::admin;
-use mcp_tasks_edge::ops::log::{self, Line};
+use mcp_tasks_edge::objects::task::{self as runner, Runtime, TaskPlatform, Write};
+use mcp_tasks_edge::ops::log::Line;
 use mcp_tasks_edge::pairs::Pairs;
-use mcp_tasks_edge::tasks::execution::{self, AlarmPlan, Limits};
+use mcp_tasks_edge::tasks::execution::Limits;
 use mcp_tasks_edge::tasks::layout::{self, Need, Stored};
-use mcp_tasks_edge::tasks::object::{self, Effects};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::TaskRecord;
-use mcp_tasks_edge::tasks::timeline;
-use mcp_tasks_edge::tasks::watch::{self, WatchMessage};
+use mcp_tasks_edge::tasks::watch::WatchMessage;
 use mcp_tasks_edge::tools::Registry;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -19,6 +18,15 @@ use std::collections::BTreeMap;
 pub const ID: &str = "0123456789abcdef0123456789abcdef";
 /// The request id the Worker would pass with every request (`ops::log`).
 pub const TRACE: &str = "req-1";
+
+/// What the platform was asked to do, in order (`Object::effects`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    Write,
+    Print,
+    Push,
+    TaskEnded,
+}
 
 pub struct Object {
     pub storage: BTreeMap<String, String>,
@@ -36,8 +44,81 @@ pub struct Object {
     pub pushed: Vec<WatchMessage>,
     /// The log lines the adapter would print, in order (`ops::log`).
     pub logged: Vec<Line>,
-    /// The Worker's request id while a request is handled (alarms have none).
-    trace: Option<&'static str>,
+    /// Every effect, in order.
+    pub effects: Vec<Effect>,
+    /// Whether the owner's ledger counts live tasks (so `task_ended` is called).
+    pub counts_live_tasks: bool,
+    /// The tasks reported ended to the owner's ledger: (owner, task id).
+    pub ended: Vec<(String, String)>,
+    now: u64,
+}
+
+impl TaskPlatform for Object {
+    async fn hot(&mut self) -> Result<Option<String>, String> {
+        Ok(self.storage.get(layout::HOT_KEY).cloned())
+    }
+
+    async fn rows(&mut self, keys: Vec<String>) -> Result<Pairs<String, String>, String> {
+        Ok(keys
+            .into_iter()
+            .filter_map(|k| self.storage.get(&k).map(|v| (k, v.clone())))
+            .collect())
+    }
+
+    async fn write(&mut self, write: Write) -> Result<(), String> {
+        self.effects.push(Effect::Write);
+        if write.erase {
+            self.storage.clear();
+            self.alarm = None;
+            return Ok(());
+        }
+        for (k, v) in write.put {
+            self.storage.insert(k, v);
+        }
+        for k in write.delete {
+            self.storage.remove(&k);
+        }
+        if let Some(alarm) = write.alarm {
+            self.alarm = alarm;
+            if self.handler.is_some() {
+                self.handler = Some(true);
+            }
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, message: &WatchMessage) {
+        self.effects.push(Effect::Push);
+        self.pushed.push(message.clone());
+    }
+
+    fn print(&mut self, lines: Vec<Line>) {
+        if !lines.is_empty() {
+            self.effects.push(Effect::Print);
+        }
+        self.logged.extend(lines);
+    }
+
+    async fn task_ended(&mut self, owner: &str, task_id: &str) {
+        self.effects.push(Effect::TaskEnded);
+        self.ended.push((owner.to_owned(), task_id.to_owned()));
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.now
+    }
+
+    fn host(&self) -> Host {
+        Host::new(self.host.clone())
+    }
+
+    fn running(&self) -> Option<u32> {
+        self.running
+    }
+
+    fn set_running(&mut self, attempt: Option<u32>) {
+        self.running = attempt;
+    }
 }
 
 impl Object {
@@ -52,68 +133,33 @@ impl Object {
             handler: None,
             pushed: Vec::new(),
             logged: Vec::new(),
-            trace: None,
+            effects: Vec::new(),
+            counts_live_tasks: false,
+            ended: Vec::new(),
+            now: 0,
         }
     }
 
-    pub fn load(&self, need: Need) -> Option<Stored> {
-        let hot = self.storage.get(layout::HOT_KEY)?;
-        let mut stored = layout::decode_hot(hot).expect("hot record decodes");
-        let values: Pairs<String, String> = layout::keys_for(&stored, need)
-            .into_iter()
-            .filter_map(|k| self.storage.get(&k).map(|v| (k, v.clone())))
-            .collect();
-        layout::fill(&mut stored, need, &values).expect("parts decode");
-        Some(stored)
+    /// Runs `f` with the runner's view of the server (the registry is cloned: the runner
+    /// borrows it while it borrows this platform mutably).
+    fn with_runtime<T>(&mut self, now: u64, f: impl AsyncFnOnce(&mut Self, Runtime<'_>) -> T) -> T {
+        self.now = now;
+        let registry = self.registry.clone();
+        let rt = Runtime {
+            registry: &registry,
+            limits: self.limits,
+            counts_live_tasks: self.counts_live_tasks,
+        };
+        block_on(f(self, rt))
+    }
+
+    pub fn load(&mut self, need: Need) -> Option<Stored> {
+        block_on(runner::load(self, need)).expect("the task decodes")
     }
 
     /// The record with every part.
-    pub fn record(&self) -> Option<TaskRecord> {
+    pub fn record(&mut self) -> Option<TaskRecord> {
         Some(self.load(Need::All)?.record)
-    }
-
-    /// Writes `effects` with the transition they make in the timeline, then records what
-    /// watchers are sent and what is logged (as the adapter does).
-    pub fn apply(&mut self, before: Option<&Stored>, mut effects: Effects) {
-        let before_record = before.map(|s| &s.record);
-        timeline::note(&mut effects, before_record);
-        watch::stamp(&mut effects, before);
-        self.pushed.extend(watch::after_write(&effects));
-        if let Some(after) = &effects.store {
-            self.logged.extend(log::lease_taken(before_record, after));
-            if let Some(entry) = &effects.dirty.timeline {
-                self.logged
-                    .extend(log::transition(entry, after, self.trace));
-            }
-        }
-        if let (true, Some(record)) = (effects.delete_all, before_record) {
-            self.logged.push(log::expired(record));
-        }
-        self.write(before, effects);
-    }
-
-    fn write(&mut self, before: Option<&Stored>, effects: Effects) {
-        if effects.delete_all {
-            self.storage.clear();
-            self.alarm = None;
-            return;
-        }
-        if let Some(record) = &effects.store {
-            let (parts, dirty) = effects.dirty.clone().over(before, record);
-            let (writes, _) = layout::encode(record, &parts, &dirty);
-            for (k, v) in writes.put {
-                self.storage.insert(k, v);
-            }
-            for k in writes.delete {
-                self.storage.remove(&k);
-            }
-        }
-        if let Some(alarm) = effects.alarm {
-            self.alarm = alarm;
-            if self.handler.is_some() {
-                self.handler = Some(true);
-            }
-        }
     }
 
     /// The alarm handler returned: the fired alarm is deleted unless it was set meanwhile.
@@ -124,40 +170,10 @@ impl Object {
     }
 
     pub fn request(&mut self, request: ObjectRequest, principal: &str, now: u64) -> ObjectReply {
-        let need = match request {
-            ObjectRequest::Get { .. } => Need::Result,
-            ObjectRequest::Cancel { .. }
-            | ObjectRequest::OperatorCancel { .. }
-            | ObjectRequest::LegacyCancel { .. } => Need::Step,
-            ObjectRequest::Timeline { .. } | ObjectRequest::Inspect { .. } => Need::Timeline,
-            _ => Need::Hot,
-        };
-        let stored = self.load(need);
-        match &request {
-            ObjectRequest::Timeline { task_id } => {
-                return timeline::owner_view(stored.as_ref(), task_id, principal, now);
-            }
-            ObjectRequest::Inspect { task_id } => {
-                return admin::inspect(stored.as_ref(), task_id, now);
-            }
-            _ => {}
-        }
-        let (reply, effects) = object::handle(
-            stored.as_ref().map(|s| s.record.clone()),
-            request,
-            principal,
-            now,
-        );
-        let cancelled = effects.store.clone().filter(|_| effects.cancel_hook);
-        self.trace = Some(TRACE);
-        self.apply(stored.as_ref(), effects);
-        self.trace = None;
-        if let Some(record) = cancelled
-            && let Some(tool) = self.registry.get(record.tool())
-        {
-            block_on(tool.cancelled(record.call(now, 0), Host::new(self.host.clone())));
-        }
-        reply
+        self.with_runtime(now, async |o, rt| {
+            runner::request(o, rt, request, principal, Some(TRACE)).await
+        })
+        .expect("the runner answers")
     }
 
     pub fn get_as(&mut self, principal: &str, now: u64) -> Value {
@@ -192,60 +208,20 @@ impl Object {
     /// The alarm's first half: what it plans (and, for a step, the lease it stores).
     pub fn plan(&mut self, now: u64) -> Option<u32> {
         self.handler = Some(false);
-        let stored = self.load(Need::Hot);
-        let plan = execution::alarm(
-            stored.as_ref().map(|s| s.record.clone()),
-            now,
-            self.running,
-            self.limits,
-        )
-        .expect("the state machine accepts the alarm");
-        match plan {
-            AlarmPlan::Done(effects) => {
-                self.apply(stored.as_ref(), effects);
-                self.handler_returned();
-                None
-            }
-            AlarmPlan::RunStep { lease, attempt } => {
-                self.apply(stored.as_ref(), lease);
-                self.running = Some(attempt);
-                Some(attempt)
-            }
+        let attempt = self
+            .with_runtime(now, async |o, rt| runner::alarm_plan(o, rt).await)
+            .expect("the state machine accepts the alarm");
+        if attempt.is_none() {
+            self.handler_returned();
         }
+        attempt
     }
 
     /// The alarm's second half: run attempt `attempt` of the step and apply its outcome
     /// to whatever the record is by then.
     pub fn run(&mut self, attempt: u32, now: u64) {
-        let full = self.load(Need::Step).expect("a task");
-        let host = Host::new(self.host.clone());
-        let step = block_on(execution::run_step(
-            &full.record,
-            &self.registry,
-            host,
-            now,
-            attempt,
-        ));
-        self.running = None;
-        let outcome = log::step_outcome(&step);
-        let current = self.load(Need::Hot);
-        let effects = execution::finish(
-            current.as_ref().map(|s| s.record.clone()),
-            attempt,
-            step,
-            now,
-            self.limits,
-        )
-        .expect("the state machine accepts the outcome");
-        let applied = effects.store.is_some();
-        self.logged.push(log::step_finished(
-            &full.record,
-            attempt,
-            outcome,
-            7,
-            applied,
-        ));
-        self.apply(current.as_ref(), effects);
+        self.with_runtime(now, async |o, rt| runner::alarm_step(o, rt, attempt).await)
+            .expect("the state machine accepts the outcome");
         self.handler_returned();
     }
 

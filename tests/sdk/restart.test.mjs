@@ -125,9 +125,34 @@ test('kill -9 and restart: the legacy session and its tasks are still there', { 
     (t) => /Processed [2-5]\/6/.test(t.statusMessage ?? ''));
   const waiting = await pollUntil(url, sessionId, confirm.taskId, (t) => t.status === 'input_required');
 
+  // A response stream of the old instance: its priming event's id, for a Last-Event-ID.
+  const primed = await fetch(url, { method: 'POST', headers: headers(sessionId),
+    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tasks/result', params: { taskId: batch.taskId } }) });
+  const reader = primed.body.getReader();
+  const first = new TextDecoder().decode((await reader.read()).value);
+  const lastEventId = /^id: ?(\S+)/m.exec(first)?.[1];
+  assert.ok(lastEventId, first);
+  await reader.cancel();
+
   await server.kill();
   server = await startServer({ persistDir, port });
   assert.equal(server.mcpUrl, url);
+
+  // What only the old instance held (docs/architecture.md "What a 2025-11-25 session keeps
+  // only in memory"): a Last-Event-ID it knew opens an ordinary stream, nothing replayed...
+  const abort = new AbortController();
+  const replay = await fetch(url, { headers: { ...headers(sessionId), 'last-event-id': lastEventId },
+    signal: abort.signal });
+  assert.equal(replay.status, 200);
+  assert.match(replay.headers.get('content-type') ?? '', /^text\/event-stream/);
+  const replayed = replay.body.getReader();
+  const quiet = await Promise.race([replayed.read().then((r) => new TextDecoder().decode(r.value ?? new Uint8Array())),
+    new Promise((r) => setTimeout(() => r(''), 1500))]);
+  assert.doesNotMatch(quiet, /"result"/, 'nothing of the old stream is replayed');
+  abort.abort();
+  // ...and an answer to a request the old instance sent is accepted and dropped.
+  const late = await post(url, sessionId, { jsonrpc: '2.0', id: 'asked-before-the-kill', result: { action: 'cancel' } });
+  assert.equal(late.status, 202);
 
   // The same session id still works.
   const toolsAfter = await call(url, sessionId, 'tools/list');

@@ -1,100 +1,84 @@
-//! The TaskObject's storage: reading the task (through the instance's mirror of its hot
-//! record) and issuing a write of [`Effects`] as one transaction.
+//! The TaskObject's rows: the hot record through the instance's mirror of it, the other
+//! rows, and a [`Write`] issued as one transaction (puts, deletes and the alarm together,
+//! with no other await in between, so the runtime coalesces them).
 
 use super::TaskRunner;
 use crate::cloudflare::bench::{self, TASK};
+use crate::objects::task::Write;
 use crate::pairs::Pairs;
-use crate::tasks::layout::{self, Need, Stored};
-use crate::tasks::object::Effects;
+use crate::tasks::layout;
 use futures_util::future::try_join3;
 use js_sys::{Object, Reflect};
 use wasm_bindgen::JsValue;
 use worker::{Result, ScheduledTime};
 
-fn rust_error(e: impl std::fmt::Display) -> worker::Error {
-    worker::Error::RustError(e.to_string())
-}
-
 impl TaskRunner {
-    /// Reads the task: the hot record, then the parts `need` names that it does not hold
-    /// (one more read, none for a small task).
-    pub(super) async fn load(&self, need: Need) -> Result<Option<Stored>> {
-        let storage = &self.storage;
-        let Some(hot) = self.hot.get(storage).await? else {
-            return Ok(None);
-        };
-        let mut stored = layout::decode_hot(&hot).map_err(rust_error)?;
-        let keys = layout::keys_for(&stored, need);
-        let mut values = Pairs::new();
-        if !keys.is_empty() {
-            bench::rows_read(TASK, keys.len());
-            let map = storage.get_multiple(keys).await?;
-            for entry in map.entries() {
-                let pair: js_sys::Array = entry?.into();
-                if let (Some(key), Some(value)) = (pair.get(0).as_string(), pair.get(1).as_string())
-                {
-                    values.insert(key, value);
-                }
-            }
-        }
-        // Always: what the hot record holds inline (timeline entries) is filled in too.
-        layout::fill(&mut stored, need, &values).map_err(rust_error)?;
-        Ok(Some(stored))
+    /// The hot record's row, from the mirror once known.
+    pub(super) async fn hot_row(&self) -> Result<Option<String>> {
+        self.hot.get(&self.storage).await
     }
 
-    /// Issues the write of `effects` (see [`Self::apply`]); the mirror of the hot record
-    /// follows it, and is forgotten if the write fails.
-    pub(super) async fn write(&self, before: Option<&Stored>, effects: Effects) -> Result<()> {
-        let written = self.issue(before, effects).await;
+    /// The rows of `keys` that exist.
+    pub(super) async fn rows(&self, keys: Vec<String>) -> Result<Pairs<String, String>> {
+        bench::rows_read(TASK, keys.len());
+        let map = self.storage.get_multiple(keys).await?;
+        let mut values = Pairs::new();
+        for entry in map.entries() {
+            let pair: js_sys::Array = entry?.into();
+            if let (Some(key), Some(value)) = (pair.get(0).as_string(), pair.get(1).as_string()) {
+                values.insert(key, value);
+            }
+        }
+        Ok(values)
+    }
+
+    /// Issues `write`; the mirror of the hot record follows it, and is forgotten if the
+    /// write fails.
+    pub(super) async fn write(&self, write: Write) -> Result<()> {
+        let written = self.issue(write).await;
         if written.is_err() {
             self.hot.forget();
         }
         written
     }
 
-    async fn issue(&self, before: Option<&Stored>, effects: Effects) -> Result<()> {
+    async fn issue(&self, write: Write) -> Result<()> {
         let storage = &self.storage;
-        if effects.delete_all {
+        if write.erase {
             self.hot.wrote(None);
             bench::rows_written(TASK, 1);
             storage.delete_alarm().await?;
             bench::before_delete_all(TASK, storage).await;
             return storage.delete_all().await;
         }
-        let mut puts = Object::new();
-        let mut deletes = Vec::new();
-        if let Some(record) = &effects.store {
-            let (parts, dirty) = effects.dirty.clone().over(before, record);
-            let (writes, _) = layout::encode(record, &parts, &dirty);
-            bench::rows_written(TASK, writes.put.len() + writes.delete.len());
-            puts = Object::new();
-            for (key, value) in writes.put {
-                if key == layout::HOT_KEY {
-                    self.hot.wrote(Some(value.clone()));
-                }
-                Reflect::set(&puts, &JsValue::from_str(&key), &JsValue::from_str(&value))?;
+        bench::rows_written(TASK, write.put.len() + write.delete.len());
+        let puts = Object::new();
+        let putting = !write.put.is_empty();
+        for (key, value) in write.put {
+            if key == layout::HOT_KEY {
+                self.hot.wrote(Some(value.clone()));
             }
-            deletes = writes.delete;
+            Reflect::set(&puts, &JsValue::from_str(&key), &JsValue::from_str(&value))?;
         }
         let put = async {
-            if effects.store.is_some() {
+            if putting {
                 storage.put_multiple_raw(puts).await
             } else {
                 Ok(())
             }
         };
         let delete = async {
-            if deletes.is_empty() {
+            if write.delete.is_empty() {
                 Ok(0)
             } else {
-                storage.delete_multiple(deletes).await
+                storage.delete_multiple(write.delete).await
             }
         };
-        if effects.alarm.is_some() {
+        if write.alarm.is_some() {
             bench::rows_written(TASK, 1);
         }
         let alarm = async {
-            match effects.alarm {
+            match write.alarm {
                 None => Ok(()),
                 Some(None) => storage.delete_alarm().await,
                 Some(Some(at_ms)) => {
