@@ -22,6 +22,7 @@
 //! did its work but before its outcome was stored): make external effects idempotent,
 //! for example by using [`Call::task_id`] as an idempotency key.
 
+mod annotations;
 mod call;
 mod handler;
 mod output;
@@ -29,6 +30,7 @@ mod question;
 mod registry;
 mod tool;
 
+pub use annotations::Annotations;
 pub use call::{CHECKPOINT_MISMATCH, Call, Progress, Report};
 pub(crate) use handler::Handler;
 pub use output::{IntoStep, Output, StepResult};

@@ -1,10 +1,8 @@
 //! What a step sees: [`Call`].
 
-use super::{Answer, Step, ToolError, one_request};
+use super::ToolError;
 use crate::jsonrpc::ErrorObject;
-use crate::mcp::input::{self, Elicited};
 use crate::mcp::meta::ClientCapabilities;
-use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use std::cell::RefCell;
@@ -316,126 +314,5 @@ impl<A> Call<A> {
 
     pub fn f64_arg(&self, name: &str) -> Option<f64> {
         self.arguments.get(name).and_then(Value::as_f64)
-    }
-
-    /// The answer to elicitation `key`, if it has arrived; `Err` if it is malformed.
-    pub fn elicited(&self, key: &str) -> Result<Option<Elicited>, ErrorObject> {
-        self.answers
-            .get(key)
-            .map(|a| input::as_elicit_result(key, a))
-            .transpose()
-            .map_err(|e| e.to_wire())
-    }
-
-    /// Asks the user a typed question by form elicitation under `key`: the form's
-    /// `requestedSchema` is derived from `T` ([`form_schema`](super::form_schema): a
-    /// flat struct of strings, numbers, booleans and string enums; `Option` fields are
-    /// optional), and the answer comes back decoded as `T`. Until it has arrived this is
-    /// `Err(ToolError::NeedInput(..))`: return it with `?` and the step re-runs with the
-    /// answer, inline by MRTR or inside the call's task, whichever the client gets. A
-    /// content that does not match the schema never reaches the step: the server refuses
-    /// it where it arrives (-32602 naming the field).
-    ///
-    /// ```
-    /// use mcp_tasks_edge::prelude::*;
-    /// #[derive(Deserialize, JsonSchema)]
-    /// struct Approval { approve: bool, reason: Option<String> }
-    ///
-    /// fn decide(call: &Call) -> Result<Step, ToolError> {
-    ///     Ok(match call.ask::<Approval>("approval", "Deploy v2?")? {
-    ///         Answer::Accept(a) if a.approve => Step::text("Deploying."),
-    ///         Answer::Accept(a) => Step::text(format!("Not deployed: {}", a.reason.unwrap_or_default())),
-    ///         Answer::Decline | Answer::Cancel => Step::text("Nothing was decided."),
-    ///     })
-    /// }
-    /// let asked = decide(&Call::new(json!({})));
-    /// assert!(matches!(asked, Err(ToolError::NeedInput(_))));
-    /// let answered = Call::new(json!({}))
-    ///     .answered(json!({ "approval": { "action": "accept", "content": { "approve": true } } }));
-    /// assert_eq!(decide(&answered), Ok(Step::text("Deploying.")));
-    /// ```
-    pub fn ask<T: DeserializeOwned + JsonSchema>(
-        &self,
-        key: &str,
-        message: &str,
-    ) -> Result<Answer<T>, ToolError> {
-        match self.elicited(key).map_err(ToolError::Rpc)? {
-            None => {
-                let schema = super::form_schema::<T>().map_err(|why| {
-                    ToolError::internal(format!(
-                        "question {key:?} cannot be a form: {} {why}",
-                        std::any::type_name::<T>()
-                    ))
-                })?;
-                Err(ToolError::NeedInput(one_request(
-                    key,
-                    input::elicit_form(message, schema),
-                )))
-            }
-            Some(Elicited::Accept(content)) => crate::jsonrpc::from_value(Value::Object(content))
-                .map(Answer::Accept)
-                .map_err(|e| {
-                    ToolError::invalid_params(format!(
-                        "the answer to {key:?} is not a {}: {e}",
-                        std::any::type_name::<T>()
-                    ))
-                }),
-            Some(Elicited::Decline) => Ok(Answer::Decline),
-            Some(Elicited::Cancel) => Ok(Answer::Cancel),
-        }
-    }
-
-    /// Asks for one required text `field` by form elicitation under `key` and gives back
-    /// the answer: `Ok(Some(text))` once accepted, `Ok(None)` if the user declined or
-    /// cancelled, and until then `Err(step)`, the step to return (the question, or a
-    /// failure for a malformed answer):
-    ///
-    /// ```
-    /// # use mcp_tasks_edge::tools::{Call, Step};
-    /// fn greet(call: &Call) -> Step {
-    ///     let name = match call.ask_text("name", "Your name?", "name") {
-    ///         Ok(name) => name.unwrap_or_else(|| "stranger".into()),
-    ///         Err(step) => return step,
-    ///     };
-    ///     Step::text(format!("Hello, {name}!"))
-    /// }
-    /// ```
-    pub fn ask_text(&self, key: &str, message: &str, field: &str) -> Result<Option<String>, Step> {
-        match self.elicited(key) {
-            Err(error) => Err(Step::Fail(error)),
-            Ok(None) => {
-                let schema = json!({ "type": "object", "properties": { field: { "type": "string" } }, "required": [field] });
-                Err(Step::NeedInput(one_request(
-                    key,
-                    input::elicit_form(message, schema),
-                )))
-            }
-            Ok(Some(Elicited::Accept(content))) => Ok(Some(
-                content
-                    .get(field)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned(),
-            )),
-            Ok(Some(Elicited::Decline | Elicited::Cancel)) => Ok(None),
-        }
-    }
-
-    /// The text of sampling answer `key`, if it has arrived.
-    pub fn sampled(&self, key: &str) -> Result<Option<String>, ErrorObject> {
-        self.answers
-            .get(key)
-            .map(|a| input::as_sampled_text(key, a))
-            .transpose()
-            .map_err(|e| e.to_wire())
-    }
-
-    /// The root URIs of `roots/list` answer `key`, if it has arrived.
-    pub fn roots(&self, key: &str) -> Result<Option<Vec<String>>, ErrorObject> {
-        self.answers
-            .get(key)
-            .map(|a| input::as_root_uris(key, a))
-            .transpose()
-            .map_err(|e| e.to_wire())
     }
 }

@@ -98,6 +98,9 @@ impl<O: Serialize + JsonSchema> IntoStep for O {
 pub enum Output<O> {
     /// Done: `structuredContent` is `O`, and a text block holds its JSON.
     Done(O),
+    /// Done as with `Done`, and a first text block says this, for a person or a model
+    /// that reads `content` (the JSON still follows it, as the tools page recommends).
+    Summary(O, String),
     /// Any other step.
     Step(Step),
 }
@@ -116,6 +119,15 @@ impl<O: Serialize + JsonSchema> IntoStep for Output<O> {
     fn into_step(self) -> Step {
         match self {
             Output::Done(output) => output.into_step(),
+            Output::Summary(output, summary) => match Step::output(&output) {
+                Step::Complete(mut result) => {
+                    if let Some(Value::Array(content)) = result.get_mut("content") {
+                        content.insert(0, text(summary));
+                    }
+                    Step::Complete(result)
+                }
+                failed => failed,
+            },
             Output::Step(step) => step,
         }
     }

@@ -7,9 +7,13 @@
 //! an array of them for a multi-select). [`form_schema`] turns what schemars derives
 //! into exactly that, or says which field and keyword a form cannot hold.
 
+use super::{Call, Step, ToolError, one_request};
+use crate::jsonrpc::ErrorObject;
+use crate::mcp::input::{self, Elicited};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
-use serde_json::{Map, Value};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
 
 /// The user's answer to a typed question ([`Call::ask`](super::Call::ask)).
 #[derive(Debug, Clone, PartialEq)]
@@ -20,6 +24,130 @@ pub enum Answer<T> {
     Decline,
     /// The user dismissed the question without choosing.
     Cancel,
+}
+
+/// What a step asks, and the answers it reads by the keys it asked them under.
+impl<A> Call<A> {
+    /// The answer to elicitation `key`, if it has arrived; `Err` if it is malformed.
+    pub fn elicited(&self, key: &str) -> Result<Option<Elicited>, ErrorObject> {
+        self.answers
+            .get(key)
+            .map(|a| input::as_elicit_result(key, a))
+            .transpose()
+            .map_err(|e| e.to_wire())
+    }
+
+    /// Asks the user a typed question by form elicitation under `key`: the form's
+    /// `requestedSchema` is derived from `T` ([`form_schema`](super::form_schema): a
+    /// flat struct of strings, numbers, booleans and string enums; `Option` fields are
+    /// optional), and the answer comes back decoded as `T`. Until it has arrived this is
+    /// `Err(ToolError::NeedInput(..))`: return it with `?` and the step re-runs with the
+    /// answer, inline by MRTR or inside the call's task, whichever the client gets. A
+    /// content that does not match the schema never reaches the step: the server refuses
+    /// it where it arrives (-32602 naming the field).
+    ///
+    /// ```
+    /// use mcp_tasks_edge::prelude::*;
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Approval { approve: bool, reason: Option<String> }
+    ///
+    /// fn decide(call: &Call) -> Result<Step, ToolError> {
+    ///     Ok(match call.ask::<Approval>("approval", "Deploy v2?")? {
+    ///         Answer::Accept(a) if a.approve => Step::text("Deploying."),
+    ///         Answer::Accept(a) => Step::text(format!("Not deployed: {}", a.reason.unwrap_or_default())),
+    ///         Answer::Decline | Answer::Cancel => Step::text("Nothing was decided."),
+    ///     })
+    /// }
+    /// let asked = decide(&Call::new(json!({})));
+    /// assert!(matches!(asked, Err(ToolError::NeedInput(_))));
+    /// let answered = Call::new(json!({}))
+    ///     .answered(json!({ "approval": { "action": "accept", "content": { "approve": true } } }));
+    /// assert_eq!(decide(&answered), Ok(Step::text("Deploying.")));
+    /// ```
+    pub fn ask<T: DeserializeOwned + JsonSchema>(
+        &self,
+        key: &str,
+        message: &str,
+    ) -> Result<Answer<T>, ToolError> {
+        match self.elicited(key).map_err(ToolError::Rpc)? {
+            None => {
+                let schema = super::form_schema::<T>().map_err(|why| {
+                    ToolError::internal(format!(
+                        "question {key:?} cannot be a form: {} {why}",
+                        std::any::type_name::<T>()
+                    ))
+                })?;
+                Err(ToolError::NeedInput(one_request(
+                    key,
+                    input::elicit_form(message, schema),
+                )))
+            }
+            Some(Elicited::Accept(content)) => crate::jsonrpc::from_value(Value::Object(content))
+                .map(Answer::Accept)
+                .map_err(|e| {
+                    ToolError::invalid_params(format!(
+                        "the answer to {key:?} is not a {}: {e}",
+                        std::any::type_name::<T>()
+                    ))
+                }),
+            Some(Elicited::Decline) => Ok(Answer::Decline),
+            Some(Elicited::Cancel) => Ok(Answer::Cancel),
+        }
+    }
+
+    /// Asks for one required text `field` by form elicitation under `key` and gives back
+    /// the answer: `Ok(Some(text))` once accepted, `Ok(None)` if the user declined or
+    /// cancelled, and until then `Err(step)`, the step to return (the question, or a
+    /// failure for a malformed answer):
+    ///
+    /// ```
+    /// # use mcp_tasks_edge::tools::{Call, Step};
+    /// fn greet(call: &Call) -> Step {
+    ///     let name = match call.ask_text("name", "Your name?", "name") {
+    ///         Ok(name) => name.unwrap_or_else(|| "stranger".into()),
+    ///         Err(step) => return step,
+    ///     };
+    ///     Step::text(format!("Hello, {name}!"))
+    /// }
+    /// ```
+    pub fn ask_text(&self, key: &str, message: &str, field: &str) -> Result<Option<String>, Step> {
+        match self.elicited(key) {
+            Err(error) => Err(Step::Fail(error)),
+            Ok(None) => {
+                let schema = json!({ "type": "object", "properties": { field: { "type": "string" } }, "required": [field] });
+                Err(Step::NeedInput(one_request(
+                    key,
+                    input::elicit_form(message, schema),
+                )))
+            }
+            Ok(Some(Elicited::Accept(content))) => Ok(Some(
+                content
+                    .get(field)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+            )),
+            Ok(Some(Elicited::Decline | Elicited::Cancel)) => Ok(None),
+        }
+    }
+
+    /// The text of sampling answer `key`, if it has arrived.
+    pub fn sampled(&self, key: &str) -> Result<Option<String>, ErrorObject> {
+        self.answers
+            .get(key)
+            .map(|a| input::as_sampled_text(key, a))
+            .transpose()
+            .map_err(|e| e.to_wire())
+    }
+
+    /// The root URIs of `roots/list` answer `key`, if it has arrived.
+    pub fn roots(&self, key: &str) -> Result<Option<Vec<String>>, ErrorObject> {
+        self.answers
+            .get(key)
+            .map(|a| input::as_root_uris(key, a))
+            .transpose()
+            .map_err(|e| e.to_wire())
+    }
 }
 
 /// String formats a form may ask for (schema.ts `StringSchema.format`).
@@ -167,11 +295,11 @@ fn choices(items: Value) -> Result<Value, String> {
         return Err("is an array of something other than choices".into());
     };
     if let Some(Value::Array(options)) = items.remove("oneOf").or_else(|| items.remove("anyOf")) {
-        return Ok(serde_json::json!({ "anyOf": titled(options)? }));
+        return Ok(json!({ "anyOf": titled(options)? }));
     }
     match items.get("enum") {
         Some(Value::Array(options)) if options.iter().all(Value::is_string) => {
-            Ok(serde_json::json!({ "type": "string", "enum": options }))
+            Ok(json!({ "type": "string", "enum": options }))
         }
         _ => Err("is an array; a form allows arrays of choices only (an enum of strings)".into()),
     }
@@ -194,7 +322,7 @@ fn titled(options: Vec<Value>) -> Result<Vec<Value>, String> {
                 .iter()
                 .find_map(|k| option.get(*k).and_then(Value::as_str))
                 .unwrap_or(value);
-            Ok(serde_json::json!({ "const": value, "title": title }))
+            Ok(json!({ "const": value, "title": title }))
         })
         .collect()
 }

@@ -17,21 +17,23 @@ pub fn tool() -> Tool {
         "GETs a URL and reports the HTTP status, content type, size in bytes and the HTML <title>. Only hosts the server allows (FETCH_ALLOWED_HOSTS) can be fetched.",
     )
     .title("Fetch a URL")
-    .output_schema(json!({
-        "type": "object",
-        "properties": {
-            "status": { "type": "integer" },
-            "contentType": { "type": "string" },
-            "bytes": { "type": "integer" },
-            "title": { "type": "string" }
-        },
-        "required": ["status", "contentType", "bytes"]
-    }))
-    .annotations(json!({ "readOnlyHint": true, "openWorldHint": true }))
+    .annotations(Annotations::new().read_only().open_world(true))
     .run(fetch_url)
 }
 
-pub async fn fetch_url(call: Call<FetchArgs>, host: Host) -> Result<Step, ToolError> {
+/// What `fetch_url` reports (`structuredContent`; the `outputSchema` is derived).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Fetched {
+    pub status: u16,
+    pub content_type: String,
+    pub bytes: usize,
+    /// The HTML `<title>`, if the page has one
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
+pub async fn fetch_url(call: Call<FetchArgs>, host: Host) -> Result<Output<Fetched>, ToolError> {
     let url = &call.args.url;
     // The outbound policy refuses a host it does not allow before any connection, and
     // checks every redirect the same way.
@@ -51,15 +53,14 @@ pub async fn fetch_url(call: Call<FetchArgs>, host: Host) -> Result<Step, ToolEr
             &content_type
         }
     );
-    let mut structured =
-        json!({ "status": answer.status, "contentType": content_type, "bytes": bytes });
-    if let Some(title) = title {
+    if let Some(title) = &title {
         summary.push_str(&format!(", title \"{title}\""));
-        structured["title"] = title.into();
     }
-    Ok(Step::complete(json!({
-        "content": [text(summary)],
-        "structuredContent": structured,
-        "isError": false
-    })))
+    let fetched = Fetched {
+        status: answer.status,
+        content_type,
+        bytes,
+        title,
+    };
+    Ok(Output::Summary(fetched, summary))
 }

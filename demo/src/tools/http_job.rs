@@ -56,7 +56,7 @@ pub fn tool() -> Tool {
     )
     .title("Follow an HTTP job")
     .task(TaskSupport::Optional)
-    .annotations(json!({ "openWorldHint": true }))
+    .annotations(Annotations::new().open_world(true))
     .run(http_job)
     .on_cancel(cancel_job)
 }

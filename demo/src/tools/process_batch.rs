@@ -48,7 +48,17 @@ pub fn tool() -> Tool {
     .run(process_batch)
 }
 
-async fn process_batch(call: Call<BatchArgs>, _host: Host) -> Result<Step, ToolError> {
+/// What a finished batch reports (`structuredContent`; the `outputSchema` is derived).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchDone {
+    pub label: String,
+    pub items: u64,
+    /// From the first step to the last, in milliseconds
+    pub elapsed_ms: u64,
+}
+
+async fn process_batch(call: Call<BatchArgs>, _host: Host) -> Result<Output<BatchDone>, ToolError> {
     let BatchArgs {
         items,
         delay_ms,
@@ -60,11 +70,13 @@ async fn process_batch(call: Call<BatchArgs>, _host: Host) -> Result<Step, ToolE
     });
     if progress.done >= *items {
         let elapsed = call.now_ms.saturating_sub(progress.started_at);
-        return Ok(Step::complete(json!({
-            "content": [text(format!("Processed {items} items of {label} in {elapsed} ms."))],
-            "structuredContent": { "label": label, "items": items, "elapsedMs": elapsed },
-            "isError": false
-        })));
+        let summary = format!("Processed {items} items of {label} in {elapsed} ms.");
+        let done = BatchDone {
+            label: label.clone(),
+            items: *items,
+            elapsed_ms: elapsed,
+        };
+        return Ok(Output::Summary(done, summary));
     }
     let done = progress.done + 1;
     // In numbers too: the task's `_meta["mcp-tasks-edge/task"]` carries `progress` and
@@ -76,5 +88,6 @@ async fn process_batch(call: Call<BatchArgs>, _host: Host) -> Result<Step, ToolE
             done,
             started_at: progress.started_at,
         })
-        .message(message))
+        .message(message)
+        .into())
 }

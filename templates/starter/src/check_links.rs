@@ -46,7 +46,7 @@ pub fn tool() -> Tool {
         "Checks that each URL answers (GET, redirects followed), one URL at a time, reporting progress. Runs as a task for clients with the Tasks extension; cancel it at any point.",
     )
     .title("Check links")
-    .annotations(json!({ "readOnlyHint": true, "openWorldHint": true }))
+    .annotations(Annotations::new().read_only().open_world(true))
     .task(TaskSupport::Optional)
     .ttl(Duration::from_secs(3600))
     .run(check_links)

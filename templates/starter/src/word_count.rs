@@ -30,7 +30,7 @@ pub fn tool() -> Tool {
         "Counts the words, characters and lines of a text.",
     )
     .title("Word count")
-    .annotations(json!({ "readOnlyHint": true }))
+    .annotations(Annotations::new().read_only().open_world(false))
     .run_sync(word_count)
 }
 
