@@ -4,6 +4,7 @@
 //! Worker's fetch handler and the Durable Objects wrangler.toml binds).
 
 pub mod check_links;
+pub mod decisions;
 pub mod word_count;
 
 use mcp_tasks_edge::prelude::*;
@@ -14,6 +15,7 @@ pub fn server() -> Server {
         .version(env!("CARGO_PKG_VERSION"))
         .tool(word_count::tool())
         .tool(check_links::tool())
+        .tool(decisions::tool())
         .build()
 }
 
