@@ -74,8 +74,8 @@ pub mod prelude {
     pub use crate::mcp::input::{Elicited, elicit_form, elicit_url, list_roots, sample_text};
     pub use crate::server::{Config, Server, ServerBuilder};
     pub use crate::tools::{
-        Call, IntoStep, Output, Step, StepResult, TaskSupport, Tool, ToolError, error_result, text,
-        text_result,
+        Answer, Call, IntoStep, Output, Step, StepResult, TaskSupport, Tool, ToolError,
+        error_result, text, text_result,
     };
     pub use schemars::{self, JsonSchema};
     pub use serde::{self, Deserialize, Serialize};

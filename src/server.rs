@@ -338,6 +338,10 @@ impl Server {
                 "reading {} failed: {message}",
                 read.uri
             ))),
+            Err(crate::tools::ToolError::NeedInput(_)) => Err(McpError::Internal(format!(
+                "reading {} asked for input, which a resource cannot",
+                read.uri
+            ))),
         };
         Action::Respond(match result {
             Ok(result) => result_response(&read.request_id, &result, &read.cors),

@@ -10,7 +10,8 @@
 //!                  → Step::NeedInput(reqs)   ask the client; the step re-runs with the answers
 //!                  → Step::Continue{..}      persist the checkpoint, run the next step later
 //!                  → Step::Fail(error)       a JSON-RPC error (task status "failed")
-//!                  → Err(ToolError)          an `isError` result or a JSON-RPC error
+//!                  → Err(ToolError)          an `isError` result, a JSON-RPC error, or
+//!                                            the question `Call::ask` returns through `?`
 //! ```
 //!
 //! Steps are `async` and reach the platform through a [`Host`](crate::host::Host). A
@@ -24,12 +25,14 @@
 mod call;
 mod handler;
 mod output;
+mod question;
 mod registry;
 mod tool;
 
 pub use call::{CHECKPOINT_MISMATCH, Call, Progress, Report};
 pub(crate) use handler::Handler;
 pub use output::{IntoStep, Output, StepResult};
+pub use question::{Answer, form_schema};
 pub use registry::Registry;
 pub use tool::{TaskSupport, Tool};
 
@@ -162,6 +165,9 @@ pub enum ToolError {
     Result(String),
     /// A JSON-RPC error (tasks fail).
     Rpc(ErrorObject),
+    /// Not a failure: the step asks for input first ([`Call::ask`] returns it for `?`)
+    /// and re-runs with the answers, as with [`Step::NeedInput`].
+    NeedInput(Map<String, Value>),
 }
 
 impl ToolError {
@@ -189,6 +195,7 @@ impl ToolError {
         match self {
             ToolError::Result(text) => Step::Complete(error_result(text)),
             ToolError::Rpc(error) => Step::Fail(error),
+            ToolError::NeedInput(requests) => Step::NeedInput(requests),
         }
     }
 }
@@ -198,6 +205,10 @@ impl fmt::Display for ToolError {
         match self {
             ToolError::Result(text) => f.write_str(text),
             ToolError::Rpc(error) => write!(f, "{} ({})", error.message, error.code.0),
+            ToolError::NeedInput(requests) => {
+                write!(f, "asks for input: ")?;
+                f.debug_list().entries(requests.keys()).finish()
+            }
         }
     }
 }

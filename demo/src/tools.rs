@@ -21,6 +21,7 @@ pub fn all() -> Vec<Tool> {
         .title("Echo")
         .run(echo),
         elicitation::hello_world(),
+        elicitation::approve_release(),
         process_batch::tool(),
         elicitation::read_the_spec(),
         fetch_url::tool(),

@@ -60,6 +60,7 @@ fn the_demo_server_registers_cleanly() {
         [
             "echo",
             "hello_world",
+            "approve_release",
             "process_batch",
             "read_the_spec",
             "fetch_url",
@@ -288,32 +289,35 @@ fn cancelling_http_job_deletes_the_job() {
 }
 
 #[test]
-fn hello_world_asks_inside_the_task_and_read_the_spec_uses_url_mode() {
+fn hello_world_asks_a_typed_question_and_read_the_spec_uses_url_mode() {
     let host = FakeHost::new();
-    let first = step("hello_world", Call::new(json!({})), &host);
-    let Step::Continue {
-        checkpoint: Some(asked),
-        ..
-    } = first
-    else {
-        panic!()
-    };
-    let question = step(
-        "hello_world",
-        Call::new(json!({})).checkpoint_at(asked.clone()),
-        &host,
-    );
-    let Step::NeedInput(requests) = question else {
+    // The first step asks: no checkpoint first (`Tool::ask_in_task` puts the question
+    // in the task for clients with the Tasks extension).
+    let Step::NeedInput(requests) = step("hello_world", Call::new(json!({})), &host) else {
         panic!()
     };
     assert_eq!(requests["name"]["method"], "elicitation/create");
+    assert_eq!(
+        requests["name"]["params"]["requestedSchema"],
+        json!({
+            "type": "object",
+            "properties": { "name": { "type": "string", "title": "Your name", "description": "Your name", "minLength": 1, "maxLength": 100 } },
+            "required": ["name"]
+        })
+    );
     let answered = Call::new(json!({}))
-        .checkpoint_at(asked)
         .answered(json!({ "name": { "action": "accept", "content": { "name": " Ada " } } }));
     assert_eq!(
         text_of(&step("hello_world", answered, &host)),
         "Hello, Ada!"
     );
+    let declined = Call::new(json!({})).answered(json!({ "name": { "action": "decline" } }));
+    assert_eq!(
+        text_of(&step("hello_world", declined, &host)),
+        "Hello, stranger!"
+    );
+    let cancelled = Call::new(json!({})).answered(json!({ "name": { "action": "cancel" } }));
+    assert!(is_error(&step("hello_world", cancelled, &host)));
 
     let Step::NeedInput(visit) = step("read_the_spec", Call::new(json!({})), &host) else {
         panic!()
@@ -353,4 +357,55 @@ fn process_batch_reports_progress_and_completes() {
     };
     let done = step("process_batch", call().checkpoint_at(two), &host);
     assert!(text_of(&done).starts_with("Processed 2 items of batch"));
+}
+
+#[test]
+fn approve_release_asks_with_a_titled_choice_and_returns_a_typed_decision() {
+    let host = FakeHost::new();
+    let release = json!({ "version": "2.1.0" });
+    let Step::NeedInput(requests) = step("approve_release", Call::new(release.clone()), &host)
+    else {
+        panic!()
+    };
+    let params = &requests["approval"]["params"];
+    assert_eq!(params["message"], "Release version 2.1.0?");
+    let form = &params["requestedSchema"];
+    assert_eq!(form["required"], json!(["approve", "environment"]));
+    assert_eq!(form["properties"]["approve"]["type"], "boolean");
+    assert_eq!(
+        form["properties"]["environment"]["oneOf"],
+        json!([{ "const": "staging", "title": "Staging" }, { "const": "production", "title": "Production" }])
+    );
+    assert_eq!(
+        form["properties"]["note"],
+        json!({ "type": "string", "description": "A note for the release log (optional)", "maxLength": 200 })
+    );
+
+    let decide = |answer: Value| {
+        let call = Call::new(release.clone()).answered(json!({ "approval": answer }));
+        match step("approve_release", call, &host) {
+            Step::Complete(result) => result["structuredContent"].clone(),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(
+        decide(
+            json!({ "action": "accept", "content": { "approve": true, "environment": "production", "note": "go" } })
+        ),
+        json!({ "version": "2.1.0", "decision": "approved", "environment": "production", "note": "go" })
+    );
+    assert_eq!(
+        decide(
+            json!({ "action": "accept", "content": { "approve": false, "environment": "staging" } })
+        ),
+        json!({ "version": "2.1.0", "decision": "rejected", "environment": "staging" })
+    );
+    assert_eq!(
+        decide(json!({ "action": "decline" })),
+        json!({ "version": "2.1.0", "decision": "declined" })
+    );
+    // The output schema is derived from the decision type.
+    let tool = server();
+    let output = tool.registry.get("approve_release").unwrap().definition()["outputSchema"].clone();
+    assert_eq!(output["required"], json!(["version", "decision"]));
 }

@@ -130,6 +130,17 @@ pub async fn drive(
                     run.carried.rounds += 1;
                     continue;
                 }
+                // A tool that asks in its task (`Tool::ask_in_task`), for a client with
+                // the Tasks extension: the question makes the call a task that asks it
+                // (SEP-2663: the server decides what becomes a task), from any step, the
+                // first included; the step is not run again to ask.
+                Ok(false) if run.becomes == Becomes::Task && asks_in_task(server, &run) => {
+                    let next = Continued {
+                        asking: Some(requests),
+                        ..Continued::default()
+                    };
+                    return create_task(server, run, next, &ctx);
+                }
                 Ok(false) => match asker {
                     None => input_required(server, run, requests, &ctx),
                     Some(asker) => match ask(asker, requests).await {
@@ -158,6 +169,7 @@ pub async fn drive(
                             status_message,
                             amount: progress,
                             resume_after_ms,
+                            asking: None,
                         };
                         return create_task(server, run, next, &ctx);
                     }
@@ -173,6 +185,7 @@ pub async fn drive(
                             status_message,
                             amount: progress,
                             resume_after_ms,
+                            asking: None,
                         };
                         return detach(server, run, next, &ctx);
                     }
@@ -203,6 +216,13 @@ pub async fn drive(
         run.target.name()
     ));
     Action::Respond(super::error_response(Some(&request_id), &e, &cors))
+}
+
+fn asks_in_task(server: &Server, run: &InlineRun) -> bool {
+    match &run.target {
+        Target::Tool(name) => server.registry.get(name).is_some_and(|t| t.asks_in_task()),
+        Target::Prompt(_) => false,
+    }
 }
 
 /// A step's input requests, checked before they are sent: well-formed (else the tool has
@@ -277,22 +297,29 @@ fn input_required(
 }
 
 /// What the step a call goes on after leaves for the task it becomes: its status message,
-/// its progress in numbers, and when the next step runs.
+/// its progress in numbers, and when the next step runs; or the questions it asks.
 #[derive(Debug, Default)]
 struct Continued {
     status_message: Option<String>,
     amount: Option<Amount>,
     resume_after_ms: u64,
+    asking: Option<Map<String, Value>>,
 }
 
-/// The task a call continues in: its first step's checkpoint, answers and status.
-fn record(server: &Server, run: &mut InlineRun, next: Continued, ctx: &Context) -> TaskRecord {
+/// The task a call continues in: its first step's checkpoint, answers and status, and
+/// the questions it asks, if it does.
+fn record(
+    server: &Server,
+    run: &mut InlineRun,
+    next: Continued,
+    ctx: &Context,
+) -> Result<TaskRecord, McpError> {
     let Target::Tool(tool) = &run.target else {
         unreachable!("only tools become tasks or jobs: prompts always run inline")
     };
     let registered = server.registry.get(tool);
     let ttl = server.config.task_ttl(registered.and_then(|t| t.ttl_ms()));
-    TaskRecord::new(NewTask {
+    let record = TaskRecord::new(NewTask {
         tool: tool.clone(),
         title: registered.and_then(|t| t.given_title()).map(str::to_owned),
         owner: ctx.principal.clone(),
@@ -306,15 +333,23 @@ fn record(server: &Server, run: &mut InlineRun, next: Continued, ctx: &Context) 
         ttl_ms: ttl,
         poll_interval_ms: server.config.poll_interval_ms,
         next_step_at_ms: ctx.now_ms.saturating_add(next.resume_after_ms),
-    })
+    });
+    match next.asking {
+        None => Ok(record),
+        Some(requests) => record
+            .asking(requests, ctx.now_ms)
+            .map_err(|refused| McpError::Internal(format!("a new task cannot ask: {refused:?}"))),
+    }
 }
 
 fn create_task(server: &Server, mut run: InlineRun, next: Continued, ctx: &Context) -> Action {
-    let record = record(server, &mut run, next, ctx);
-    Action::CreateTask {
-        request_id: run.request_id,
-        record: Box::new(record),
-        cors: run.cors,
+    match record(server, &mut run, next, ctx) {
+        Ok(record) => Action::CreateTask {
+            request_id: run.request_id,
+            record: Box::new(record),
+            cors: run.cors,
+        },
+        Err(e) => Action::Respond(super::error_response(Some(&run.request_id), &e, &run.cors)),
     }
 }
 
@@ -326,7 +361,12 @@ fn detach(server: &Server, mut run: InlineRun, next: Continued, ctx: &Context) -
     let client = run.capabilities.clone();
     run.capabilities.0 = jobs::answerable(&client);
     let reported = next.amount.map_or(0.0, |a| a.progress);
-    let record = record(server, &mut run, next, ctx);
+    let record = match record(server, &mut run, next, ctx) {
+        Ok(record) => record,
+        Err(e) => {
+            return Action::Respond(super::error_response(Some(&run.request_id), &e, &run.cors));
+        }
+    };
     let name = run.target.name();
     let reader = jobs::reader(server, name);
     let job = JobRun {

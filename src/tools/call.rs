@@ -1,9 +1,10 @@
 //! What a step sees: [`Call`].
 
-use super::{Step, ToolError, one_request};
+use super::{Answer, Step, ToolError, one_request};
 use crate::jsonrpc::ErrorObject;
 use crate::mcp::input::{self, Elicited};
 use crate::mcp::meta::ClientCapabilities;
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use std::cell::RefCell;
@@ -324,6 +325,64 @@ impl<A> Call<A> {
             .map(|a| input::as_elicit_result(key, a))
             .transpose()
             .map_err(|e| e.to_wire())
+    }
+
+    /// Asks the user a typed question by form elicitation under `key`: the form's
+    /// `requestedSchema` is derived from `T` ([`form_schema`](super::form_schema): a
+    /// flat struct of strings, numbers, booleans and string enums; `Option` fields are
+    /// optional), and the answer comes back decoded as `T`. Until it has arrived this is
+    /// `Err(ToolError::NeedInput(..))`: return it with `?` and the step re-runs with the
+    /// answer, inline by MRTR or inside the call's task, whichever the client gets. A
+    /// content that does not match the schema never reaches the step: the server refuses
+    /// it where it arrives (-32602 naming the field).
+    ///
+    /// ```
+    /// use mcp_tasks_edge::prelude::*;
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Approval { approve: bool, reason: Option<String> }
+    ///
+    /// fn decide(call: &Call) -> Result<Step, ToolError> {
+    ///     Ok(match call.ask::<Approval>("approval", "Deploy v2?")? {
+    ///         Answer::Accept(a) if a.approve => Step::text("Deploying."),
+    ///         Answer::Accept(a) => Step::text(format!("Not deployed: {}", a.reason.unwrap_or_default())),
+    ///         Answer::Decline | Answer::Cancel => Step::text("Nothing was decided."),
+    ///     })
+    /// }
+    /// let asked = decide(&Call::new(json!({})));
+    /// assert!(matches!(asked, Err(ToolError::NeedInput(_))));
+    /// let answered = Call::new(json!({}))
+    ///     .answered(json!({ "approval": { "action": "accept", "content": { "approve": true } } }));
+    /// assert_eq!(decide(&answered), Ok(Step::text("Deploying.")));
+    /// ```
+    pub fn ask<T: DeserializeOwned + JsonSchema>(
+        &self,
+        key: &str,
+        message: &str,
+    ) -> Result<Answer<T>, ToolError> {
+        match self.elicited(key).map_err(ToolError::Rpc)? {
+            None => {
+                let schema = super::form_schema::<T>().map_err(|why| {
+                    ToolError::internal(format!(
+                        "question {key:?} cannot be a form: {} {why}",
+                        std::any::type_name::<T>()
+                    ))
+                })?;
+                Err(ToolError::NeedInput(one_request(
+                    key,
+                    input::elicit_form(message, schema),
+                )))
+            }
+            Some(Elicited::Accept(content)) => crate::jsonrpc::from_value(Value::Object(content))
+                .map(Answer::Accept)
+                .map_err(|e| {
+                    ToolError::invalid_params(format!(
+                        "the answer to {key:?} is not a {}: {e}",
+                        std::any::type_name::<T>()
+                    ))
+                }),
+            Some(Elicited::Decline) => Ok(Answer::Decline),
+            Some(Elicited::Cancel) => Ok(Answer::Cancel),
+        }
     }
 
     /// Asks for one required text `field` by form elicitation under `key` and gives back

@@ -64,6 +64,8 @@ pub struct Tool {
     /// Hosts this tool may reach beyond the deployment's `FETCH_ALLOWED_HOSTS`
     /// ([`Tool::allow_hosts`]); `Err` is a definition problem.
     allow: Result<AllowList, String>,
+    /// Questions go into the task for clients with the Tasks extension ([`Tool::ask_in_task`]).
+    asks_in_task: bool,
 }
 
 impl fmt::Debug for Tool {
@@ -95,6 +97,7 @@ impl Tool {
             step: Handler::default(),
             cancel: None,
             allow: Ok(AllowList::default()),
+            asks_in_task: false,
         }
     }
 
@@ -140,6 +143,22 @@ impl Tool {
     pub fn never_detached(mut self) -> Tool {
         self.detaches = false;
         self
+    }
+
+    /// For a client with the Tasks extension, a question this tool asks (any step's,
+    /// the first one's included) makes the call a task that asks it: `input_required`
+    /// from the start, answered with `tasks/update`, kept durably however long the user
+    /// takes (an approval, say). Otherwise the questions of the steps before the task are
+    /// asked by MRTR, which keeps no state on the server until the work starts. Clients
+    /// without the extension are asked by MRTR either way.
+    pub fn ask_in_task(mut self) -> Tool {
+        self.asks_in_task = true;
+        self
+    }
+
+    /// Whether questions make the call a task ([`Tool::ask_in_task`]).
+    pub fn asks_in_task(&self) -> bool {
+        self.asks_in_task
     }
 
     /// Whether a client without the Tasks extension gets a job for it (see
