@@ -31,7 +31,7 @@ pub struct Approval {
 pub fn tool() -> Tool {
     Tool::new(
         "approve",
-        "Asks the user to approve or reject something (e.g. \"deploying v2\") and records the decision; `decisions` lists them.",
+        "Asks the user to approve or reject something (e.g. \"deploying v2\") and records the decision; the decisions tool lists them.",
     )
     .title("Approve")
     .task(TaskSupport::Optional)

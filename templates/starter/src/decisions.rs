@@ -66,7 +66,7 @@ impl From<Row> for Decision {
 pub fn tool() -> Tool {
     Tool::new(
         "decisions",
-        "Lists the decisions `approve` recorded, newest first, optionally about one subject.",
+        "Lists the decisions the approve tool recorded, newest first, optionally about one subject.",
     )
     .title("Decisions")
     .annotations(json!({ "readOnlyHint": true }))
