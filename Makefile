@@ -55,8 +55,9 @@ test-native:
 # The starter (templates/starter) as an author gets it: copied outside the repository,
 # pointed at this library, its own tests, built, served by `wrangler dev`, used; and its
 # Worker's size against the budget; then the same on its smallest build (nightly std, the
-# starter's `npm run deploy:small`). See tests/starter/starter.test.mjs.
-test-starter: setup
+# starter's `npm run deploy:small`). See tests/starter/starter.test.mjs. The console's
+# bindings first: new-server.sh copies them (www/pkg) with the console the starter serves.
+test-starter: setup client
 	node --test tests/starter/*.test.mjs
 	STARTER_BUILD=small node --test tests/starter/starter.test.mjs
 

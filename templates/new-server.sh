@@ -5,7 +5,8 @@
 #
 # makes the directory NAME (also the crate's, the Worker's and the server's name) from
 # templates/starter, with its dependency on the library pointed at this copy of it (by
-# path). See docs/authoring.md.
+# path), and a copy of the library's web console (www/, with its browser bindings www/pkg
+# when `make client` has built them) in NAME/console/, served at /. See docs/authoring.md.
 set -eu
 name=${1:-}
 case $name in
@@ -24,8 +25,15 @@ cp -R "$templates/starter" "$name"
 # Build output of a starter built in place, if any.
 rm -rf "$name/target" "$name/build" "$name/dist" "$name/node_modules" "$name/.wrangler"
 for file in Cargo.toml Cargo.lock wrangler.toml src/lib.rs tests/tools.rs; do
-  sed -e "s|path = \"../..\"|path = \"$library\"|" -e "s/my-mcp/$name/g" -e "s/my_mcp/$crate/g" \
-    "$name/$file" > "$name/$file.new"
+  sed -e "s|path = \"../..\"|path = \"$library\"|" -e "s|directory = \"../../www\"|directory = \"console\"|" \
+    -e "s/my-mcp/$name/g" -e "s/my_mcp/$crate/g" "$name/$file" > "$name/$file.new"
   mv "$name/$file.new" "$name/$file"
 done
+# The console is the server's own copy (deployed with it as static assets), not a path
+# into the library, so the server can be moved or the console changed on its own.
+cp -R "$library/www" "$name/console"
+if [ ! -f "$name/console/pkg/mcp_tasks_edge.js" ]; then
+  echo "new-server.sh: the console's browser bindings are not built: run \`make client\` in $library," >&2
+  echo "  then: cp -R $library/www/pkg $name/console/ (the console at / needs them; the MCP server does not)" >&2
+fi
 echo "new-server.sh: $name/ is a server on the library in $library; next: cd $name && cargo test"

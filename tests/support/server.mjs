@@ -61,16 +61,19 @@ export function logEvents(text) {
  * vars (merged over baseVars, default TEST_VARS), cwd (the project wrangler serves,
  * default this repository), env (extra environment for wrangler and the build it runs,
  * e.g. WORKER_FEATURES), ready (whether an `OPTIONS /mcp` status means the server is up;
- * default: below 500). Resolves once wrangler reports it is ready.
+ * default: below 500), command (what runs `wrangler dev`, given the options after it:
+ * default this repository's wrangler, `dev`; e.g. `['npm', 'run', 'dev', '--']` for a
+ * project whose own script serves it). Resolves once wrangler reports it is ready.
  */
 export async function startServer(options = {}) {
   const port = options.port ?? (await freePort());
   const persistDir = options.persistDir ?? mkdtempSync(join(tmpdir(), 'mcp-tasks-state-'));
   const vars = { ...(options.baseVars ?? TEST_VARS), ...(options.vars ?? {}) };
-  const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistDir,
+  const [command, ...before] = options.command ?? [join(ROOT, 'node_modules', '.bin', 'wrangler'), 'dev'];
+  const args = [...before, '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistDir,
     '--inspector-port', String(await freePort()), '--show-interactive-dev-session=false'];
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'wrangler'), args, {
+  const child = spawn(command, args, {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: 'true', ...(options.env ?? {}) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,7 +3,9 @@
 //! [`server`] says what the server offers; the last line exports it to the platform (the
 //! Worker's fetch handler and the Durable Objects wrangler.toml binds).
 
+pub mod approve;
 pub mod check_links;
+pub mod decisions;
 pub mod word_count;
 
 use mcp_tasks_edge::prelude::*;
@@ -14,6 +16,8 @@ pub fn server() -> Server {
         .version(env!("CARGO_PKG_VERSION"))
         .tool(word_count::tool())
         .tool(check_links::tool())
+        .tool(approve::tool())
+        .tool(decisions::tool())
         .build()
 }
 

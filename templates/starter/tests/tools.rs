@@ -4,6 +4,7 @@ use mcp_tasks_edge::host::fake::FakeHost;
 use mcp_tasks_edge::host::{Host, block_on};
 use mcp_tasks_edge::prelude::*;
 use my_mcp::check_links::{Link, Report};
+use my_mcp::decisions::{Decision, Decisions};
 use my_mcp::server;
 use my_mcp::word_count::Counts;
 
@@ -29,7 +30,7 @@ fn output<T: serde::de::DeserializeOwned>(step: Step) -> T {
 fn the_server_registers_cleanly_with_both_schemas() {
     let server = server();
     assert_eq!(server.problems(), Vec::<String>::new());
-    for name in ["word_count", "check_links"] {
+    for name in ["word_count", "check_links", "approve", "decisions"] {
         let definition = server.registry.get(name).expect(name).definition();
         assert_eq!(definition["inputSchema"]["type"], "object", "{name}");
         assert_eq!(definition["outputSchema"]["type"], "object", "{name}");
@@ -115,4 +116,97 @@ fn check_links_checks_one_url_per_step_and_reports() {
         2,
         "the refused URL was never requested"
     );
+}
+
+/// A row of the `decisions` table as D1 answers it (`approved` is 0 or 1).
+fn row(id: i64, subject: &str, approved: i64, reason: Option<&str>) -> Map<String, Value> {
+    let row = json!({ "id": id, "subject": subject, "approved": approved,
+                      "reason": reason, "decided_at": 1_767_225_600_000u64 + id as u64 });
+    match row {
+        Value::Object(row) => row,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn approve_asks_first_then_records_the_answer_in_d1() {
+    let args = json!({ "subject": "deploying v2" });
+    // No answer yet: the step asks, with a form derived from `Approval`, and writes nothing
+    // (the fake has no D1 answer: a write would fail the step).
+    let Step::NeedInput(questions) = step("approve", Call::new(args.clone()), &FakeHost::new())
+    else {
+        panic!("expected the question")
+    };
+    let form = &questions["approval"]["params"];
+    assert_eq!(form["message"], "Approve deploying v2?");
+    assert_eq!(
+        form["requestedSchema"]["properties"]["approve"]["type"],
+        "boolean"
+    );
+    assert_eq!(form["requestedSchema"]["required"], json!(["approve"]));
+    // Answered: the step inserts the row; the fake's D1 answers the INSERT … RETURNING id
+    // with the row the database would give.
+    let host = FakeHost::new().at(1_767_225_600_000).d1_rows(
+        "INSERT INTO decisions",
+        vec![row(7, "deploying v2", 1, None)],
+    );
+    let answer = json!({ "approval": { "action": "accept",
+                                       "content": { "approve": true, "reason": "tests pass" } } });
+    let decision: Decision = output(step(
+        "approve",
+        Call::new(args.clone()).answered(answer),
+        &host,
+    ));
+    assert_eq!(
+        decision,
+        Decision {
+            id: 7,
+            subject: "deploying v2".into(),
+            approved: true,
+            reason: Some("tests pass".into()),
+            decided_at: 1_767_225_600_000,
+        }
+    );
+    // Declined: nothing is recorded, and the model reads why.
+    let declined = json!({ "approval": { "action": "decline" } });
+    match step(
+        "approve",
+        Call::new(args).answered(declined),
+        &FakeHost::new(),
+    ) {
+        Step::Complete(result) => {
+            assert_eq!(result["isError"], true);
+            assert!(
+                result["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("No decision")
+            );
+        }
+        other => panic!("expected an isError result, got {other:?}"),
+    }
+}
+
+#[test]
+fn decisions_reads_the_rows_back_newest_first() {
+    // The fake's D1 answers every statement containing the fragment with these rows.
+    let host = FakeHost::new().d1_rows(
+        "FROM decisions",
+        vec![
+            row(2, "deploying v2", 0, Some("too late")),
+            row(1, "deploying v1", 1, None),
+        ],
+    );
+    let found: Decisions = output(step("decisions", Call::new(json!({ "limit": 2 })), &host));
+    let summary: Vec<_> = found
+        .decisions
+        .iter()
+        .map(|d| (d.id, d.approved, d.reason.as_deref()))
+        .collect();
+    assert_eq!(summary, [(2, false, Some("too late")), (1, true, None)]);
+    // A D1 failure (here: the fake has no answer) is an isError result the model reads.
+    match step("decisions", Call::new(json!({})), &FakeHost::new()) {
+        Step::Complete(result) => assert_eq!(result["isError"], true, "{result}"),
+        other => panic!("expected an isError result, got {other:?}"),
+    }
 }
