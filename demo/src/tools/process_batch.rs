@@ -48,8 +48,11 @@ pub fn tool() -> Tool {
     .run(process_batch)
 }
 
-/// What a finished batch reports (`structuredContent`; the `outputSchema` is derived).
-#[derive(Debug, Serialize, JsonSchema)]
+/// What a finished batch reports in `structuredContent`. Typed, but not declared as an
+/// `outputSchema`: a host without the Tasks extension gets a job handle for a long call,
+/// which no output schema of the tool could describe, and a declared one would make the
+/// handle an `isError` result (docs/hosts.md).
+#[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BatchDone {
     pub label: String,
@@ -58,7 +61,7 @@ pub struct BatchDone {
     pub elapsed_ms: u64,
 }
 
-async fn process_batch(call: Call<BatchArgs>, _host: Host) -> Result<Output<BatchDone>, ToolError> {
+async fn process_batch(call: Call<BatchArgs>, _host: Host) -> Result<Step, ToolError> {
     let BatchArgs {
         items,
         delay_ms,
@@ -76,7 +79,11 @@ async fn process_batch(call: Call<BatchArgs>, _host: Host) -> Result<Output<Batc
             items: *items,
             elapsed_ms: elapsed,
         };
-        return Ok(Output::Summary(done, summary));
+        return Ok(Step::complete(json!({
+            "content": [text(summary)],
+            "structuredContent": done,
+            "isError": false
+        })));
     }
     let done = progress.done + 1;
     // In numbers too: the task's `_meta["mcp-tasks-edge/task"]` carries `progress` and
@@ -88,6 +95,5 @@ async fn process_batch(call: Call<BatchArgs>, _host: Host) -> Result<Output<Batc
             done,
             started_at: progress.started_at,
         })
-        .message(message)
-        .into())
+        .message(message))
 }
