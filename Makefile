@@ -124,6 +124,8 @@ profile: setup
 lint: setup
 	sh scripts/check-layers.sh
 	sh scripts/check-layers.sh --self-test
+	sh scripts/check-habits.sh
+	sh scripts/check-habits.sh --self-test
 	cargo fmt --all --check
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace -q
 	# What docs.rs builds (Cargo.toml [package.metadata.docs.rs]): the adapters too.

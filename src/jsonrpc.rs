@@ -265,6 +265,22 @@ pub fn parse_message(body: &[u8]) -> Result<Message, EnvelopeError> {
     })
 }
 
+/// A notification message: `{"jsonrpc":"2.0","method":…,"params":…}`. Every message the
+/// server builds goes through this module's builders (`scripts/check-habits.sh`).
+pub fn notification(method: &str, params: Value) -> Value {
+    serde_json::json!({ "jsonrpc": "2.0", "method": method, "params": params })
+}
+
+/// A request the server sends the client (elicitation, sampling, roots) under `id`.
+pub fn server_request(id: &str, method: &Value, params: Value) -> Value {
+    serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+}
+
+/// A result response as a message value (see [`result_response`] for its bytes).
+pub fn result_message(id: &RequestId, result: Value) -> Value {
+    serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
 /// Serializes a result response. `result` must already carry its `resultType`.
 pub fn result_response(id: &RequestId, result: &Value) -> Vec<u8> {
     serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}))

@@ -383,8 +383,8 @@ impl SessionRunner {
             .await?
             .is_some_and(|s| s.subscriptions.contains(uri));
         if subscribed {
-            let message = json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated",
-                "params": { "uri": uri } });
+            let message =
+                jsonrpc::notification("notifications/resources/updated", json!({ "uri": uri }));
             let text = message.to_string();
             for (_, stream) in self.streams.borrow_mut().live() {
                 stream.send(text.as_bytes());

@@ -285,7 +285,7 @@ impl Questions {
 fn tagged(task_id: &str, id: &str, request: &Value) -> Value {
     let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
     params["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
-    json!({ "jsonrpc": "2.0", "id": id, "method": request["method"], "params": params })
+    crate::jsonrpc::server_request(id, &request["method"], params)
 }
 
 /// The task id and outstanding requests of a task waiting for input.

@@ -109,7 +109,7 @@ pub fn progress_notification(token: &Value, report: &Report) -> Value {
     if let Some(message) = &report.message {
         params["message"] = message.clone().into();
     }
-    json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": params })
+    crate::jsonrpc::notification("notifications/progress", params)
 }
 
 fn arguments(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError> {

@@ -21,7 +21,7 @@
 
 use super::{Action, Context, Cors, Server};
 use crate::error::McpError;
-use crate::jsonrpc::{Request, RequestId};
+use crate::jsonrpc::{self, Request, RequestId};
 use crate::mcp::meta::{Capability, KEY_SUBSCRIPTION_ID, RequestMeta};
 use crate::mcp::params::{self, ListenParams};
 use crate::tasks::id;
@@ -113,11 +113,10 @@ impl Listen {
     /// The first message: which of the requested notifications the server will send.
     /// List-changed and resource notifications are not offered (the lists are static).
     pub fn ack(&self, accepted: &[String]) -> Vec<u8> {
-        frame(&json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/subscriptions/acknowledged",
-            "params": { "notifications": { "taskIds": accepted }, "_meta": self.meta() }
-        }))
+        frame(&jsonrpc::notification(
+            "notifications/subscriptions/acknowledged",
+            json!({ "notifications": { "taskIds": accepted }, "_meta": self.meta() }),
+        ))
     }
 
     /// A `notifications/tasks` message for a `tasks/get` result: its `_meta` (this
@@ -135,15 +134,15 @@ impl Listen {
                 }
             }
         }
-        frame(&json!({ "jsonrpc": "2.0", "method": "notifications/tasks", "params": params }))
+        frame(&jsonrpc::notification("notifications/tasks", params))
     }
 
     /// The graceful end of the stream (`SubscriptionsListenResult`).
     pub fn closed(&self) -> Vec<u8> {
-        frame(&json!({
-            "jsonrpc": "2.0", "id": self.request_id,
-            "result": { "resultType": "complete", "_meta": self.meta() }
-        }))
+        frame(&jsonrpc::result_message(
+            &self.request_id,
+            json!({ "resultType": "complete", "_meta": self.meta() }),
+        ))
     }
 
     pub fn keepalive() -> &'static [u8] {

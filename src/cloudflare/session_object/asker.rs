@@ -122,7 +122,7 @@ impl Asker for SessionAsker {
                 if let Some(task_id) = &self.related_task {
                     params["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
                 }
-                let message = json!({ "jsonrpc": "2.0", "id": id, "method": request["method"], "params": params });
+                let message = crate::jsonrpc::server_request(&id, &request["method"], params);
                 let slot: Slot = Rc::default();
                 self.pending.remove(&id);
                 self.pending.0.borrow_mut().push((id.clone(), slot.clone()));

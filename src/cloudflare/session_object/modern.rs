@@ -196,8 +196,10 @@ impl SessionRunner {
         let progress = progress.disconnecting_to(move || stream.disconnect());
         progress.logging_to(move |level, data| {
             if session.logs(level) {
-                let message = json!({ "jsonrpc": "2.0", "method": "notifications/message",
-                    "params": { "level": level, "data": data } });
+                let message = crate::jsonrpc::notification(
+                    "notifications/message",
+                    json!({ "level": level, "data": data }),
+                );
                 channel.send(message.to_string().as_bytes());
             }
         })

@@ -219,8 +219,8 @@ async fn result(
             // notifications/tasks/status (legacy tasks "Task Status Notification"), without
             // related-task metadata: the task id is in the params.
             last_status = task["status"].clone();
-            let notification = json!({ "jsonrpc": "2.0", "method": "notifications/tasks/status",
-                "params": legacy::legacy_task(&task) });
+            let notification =
+                jsonrpc::notification("notifications/tasks/status", legacy::legacy_task(&task));
             out.send(notification.to_string().as_bytes());
         }
         match legacy::result_step(&task, task_id).map_err(|e| e.to_wire())? {

@@ -1,0 +1,72 @@
+#!/bin/sh
+# `make lint`: the size and shape habits docs/architecture.md states, checked.
+#   - no source file of the library, the demo or the starter over MAX_LINES lines (small files);
+#   - every JSON-RPC message is built by the wire modules' builders: a `"jsonrpc"` key in
+#     code appears only in src/jsonrpc.rs and the browser client's src/browser/wire.rs
+#     (tests and test fixtures aside);
+#   - one module convention: no `mod.rs` (a module with submodules is `foo.rs` beside `foo/`;
+#     clippy's `mod_module_files` says the same when it compiles).
+# `scripts/check-habits.sh --self-test` plants one violation of each in a copy of the tree
+# and checks that each is caught.
+set -eu
+cd "$(dirname "$0")/.."
+python3 - "$@" <<'PY'
+import os, re, shutil, sys, tempfile
+
+MAX_LINES = 420
+ROOTS = ["src", "demo/src", "templates/starter/src"]
+WIRE = {os.path.join("src", "jsonrpc.rs"), os.path.join("src", "browser", "wire.rs")}
+TESTS = re.compile(r"(^|/)(tests?|fixtures)(\.rs|/)|_tests\.rs$")
+JSONRPC_KEY = re.compile(r'"jsonrpc"\s*:')
+
+def sources(root):
+    for base in ROOTS:
+        for dirpath, _, names in os.walk(os.path.join(root, base)):
+            for name in names:
+                if name.endswith(".rs"):
+                    full = os.path.join(dirpath, name)
+                    yield os.path.relpath(full, root), full
+
+def problems(root):
+    found = []
+    for rel, full in sources(root):
+        text = open(full, encoding="utf-8").read()
+        lines = text.count("\n")
+        if lines > MAX_LINES:
+            found.append(f"{rel}: {lines} lines (at most {MAX_LINES}: split it)")
+        if os.path.basename(rel) == "mod.rs":
+            found.append(f"{rel}: a mod.rs (name the module foo.rs beside its folder foo/)")
+        if rel not in WIRE and not TESTS.search(rel.replace(os.sep, "/")):
+            code = "\n".join(l for l in text.splitlines() if not l.lstrip().startswith("//"))
+            if JSONRPC_KEY.search(code):
+                found.append(f"{rel}: builds a JSON-RPC message by hand (use jsonrpc::notification, server_request, result_message)")
+    return found
+
+def self_test():
+    plants = [
+        ("src/planted_long.rs", "fn f() {}\n" * (MAX_LINES + 1), "lines"),
+        ("src/planted/mod.rs", "\n", "mod.rs"),
+        ("src/planted_message.rs", 'fn f() { json!({ "jsonrpc": "2.0" }); }\n', "by hand"),
+    ]
+    for path, text, marker in plants:
+        with tempfile.TemporaryDirectory() as tmp:
+            for base in ROOTS:
+                shutil.copytree(base, os.path.join(tmp, base))
+            target = os.path.join(tmp, path)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            open(target, "w").write(text)
+            caught = [p for p in problems(tmp) if p.startswith(path.replace("/", os.sep)) and marker in p]
+            if not caught:
+                sys.exit(f"check-habits self-test: planting {path} was not caught")
+    print(f"check-habits self-test: {len(plants)} planted violations caught")
+
+if sys.argv[1:] == ["--self-test"]:
+    self_test()
+else:
+    found = problems(".")
+    for p in found:
+        print(p)
+    if found:
+        sys.exit(1)
+    print(f"check-habits: {sum(1 for _ in sources('.'))} files, none over {MAX_LINES} lines, no hand-built JSON-RPC message, no mod.rs")
+PY
