@@ -374,3 +374,24 @@ fn tasks_result_of_a_task_that_does_not_decode_is_an_error() {
         );
     }
 }
+
+#[test]
+fn tasks_list_is_the_page_in_legacy_shape_with_its_cursor() {
+    use mcp_tasks_edge::legacy::tasks::list_result;
+    let page = [
+        json!({ "taskId": "a", "status": "working", "createdAt": "t", "lastUpdatedAt": "t", "ttlMs": 60000, "pollIntervalMs": 1000 }),
+        json!({ "taskId": "b", "status": "completed", "createdAt": "t", "lastUpdatedAt": "t", "ttlMs": null,
+                "result": { "content": [{ "type": "text", "text": "bad" }], "isError": true } }),
+    ];
+    let listed = list_result(&page, Some("c2".into()));
+    assert_eq!(listed["nextCursor"], "c2");
+    assert!(
+        listed.get("resultType").is_none(),
+        "2025-11-25 results have none"
+    );
+    assert_eq!(listed["tasks"][0]["ttl"], 60000);
+    assert_eq!(listed["tasks"][0]["pollInterval"], 1000);
+    // A tool error reads as failed to a 2025-11-25 client (legacy tasks "Task Execution Errors").
+    assert_eq!(listed["tasks"][1]["status"], "failed");
+    assert!(list_result(&page[..1], None).get("nextCursor").is_none());
+}

@@ -56,6 +56,17 @@ pub fn legacy_task(detailed: &Value) -> Value {
     task
 }
 
+/// A `tasks/list` result (legacy tasks "Task Listing") from a page of "my tasks" (modern
+/// `DetailedTask`s, newest first) and the cursor of the next page, if any.
+pub fn list_result(tasks: &[Value], next: Option<String>) -> Value {
+    let tasks: Vec<Value> = tasks.iter().map(legacy_task).collect();
+    let mut result = json!({ "tasks": tasks });
+    if let Some(next) = next {
+        result["nextCursor"] = next.into();
+    }
+    result
+}
+
 /// What `tasks/result` returns for a completed task, from the modern `DetailedTask`: its
 /// `CallToolResult` as 2025-11-25 has it (without `resultType`, which only 2026-07-28
 /// readers get, see `TaskRecord::to_task`), tagged with the task (legacy tasks

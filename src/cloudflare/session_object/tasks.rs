@@ -311,10 +311,5 @@ async fn list(
     cursor: Option<&str>,
 ) -> std::result::Result<Value, McpError> {
     let (tasks, next) = my_tasks::page(env, principal, cursor).await?;
-    let tasks: Vec<Value> = tasks.iter().map(legacy::legacy_task).collect();
-    let mut result = json!({ "tasks": tasks });
-    if let Some(next) = next {
-        result["nextCursor"] = next.into();
-    }
-    Ok(result)
+    Ok(legacy::tasks::list_result(&tasks, next))
 }
