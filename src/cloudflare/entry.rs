@@ -16,63 +16,44 @@ use crate::http::{HttpRequest, HttpResponse};
 use crate::server::{self, Action, Context, Server};
 use crate::tasks::protocol::{OBJECT_URL, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use crate::tools::Progress;
+use std::rc::Rc;
 use worker::web_sys::RequestRedirect;
 use worker::{Env, Request, Response, web_sys};
 
 /// The Worker's fetch handler: MCP at `/mcp`, the Protected Resource Metadata at its
 /// well-known paths. `build` defines the server (it runs once per isolate).
 ///
-/// It answers a `web_sys::Response` (what the `fetch` export hands the runtime): built
-/// straight from the core's bytes, without `worker::Response`'s extra copy of the body.
+/// A pipeline of named steps: the deployment's configuration, the request read,
+/// authentication (before any of the body is read), the 2025-11-25 route, the core's
+/// decision, metering, then performing what the core asked for. It answers a
+/// `web_sys::Response` (what the `fetch` export hands the runtime): built straight from
+/// the core's bytes, without `worker::Response`'s extra copy of the body.
 pub async fn fetch(
     req: Request,
     env: Env,
     build: fn() -> Server,
 ) -> worker::Result<web_sys::Response> {
-    let server = match built(&env, build) {
+    let server = match configured(&env, build) {
         Ok(server) => server,
-        // Every request says the deployment is misconfigured (which variable, not its
-        // value); the log has the whole reason.
-        Err((refusal, why)) => {
-            worker::console_error!("{why}");
-            let body = crate::jsonrpc::error_response(None, &refusal.to_wire());
-            return to_response(HttpResponse::json(refusal.http_status(), body));
-        }
+        Err(refusal) => return to_response(refusal),
     };
     let trace = log::request_id(&req);
     let url = worker::Url::parse(&req.inner().url())?;
+    let origin = url.origin().ascii_serialization();
     let mut request = HttpRequest {
         method: req.method().to_string(),
         path: url.path().to_owned(),
         headers: request_headers(&req),
         body: Vec::new(),
     };
-    let origin = url.origin().ascii_serialization();
     if let Some(response) = server.well_known(&request, &origin) {
         return to_response(response);
     }
-    // Credentials first: nothing of an unauthenticated request's body is read.
-    let principal = match server.authenticate(&request) {
-        Outcome::Principal(principal) => principal,
-        Outcome::Refused(error) => return refuse(&server, &request, &error, &origin, &trace),
-        Outcome::Jwt(token) => {
-            let now = now_ms();
-            let granted = match auth::verify(&server.config.auth, &token, now).await {
-                Ok(()) => server.grant(&token, &origin, now),
-                Err(error) => Err(error),
-            };
-            match granted {
-                Ok(principal) => principal,
-                Err(error) => return refuse(&server, &request, &error, &origin, &trace),
-            }
-        }
+    let principal = match authenticate(&server, &request, &origin, &trace).await {
+        Ok(principal) => principal,
+        Err(refusal) => return to_response(refusal),
     };
-    let declared = request.headers.content_length();
-    let limit = server.config.max_body_bytes;
-    // A body declared too large is not read; the core answers 413 from the header.
-    if declared.is_none_or(|n| n <= limit) && request.method == "POST" {
-        request.body = read_body(&req, declared, limit).await?;
-    }
+    read_body_within_limit(&req, &mut request, &server).await?;
     let ctx = Context {
         principal,
         now_ms: now_ms(),
@@ -82,17 +63,96 @@ pub async fn fetch(
             .await
             .map(Into::into);
     }
-    let quotas = server.config.quotas;
-    let mut action = server.handle(&request, &ctx);
-    // Every tool run counts against QUOTA_TASKS_PER_MINUTE, whether it ends inline or as
-    // a task (a task it becomes is not counted twice).
-    if let Action::Run(run) = &action
-        && run.target.is_tool()
-        && let Err(refused) = acquire_run(&server, &env, &ctx.principal, Some(&trace)).await
-    {
-        let response = server.refuse(Some(&run.request_id), &refused, &run.cors, &origin);
-        return to_response(response);
+    let action = server.handle(&request, &ctx);
+    if let Err(refusal) = meter(&server, &env, &ctx, &action, &origin, &trace).await {
+        return to_response(refusal);
     }
+    perform(server, env, ctx, origin, trace, action).await
+}
+
+/// The server this deployment defines, or the refusal every request gets while its
+/// configuration is broken: the variable to fix (not its value); the log has the reason.
+fn configured(env: &Env, build: fn() -> Server) -> Result<Rc<Server>, HttpResponse> {
+    built(env, build).map_err(|(refusal, why)| {
+        worker::console_error!("{why}");
+        let body = crate::jsonrpc::error_response(None, &refusal.to_wire());
+        HttpResponse::json(refusal.http_status(), body)
+    })
+}
+
+/// Who is calling (API key, OAuth token, anonymous), from the headers alone; a refusal is
+/// logged (`auth.refused`) and answered 401/403.
+async fn authenticate(
+    server: &Server,
+    request: &HttpRequest,
+    origin: &str,
+    trace: &str,
+) -> Result<String, HttpResponse> {
+    let granted = match server.authenticate(request) {
+        Outcome::Principal(principal) => Ok(principal),
+        Outcome::Refused(error) => Err(error),
+        Outcome::Jwt(token) => {
+            let now = now_ms();
+            match auth::verify(&server.config.auth, &token, now).await {
+                Ok(()) => server.grant(&token, origin, now),
+                Err(error) => Err(error),
+            }
+        }
+    };
+    granted.map_err(|error| {
+        log::print_all(
+            crate::ops::log::refused(&error, None, Some(trace)),
+            &server.config.log,
+        );
+        let cors = server.cors_for(request);
+        server.refuse(None, &error, &cors, origin)
+    })
+}
+
+/// Reads a POST's body, unless it is declared larger than `MAX_BODY_BYTES` (the core
+/// then answers 413 from the header, and nothing is read).
+async fn read_body_within_limit(
+    req: &Request,
+    request: &mut HttpRequest,
+    server: &Server,
+) -> worker::Result<()> {
+    let declared = request.headers.content_length();
+    let limit = server.config.max_body_bytes;
+    if declared.is_none_or(|n| n <= limit) && request.method == "POST" {
+        request.body = read_body(req, declared, limit).await?;
+    }
+    Ok(())
+}
+
+/// Every tool run counts against `QUOTA_TASKS_PER_MINUTE`, whether it ends inline or as
+/// a task (a task it becomes is not counted twice): the refusal if the caller is over.
+async fn meter(
+    server: &Server,
+    env: &Env,
+    ctx: &Context,
+    action: &Action,
+    origin: &str,
+    trace: &str,
+) -> Result<(), HttpResponse> {
+    if let Action::Run(run) = action
+        && run.target.is_tool()
+        && let Err(refused) = acquire_run(server, env, &ctx.principal, Some(trace)).await
+    {
+        return Err(server.refuse(Some(&run.request_id), &refused, &run.cors, origin));
+    }
+    Ok(())
+}
+
+/// Performs what the core asked for, until there is a response: running steps may lead
+/// to another action (a task to create, say).
+async fn perform(
+    server: Rc<Server>,
+    env: Env,
+    ctx: Context,
+    origin: String,
+    trace: String,
+    mut action: Action,
+) -> worker::Result<web_sys::Response> {
     loop {
         action = match action {
             Action::Respond(response) => return to_response(response),
@@ -192,28 +252,16 @@ pub async fn fetch(
                 return to_response(response);
             }
             Action::Listen(listen) => {
-                let slot = match quotas.listen_streams {
-                    None => None,
-                    Some(_) => {
-                        let stream_id = new_task_id()?;
-                        let acquired =
-                            StreamSlot::acquire(env.clone(), &ctx.principal, stream_id, quotas)
-                                .await;
-                        match acquired {
-                            Ok(slot) => Some(slot),
-                            Err(error) => {
-                                let line = crate::ops::log::refused(
-                                    &error,
-                                    Some(&ctx.principal),
-                                    Some(&trace),
-                                );
-                                log::print_all(line, &server.config.log);
-                                let id = listen.request_id.clone();
-                                let response =
-                                    server.refuse(Some(&id), &error, &listen.cors, &origin);
-                                return to_response(response);
-                            }
-                        }
+                let slot = match listen_slot(&server, &env, &ctx, &trace).await? {
+                    Ok(slot) => slot,
+                    Err(error) => {
+                        let id = listen.request_id.clone();
+                        return to_response(server.refuse(
+                            Some(&id),
+                            &error,
+                            &listen.cors,
+                            &origin,
+                        ));
                     }
                 };
                 return listen::stream(env, *listen, ctx.principal, slot)
@@ -221,6 +269,29 @@ pub async fn fetch(
                     .map(Into::into);
             }
         };
+    }
+}
+
+/// A listen stream's slot under `LISTEN_STREAMS_MAX` (none without that quota), or the
+/// refusal, logged.
+async fn listen_slot(
+    server: &Server,
+    env: &Env,
+    ctx: &Context,
+    trace: &str,
+) -> worker::Result<Result<Option<StreamSlot>, McpError>> {
+    let quotas = server.config.quotas;
+    if quotas.listen_streams.is_none() {
+        return Ok(Ok(None));
+    }
+    let stream_id = new_task_id()?;
+    match StreamSlot::acquire(env.clone(), &ctx.principal, stream_id, quotas).await {
+        Ok(slot) => Ok(Ok(Some(slot))),
+        Err(error) => {
+            let line = crate::ops::log::refused(&error, Some(&ctx.principal), Some(trace));
+            log::print_all(line, &server.config.log);
+            Ok(Err(error))
+        }
     }
 }
 
@@ -268,22 +339,6 @@ async fn legacy(
         headers.append(name, &value)?;
     }
     Ok(response.with_headers(headers))
-}
-
-/// Refuses an unauthenticated request (401/403), logging why (`auth.refused`).
-fn refuse(
-    server: &Server,
-    request: &HttpRequest,
-    error: &McpError,
-    origin: &str,
-    trace: &str,
-) -> worker::Result<web_sys::Response> {
-    log::print_all(
-        crate::ops::log::refused(error, None, Some(trace)),
-        &server.config.log,
-    );
-    let cors = server.cors_for(request);
-    to_response(server.refuse(None, error, &cors, origin))
 }
 
 fn respond_object(
