@@ -216,6 +216,17 @@ impl McpError {
     }
 }
 
+/// The HTTP status of an answer inside a 2025-11-25 session, from the status the error
+/// maps to ([`McpError::http_status`]): a JSON-RPC error goes with 200, as that transport
+/// carries them (its clients take other statuses for transport failures), except where the
+/// status itself tells the client what to do: 429 (retry later), 406 (accept a stream).
+pub fn legacy_status(status: u16) -> u16 {
+    match status {
+        200..=299 | 406 | 429 => status,
+        _ => 200,
+    }
+}
+
 impl McpError {
     /// The HTTP headers this error needs besides the body: the `WWW-Authenticate`
     /// challenge of a 401/403 (naming the Protected Resource Metadata at `metadata_url`)

@@ -395,3 +395,27 @@ fn tasks_list_is_the_page_in_legacy_shape_with_its_cursor() {
     assert_eq!(listed["tasks"][1]["status"], "failed");
     assert!(list_result(&page[..1], None).get("nextCursor").is_none());
 }
+
+#[test]
+fn a_legacy_answer_keeps_only_the_statuses_that_tell_the_client_what_to_do() {
+    use mcp_tasks_edge::error::legacy_status;
+    let statuses = [
+        (
+            McpError::TooManyRequests {
+                limit: "QUOTA_TASKS_PER_MINUTE",
+                max: 1,
+                retry_after_s: 3,
+            },
+            429,
+        ),
+        (McpError::NotAcceptable("a stream".into()), 406),
+        (McpError::InvalidParams("x".into()), 200),
+        (McpError::MethodNotFound("x".into()), 200),
+        (McpError::Internal("x".into()), 200),
+        (McpError::TaskNotFound, 200),
+    ];
+    for (error, status) in statuses {
+        assert_eq!(legacy_status(error.http_status()), status, "{error:?}");
+    }
+    assert_eq!(legacy_status(202), 202);
+}

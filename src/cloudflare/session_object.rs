@@ -57,9 +57,8 @@ fn json_response(status: u16, body: Vec<u8>) -> Result<Response> {
     super::to_worker_response(HttpResponse::json(status, body))
 }
 
-/// A JSON-RPC answer for a legacy client. Errors go with HTTP 200, as the 2025-11-25
-/// transport carries them (its clients treat other statuses as transport failures),
-/// except a quota's 429, which says when to retry like every other quota refusal.
+/// A JSON-RPC answer for a legacy client, an error with the status
+/// [`crate::error::legacy_status`] gives it (and its headers: a 429's `Retry-After`).
 fn json_reply(
     id: Option<&RequestId>,
     outcome: std::result::Result<Value, McpError>,
@@ -70,10 +69,7 @@ fn json_reply(
             jsonrpc::result_response(id.expect("a request"), &result),
         ),
         Err(e) => {
-            let status = match e {
-                McpError::TooManyRequests { .. } => 429,
-                _ => 200,
-            };
+            let status = crate::error::legacy_status(e.http_status());
             let mut response =
                 HttpResponse::json(status, jsonrpc::error_response(id, &e.to_wire()));
             response.headers.extend(e.http_headers(""));

@@ -164,9 +164,9 @@ impl SessionRunner {
             .await
         {
             // A run that must ask this client (whose Accept refuses a stream) is a 406, as
-            // every refusal of its Accept; other errors go with 200 (see `json_reply`).
+            // every refusal of its Accept (`error::legacy_status`).
             Action::Respond(response) => {
-                let status = if response.status == 406 { 406 } else { 200 };
+                let status = crate::error::legacy_status(response.status);
                 json_response(status, legacy::legacy_body(&response.body))
             }
             // A job's questions cannot travel on JSON: the handle tools answer them.
