@@ -37,6 +37,7 @@ struct Everything {
     #[schemars(email)]
     email: String,
     #[schemars(url)]
+    #[serde(default)]
     homepage: Option<String>,
     #[schemars(range(min = 1, max = 10))]
     count: u8,

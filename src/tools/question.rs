@@ -286,6 +286,11 @@ fn non_null(field: Value) -> Value {
     if let Some(Value::Array(options)) = field.get_mut("enum") {
         options.retain(|o| !o.is_null());
     }
+    // `#[serde(default)]` on an `Option` derives `"default": null`, which no form field
+    // can hold: left out, the field is simply optional.
+    if field.get("default").is_some_and(Value::is_null) {
+        field.remove("default");
+    }
     Value::Object(field)
 }
 
