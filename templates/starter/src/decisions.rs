@@ -69,7 +69,7 @@ pub fn tool() -> Tool {
         "Lists the decisions the approve tool recorded, newest first, optionally about one subject.",
     )
     .title("Decisions")
-    .annotations(json!({ "readOnlyHint": true }))
+    .annotations(Annotations::new().read_only().open_world(false))
     .run(decisions)
 }
 
