@@ -152,13 +152,25 @@ impl HubState {
         if wanted.len() <= MAX_STREAMED {
             return wanted;
         }
-        let created = |id: &str| self.last.get(id).map_or("~", created_at);
-        let mut ranked: Vec<&String> = wanted.iter().collect();
-        ranked.sort_by(|a, b| {
-            let driven = |id: &str| !self.drivers.contains_key(id);
-            (driven(a), created(b)).cmp(&(driven(b), created(a)))
-        });
-        ranked.into_iter().take(MAX_STREAMED).cloned().collect()
+        // Ordered by a key of their own in a set of strings (not a sort: a sort of one
+        // more element type adds its whole code to the wasm): creation time, then id.
+        let created = |id: &str| self.last.get(id).map_or("~", created_at).to_owned();
+        let (driven, others): (Vec<&String>, Vec<&String>) =
+            wanted.iter().partition(|id| self.drivers.contains_key(*id));
+        let newest: BTreeSet<String> = others
+            .into_iter()
+            .map(|id| format!("{}\u{0}{id}", created(id)))
+            .collect();
+        let newest = newest
+            .iter()
+            .rev()
+            .filter_map(|key| key.split_once('\u{0}').map(|(_, id)| id.to_owned()));
+        driven
+            .into_iter()
+            .cloned()
+            .chain(newest)
+            .take(MAX_STREAMED)
+            .collect()
     }
 
     /// Drops the states of tasks nobody follows any more (the map stays bounded).
