@@ -51,6 +51,9 @@ export async function myTasks(browser, B, { site, server, token, check }) {
     await page.go(`${site.url}/my-tasks.html?${new URLSearchParams({ mcp: server.mcpUrl, token })}`);
     const rows = () => page.run(ROWS);
     await page.until('the task started before the page', `return document.querySelector('[data-task-id="${before}"]') ? true : null`);
+    // The button works once the watch is up (its promise resolves after the first listing's
+    // states went to the callback, once the stream is open).
+    await page.until('the start button', "return document.querySelector('#start').disabled ? null : true");
     const loaded = Date.now();
     await page.run("document.querySelector('#start').click()");
     const mine = await page.until('the task the page started', `${ROWS.replace('return ', 'const rows = ')}; const r = rows.find((r) => r.id !== '${before}'); return r ? r.id : null`);
