@@ -212,6 +212,11 @@ impl Hub {
             .iter()
             .filter_map(|t| t.get("taskId").and_then(Value::as_str).map(str::to_owned))
             .collect();
+        let fresh = {
+            let state = self.state.borrow();
+            ids.iter()
+                .any(|id| !state.watches(key, id) && !state.has_ended(id))
+        };
         let known = self.state.borrow_mut().watch_listed(key, &ids);
         let callback = {
             let callbacks = self.callbacks.borrow();
@@ -236,7 +241,9 @@ impl Hub {
         }
         if wait {
             self.clone().reopen().await;
-        } else {
+        } else if fresh {
+            // Only for new tasks: while polling, a reopen is a retry of the stream, and a
+            // quiet listing every few seconds must not retry it each time.
             self.schedule();
         }
     }
