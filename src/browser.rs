@@ -21,12 +21,15 @@
 //! | `hub.rs` | the I/O of the one `subscriptions/listen` stream every followed task shares |
 //! | `driver.rs` | drives `tools/call` through MRTR rounds and tasks; `ToolCallHandle` |
 //! | `subscribe.rs` | `listen()` over the hub; `Subscription` |
+//! | `my_tasks.rs` | plain Rust: the listings of `watchMyTasks` (pages, bounds) |
+//! | `watch.rs` | `watchMyTasks()` over the hub; `MyTasksWatch` |
 //! | `types.rs` | the TypeScript declarations of options and results |
 //!
 //! The `wasm_bindgen` layer (this file, the handles) only converts values and hands work
 //! to the plain-Rust decisions, which `cargo test --features browser` checks natively.
 //! Layers, each using only those above it: `error` → `sse` → `wire`/`challenge`/`flow`/`hub_state`/`urls`/`oauth`/`grant` →
-//! `js` → `token_store` → `sign_in` → `client` → `hub` → `driver`/`subscribe` → this file.
+//! `js` → `token_store` → `sign_in` → `client` → `hub` → `driver`/`subscribe`/`watch` → this file
+//! (`my_tasks` beside `hub_state`).
 
 mod challenge;
 mod client;
@@ -37,6 +40,7 @@ pub mod grant;
 mod hub;
 mod hub_state;
 mod js;
+mod my_tasks;
 pub mod oauth;
 mod sign_in;
 pub mod sse;
@@ -44,6 +48,7 @@ mod subscribe;
 mod token_store;
 mod types;
 pub mod urls;
+mod watch;
 pub mod wire;
 
 #[cfg(test)]
@@ -56,6 +61,8 @@ mod oauth_tests;
 mod server_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod watch_tests;
 
 use driver::{Call, CallOptions, ToolCallHandle};
 use error::ClientError;
@@ -308,6 +315,25 @@ impl McpClient {
         let hub = self.hub.clone();
         future_to_promise(
             async move { Ok(subscribe::listen(hub, task_ids, callback).await?.into()) },
+        )
+    }
+
+    /// Follows every unfinished task of the caller on the shared stream, new ones
+    /// included: the callback gets each one's current state, then each change up to the
+    /// terminal one. Tasks this client starts join at once; tasks started elsewhere are
+    /// found by listing "my tasks" again (at each reconnect and every `relistIntervalMs`).
+    #[wasm_bindgen(js_name = watchMyTasks, unchecked_return_type = "Promise<MyTasksWatch>")]
+    pub fn watch_my_tasks(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(task: DetailedTask) => void")] callback: Function,
+        #[wasm_bindgen(unchecked_optional_param_type = "WatchMyTasksOptions")] options: Option<
+            JsValue,
+        >,
+    ) -> Promise {
+        let hub = self.hub.clone();
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        future_to_promise(
+            async move { Ok(watch::watch_my_tasks(hub, callback, options).await?.into()) },
         )
     }
 

@@ -12,5 +12,7 @@ mod calls;
 mod support;
 #[path = "browser/tasks.rs"]
 mod tasks;
+#[path = "browser/watch.rs"]
+mod watch;
 
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

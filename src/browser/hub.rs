@@ -12,27 +12,30 @@
 //! notification ──▶ newest state per task ──▶ listeners, waiting drivers
 //! stream broken ──▶ reopen after 0.5 s, 1 s, 2 s ──▶ then polling until a task is added
 //! stream cannot be opened ──▶ polling (the server or a proxy does not stream)
-//! clean close (every task ended) ──▶ nothing to watch
+//! clean close (every task ended) ──▶ the body read to its end ──▶ nothing to watch
 //! ```
 //!
-//! The decisions are `hub_state.rs` (plain Rust); this file does the I/O: the stream,
-//! the timers, the poller, the JS callbacks and the promises drivers wait on.
+//! Each stream's request has an `AbortController` of its own, and a replaced stream (or
+//! one still opening) is ended by aborting it: the browser then ends the request as an
+//! abort. Cancelling only the body's reader instead leaves the request running with its
+//! consumer gone, which the network layer reports as a broken body (Firefox:
+//! `NS_BASE_STREAM_CLOSED`).
+//!
+//! The decisions are `hub_state.rs` (plain Rust); this file does the I/O: the JS
+//! callbacks, the promises drivers and watchers wait on; `hub/stream.rs` the stream, its
+//! timers and the poller.
+
+mod stream;
 
 use super::client::Inner;
-use super::error::ClientError;
-use super::flow;
-use super::hub_state::{AfterStream, HubState};
-use super::js::{self, to_js};
-use super::sse::{ListenEvent, SseParser, listen_event};
+use super::hub_state::HubState;
+use super::js::to_js;
+use crate::tasks::task::StatusKind;
 use js_sys::{Function, Promise};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::spawn_local;
-
-type Reader = web_sys::ReadableStreamDefaultReader;
 
 /// The client's stream and what it knows (see the module docs).
 pub struct Hub {
@@ -42,8 +45,18 @@ pub struct Hub {
     callbacks: RefCell<Vec<(u64, Function)>>,
     /// Drivers waiting for something to change (a new state or the coverage).
     waiters: RefCell<Vec<Function>>,
-    /// The reader of the open stream.
-    reader: RefCell<Option<Reader>>,
+    /// Watchers waiting for the next reconnect (they list again then).
+    reconnect_waiters: RefCell<Vec<Function>>,
+    /// Ends the request of the current stream (open or opening).
+    stream: RefCell<Option<web_sys::AbortController>>,
+}
+
+/// Resolves every promise waiting in `waiters`.
+fn resolve_all(waiters: &RefCell<Vec<Function>>) {
+    let waiters = std::mem::take(&mut *waiters.borrow_mut());
+    for resolve in waiters {
+        if resolve.call0(&JsValue::UNDEFINED).is_err() { /* a resolver does not throw */ }
+    }
 }
 
 /// Calls a `listen()` callback; a throw is reported, not propagated.
@@ -60,7 +73,8 @@ impl Hub {
             state: Default::default(),
             callbacks: Default::default(),
             waiters: Default::default(),
-            reader: Default::default(),
+            reconnect_waiters: Default::default(),
+            stream: Default::default(),
         })
     }
 
@@ -90,17 +104,41 @@ impl Hub {
     }
 
     fn wake(&self) {
-        let waiters = std::mem::take(&mut *self.waiters.borrow_mut());
-        for resolve in waiters {
-            if resolve.call0(&JsValue::UNDEFINED).is_err() { /* a resolver does not throw */ }
-        }
+        resolve_all(&self.waiters);
+    }
+
+    /// How many times a stream reconnected (after a broken one, or after polling).
+    pub fn reconnects(&self) -> u64 {
+        self.state.borrow().reconnects()
+    }
+
+    /// A promise resolved at the next reconnect.
+    pub fn reconnected(&self) -> Promise {
+        Promise::new(&mut |resolve, _| self.reconnect_waiters.borrow_mut().push(resolve))
     }
 
     /// A state of a task, from the stream or a poll: passed on if it is new.
-    pub fn offer(&self, task: &Map<String, Value>) {
+    pub fn offer(self: &Rc<Self>, task: &Map<String, Value>) {
+        self.offer_new(task);
+    }
+
+    /// [`Hub::offer`]; whether the state was new (and so delivered).
+    fn offer_new(self: &Rc<Self>, task: &Map<String, Value>) -> bool {
         let Some((task, keys)) = self.state.borrow_mut().offer(task) else {
-            return;
+            return false;
         };
+        self.deliver_to(&keys, &task);
+        self.wake();
+        let ended = StatusKind::of_task(&task).is_some_and(StatusKind::is_terminal);
+        if ended && self.state.borrow_mut().schedule_after_end() {
+            // A task beyond the stream's bound may take the place this one left.
+            self.reopen_soon();
+        }
+        true
+    }
+
+    /// Gives `task` to the callbacks of `keys`.
+    fn deliver_to(&self, keys: &[u64], task: &Value) {
         let callbacks: Vec<Function> = {
             let callbacks = self.callbacks.borrow();
             callbacks
@@ -110,16 +148,24 @@ impl Hub {
                 .collect()
         };
         for callback in callbacks {
-            deliver(&callback, &task);
+            deliver(&callback, task);
         }
-        self.wake();
     }
 
-    /// A driver starts following `task_id` (whose current state is `task`).
+    /// A driver starts following `task_id` (whose current state is `task`); watchers
+    /// follow it too.
     pub fn add_driver(self: &Rc<Self>, task_id: &str, task: &Value) {
-        self.state.borrow_mut().add_driver(task_id);
-        if let Value::Object(task) = task {
-            self.offer(task);
+        let joined = self.state.borrow_mut().add_driver(task_id);
+        let delivered = match task {
+            Value::Object(task) => self.offer_new(task),
+            _ => false,
+        };
+        // A state that was not new went to nobody: the watchers it is new to get it.
+        if !delivered
+            && !joined.is_empty()
+            && let Some(known) = self.last(task_id)
+        {
+            self.deliver_to(&joined, &known);
         }
         self.schedule();
     }
@@ -141,214 +187,70 @@ impl Hub {
         key
     }
 
-    /// Ends a `listen()` subscription.
+    /// A watcher (`watchMyTasks`): the callback gets the known states of the tasks the
+    /// client's calls follow at once, then every new state of those and of every task
+    /// they start or [`Hub::watch_listed`] adds. Returns its key.
+    pub fn add_watcher(&self, callback: Function) -> u64 {
+        let (key, known) = self.state.borrow_mut().add_watcher();
+        self.callbacks.borrow_mut().push((key, callback.clone()));
+        for task in known {
+            deliver(&callback, &task);
+        }
+        key
+    }
+
+    /// Watcher `key` follows the unfinished tasks of a listing (`tasks`, their states
+    /// then): their states go to it (the known ones at once), the stream reopens for
+    /// them. With `wait`, returns once that stream is open (or known not to open).
+    pub async fn watch_listed(
+        self: &Rc<Self>,
+        key: u64,
+        tasks: Vec<Map<String, Value>>,
+        wait: bool,
+    ) {
+        let ids: Vec<String> = tasks
+            .iter()
+            .filter_map(|t| t.get("taskId").and_then(Value::as_str).map(str::to_owned))
+            .collect();
+        let fresh = {
+            let state = self.state.borrow();
+            ids.iter()
+                .any(|id| !state.watches(key, id) && !state.has_ended(id))
+        };
+        let known = self.state.borrow_mut().watch_listed(key, &ids);
+        let callback = {
+            let callbacks = self.callbacks.borrow();
+            callbacks
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, f)| f.clone())
+        };
+        if let Some(callback) = callback {
+            for task in &known {
+                deliver(&callback, task);
+            }
+        }
+        for task in &tasks {
+            let id = task
+                .get("taskId")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if self.state.borrow().watches(key, id) {
+                self.offer(task);
+            }
+        }
+        if wait {
+            self.clone().reopen().await;
+        } else if fresh {
+            // Only for new tasks: while polling, a reopen is a retry of the stream, and a
+            // quiet listing every few seconds must not retry it each time.
+            self.schedule();
+        }
+    }
+
+    /// Ends a `listen()` subscription or a watcher.
     pub fn remove_listener(&self, key: u64) {
         self.callbacks.borrow_mut().retain(|(k, _)| *k != key);
         self.state.borrow_mut().remove_listener(key);
-    }
-
-    /// Reopens the stream soon, once for everything added meanwhile.
-    fn schedule(self: &Rc<Self>) {
-        if !self.state.borrow_mut().schedule() {
-            return;
-        }
-        let hub = self.clone();
-        spawn_local(async move {
-            if js::wait(js::sleep(10), None).await.is_err() { /* a timer does not reject */ }
-            hub.state.borrow_mut().scheduled_done();
-            hub.reopen().await;
-        });
-    }
-
-    fn close_reader(&self) {
-        if let Some(reader) = self.reader.borrow_mut().take() {
-            js::mark_handled(&reader.cancel());
-        }
-    }
-
-    /// Opens a stream for every unfinished task followed, replacing the current one;
-    /// returns once it is open or known not to open (`mode` then says which).
-    async fn reopen(self: Rc<Self>) {
-        let Some((generation, ids)) = self.state.borrow_mut().begin_reopen() else {
-            return self.settled().await;
-        };
-        self.close_reader();
-        if ids.is_empty() {
-            self.wake(); // nothing opens: whoever waited for an opening stream goes on
-            return;
-        }
-        let opened = self.open_stream(&ids).await;
-        if !self.state.borrow().is_current(generation) {
-            // A newer stream replaced this one while it opened: its outcome is the answer.
-            if let Some((reader, _, _)) = opened {
-                js::mark_handled(&reader.cancel());
-            }
-            return self.settled().await;
-        }
-        match opened {
-            Some((reader, parser, early)) => {
-                self.state.borrow_mut().opened();
-                *self.reader.borrow_mut() = Some(reader.clone());
-                self.wake();
-                spawn_local(self.read_stream(generation, reader, parser, ids, early));
-            }
-            None => {
-                self.state.borrow_mut().cannot_stream();
-                self.wake();
-                self.start_poller();
-            }
-        }
-    }
-
-    /// Waits while a stream is being opened.
-    async fn settled(&self) {
-        while self.state.borrow().opening() {
-            if js::wait(self.changed(), None).await.is_err() { /* a resolver does not reject */ }
-        }
-    }
-
-    /// Applies one stream event (the stream asked for `requested`).
-    fn handle(&self, event: ListenEvent, requested: &[String]) {
-        match event {
-            ListenEvent::Acknowledged(accepted) => {
-                let accepted: BTreeSet<String> = accepted.into_iter().collect();
-                self.state.borrow_mut().acknowledged(accepted, requested);
-                self.wake();
-            }
-            ListenEvent::Task(Value::Object(task)) => self.offer(&task),
-            _ => {}
-        }
-    }
-
-    /// Opens the stream and reads up to its acknowledgement. `None` when that fails: no
-    /// stream, an error answer, or an end before the acknowledgement.
-    async fn open_stream(
-        &self,
-        task_ids: &[String],
-    ) -> Option<(Reader, SseParser, Vec<ListenEvent>)> {
-        let mut params = Map::new();
-        params.insert("notifications".into(), json!({ "taskIds": task_ids }));
-        let (_, response) = self
-            .inner
-            .send("subscriptions/listen", params, None, None)
-            .await
-            .ok()?;
-        let media = js::content_type(&response).to_ascii_lowercase();
-        if !response.ok() || !media.starts_with("text/event-stream") {
-            return None;
-        }
-        let reader = Reader::new(&response.body()?).ok()?;
-        let mut parser = SseParser::default();
-        let mut early = Vec::new();
-        loop {
-            let chunk = js::read_chunk(&reader).await.ok()??;
-            let mut acked = false;
-            for payload in parser.push(&chunk) {
-                match listen_event(&payload) {
-                    // The events after the ack in the same chunk (the tasks' current
-                    // states, even the close) are kept: the parser has consumed them.
-                    event @ ListenEvent::Acknowledged(_) if !acked => {
-                        acked = true;
-                        early.push(event);
-                    }
-                    ListenEvent::Error(_) | ListenEvent::Closed if !acked => return None,
-                    event => early.push(event),
-                }
-            }
-            if acked {
-                return Some((reader, parser, early));
-            }
-        }
-    }
-
-    async fn read_stream(
-        self: Rc<Self>,
-        generation: u64,
-        reader: Reader,
-        mut parser: SseParser,
-        requested: Vec<String>,
-        early: Vec<ListenEvent>,
-    ) {
-        let current = |hub: &Hub| hub.state.borrow().is_current(generation);
-        // First the events read while opening (the ack and whatever came with it).
-        let mut events = early;
-        let clean = loop {
-            if !current(&self) {
-                return; // replaced by a newer stream
-            }
-            let mut over = None;
-            for event in events.drain(..) {
-                match event {
-                    ListenEvent::Closed => over = Some(true),
-                    ListenEvent::Error(_) => over = Some(false),
-                    event => self.handle(event, &requested),
-                }
-            }
-            if let Some(clean) = over {
-                break clean;
-            }
-            let chunk = match js::read_chunk(&reader).await {
-                Ok(Some(chunk)) => chunk,
-                Ok(None) | Err(_) => break false,
-            };
-            events = parser
-                .push(&chunk)
-                .iter()
-                .map(|p| listen_event(p))
-                .collect();
-        };
-        if !current(&self) {
-            return;
-        }
-        js::mark_handled(&reader.cancel());
-        *self.reader.borrow_mut() = None;
-        let next = self.state.borrow_mut().stream_ended(clean);
-        self.wake();
-        match next {
-            // Every task of that stream ended; any added since get a new one.
-            AfterStream::Schedule => self.schedule(),
-            // An end without the result is an error: reconnect, backing off.
-            AfterStream::ReopenAfter(delay) => {
-                if js::wait(js::sleep(delay), None).await.is_err() { /* timers do not reject */ }
-                if current(&self) {
-                    self.reopen().await;
-                }
-            }
-            AfterStream::Poll => self.start_poller(),
-        }
-    }
-
-    /// While polling, reads the tasks only `listen()` follows (drivers poll their own)
-    /// until a stream covers them again. A task the server no longer knows (-32602) is
-    /// dropped.
-    fn start_poller(self: Rc<Self>) {
-        if !self.state.borrow_mut().start_poller() {
-            return;
-        }
-        spawn_local(async move {
-            loop {
-                let Some(ids) = self.state.borrow_mut().poll_round() else {
-                    break;
-                };
-                let mut delay = flow::MAX_POLL_MS;
-                for id in ids {
-                    match self.inner.get_task(&id, None).await {
-                        Ok(Value::Object(task)) => {
-                            delay = delay.min(flow::poll_delay(&Value::Object(task.clone())));
-                            self.offer(&task);
-                        }
-                        Ok(_) => {}
-                        Err(e) => {
-                            let code = js::get(&e, "code").as_f64();
-                            if code == Some(ClientError::INVALID_PARAMS as f64) {
-                                self.state.borrow_mut().unknown_task(&id);
-                            }
-                            delay = delay.min(flow::DEFAULT_POLL_MS);
-                        }
-                    }
-                }
-                if js::wait(js::sleep(delay), None).await.is_err() { /* timers do not reject */ }
-            }
-        });
     }
 }

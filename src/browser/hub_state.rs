@@ -3,6 +3,12 @@
 //! decisions of opening, breaking and polling. `hub.rs` does the I/O around it and holds
 //! the JS callbacks by the keys this state hands out. `cargo test --features browser`
 //! checks these decisions natively.
+//!
+//! A stream carries at most [`MAX_STREAMED`] tasks (the server's bound): beyond it, the
+//! tasks this client's own calls follow come first, then the newest; the others are
+//! polled (drivers poll their own, the poller the listeners') until a place frees up.
+
+mod watchers;
 
 use super::sse::bare_task;
 use crate::tasks::task::StatusKind;
@@ -12,14 +18,34 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Reopens of a broken stream before falling back to polling.
 pub const REOPENS: u32 = 3;
 
+/// The most tasks one stream asks for: the server refuses more
+/// (`server::listen::MAX_TASKS`).
+pub const MAX_STREAMED: usize = crate::server::listen::MAX_TASKS;
+
+/// Ended tasks a watcher remembers, so a listing read before a task ended cannot bring
+/// it back (a listing's state is a snapshot; a newer one may have been delivered since).
+pub const MAX_ENDED: usize = 1_000;
+
+/// Who follows which tasks: a `listen()` subscription (a fixed set of ids) or a watcher
+/// (`watchMyTasks`: every task the client's calls start or its listings find, each until
+/// it ends).
+#[derive(Debug)]
+struct Listener {
+    key: u64,
+    ids: BTreeSet<String>,
+    watcher: bool,
+}
+
 /// The state of one client's hub (see `hub.rs`).
 #[derive(Debug, Default)]
 pub struct HubState {
     /// Drivers following each task (a count).
     drivers: BTreeMap<String, u32>,
-    /// `listen()` subscriptions: key and the tasks it follows (a list: a generic map of
-    /// one more type costs ~10 KB of wasm).
-    listeners: Vec<(u64, BTreeSet<String>)>,
+    /// `listen()` subscriptions and watchers (a list: a generic map of one more type
+    /// costs ~10 KB of wasm).
+    listeners: Vec<Listener>,
+    /// Tasks watchers saw end, newest last (at most [`MAX_ENDED`]).
+    ended: Vec<String>,
     /// The newest state seen of each task (bare: no `resultType`, no subscription id).
     last: BTreeMap<String, Value>,
     /// The tasks the current stream acknowledged.
@@ -37,6 +63,9 @@ pub struct HubState {
     failures: u32,
     scheduled: bool,
     next_key: u64,
+    /// Streams opened after a broken one or after polling (watchers list again then:
+    /// tasks may have started elsewhere meanwhile).
+    reconnects: u64,
 }
 
 /// What to do after a stream ended.
@@ -58,6 +87,11 @@ fn updated_at(task: &Value) -> &str {
     task.get("lastUpdatedAt")
         .and_then(Value::as_str)
         .unwrap_or("")
+}
+
+/// A task's `createdAt` (ISO 8601 from one server: they compare as strings).
+pub fn created_at(task: &Value) -> &str {
+    task.get("createdAt").and_then(Value::as_str).unwrap_or("")
 }
 
 impl HubState {
@@ -91,20 +125,52 @@ impl HubState {
         let keys = self
             .listeners
             .iter()
-            .filter(|(_, ids)| ids.contains(&id))
-            .map(|(key, _)| *key)
+            .filter(|l| l.ids.contains(&id))
+            .map(|l| l.key)
             .collect();
+        if is_terminal(&task) {
+            self.stop_watching(&id);
+        }
         Some((task, keys))
     }
 
     /// Tasks someone follows that have not ended.
     pub fn wanted(&self) -> BTreeSet<String> {
         let mut ids: BTreeSet<String> = self.drivers.keys().cloned().collect();
-        for (_, listened) in &self.listeners {
-            ids.extend(listened.iter().cloned());
+        for listener in &self.listeners {
+            ids.extend(listener.ids.iter().cloned());
         }
         ids.retain(|id| !self.last.get(id).is_some_and(is_terminal));
         ids
+    }
+
+    /// What a stream asks for: every task [`HubState::wanted`], or when that is more than
+    /// [`MAX_STREAMED`], the ones the client's calls follow first, then the newest (a task
+    /// not seen yet counts as newest: it was just added).
+    pub fn selection(&self) -> BTreeSet<String> {
+        let wanted = self.wanted();
+        if wanted.len() <= MAX_STREAMED {
+            return wanted;
+        }
+        // Ordered by a key of their own in a set of strings (not a sort: a sort of one
+        // more element type adds its whole code to the wasm): creation time, then id.
+        let created = |id: &str| self.last.get(id).map_or("~", created_at).to_owned();
+        let (driven, others): (Vec<&String>, Vec<&String>) =
+            wanted.iter().partition(|id| self.drivers.contains_key(*id));
+        let newest: BTreeSet<String> = others
+            .into_iter()
+            .map(|id| format!("{}\u{0}{id}", created(id)))
+            .collect();
+        let newest = newest
+            .iter()
+            .rev()
+            .filter_map(|key| key.split_once('\u{0}').map(|(_, id)| id.to_owned()));
+        driven
+            .into_iter()
+            .cloned()
+            .chain(newest)
+            .take(MAX_STREAMED)
+            .collect()
     }
 
     /// Drops the states of tasks nobody follows any more (the map stays bounded).
@@ -112,14 +178,17 @@ impl HubState {
         let followed: BTreeSet<String> = self
             .drivers
             .keys()
-            .chain(self.listeners.iter().flat_map(|(_, ids)| ids))
+            .chain(self.listeners.iter().flat_map(|l| &l.ids))
             .cloned()
             .collect();
         self.last.retain(|id, _| followed.contains(id));
     }
 
-    pub fn add_driver(&mut self, task_id: &str) {
+    /// A call of this client follows `task_id`; watchers follow it too. Returns the
+    /// watchers it is new to (they get its known state, if any, at once).
+    pub fn add_driver(&mut self, task_id: &str) -> Vec<u64> {
         *self.drivers.entry(task_id.to_owned()).or_default() += 1;
+        self.watch_task(task_id)
     }
 
     pub fn remove_driver(&mut self, task_id: &str) {
@@ -139,26 +208,36 @@ impl HubState {
             .filter_map(|id| self.last.get(id).cloned())
             .collect();
         self.next_key += 1;
-        self.listeners
-            .push((self.next_key, ids.into_iter().collect()));
+        self.listeners.push(Listener {
+            key: self.next_key,
+            ids: ids.into_iter().collect(),
+            watcher: false,
+        });
         (self.next_key, known)
     }
 
     pub fn remove_listener(&mut self, key: u64) {
-        self.listeners.retain(|(k, _)| *k != key);
+        self.listeners.retain(|l| l.key != key);
         self.forget_unfollowed();
     }
 
     /// Whether a reopen should be scheduled now (something new to stream, and none
     /// scheduled yet); marks it scheduled.
     pub fn schedule(&mut self) -> bool {
-        let wanted = self.wanted();
+        let wanted = self.selection();
         let new = !wanted.is_subset(&self.streamed) || (self.polling && !wanted.is_empty());
         if self.scheduled || !new {
             return false;
         }
         self.scheduled = true;
         true
+    }
+
+    /// After a task ended: whether a reopen should be scheduled, for a task that waited
+    /// beyond [`MAX_STREAMED`] and may take the freed place (never while polling: a poll
+    /// does not retry the stream).
+    pub fn schedule_after_end(&mut self) -> bool {
+        !self.polling && self.schedule()
     }
 
     pub fn scheduled_done(&mut self) {
@@ -170,7 +249,7 @@ impl HubState {
     /// new generation and the ids (empty: just close the current stream). The caller
     /// closes the old reader.
     pub fn begin_reopen(&mut self) -> Option<(u64, Vec<String>)> {
-        let ids = self.wanted();
+        let ids = self.selection();
         if ids == self.streamed && (self.open || self.opening) && !self.polling {
             return None;
         }
@@ -193,11 +272,26 @@ impl HubState {
         self.generation == generation
     }
 
-    /// The stream of the current generation opened.
-    pub fn opened(&mut self) {
+    /// The stream of the current generation opened. Returns whether it reconnects (a
+    /// stream broke or the hub polled before it), counted in [`HubState::reconnects`].
+    pub fn opened(&mut self) -> bool {
+        let reconnect = self.failures > 0 || self.polling;
+        self.reconnects += u64::from(reconnect);
         self.open = true;
         self.opening = false;
         self.polling = false;
+        reconnect
+    }
+
+    /// How many streams reconnected so far (see [`HubState::opened`]).
+    pub fn reconnects(&self) -> u64 {
+        self.reconnects
+    }
+
+    /// Tasks someone follows that the stream does not ask for (beyond [`MAX_STREAMED`]),
+    /// while streaming: the poller reads the listeners' ones.
+    pub fn overflowing(&self) -> bool {
+        !self.polling && (self.open || self.opening) && !self.wanted().is_subset(&self.streamed)
     }
 
     /// No stream could be opened (the server or something between does not stream).
@@ -212,8 +306,10 @@ impl HubState {
     /// not watch (unknown, expired, not ours) get no callbacks.
     pub fn acknowledged(&mut self, accepted: BTreeSet<String>, requested: &[String]) {
         self.failures = 0;
-        for (_, ids) in &mut self.listeners {
-            ids.retain(|id| accepted.contains(id) || !requested.contains(id));
+        for listener in &mut self.listeners {
+            listener
+                .ids
+                .retain(|id| accepted.contains(id) || !requested.contains(id));
         }
         self.covered = accepted;
     }
@@ -240,18 +336,21 @@ impl HubState {
         !std::mem::replace(&mut self.poller, true)
     }
 
-    /// The tasks the poller reads this round (only `listen()` follows them: drivers poll
-    /// their own), or `None` when a stream covers them again (the poller then stops).
+    /// The tasks the poller reads this round (only listeners follow them: drivers poll
+    /// their own): every one while polling, else those the stream could not take
+    /// ([`MAX_STREAMED`]); `None` when a stream covers them all again (the poller then
+    /// stops).
     pub fn poll_round(&mut self) -> Option<Vec<String>> {
-        if !self.polling {
+        if !self.polling && !self.overflowing() {
             self.poller = false;
             return None;
         }
         let ids: BTreeSet<String> = self
             .listeners
             .iter()
-            .flat_map(|(_, ids)| ids)
+            .flat_map(|l| &l.ids)
             .filter(|id| !self.drivers.contains_key(*id))
+            .filter(|id| self.polling || !self.streamed.contains(*id))
             .filter(|id| !self.last.get(*id).is_some_and(is_terminal))
             .cloned()
             .collect();
@@ -260,8 +359,8 @@ impl HubState {
 
     /// The server no longer knows `task_id`: no listener gets it any more.
     pub fn unknown_task(&mut self, task_id: &str) {
-        for (_, ids) in &mut self.listeners {
-            ids.remove(task_id);
+        for listener in &mut self.listeners {
+            listener.ids.remove(task_id);
         }
     }
 }

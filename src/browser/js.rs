@@ -301,6 +301,10 @@ pub async fn post(
     init.set_method("POST");
     init.set_headers(&headers);
     init.set_body(&JsValue::from_str(&outgoing.body));
+    if let Some(abort) = abort {
+        // Aborting ends the request itself (and its body), not only the wait for it.
+        init.set_signal(Some(&abort.signal));
+    }
     fetch(fetch_fn, url, &init, abort).await
 }
 

@@ -250,6 +250,16 @@ export interface ConnectOptions {
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
 }
 
+/** `watchMyTasks(callback, options)`. */
+export interface WatchMyTasksOptions {
+  /** How often "my tasks" is listed again, for tasks started elsewhere (another tab or
+   *  device), in ms: default 10000, at least 1000. A reconnect of the stream lists too. */
+  relistIntervalMs?: number;
+  /** A listing after the first failed (the first one rejects the promise instead).
+   *  Default: `console.error`. */
+  onError?: (error: McpError) => void;
+}
+
 export interface CallOptions {
   /** Aborting rejects the call with the signal's reason and sends tasks/cancel when a task exists. */
   signal?: AbortSignal;

@@ -13,7 +13,9 @@
 //     reject, and `data.reason` says "blocked" for one and "could not reach" for the other;
 //  5. sign-in: a 401 leads to the issuer's metadata, authorization code + PKCE in a popup
 //     (memory) and by redirect (sessionStorage, then a reload that needs no new sign-in),
-//     a refresh before expiry and after a 401, a refusal, and `interactive: false`.
+//     a refresh before expiry and after a 401, a refusal, and `interactive: false`;
+//  6. a "my tasks" page under 100 lines (app/my-tasks.*, my-tasks.mjs): every task of the
+//     caller, new ones included, live on one stream, with no error in the console.
 //
 // Prints PASS/FAIL per check and a summary; exits non-zero on failure.
 import { execFileSync } from 'node:child_process';
@@ -25,6 +27,7 @@ import { ROOT, freePort, startServer } from '../support/server.mjs';
 import { startIssuer } from '../support/issuer.mjs';
 import { serveStatic } from '../support/static.mjs';
 import { BROWSERS, openBrowser } from './webdriver.mjs';
+import { myTasks } from './my-tasks.mjs';
 
 const APP = join(ROOT, 'target', 'package-test');
 const results = [];
@@ -146,6 +149,7 @@ async function inBrowser(browser, { site, refused, dev, server, issuer }) {
   } finally {
     await page.close();
   }
+  await myTasks(browser, B, { site, server, token: 'browser-test-token', check });
 }
 
 async function signIn(page, B, visit, { site, server, issuer }) {
