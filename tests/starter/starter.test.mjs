@@ -13,7 +13,7 @@
 // With STARTER_BUILD=small (`make test-starter` runs both), every step after the native tests
 // is done on the starter's smallest build instead: the environment its package.json gives
 // `npm run dev:small` / `deploy:small` (nightly std built from source, panics abort at once),
-// against the 400 KiB goal. (`npm run dev:small` is `npm run db:migrate`, then wrangler dev
+// against its own budget (below). (`npm run dev:small` is `npm run db:migrate`, then wrangler dev
 // with that environment; the test runs the two itself to keep its build cache across runs.)
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,12 +28,12 @@ import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 
 // Not "my-mcp": the script's renaming (crate, Worker, server, tests) is exercised too.
 const NAME = 'link-checker';
-// The Worker's size budget, gzipped, in KiB (wrangler's figure). The goal is 400: the
-// smallest build met it until the tasks' facts (their tool, title and progress in `_meta`,
-// my tasks' filters) brought it to 401.9 KiB; the ordinary build measures about 431 KiB
-// (docs/authoring.md "Building, and what the Worker weighs"). The bounds catch regressions.
+// The Worker's size budget, gzipped, in KiB (wrangler's figure): what the starter measures
+// now plus 2.5 KiB, so a regression shows. It measures 447.5 KiB, and 416.4 KiB on its
+// smallest build: its four tools (two of them typed D1 tools with a typed question, 12.7
+// KiB together) on the library (docs/authoring.md "Building, and what the Worker weighs").
 const SMALL = process.env.STARTER_BUILD === 'small';
-const BUDGET_KIB = SMALL ? 403 : 435;
+const BUDGET_KIB = SMALL ? 419 : 450;
 
 const parent = mkdtempSync(join(tmpdir(), 'mcp-starter-'));
 const dir = join(parent, NAME);
