@@ -7,7 +7,7 @@ use crate::mcp::schema::Schema;
 use serde_json::{Map, Value};
 
 impl Tool {
-    /// Compiles the input schema (what [`super::Registry::new`] does for each tool).
+    /// Compiles the input schema (what [`crate::tools::Registry::new`] does for each tool).
     pub(in crate::tools) fn compile(mut self) -> Tool {
         self.compiled = Some(Schema::compile(self.input_schema()));
         self
@@ -16,7 +16,7 @@ impl Tool {
     /// Checks `arguments` (the request's `params.arguments`: an object, or `None` or
     /// `null` for none, which count as `{}`) against the input schema: -32602 naming the
     /// first violation's path and keyword, e.g. `Invalid arguments for tool t:
-    /// /items/2/kind: "c" is not one of ["a","b"] (enum)`. A tool outside a [`Registry`](super::Registry)
+    /// /items/2/kind: "c" is not one of ["a","b"] (enum)`. A tool outside a [`Registry`](crate::tools::Registry)
     /// compiles its schema on the spot.
     pub fn check_arguments(&self, arguments: Option<&Value>) -> Result<(), McpError> {
         let name = self.name();
