@@ -240,6 +240,15 @@ fn with_the_tasks_extension_the_first_question_is_asked_by_the_task() {
         panic!()
     };
     assert_eq!(created["status"], "input_required");
+    // Its `task.created` line says it was created asking (there is no input_requested line).
+    let line = o.logged[0]
+        .render(&mcp_tasks_edge::ops::log::LogSettings::default())
+        .unwrap();
+    assert!(
+        line.contains(r#""event":"task.created""#)
+            && line.ends_with(r#""inputs":1,"status":"input_required"}"#),
+        "{line}"
+    );
     let keys: Vec<_> = created["inputRequests"]
         .as_object()
         .unwrap()

@@ -52,8 +52,18 @@ pub fn transition(entry: &Entry, after: &TaskRecord, request_id: Option<&str>) -
     let total = |line: Line| line.duration_ms(entry.at_ms.saturating_sub(after.created_at_ms()));
     Some(match entry.event {
         Kind::Progressed => return None,
-        Kind::Created => line(event::TASK_CREATED, Level::Info)
-            .payload("arguments", Value::Object(after.arguments().clone())),
+        Kind::Created => {
+            let created = line(event::TASK_CREATED, Level::Info);
+            // A task created asking (`Tool::ask_in_task`) says so here: its first question
+            // has no `task.input_requested` line of its own.
+            let created = match after.status() {
+                TaskStatus::InputRequired { input_requests } => created
+                    .field("status", after.status().name())
+                    .field("inputs", input_requests.len()),
+                _ => created,
+            };
+            created.payload("arguments", Value::Object(after.arguments().clone()))
+        }
         Kind::Retried => line(event::STEP_RETRIED, Level::Warn)
             .error(entry.message.as_deref().unwrap_or("an attempt was lost")),
         Kind::InputRequested => {
