@@ -30,10 +30,19 @@ struct State {
     secrets: HashMap<String, String>,
     kv: HashMap<String, BTreeMap<String, String>>,
     d1: Vec<(String, Vec<Map<String, Value>>)>,
+    statements: Vec<D1Statement>,
     slept_ms: u64,
     now_ms: u64,
     latency_ms: u64,
     updated: Vec<String>,
+}
+
+/// A D1 statement a step ran ([`FakeHost::d1_statements`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct D1Statement {
+    pub binding: String,
+    pub sql: String,
+    pub params: Vec<Value>,
 }
 
 /// See the module docs. Clones share state, so a test keeps one to inspect.
@@ -114,6 +123,33 @@ impl FakeHost {
     pub fn d1_rows(self, sql_fragment: &str, rows: Vec<Map<String, Value>>) -> Self {
         self.0.borrow_mut().d1.push((sql_fragment.into(), rows));
         self
+    }
+
+    /// Every D1 statement run so far (`query` and `execute`), with its parameters: what a
+    /// step wrote, for a test to assert on.
+    pub fn d1_statements(&self) -> Vec<D1Statement> {
+        self.0.borrow().statements.clone()
+    }
+
+    /// The canned rows for `sql`, recording the statement.
+    fn d1_answer(
+        &self,
+        binding: &str,
+        sql: &str,
+        params: Vec<Value>,
+    ) -> Result<Vec<Map<String, Value>>, HostError> {
+        let mut state = self.0.borrow_mut();
+        state.statements.push(D1Statement {
+            binding: binding.into(),
+            sql: sql.into(),
+            params,
+        });
+        state
+            .d1
+            .iter()
+            .find(|(fragment, _)| sql.contains(fragment.as_str()))
+            .map(|(_, rows)| rows.clone())
+            .ok_or_else(|| HostError::Storage(format!("D1 {binding}: no canned rows for {sql:?}")))
     }
 
     /// Every request sent so far.
@@ -275,26 +311,21 @@ impl Platform for FakeHost {
         &'a self,
         binding: &'a str,
         sql: &'a str,
-        _params: Vec<Value>,
+        params: Vec<Value>,
     ) -> BoxFuture<'a, Result<Vec<Map<String, Value>>, HostError>> {
-        let state = self.0.borrow();
-        let rows = state
-            .d1
-            .iter()
-            .find(|(fragment, _)| sql.contains(fragment.as_str()))
-            .map(|(_, rows)| rows.clone())
-            .ok_or_else(|| HostError::Storage(format!("D1 {binding}: no canned rows for {sql:?}")));
+        let rows = self.d1_answer(binding, sql, params);
         Box::pin(async move { rows })
     }
 
+    /// The number of changes is the number of canned rows.
     fn d1_execute<'a>(
         &'a self,
         binding: &'a str,
         sql: &'a str,
         params: Vec<Value>,
     ) -> BoxFuture<'a, Result<u64, HostError>> {
-        let rows = self.d1_query(binding, sql, params);
-        Box::pin(async move { rows.await.map(|r| r.len() as u64) })
+        let changes = self.d1_answer(binding, sql, params).map(|r| r.len() as u64);
+        Box::pin(async move { changes })
     }
 
     fn as_any(&self) -> &dyn Any {

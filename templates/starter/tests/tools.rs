@@ -167,6 +167,20 @@ fn approve_asks_first_then_records_the_answer_in_d1() {
             decided_at: 1_767_225_600_000,
         }
     );
+    // What it wrote: one INSERT with the subject, the decision, the reason and the time.
+    let written = host.d1_statements();
+    assert_eq!(written.len(), 1);
+    assert_eq!(written[0].binding, "DB");
+    assert!(written[0].sql.starts_with("INSERT INTO decisions"));
+    assert_eq!(
+        written[0].params,
+        [
+            json!("deploying v2"),
+            json!(true),
+            json!("tests pass"),
+            json!(1_767_225_600_000u64)
+        ]
+    );
     // Declined: nothing is recorded, and the model reads why.
     let declined = json!({ "approval": { "action": "decline" } });
     match step(
