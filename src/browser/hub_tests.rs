@@ -5,8 +5,9 @@ use super::hub_state::{AfterStream, HubState};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
-fn task(id: &str, status: &str, at: &str) -> Map<String, Value> {
-    let mut t = json!({ "taskId": id, "status": status, "createdAt": "2026-01-01T00:00:00Z",
+/// A `DetailedTask` created and last updated `at` (watch_tests.rs shares these helpers).
+pub(super) fn task(id: &str, status: &str, at: &str) -> Map<String, Value> {
+    let mut t = json!({ "taskId": id, "status": status, "createdAt": at,
                         "lastUpdatedAt": at, "ttlMs": null });
     if status == "completed" {
         t["result"] = json!({ "content": [] });
@@ -14,7 +15,7 @@ fn task(id: &str, status: &str, at: &str) -> Map<String, Value> {
     t.as_object().cloned().unwrap()
 }
 
-fn ids(list: &[&str]) -> Vec<String> {
+pub(super) fn ids(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| (*s).to_owned()).collect()
 }
 

@@ -2,22 +2,10 @@
 //! they follow and until when), the stream's bound, and the listings of `my_tasks.rs`.
 
 use super::hub_state::{HubState, MAX_STREAMED};
+use super::hub_tests::{ids, task};
 use super::my_tasks::{DEFAULT_RELIST_MS, Listing, MAX_PAGES, relist_interval};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
-
-fn task(id: &str, status: &str, at: &str) -> Map<String, Value> {
-    let mut t = json!({ "taskId": id, "status": status, "createdAt": at,
-                        "lastUpdatedAt": at, "ttlMs": null });
-    if status == "completed" {
-        t["result"] = json!({ "content": [] });
-    }
-    t.as_object().cloned().unwrap()
-}
-
-fn ids(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| (*s).to_owned()).collect()
-}
 
 #[test]
 fn a_watcher_follows_the_calls_tasks_and_the_listed_ones_until_each_ends() {
