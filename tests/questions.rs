@@ -4,14 +4,13 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
-use common::object::{ID, Object};
+use common::object::create_from;
 use common::*;
 use mcp_tasks_edge::prelude::{
     Answer, Call, Config, Deserialize, JsonSchema, Server, Step, TaskSupport, Tool, ToolError,
     Value, json,
 };
-use mcp_tasks_edge::server::Action;
-use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
+use mcp_tasks_edge::tasks::protocol::ObjectReply;
 use mcp_tasks_edge::tools::form_schema;
 
 #[derive(Deserialize, JsonSchema)]
@@ -226,19 +225,8 @@ fn inline_the_question_is_an_mrtr_round_and_the_answer_arrives_typed() {
 #[test]
 fn with_the_tasks_extension_the_first_question_is_asked_by_the_task() {
     let s = questions_server();
-    let Action::CreateTask { mut record, .. } = run_action(
-        &s,
-        s.handle(&post("tools/call", json!({ "name": "greet" })), &ctx()),
-    ) else {
-        panic!("a question from a tool that asks in its task makes a task")
-    };
-    record.assign_id(ID.into());
-    let mut o = Object::new(s.registry.clone(), s.limits());
-    let ObjectReply::Result(created) =
-        o.request(ObjectRequest::Create { record }, "anonymous", NOW)
-    else {
-        panic!()
-    };
+    // A question from a tool that asks in its task makes a task.
+    let (mut o, created) = create_from(&s, &post("tools/call", json!({ "name": "greet" })));
     assert_eq!(created["status"], "input_required");
     // Its `task.created` line says it was created asking (there is no input_requested line).
     let line = o.logged[0]

@@ -4,44 +4,19 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
-use common::object::{ID, Object};
+use common::object::{ID, Object, create_from};
 use common::*;
 use mcp_tasks_edge::error::McpError;
-use mcp_tasks_edge::server::Action;
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
-use mcp_tasks_edge::tasks::record::TaskRecord;
 use serde_json::{Value, json};
 
-/// Runs tools/call through the server and returns the record it asks the adapter to create.
-fn created(tool: &str, arguments: Value) -> TaskRecord {
-    let server = server();
+/// A task of `tool` created through the server's tools/call, in a new object.
+fn start(tool: &str, arguments: Value) -> (Object, Value) {
     let request = post(
         "tools/call",
         json!({ "name": tool, "arguments": arguments }),
     );
-    match run_action(&server, server.handle(&request, &ctx())) {
-        Action::CreateTask { mut record, .. } => {
-            record.assign_id(ID.into());
-            *record
-        }
-        other => panic!("expected a task, got {other:?}"),
-    }
-}
-
-fn start(tool: &str, arguments: Value) -> (Object, Value) {
-    let server = server();
-    let mut o = Object::new(server.registry.clone(), server.limits());
-    let reply = o.request(
-        ObjectRequest::Create {
-            record: Box::new(created(tool, arguments)),
-        },
-        "anonymous",
-        NOW,
-    );
-    let ObjectReply::Result(created) = reply else {
-        panic!("create failed: {reply:?}")
-    };
-    (o, created)
+    create_from(&server(), &request)
 }
 
 #[test]
@@ -295,16 +270,7 @@ fn mrtr_answers_carry_into_the_task() {
         json!({ "name": "test_tool_with_task", "requestState": r1["requestState"],
         "inputResponses": { "user_name": { "action": "accept", "content": { "name": "Alice" } } } }),
     );
-    let Action::CreateTask { mut record, .. } = run_action(&s, s.handle(&retry, &ctx())) else {
-        panic!("expected a task")
-    };
-    record.assign_id(ID.into());
-    let mut o = Object::new(s.registry.clone(), s.limits());
-    let ObjectReply::Result(created) =
-        o.request(ObjectRequest::Create { record }, "anonymous", NOW)
-    else {
-        panic!()
-    };
+    let (mut o, created) = create_from(&s, &retry);
     assert!(created.get("requestState").is_none() && created.get("inputRequests").is_none());
     o.tick(NOW + 300);
     assert_eq!(

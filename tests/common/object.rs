@@ -3,9 +3,11 @@
 //! nothing: reorder the runner's effects and these tests see it.
 
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
+use mcp_tasks_edge::http::HttpRequest;
 use mcp_tasks_edge::objects::task::{self as runner, Runtime, TaskPlatform, Write};
 use mcp_tasks_edge::ops::log::Line;
 use mcp_tasks_edge::pairs::Pairs;
+use mcp_tasks_edge::server::{Action, Server};
 use mcp_tasks_edge::tasks::execution::Limits;
 use mcp_tasks_edge::tasks::layout::{self, Need, Stored};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
@@ -238,5 +240,21 @@ impl Object {
     pub fn restart(&mut self) {
         self.running = None;
         self.handler = None;
+    }
+}
+
+/// The task `request` (a `tools/call`) makes on `server`, stored as [`ID`] in a new object
+/// at `super::NOW`: the object and the `CreateTaskResult` it answered.
+pub fn create_from(server: &Server, request: &HttpRequest) -> (Object, Value) {
+    let Action::CreateTask { mut record, .. } =
+        super::run_action(server, server.handle(request, &super::ctx()))
+    else {
+        panic!("expected the call to make a task")
+    };
+    record.assign_id(ID.into());
+    let mut o = Object::new(server.registry.clone(), server.limits());
+    match o.request(ObjectRequest::Create { record }, "anonymous", super::NOW) {
+        ObjectReply::Result(created) => (o, created),
+        refused => panic!("create failed: {refused:?}"),
     }
 }
