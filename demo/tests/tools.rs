@@ -100,6 +100,15 @@ fn fetch_url_describes_allowed_pages_and_refuses_others() {
         json!({ "status": 200, "contentType": "text/html", "bytes": 39, "title": "A & B" })
     );
     assert!(text_of(&done).contains("HTTP 200") && text_of(&done).contains("\"A & B\""));
+    // `Output::Summary`: the summary first, then the structured content's JSON as text.
+    let json_block: Value =
+        serde_json::from_str(result["content"][1]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(json_block, result["structuredContent"]);
+    let schema = server().registry.get("fetch_url").unwrap().definition()["outputSchema"].clone();
+    assert_eq!(
+        schema["required"],
+        json!(["status", "contentType", "bytes"])
+    );
 
     let refused = step(
         "fetch_url",
