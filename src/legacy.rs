@@ -1,9 +1,11 @@
 //! The 2025-11-25 era on the same endpoint (spec-2026-07-28 basic/versioning "Backward
 //! Compatibility"): `initialize` and `Mcp-Session-Id` sessions, server→client requests on
 //! response streams, logging, resource subscriptions, and the legacy experimental tasks
-//! on the same task objects. Everything of this era is here and pure; the session object
-//! (`cloudflare::session_object`) loads, performs what [`plan`] decides, and stores. This
-//! module uses the modern core (`server`); the core never uses it.
+//! on the same task objects. Everything of this era is here: the decisions are pure
+//! ([`plan`]), and the session object's runner ([`object`], with [`task_result`]) performs
+//! them in one order on any platform, which the Cloudflare object
+//! (`cloudflare::session_object`) and the native tests implement. This module uses the
+//! modern core (`server`); the core never uses it.
 //!
 //! # Format
 //!
@@ -23,6 +25,7 @@
 //! Every request on a session is checked against the principal that opened it; any other
 //! principal gets the 404 of an unknown session ([`plan`]).
 
+pub mod object;
 pub mod plan;
 pub mod questions;
 pub mod replay;
@@ -30,6 +33,7 @@ mod results;
 mod route;
 mod session;
 pub mod subscribers;
+pub mod task_result;
 pub mod tasks;
 
 pub use plan::{Decision, Incoming, TaskOp};

@@ -35,7 +35,7 @@
 //! 1. **The core is pure.** Everything outside `cloudflare` and `browser` does no I/O and
 //!    reads no clock or RNG: the time and new ids are arguments, and a tool step reaches
 //!    the platform only through the [`host::Host`] it is given (the adapter's, or a fake);
-//!    an object's runner ([`objects`]) only through its platform trait.
+//!    an object's runner ([`objects`], [`legacy::object`]) only through its platform trait.
 //!    It builds and tests natively with `cargo test` and no features.
 //! 2. **Only the Cloudflare adapter knows `worker`; only the browser adapter knows
 //!    `web_sys`.** Features gate them, so a stray import in the core fails to compile.

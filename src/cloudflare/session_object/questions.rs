@@ -8,10 +8,12 @@ use crate::cloudflare::call_object;
 use crate::cloudflare::sse::Channel;
 use crate::http::HttpResponse;
 use crate::jsonrpc::ErrorObject;
+use crate::legacy::Questions;
 use crate::legacy::questions::{Outgoing, StreamId};
 use crate::legacy::replay::Closable;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 use std::time::Duration;
 use worker::{Delay, Response, Result};
 
@@ -47,45 +49,18 @@ impl SessionRunner {
         channel.response(HttpResponse::empty(200))
     }
 
-    /// The open GET streams' ids; what was sent on closed ones is forgotten.
-    fn stream_ids(&self) -> (Vec<StreamId>, Vec<(StreamId, Channel)>) {
-        let live = self.streams.borrow_mut().live();
-        let ids: Vec<StreamId> = live.iter().map(|(id, _)| *id).collect();
-        self.questions.borrow_mut().streams_open(&ids);
-        (ids, live)
-    }
-
-    fn send(live: &[(StreamId, Channel)], outgoing: Vec<Outgoing>) -> bool {
-        let sent = !outgoing.is_empty();
-        for out in outgoing {
-            if let Some((_, stream)) = live.iter().find(|(id, _)| *id == out.stream) {
-                stream.send(out.message.to_string().as_bytes());
-            }
-        }
-        sent
-    }
-
     /// A `tasks/get` poll read `task`: its questions go to the GET streams when the
     /// client has evidently not called `tasks/result` for them (`Questions::poll`).
     /// Returns the questions the poll's own response must carry (`streaming`: its
     /// `Accept` takes a stream), when no GET stream has them.
     pub(super) fn polled(&self, task: &Value, streaming: bool) -> Vec<Value> {
-        let (ids, live) = self.stream_ids();
+        let (ids, live) = stream_ids(&self.streams, &self.questions);
         let poll = self
             .questions
             .borrow_mut()
             .poll(task, &ids, streaming, new_id);
-        Self::send(&live, poll.streams);
+        send(&live, poll.streams);
         poll.response
-    }
-
-    /// A `tasks/result` that cannot stream is waiting on `task`: its questions go to the
-    /// GET streams now. `false` when no GET stream is open to carry them.
-    pub(super) fn offered(&self, task: &Value) -> bool {
-        let (ids, live) = self.stream_ids();
-        let outgoing = self.questions.borrow_mut().offer(task, &ids, new_id);
-        Self::send(&live, outgoing);
-        !ids.is_empty()
     }
 
     /// An answer no step waits for in memory: if it answers a question sent on a GET
@@ -129,6 +104,38 @@ impl SessionRunner {
             }
         }
     }
+}
+
+/// The open GET streams' ids; what was sent on closed ones is forgotten.
+fn stream_ids(
+    streams: &RefCell<GetStreams>,
+    questions: &RefCell<Questions>,
+) -> (Vec<StreamId>, Vec<(StreamId, Channel)>) {
+    let live = streams.borrow_mut().live();
+    let ids: Vec<StreamId> = live.iter().map(|(id, _)| *id).collect();
+    questions.borrow_mut().streams_open(&ids);
+    (ids, live)
+}
+
+fn send(live: &[(StreamId, Channel)], outgoing: Vec<Outgoing>) {
+    for out in outgoing {
+        if let Some((_, stream)) = live.iter().find(|(id, _)| *id == out.stream) {
+            stream.send(out.message.to_string().as_bytes());
+        }
+    }
+}
+
+/// A `tasks/result` that cannot stream is waiting on `task`: its questions go to the GET
+/// streams now. `false` when no GET stream is open to carry them.
+pub(super) fn offered(
+    streams: &RefCell<GetStreams>,
+    questions: &RefCell<Questions>,
+    task: &Value,
+) -> bool {
+    let (ids, live) = stream_ids(streams, questions);
+    let outgoing = questions.borrow_mut().offer(task, &ids, new_id);
+    send(&live, outgoing);
+    !ids.is_empty()
 }
 
 /// A comment every 25 s keeps an idle GET stream open through proxies.

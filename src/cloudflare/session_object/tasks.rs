@@ -1,20 +1,24 @@
 //! Legacy experimental tasks on the same task objects as the Tasks extension: the I/O of
-//! the operations `legacy::plan` decides, with `legacy::result_step` deciding each turn
-//! of `tasks/result`.
+//! the operations `legacy::plan` decides, with `legacy::task_result` running
+//! `tasks/result` on this object's [`Turn`].
 
 use super::asker::SessionAsker;
+use super::questions::{GetStreams, offered};
 use super::{SessionRunner, Stream, json_reply};
 use crate::cloudflare::sse::Channel;
 use crate::cloudflare::{call_object, my_tasks, store_new_task};
 use crate::error::McpError;
 use crate::http::HttpResponse;
-use crate::jsonrpc::{self, ErrorObject, RequestId};
+use crate::jsonrpc::{self, RequestId};
+use crate::legacy::task_result::{self, Waiting};
 use crate::legacy::{self, ResultStep, TaskOp};
 use crate::server::Server;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use futures_util::future::{Either, select};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::Duration;
 use worker::{Delay, Response, Result};
 
@@ -103,9 +107,12 @@ pub(super) async fn handle(
         TaskOp::Result(task_id) if accepts_sse => {
             return Ok(result_stream(runner, server, id, task_id, principal));
         }
+        // A client whose Accept refuses a stream still blocks until the task ends; its
+        // questions go to the session's GET streams.
         TaskOp::Result(task_id) => {
-            let poll_ms = server.config.poll_interval_ms.max(100);
-            result_json(runner, &task_id, principal, poll_ms).await
+            let mut turn = Turn::new(runner, server, task_id, principal);
+            let task_id = turn.task_id.clone();
+            task_result::result(&mut turn, &task_id, false).await
         }
     };
     json_reply(Some(id), outcome)
@@ -143,21 +150,14 @@ fn result_stream(
     let channel = Channel::default();
     let out = runner.resumable.open(channel.clone());
     let asker = runner.asker(Some(out.clone()), Some(task_id.clone()));
+    let mut turn = Turn::new(runner, server, task_id, principal);
+    turn.stream = Some((out.clone(), asker));
     let request_id = id.clone();
-    let principal = principal.to_owned();
-    let env = runner.env.clone();
-    let questions = runner.questions.clone();
-    let poll_ms = server.config.poll_interval_ms.max(100);
     worker::wasm_bindgen_futures::spawn_local(async move {
-        let turn = Turn {
-            env: &env,
-            task_id: &task_id,
-            principal: &principal,
-            poll_ms,
-        };
-        let body = match result(&turn, &asker, &out, &questions).await {
+        let task_id = turn.task_id.clone();
+        let body = match task_result::result(&mut turn, &task_id, true).await {
             Ok(result) => jsonrpc::result_response(&request_id, &result),
-            Err(error) => jsonrpc::error_response(Some(&request_id), &error),
+            Err(error) => jsonrpc::error_response(Some(&request_id), &error.to_wire()),
         };
         out.finish(&body);
     });
@@ -166,124 +166,104 @@ fn result_stream(
         .unwrap_or_else(|e| Response::error(e.to_string(), 500).expect("a plain error response"))
 }
 
-/// What one `tasks/result` waits on.
-struct Turn<'a> {
-    env: &'a worker::Env,
-    task_id: &'a str,
-    principal: &'a str,
+/// One `tasks/result` (`legacy::task_result`) on the task objects and this session's
+/// streams.
+struct Turn {
+    env: worker::Env,
+    task_id: String,
+    principal: String,
     poll_ms: u64,
+    /// A streamed answer's stream, and what asks the client on it.
+    stream: Option<(Stream, SessionAsker)>,
+    streams: Rc<RefCell<GetStreams>>,
+    questions: Rc<RefCell<legacy::Questions>>,
+}
+
+impl Turn {
+    fn new(runner: &SessionRunner, server: &Server, task_id: String, principal: &str) -> Self {
+        Turn {
+            env: runner.env.clone(),
+            task_id,
+            principal: principal.to_owned(),
+            poll_ms: server.config.poll_interval_ms.max(100),
+            stream: None,
+            streams: runner.streams.clone(),
+            questions: runner.questions.clone(),
+        }
+    }
+
+    /// Resolves once the task is no longer waiting on exactly `keys` (answered
+    /// elsewhere, e.g. on a GET stream or by another session, cancelled, expired).
+    async fn moved_on(&self, keys: Vec<String>) {
+        loop {
+            Delay::from(Duration::from_millis(self.poll_ms.max(MOVED_ON_CHECK_MS))).await;
+            let still = match get(&self.env, &self.task_id, &self.principal).await {
+                Ok(task) => match legacy::result_step(&task, &self.task_id) {
+                    Ok(ResultStep::Ask(requests)) => {
+                        requests.keys().cloned().collect::<Vec<_>>() == keys
+                    }
+                    _ => false,
+                },
+                Err(_) => false,
+            };
+            if !still {
+                return;
+            }
+        }
+    }
 }
 
 /// How often a `tasks/result` that asks checks whether its task moved on without it: the
 /// common case (the client answers on this stream) never needs it, so it is rare.
 const MOVED_ON_CHECK_MS: u64 = 5_000;
 
-/// Resolves once the task is no longer waiting on exactly `keys` (answered elsewhere, e.g.
-/// on a GET stream or by another session, cancelled, expired), so a `tasks/result` never
-/// waits for answers that will not come.
-async fn moved_on(turn: &Turn<'_>, keys: Vec<String>) {
-    loop {
-        Delay::from(Duration::from_millis(turn.poll_ms.max(MOVED_ON_CHECK_MS))).await;
-        let still = match get(turn.env, turn.task_id, turn.principal).await {
-            Ok(task) => match legacy::result_step(&task, turn.task_id) {
-                Ok(ResultStep::Ask(requests)) => {
-                    requests.keys().cloned().collect::<Vec<_>>() == keys
-                }
-                _ => false,
-            },
-            Err(_) => false,
+impl Waiting for Turn {
+    async fn get(&mut self) -> std::result::Result<Value, McpError> {
+        get(&self.env, &self.task_id, &self.principal).await
+    }
+
+    async fn update(
+        &mut self,
+        input_responses: Map<String, Value>,
+    ) -> std::result::Result<(), McpError> {
+        let update = ObjectRequest::Update {
+            task_id: self.task_id.clone(),
+            input_responses,
         };
-        if !still {
-            return;
+        object(&self.env, update, &self.principal).await.map(drop)
+    }
+
+    fn send(&mut self, message: Value) {
+        if let Some((out, _)) = &self.stream {
+            out.send(message.to_string().as_bytes());
         }
     }
-}
 
-/// `tasks/result`: what the underlying `tools/call` would have returned, once the task
-/// ends; an `input_required` task's questions go to the client as server→client requests
-/// tagged with the task, and the answers to the task object. While it asks, the session's
-/// GET streams hold the same questions back (`legacy::questions`).
-async fn result(
-    turn: &Turn<'_>,
-    asker: &SessionAsker,
-    out: &Stream,
-    questions: &std::cell::RefCell<legacy::Questions>,
-) -> std::result::Result<Value, ErrorObject> {
-    let (env, task_id, principal) = (turn.env, turn.task_id, turn.principal);
-    let mut last_status = Value::Null;
-    loop {
-        let task = get(env, task_id, principal)
-            .await
-            .map_err(|e| e.to_wire())?;
-        if task["status"] != last_status {
-            // notifications/tasks/status (legacy tasks "Task Status Notification"), without
-            // related-task metadata: the task id is in the params.
-            last_status = task["status"].clone();
-            let notification =
-                jsonrpc::notification("notifications/tasks/status", legacy::legacy_task(&task));
-            out.send(notification.to_string().as_bytes());
-        }
-        match legacy::result_step(&task, task_id).map_err(|e| e.to_wire())? {
-            ResultStep::Complete(result) => return Ok(result),
-            ResultStep::Fail(error) => return Err(error),
-            ResultStep::Cancelled => {
-                return Err(McpError::Internal(format!("Task {task_id} was cancelled")).to_wire());
-            }
-            ResultStep::Ask(requests) => {
-                use crate::server::call::Asker;
-                let keys: Vec<String> = requests.keys().cloned().collect();
-                questions.borrow_mut().asking(task_id, true);
-                let outcome = select(
-                    Box::pin(asker.ask(requests)),
-                    Box::pin(moved_on(turn, keys)),
-                );
-                let outcome = outcome.await;
-                questions.borrow_mut().asking(task_id, false);
-                let answers = match outcome {
-                    Either::Left((answers, _)) => answers.map_err(|e| e.to_wire())?,
-                    // Answered elsewhere or ended: read it again.
-                    Either::Right(_) => continue,
-                };
-                let update = ObjectRequest::Update {
-                    task_id: task_id.to_owned(),
-                    input_responses: answers,
-                };
-                object(env, update, principal)
-                    .await
-                    .map_err(|e| e.to_wire())?;
-            }
-            ResultStep::Wait => Delay::from(Duration::from_millis(turn.poll_ms)).await,
+    /// While it asks, the session's GET streams hold the same questions back
+    /// (`legacy::questions`).
+    async fn ask(
+        &mut self,
+        requests: Map<String, Value>,
+    ) -> Option<std::result::Result<Map<String, Value>, McpError>> {
+        use crate::server::call::Asker;
+        let this = &*self;
+        let (_, asker) = this.stream.as_ref()?;
+        let keys: Vec<String> = requests.keys().cloned().collect();
+        this.questions.borrow_mut().asking(&this.task_id, true);
+        let outcome = select(Box::pin(asker.ask(requests)), Box::pin(this.moved_on(keys))).await;
+        this.questions.borrow_mut().asking(&this.task_id, false);
+        match outcome {
+            Either::Left((answers, _)) => Some(answers),
+            Either::Right(_) => None,
         }
     }
-}
 
-/// `tasks/result` for a client whose `Accept` refuses a stream: it still blocks until the
-/// task ends, answering JSON. A question the task asks meanwhile cannot travel on this
-/// response, so it goes to the session's GET streams; with none open, the answer is a
-/// clear error saying what to accept or open.
-async fn result_json(
-    runner: &SessionRunner,
-    task_id: &str,
-    principal: &str,
-    poll_ms: u64,
-) -> std::result::Result<Value, McpError> {
-    loop {
-        let task = get(&runner.env, task_id, principal).await?;
-        match legacy::result_step(&task, task_id)? {
-            ResultStep::Complete(result) => return Ok(result),
-            ResultStep::Fail(error) => return Err(McpError::Wire(error)),
-            ResultStep::Cancelled => {
-                return Err(McpError::Internal(format!("Task {task_id} was cancelled")));
-            }
-            ResultStep::Ask(_) if !runner.offered(&task) => {
-                return Err(McpError::NotAcceptable(format!(
-                    "tasks/result of task {task_id}, which waits for input and has no GET stream of this session open to carry its questions,"
-                )));
-            }
-            ResultStep::Ask(_) | ResultStep::Wait => {
-                Delay::from(Duration::from_millis(poll_ms)).await
-            }
-        }
+    fn offer(&mut self, task: &Value) -> bool {
+        offered(&self.streams, &self.questions, task)
+    }
+
+    async fn sleep(&mut self) {
+        Delay::from(Duration::from_millis(self.poll_ms)).await
     }
 }
 

@@ -1,0 +1,291 @@
+//! The 2025-11-25 session object's runner, once for every platform: one object per
+//! `Mcp-Session-Id`.
+//!
+//! Per request: load the session, let [`plan`](super::plan) decide, keep a used session
+//! alive ([`Session::touched`]), then perform what needs only the session's storage, the
+//! quota ledger and the subscription registry, in the one order written here:
+//!
+//! ```text
+//! initialize   ledger place (QUOTA_SESSIONS) → store → idle alarm → log → 200 + Mcp-Session-Id
+//!              (a refused place: log → the refusal; nothing stored)
+//! subscribe    registry → store → {}          (a refused registry: the refusal; nothing stored)
+//! setLevel …   store → {}
+//! DELETE/idle  log → close streams → unsubscribe each → release the place → erase → 204
+//! ```
+//!
+//! What needs response streams or the task objects (answers to our requests, GET streams,
+//! legacy tasks, the modern handlers) goes back to the platform as [`Next::Serve`], with
+//! the session it was decided for, already touched, so the platform need not read it
+//! again. `tasks/result`'s loop is [`super::task_result`]. Generic over
+//! [`SessionPlatform`]: the Cloudflare object implements it on its storage
+//! (`cloudflare::session_object`), the native tests on a value (`tests/session_object.rs`),
+//! so the tests exercise the very sequence the deployed object runs.
+
+use super::plan::{self, Decision, Incoming};
+use super::session::Session;
+use crate::error::{McpError, legacy_status};
+use crate::http::HttpResponse;
+use crate::jsonrpc::{self, RequestId};
+use crate::ops::log::{self as logs, Line, event, fingerprint};
+use crate::quota::LedgerRequest;
+use crate::server::Server;
+use serde_json::{Value, json};
+
+/// What a session object needs of its platform: its one row, its alarm, the quota
+/// ledger, the subscription registry and where effects go. No decisions.
+// Futures here are never sent between threads (wasm and the tests' executor are single
+// threaded), so the `Send` bound `async fn` in a public trait cannot state is not needed.
+#[allow(async_fn_in_trait)]
+pub trait SessionPlatform {
+    /// The stored session, if there is one.
+    async fn load(&mut self) -> Result<Option<Session>, String>;
+    async fn store(&mut self, session: &Session) -> Result<(), String>;
+    /// Sets the alarm to this absolute time (Unix milliseconds).
+    async fn set_alarm(&mut self, at_ms: u64) -> Result<(), String>;
+    /// Deletes the alarm and every row: the session is gone.
+    async fn erase(&mut self) -> Result<(), String>;
+    /// Asks `principal`'s quota ledger.
+    async fn ledger(&mut self, principal: &str, request: LedgerRequest) -> Result<(), McpError>;
+    /// Tells `uri`'s subscription registry that this session is (or is no longer)
+    /// subscribed.
+    async fn subscribe(
+        &mut self,
+        uri: &str,
+        session_id: &str,
+        subscribed: bool,
+    ) -> Result<(), McpError>;
+    /// Prints `lines` (the platform's settings decide which).
+    fn print(&mut self, lines: Vec<Line>);
+    /// Closes the session's open streams.
+    fn close_streams(&mut self);
+}
+
+/// What a request comes to.
+#[derive(Debug)]
+pub enum Next {
+    /// The answer, complete.
+    Reply(HttpResponse),
+    /// For the platform's streams and task objects.
+    Serve(Box<Serve>),
+}
+
+/// A decision left to the platform, and the caller's session (loaded, checked against
+/// the caller, and touched) when it has one.
+#[derive(Debug)]
+pub struct Serve {
+    pub decision: Decision,
+    pub session: Option<Session>,
+}
+
+/// A JSON-RPC answer for a legacy client: a result with 200, an error with the status
+/// [`legacy_status`] gives it and its headers (a 429's `Retry-After`).
+pub fn answer(id: Option<&RequestId>, outcome: Result<Value, McpError>) -> HttpResponse {
+    match outcome {
+        Ok(result) => HttpResponse::json(
+            200,
+            jsonrpc::result_response(id.expect("results answer a request"), &result),
+        ),
+        Err(e) => {
+            let mut response = HttpResponse::json(
+                legacy_status(e.http_status()),
+                jsonrpc::error_response(id, &e.to_wire()),
+            );
+            response.headers.extend(e.http_headers(""));
+            response
+        }
+    }
+}
+
+/// The 2025-11-25 transport's "session not found".
+pub fn not_found() -> HttpResponse {
+    let e = McpError::InvalidRequest(
+        "Session not found: it ended or never existed; send initialize to start a new one".into(),
+    );
+    HttpResponse::json(404, jsonrpc::error_response(None, &e.to_wire()))
+}
+
+/// One HTTP request on the session object, at `now_ms`; `trace` is the Worker's request
+/// id, for the log lines.
+pub async fn request<P: SessionPlatform>(
+    p: &mut P,
+    server: &Server,
+    incoming: Incoming<'_>,
+    now_ms: u64,
+    trace: Option<&str>,
+) -> Result<Next, String> {
+    let stored = p.load().await?;
+    let owned = stored
+        .as_ref()
+        .filter(|s| s.belongs_to(incoming.principal))
+        .cloned();
+    let mut decision = plan::plan(server, stored, incoming, now_ms);
+    let session = match owned {
+        Some(session) => Some(touch(p, server, session, &mut decision, now_ms).await?),
+        None => None,
+    };
+    let reply = match decision {
+        Decision::NotFound => not_found(),
+        Decision::Reply { status, body } => HttpResponse::json(status, body),
+        Decision::Accepted => HttpResponse::empty(202),
+        Decision::Initialize {
+            id,
+            session,
+            result,
+        } => initialize(p, server, &id, &session, &result, trace).await?,
+        Decision::End(session) => {
+            end(p, server, &session, "deleted").await?;
+            HttpResponse::empty(204)
+        }
+        Decision::Store { id, session } => {
+            p.store(&session).await?;
+            answer(Some(&id), Ok(json!({})))
+        }
+        Decision::Subscribe {
+            id,
+            session,
+            uri,
+            subscribed,
+        } => match p.subscribe(&uri, &session.id, subscribed).await {
+            Err(refused) => answer(Some(&id), Err(refused)),
+            Ok(()) => {
+                p.store(&session).await?;
+                answer(Some(&id), Ok(json!({})))
+            }
+        },
+        decision => return Ok(Next::Serve(Box::new(Serve { decision, session }))),
+    };
+    Ok(Next::Reply(reply))
+}
+
+/// Keeps a used session alive: its last request, coarsely, and its ledger place. The
+/// touched session goes into a decision that stores anyway (one write), else it is
+/// stored here; a session being ended is not.
+async fn touch<P: SessionPlatform>(
+    p: &mut P,
+    server: &Server,
+    session: Session,
+    decision: &mut Decision,
+    now_ms: u64,
+) -> Result<Session, String> {
+    let Some((touched, renew)) = session.touched(now_ms, server.config.session_idle_ms) else {
+        return Ok(session);
+    };
+    if renew {
+        let renewal = LedgerRequest::AcquireSession {
+            session_id: touched.id.clone(),
+            until_ms: touched.held_until_ms,
+            quotas: server.config.quotas,
+        };
+        // Renewing a place already held is never refused; a ledger that cannot be
+        // reached leaves the old deadline, which the next request retries.
+        if let Err(why) = p.ledger(&touched.opened_by, renewal).await {
+            let line = logs::warning(&format!("renewing a session's quota place: {why}"))
+                .principal(&touched.principal)
+                .field("session", fingerprint(&touched.id));
+            p.print(vec![line]);
+        }
+    }
+    match decision {
+        Decision::Store { session, .. } | Decision::Subscribe { session, .. } => {
+            session.last_seen_ms = touched.last_seen_ms;
+            session.held_until_ms = touched.held_until_ms;
+        }
+        Decision::End(_) => {}
+        _ => p.store(&touched).await?,
+    }
+    Ok(touched)
+}
+
+/// A new session: its place in the opener's ledger first (`QUOTA_SESSIONS`), then the
+/// session and its idle alarm.
+async fn initialize<P: SessionPlatform>(
+    p: &mut P,
+    server: &Server,
+    id: &RequestId,
+    session: &Session,
+    result: &Value,
+    trace: Option<&str>,
+) -> Result<HttpResponse, String> {
+    if server.config.quotas.sessions.is_some() {
+        let acquire = LedgerRequest::AcquireSession {
+            session_id: session.id.clone(),
+            until_ms: session.held_until_ms,
+            quotas: server.config.quotas,
+        };
+        if let Err(refused) = p.ledger(&session.opened_by, acquire).await {
+            p.print(
+                logs::refused(&refused, Some(&session.opened_by), trace)
+                    .into_iter()
+                    .collect(),
+            );
+            return Ok(answer(Some(id), Err(refused)));
+        }
+    }
+    p.store(session).await?;
+    p.set_alarm(session.expires_at_ms(server.config.session_idle_ms))
+        .await?;
+    let opened = logs::session(event::SESSION_OPENED, &session.id, &session.principal, None)
+        .field("protocolVersion", session.protocol_version.as_str());
+    p.print(vec![opened]);
+    let mut response = HttpResponse::json(200, jsonrpc::result_response(id, result));
+    response
+        .headers
+        .push((super::SESSION_HEADER, session.id.clone()));
+    Ok(response)
+}
+
+/// Ends the session (`reason`: `deleted` by the client, or `idle`): its streams close,
+/// its subscriptions and ledger place go, and its storage is erased (then every request
+/// on it is 404).
+async fn end<P: SessionPlatform>(
+    p: &mut P,
+    server: &Server,
+    session: &Session,
+    reason: &str,
+) -> Result<(), String> {
+    let ended = logs::session(
+        event::SESSION_ENDED,
+        &session.id,
+        &session.principal,
+        Some(reason),
+    );
+    p.print(vec![ended]);
+    p.close_streams();
+    for uri in &session.subscriptions {
+        // Best effort: a registry that keeps an ended session tells it in vain.
+        if let Err(why) = p.subscribe(uri, &session.id, false).await {
+            let line = logs::warning(&format!("unsubscribing {uri}: {why}"))
+                .field("session", fingerprint(&session.id));
+            p.print(vec![line]);
+        }
+    }
+    if server.config.quotas.sessions.is_some() {
+        let release = LedgerRequest::ReleaseSession {
+            session_id: session.id.clone(),
+        };
+        // Best effort: the place's deadline is the fallback.
+        if let Err(why) = p.ledger(&session.opened_by, release).await {
+            let line = logs::warning(&format!("releasing a session's quota place: {why}"))
+                .principal(&session.principal)
+                .field("session", fingerprint(&session.id));
+            p.print(vec![line]);
+        }
+    }
+    p.erase().await
+}
+
+/// The alarm at `now_ms`: a session idle for `SESSION_IDLE_MS` ends; one used since is
+/// checked again when it would next expire.
+pub async fn alarm<P: SessionPlatform>(
+    p: &mut P,
+    server: &Server,
+    now_ms: u64,
+) -> Result<(), String> {
+    let Some(session) = p.load().await? else {
+        return Ok(());
+    };
+    match plan::alarm(&session, now_ms, server.config.session_idle_ms) {
+        None => end(p, server, &session, "idle").await,
+        Some(at) => p.set_alarm(at).await,
+    }
+}
