@@ -40,7 +40,7 @@ pub use plan::{Decision, Incoming, TaskOp};
 pub use questions::Questions;
 pub use results::{legacy_body, legacy_result, legacy_tools, needs_task};
 pub use route::{Route, route};
-pub use session::{Session, capabilities_of, initialize};
+pub use session::{MAX_REACHED, Reach, Session, capabilities_of, initialize};
 pub use tasks::{
     RELATED_TASK, ResultStep, legacy_task, result_step, task_params, task_record, task_result,
 };

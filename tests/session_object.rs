@@ -473,3 +473,61 @@ fn a_json_result_offers_questions_on_get_streams_or_says_what_to_accept() {
     block_on(task_result::result(&mut w, TID, false)).unwrap();
     assert_eq!(w.turns, [Turn::Get, Turn::Offered, Turn::Slept, Turn::Get]);
 }
+
+#[test]
+fn an_anonymous_session_reaches_other_sessions_tasks_by_id_within_its_bound() {
+    use mcp_tasks_edge::auth::anonymous::ANY_SESSION;
+    use mcp_tasks_edge::legacy::{MAX_REACHED, Reach};
+    let s = server();
+    let open = |caller: &str| {
+        let mut p = Platform::default();
+        let incoming = Incoming {
+            method: "POST",
+            session_id: SID,
+            principal: caller,
+            last_event_id: None,
+            accept: None,
+            body: &initialize_body(),
+        };
+        reply(block_on(object::request(&mut p, &s, incoming, NOW, None)).unwrap());
+        p.stored.unwrap()
+    };
+    // A keyed session reaches its principal's tasks, never another's.
+    let keyed = open(ALICE);
+    assert_eq!(keyed.reach(TID), Reach::As(ALICE));
+    let mut keyed = keyed;
+    keyed.reached.insert(TID.into());
+    assert_eq!(
+        keyed.principal_for("ffffffffffffffffffffffffffffffff"),
+        ALICE
+    );
+
+    // An anonymous session: its own first, then any anonymous session's, recorded.
+    let mut anonymous = open("anonymous");
+    let own = anonymous.principal.clone();
+    assert_eq!(anonymous.reach(TID), Reach::OwnThenAny(&own));
+    assert!(anonymous.record_reached(TID));
+    assert!(!anonymous.record_reached(TID), "once");
+    assert_eq!(anonymous.reach(TID), Reach::As(ANY_SESSION));
+    assert_eq!(anonymous.principal_for(TID), ANY_SESSION);
+    // The record survives the session's storage.
+    let stored: Session =
+        serde_json::from_value(serde_json::to_value(&anonymous).unwrap()).unwrap();
+    assert_eq!(stored, anonymous);
+
+    // Bounded: past MAX_REACHED, another session's task is not reached (so never
+    // gettable without being listed).
+    for i in 1..MAX_REACHED {
+        assert!(anonymous.record_reached(&format!("{i:032x}")));
+    }
+    assert!(!anonymous.record_reached("ffffffffffffffffffffffffffffffff"));
+    assert_eq!(
+        anonymous.reach("ffffffffffffffffffffffffffffffff"),
+        Reach::As(&own)
+    );
+    assert_eq!(
+        anonymous.reach(TID),
+        Reach::As(ANY_SESSION),
+        "those reached stay"
+    );
+}

@@ -348,3 +348,45 @@ fn effects_happen_after_the_write_in_the_order_the_runner_gives() {
     // forgets a task idempotently).
     assert_eq!(o.effects, [Write, Print, Push, TaskEnded]);
 }
+
+#[test]
+fn an_anonymous_sessions_task_is_reached_by_its_id_from_any_anonymous_session_only() {
+    use mcp_tasks_edge::auth::anonymous::{ANY_SESSION, session_principal};
+    use mcp_tasks_edge::server::Action;
+    use mcp_tasks_edge::tasks::object::visible_record;
+    let s = server();
+    let request = post(
+        "tools/call",
+        json!({ "name": "slow_compute", "arguments": { "seconds": 60 } }),
+    );
+    let Action::CreateTask { mut record, .. } = run_action(&s, s.handle(&request, &ctx())) else {
+        panic!("expected a task");
+    };
+    record.assign_id(ID.into());
+    let session_a = session_principal("anonymous", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").into_owned();
+    let session_b = session_principal("anonymous", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb").into_owned();
+    let sees = |owner: &str, principal: &str| {
+        let mut r = (*record).clone();
+        r.assign_owner(owner.into());
+        visible_record(Some(&r), ID, principal, NOW).is_some()
+    };
+    // Its own session, and any anonymous session as ANY_SESSION; a session as itself
+    // reaches only its own.
+    assert!(sees(&session_a, &session_a));
+    assert!(sees(&session_a, ANY_SESSION));
+    assert!(!sees(&session_a, &session_b));
+    // ANY_SESSION reaches nobody else's: not a keyed caller's, not a stateless anonymous
+    // caller's (whose id is already its key), not the shared anonymous ledger's.
+    for owner in ["key:alice", "anonymous", "anonymous-task:0123"] {
+        assert!(!sees(owner, ANY_SESSION), "{owner}");
+    }
+    // And the other way: a keyed caller or a stateless anonymous one never reaches a
+    // session's task.
+    for principal in [
+        "key:alice",
+        "anonymous",
+        "anonymous-task:0123456789abcdef0123456789abcdef",
+    ] {
+        assert!(!sees(&session_a, principal), "{principal}");
+    }
+}

@@ -5,23 +5,36 @@
 //! caller            owns                                  counted in the ledger   lists
 //! anonymous         each task: "anonymous-task:<taskId>"  "anonymous" (shared)     nothing
 //! anonymous, in a   the session and its tasks:            "anonymous-session:<id>" its session's
-//!   legacy session  "anonymous-session:<sessionId>"       (+ its place among the    tasks
-//!                                                          "anonymous" sessions, and
+//!   legacy session  "anonymous-session:<sessionId>"       (+ its place among the    tasks, and those
+//!                                                          "anonymous" sessions, and it reached by id
 //!                                                          each tool run in
 //!                                                          "anonymous" too)
 //! key / OAuth       everything it creates                 its own                  its own tasks
 //! ```
 //!
-//! So one anonymous caller never sees another's tasks or sessions, and anonymous work as
+//! So one anonymous caller never lists another's tasks or sessions, and anonymous work as
 //! a whole stays bounded by the quotas of the shared `anonymous` ledger (sessions, tool
 //! runs in and out of sessions, task creations, listen streams) and each session's own
-//! (`quota::shared_run`).
+//! (`quota::shared_run`). An anonymous task's id is its key in both eras: a 2025-11-25
+//! anonymous session reaches another anonymous session's task by its id, as
+//! [`ANY_SESSION`] (`legacy::Session::reach`), and lists it from then on.
 
 use super::ANONYMOUS;
 use std::borrow::Cow;
 
 const TASK_PREFIX: &str = "anonymous-task:";
 const SESSION_PREFIX: &str = "anonymous-session:";
+
+/// The principal a 2025-11-25 anonymous session reaches another anonymous session's task
+/// with. No caller is ever this principal: authenticated ones are `key:` or `oauth:`, and
+/// a session id is hex digits.
+pub const ANY_SESSION: &str = "anonymous-session:*";
+
+/// Whether `principal` reaches a task `owner` owns: its own, or, as [`ANY_SESSION`], any
+/// anonymous session's.
+pub fn reaches(principal: &str, owner: &str) -> bool {
+    principal == owner || (principal == ANY_SESSION && owner.starts_with(SESSION_PREFIX))
+}
 
 /// The principal that owns task `task_id` when `principal` creates or reaches it.
 pub fn task_principal<'a>(principal: &'a str, task_id: &str) -> Cow<'a, str> {

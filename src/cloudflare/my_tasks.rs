@@ -26,21 +26,36 @@ pub(crate) async fn page(
         return Ok((Vec::new(), None));
     }
     let (ids, next) = index_page(env, principal, cursor).await?;
-    let replies = join_all(ids.into_iter().map(|task_id| async move {
-        let request = ObjectRequest::Get { task_id };
-        call_object(env, &request, principal).await
+    let tasks = read(env, ids, principal).await;
+    Ok((
+        tasks.into_iter().filter_map(|(_, task)| task).collect(),
+        next,
+    ))
+}
+
+/// The tasks `ids` name, as `principal` reads them, all at once: each id with its
+/// `DetailedTask` (without `resultType`), or `None` for one it cannot read (ended for
+/// good, expired, someone else's, or its object unreachable).
+pub(crate) async fn read(
+    env: &Env,
+    ids: Vec<String>,
+    principal: &str,
+) -> Vec<(String, Option<Value>)> {
+    join_all(ids.into_iter().map(|task_id| async move {
+        let request = ObjectRequest::Get {
+            task_id: task_id.clone(),
+        };
+        let reply = call_object(env, &request, principal).await;
+        let task = match reply.and_then(|(status, body)| ObjectReply::decode(status, &body)) {
+            Ok(ObjectReply::Result(Value::Object(mut task))) => {
+                task.remove("resultType");
+                Some(Value::Object(task))
+            }
+            _ => None,
+        };
+        (task_id, task)
     }))
-    .await;
-    let mut tasks = Vec::new();
-    for reply in replies {
-        if let Ok(ObjectReply::Result(Value::Object(mut task))) =
-            reply.and_then(|(status, body)| ObjectReply::decode(status, &body))
-        {
-            task.remove("resultType");
-            tasks.push(Value::Object(task));
-        }
-    }
-    Ok((tasks, next))
+    .await
 }
 
 /// One page of `principal`'s task ids from its index, newest first, and the cursor of

@@ -11,6 +11,7 @@
 mod asker;
 mod modern;
 mod questions;
+mod reach;
 pub(crate) mod registry;
 mod resumable;
 mod tasks;
@@ -212,14 +213,13 @@ impl SessionRunner {
                 // stream (its task takes the answer); late or unknown answers are dropped.
                 if let Some(answer) = self.pending.deliver(&request_id, answer) {
                     let session = owned(session)?;
-                    self.answer_question(&request_id, answer, &session.principal)
-                        .await;
+                    self.answer_question(&request_id, answer, &session).await;
                 }
                 Ok(Response::empty()?.with_status(202))
             }
             Decision::Task { id, op } => {
                 let session = owned(session)?;
-                tasks::handle(self, &server, &id, op, &session.principal, accepts_sse).await
+                tasks::handle(self, &server, &id, op, &session, accepts_sse).await
             }
             Decision::CreateTask { id, record } => {
                 let principal = record.owner().to_owned();

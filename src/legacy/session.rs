@@ -1,7 +1,7 @@
 //! What a 2025-11-25 session is: who opened it, what it negotiated, and how long it lives.
 
 use super::{LEGACY_VERSIONS, MODERN};
-use crate::auth::anonymous::session_principal;
+use crate::auth::anonymous::{ANY_SESSION, is_session, session_principal};
 use crate::error::McpError;
 use crate::mcp::meta::{ClientCapabilities, RequestMeta};
 use crate::mcp::params::{self, InitializeParams, LoggingLevel};
@@ -38,6 +38,24 @@ pub struct Session {
     /// Until when the session's place in its ledger holds (renewed as it is used).
     #[serde(default)]
     pub held_until_ms: u64,
+    /// Other anonymous sessions' tasks this anonymous session reached by their ids
+    /// ([`Session::reach`]), at most [`MAX_REACHED`]: its `tasks/list` lists them too.
+    #[serde(default, skip_serializing_if = "SortedSet::is_empty")]
+    pub reached: SortedSet<String>,
+}
+
+/// Other sessions' tasks one anonymous session may reach by their ids at once; past it,
+/// another session's task is "not found" until one of them ends.
+pub const MAX_REACHED: usize = 32;
+
+/// How a session reaches a task named by its id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach<'a> {
+    /// As this principal, and no other.
+    As(&'a str),
+    /// As its own principal first; if that is "not found", as [`ANY_SESSION`], and if that
+    /// finds it, the session records it ([`Session::reached`]) before answering.
+    OwnThenAny(&'a str),
 }
 
 impl Session {
@@ -60,6 +78,34 @@ impl Session {
     /// Whether `caller` (as the Worker authenticated it) is this session's principal.
     pub fn belongs_to(&self, caller: &str) -> bool {
         self.principal == session_principal(caller, &self.id)
+    }
+
+    /// How this session reaches task `task_id`. An anonymous task's id is its key in
+    /// both eras: an anonymous session reaches another anonymous session's task by its id,
+    /// and lists it from then on, since what `tasks/get` can read `tasks/list` must list
+    /// (2025-11-25 tasks "Task Listing" 4). Every other session reaches its own tasks only.
+    pub fn reach(&self, task_id: &str) -> Reach<'_> {
+        if self.reached.contains(task_id) {
+            Reach::As(ANY_SESSION)
+        } else if is_session(&self.principal) && self.reached.len() < MAX_REACHED {
+            Reach::OwnThenAny(&self.principal)
+        } else {
+            Reach::As(&self.principal)
+        }
+    }
+
+    /// The principal a task this session reached before is reached as: [`ANY_SESSION`]
+    /// for another session's, else the session's own.
+    pub fn principal_for(&self, task_id: &str) -> &str {
+        match self.reach(task_id) {
+            Reach::As(principal) | Reach::OwnThenAny(principal) => principal,
+        }
+    }
+
+    /// Records that this session reached another session's task `task_id`, if there is
+    /// room ([`MAX_REACHED`]); whether the session changed.
+    pub fn record_reached(&mut self, task_id: &str) -> bool {
+        self.reached.len() < MAX_REACHED && self.reached.insert(task_id.to_owned())
     }
 
     /// When the session expires if nothing more arrives.
@@ -124,6 +170,7 @@ pub fn initialize(
         created_at_ms: now_ms,
         last_seen_ms: now_ms,
         held_until_ms: now_ms.saturating_add(server.config.session_idle_ms),
+        reached: SortedSet::new(),
     };
     Ok((result, session))
 }

@@ -10,6 +10,7 @@ use super::machine::Illegal;
 use super::protocol::{ObjectReply, ObjectRequest};
 use super::record::{TaskRecord, tool_key};
 use super::task::{RESULT_COMPLETE, RESULT_TASK, TaskStatus};
+use crate::auth::anonymous;
 use crate::error::McpError;
 use crate::mcp::input;
 use serde_json::{Map, Value, json};
@@ -79,13 +80,17 @@ fn refused(illegal: Illegal) -> ObjectReply {
 
 /// The record `principal` may see, or "not found" (unknown, expired, or someone else's:
 /// one answer for all three so ids leak nothing; ext-tasks "Security Considerations").
+/// Someone else's is any other owner's, but for an anonymous session's task reached as
+/// [`anonymous::ANY_SESSION`].
 pub fn visible_record<'a>(
     stored: Option<&'a TaskRecord>,
     task_id: &str,
     principal: &str,
     now_ms: u64,
 ) -> Option<&'a TaskRecord> {
-    stored.filter(|r| r.task_id() == task_id && r.owner() == principal && !r.is_expired(now_ms))
+    stored.filter(|r| {
+        r.task_id() == task_id && anonymous::reaches(principal, r.owner()) && !r.is_expired(now_ms)
+    })
 }
 
 /// Handles one Worker request.

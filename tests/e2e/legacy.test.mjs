@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, TEST_KEYS } from '../support/server.mjs';
-import { ok } from './mcp.mjs';
+import { ok, rpc } from './mcp.mjs';
 
 let server, url;
 before(async () => { server = await startServer(); url = server.mcpUrl; });
@@ -175,6 +175,41 @@ test('tasks/cancel, tasks/list, and refusals', async () => {
   const modernOnly = response(await call(session, 'server/discover'));
   assert.equal(modernOnly.error.code, -32601);
   for (const id of ids.slice(1)) await call(session, 'tasks/cancel', { taskId: id });
+});
+
+test('an anonymous session\'s task is reached by its id from any anonymous session, and listed there from then on', async () => {
+  const { session: a } = await initialize();
+  const created = response(await call(a, 'tools/call', { name: 'confirm_delete', arguments: { filename: 'c.txt' }, task: {} }));
+  const taskId = created.result.task.taskId;
+  const listed = async (session) => response(await call(session, 'tasks/list')).result.tasks.map((t) => t.taskId);
+  // Another anonymous session lists nothing of it until it reaches it by its id.
+  const { session: b } = await initialize();
+  assert.ok(!(await listed(b)).includes(taskId));
+  const seen = response(await call(b, 'tasks/get', { taskId })).result;
+  assert.equal(seen.taskId, taskId);
+  // What tasks/get can read, tasks/list lists (2025-11-25 tasks "Task Listing" 4).
+  assert.ok((await listed(b)).includes(taskId));
+  assert.ok((await listed(a)).includes(taskId), 'still its creator\'s');
+  // Nobody else reaches it: a keyed session, or a stateless anonymous caller, whose own
+  // tasks are theirs by id.
+  const { session: keyed } = await initialize(undefined, TEST_KEYS.alice);
+  assert.equal(response(await call(keyed, 'tasks/get', { taskId })).error.code, -32602);
+  assert.equal((await rpc(url, 'tasks/get', { taskId })).body.error.code, -32602);
+  // A third session answers its question through tasks/result, as its creator would.
+  const { session: c } = await initialize();
+  const questions = [];
+  const r = await call(c, 'tasks/result', { taskId }, (req) => {
+    questions.push(req);
+    return { action: 'accept', content: { confirm: true } };
+  });
+  assert.equal(questions.length, 1);
+  assert.equal(response(r).result.content[0].text, 'Deleted c.txt.');
+  assert.equal(response(await call(a, 'tasks/get', { taskId })).result.status, 'completed');
+  // And a task another session cancels is cancelled for its creator too.
+  const other = response(await call(a, 'tools/call', { name: 'slow_compute', arguments: { seconds: 30 }, task: {} })).result.task.taskId;
+  assert.equal(response(await call(b, 'tasks/cancel', { taskId: other })).result.status, 'cancelled');
+  assert.equal(response(await call(a, 'tasks/get', { taskId: other })).result.status, 'cancelled');
+  assert.ok((await listed(b)).includes(other));
 });
 
 test('resources/subscribe: an announced update reaches the subscribed sessions, not the others', async () => {

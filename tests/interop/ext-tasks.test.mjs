@@ -5,7 +5,8 @@
 // a task that asks for input, a cancel, a task resumed from a new client, and pushed
 // status (subscriptions/listen in V2; status notifications on the session's stream in V1).
 // Every caller uses the same API key, so a new client (a new session in V1) is the same
-// principal and may resume the task.
+// principal and may resume the task; one scenario resumes without a key, where the task id
+// is the key.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resultFromTaskOutcome, TaskCancelledError } from '@modelcontextprotocol/ext-tasks/client';
@@ -102,6 +103,21 @@ for (const generation of ['v2', 'v1']) {
       await execution.result();
       await first.close();
       const second = await client(generation);
+      const resumed = await within(LONG, second.session.resumeTask(JSON.parse(JSON.stringify(reference))), 'resume');
+      const { outcome } = await within(LONG, resumed.settle(), 'resumed settle');
+      assert.equal(text(resultFromTaskOutcome(outcome)), 'slow_compute: computed after 2 s');
+    });
+
+    test('resume from a new client, anonymously: the task id is the key', async () => {
+      // No credential: in V1 each session is its own anonymous principal, and reaches
+      // another anonymous session's task by its id (docs/security.md "Anonymous callers").
+      const first = await client(generation, { token: undefined });
+      const execution = await first.session.callTool('slow_compute', { seconds: 2 }, asTask(generation));
+      const reference = execution.serializeReference();
+      await execution.detach();
+      await execution.result();
+      await first.close();
+      const second = await client(generation, { token: undefined });
       const resumed = await within(LONG, second.session.resumeTask(JSON.parse(JSON.stringify(reference))), 'resume');
       const { outcome } = await within(LONG, resumed.settle(), 'resumed settle');
       assert.equal(text(resultFromTaskOutcome(outcome)), 'slow_compute: computed after 2 s');

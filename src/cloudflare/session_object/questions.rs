@@ -8,9 +8,9 @@ use crate::cloudflare::call_object;
 use crate::cloudflare::sse::Channel;
 use crate::http::HttpResponse;
 use crate::jsonrpc::ErrorObject;
-use crate::legacy::Questions;
 use crate::legacy::questions::{Outgoing, StreamId};
 use crate::legacy::replay::Closable;
+use crate::legacy::{Questions, Session};
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -71,7 +71,7 @@ impl SessionRunner {
         &self,
         request_id: &str,
         answer: Result<Value, ErrorObject>,
-        principal: &str,
+        session: &Session,
     ) {
         let Some(to) = self.questions.borrow_mut().answered(request_id) else {
             return; // unknown or late: nothing waits for it
@@ -90,6 +90,7 @@ impl SessionRunner {
             task_id: to.task_id.clone(),
             input_responses,
         };
+        let principal = session.principal_for(&to.task_id);
         let reply = call_object(&self.env, &update, principal).await;
         match reply.map(|(status, body)| ObjectReply::decode(status, &body)) {
             Ok(Ok(ObjectReply::Result(_))) => {}

@@ -11,7 +11,7 @@ use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, RequestId};
 use crate::legacy::task_result::{self, Waiting};
-use crate::legacy::{self, ResultStep, TaskOp};
+use crate::legacy::{self, Reach, ResultStep, Session, TaskOp};
 use crate::server::Server;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
@@ -23,7 +23,7 @@ use std::time::Duration;
 use worker::{Delay, Response, Result};
 
 /// The task object's answer for `request`, as a value or an error.
-async fn object(
+pub(super) async fn object(
     env: &worker::Env,
     request: ObjectRequest,
     principal: &str,
@@ -77,45 +77,80 @@ pub(super) async fn create(
     json_reply(Some(id), outcome)
 }
 
-/// `tasks/get`, `tasks/cancel`, `tasks/list` answer at once; `tasks/result` streams.
+/// `tasks/get`, `tasks/cancel`, `tasks/list` answer at once; `tasks/result` streams. Each
+/// reaches its task as `session` does (`reach.rs`).
 pub(super) async fn handle(
     runner: &SessionRunner,
     server: &Server,
     id: &RequestId,
     op: TaskOp,
-    principal: &str,
+    session: &Session,
     accepts_sse: bool,
 ) -> Result<Response> {
-    let env = &runner.env;
     let outcome = match op {
-        TaskOp::Get(task_id) => match get(env, &task_id, principal).await {
-            Ok(task) => {
-                // A client that polls instead of calling tasks/result gets the questions on
-                // its GET streams (`legacy::questions`), the poll staying JSON; with none
-                // open, on this poll's own response if it takes a stream.
-                let questions = runner.polled(&task, accepts_sse);
-                let result = legacy::legacy_task(&task);
-                if !questions.is_empty() {
-                    return Ok(poll_stream(runner, id, &questions, &result));
+        TaskOp::Get(task_id) => {
+            let get = ObjectRequest::Get { task_id };
+            match runner.reaching(server, session, get).await.0 {
+                Ok(task) => {
+                    // A client that polls instead of calling tasks/result gets the
+                    // questions on its GET streams (`legacy::questions`), the poll staying
+                    // JSON; with none open, on this poll's own response if it takes a
+                    // stream.
+                    let questions = runner.polled(&task, accepts_sse);
+                    let result = legacy::legacy_task(&task);
+                    if !questions.is_empty() {
+                        return Ok(poll_stream(runner, id, &questions, &result));
+                    }
+                    Ok(result)
                 }
-                Ok(result)
+                Err(e) => Err(e),
             }
-            Err(e) => Err(e),
-        },
-        TaskOp::Cancel(task_id) => cancel(env, &task_id, principal).await,
-        TaskOp::List(cursor) => list(env, principal, cursor.as_deref()).await,
-        TaskOp::Result(task_id) if accepts_sse => {
-            return Ok(result_stream(runner, server, id, task_id, principal));
         }
-        // A client whose Accept refuses a stream still blocks until the task ends; its
-        // questions go to the session's GET streams.
+        // The cancelled task; -32602 for one already ended (legacy tasks "Cancelling
+        // Tasks"), both decided by the task's object in one turn.
+        TaskOp::Cancel(task_id) => {
+            let cancel = ObjectRequest::LegacyCancel { task_id };
+            let (outcome, _) = runner.reaching(server, session, cancel).await;
+            outcome.map(|t| legacy::legacy_task(&t))
+        }
+        TaskOp::List(cursor) => list(runner, server, session, cursor.as_deref()).await,
         TaskOp::Result(task_id) => {
-            let mut turn = Turn::new(runner, server, task_id, principal);
-            let task_id = turn.task_id.clone();
-            task_result::result(&mut turn, &task_id, false).await
+            match principal_reaching(runner, server, session, &task_id).await {
+                Err(e) => Err(e),
+                Ok(principal) if accepts_sse => {
+                    return Ok(result_stream(runner, server, id, task_id, &principal));
+                }
+                // A client whose Accept refuses a stream still blocks until the task ends;
+                // its questions go to the session's GET streams.
+                Ok(principal) => {
+                    let mut turn = Turn::new(runner, server, task_id, &principal);
+                    let task_id = turn.task_id.clone();
+                    task_result::result(&mut turn, &task_id, false).await
+                }
+            }
         }
     };
     json_reply(Some(id), outcome)
+}
+
+/// The principal `session` reaches task `task_id` as, reading the task once if that
+/// takes finding out (`reach.rs`).
+async fn principal_reaching(
+    runner: &SessionRunner,
+    server: &Server,
+    session: &Session,
+    task_id: &str,
+) -> std::result::Result<String, McpError> {
+    match session.reach(task_id) {
+        Reach::As(principal) => Ok(principal.to_owned()),
+        Reach::OwnThenAny(_) => {
+            let get = ObjectRequest::Get {
+                task_id: task_id.to_owned(),
+            };
+            let (outcome, principal) = runner.reaching(server, session, get).await;
+            outcome.map(|_| principal)
+        }
+    }
 }
 
 /// A `tasks/get` answered as a stream: the task's questions (server→client requests
@@ -267,29 +302,24 @@ impl Waiting for Turn {
     }
 }
 
-/// `tasks/cancel`: the cancelled task; -32602 for one already ended (legacy tasks
-/// "Cancelling Tasks"), both decided by the task's object in one turn.
-async fn cancel(
-    env: &worker::Env,
-    task_id: &str,
-    principal: &str,
-) -> std::result::Result<Value, McpError> {
-    let request = ObjectRequest::LegacyCancel {
-        task_id: task_id.to_owned(),
-    };
-    object(env, request, principal)
-        .await
-        .map(|t| legacy::legacy_task(&t))
-}
-
 /// `tasks/list`: the caller's tasks that still exist, whichever era or session created
 /// them (legacy tasks "Task Listing": what `tasks/get` can read, `tasks/list` lists),
-/// newest first, 50 a page; the cursor is where the next page starts in the index.
+/// newest first, 50 a page; the cursor is where the next page starts in the index. The
+/// first page also holds the other sessions' tasks this one reached by id (`reach.rs`).
 async fn list(
-    env: &worker::Env,
-    principal: &str,
+    runner: &SessionRunner,
+    server: &Server,
+    session: &Session,
     cursor: Option<&str>,
 ) -> std::result::Result<Value, McpError> {
-    let (tasks, next) = my_tasks::page(env, principal, cursor).await?;
+    let (mut tasks, next) = my_tasks::page(&runner.env, &session.principal, cursor).await?;
+    if cursor.is_none() {
+        let reached = runner.reached_tasks(server, session).await;
+        if !reached.is_empty() {
+            tasks.extend(reached);
+            // RFC 3339 times of one server compare as strings.
+            tasks.sort_by(|a, b| b["createdAt"].as_str().cmp(&a["createdAt"].as_str()));
+        }
+    }
     Ok(legacy::tasks::list_result(&tasks, next))
 }
