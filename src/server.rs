@@ -104,6 +104,27 @@ pub enum Action {
     },
 }
 
+impl Action {
+    /// An adapter's error for an action it does not expect where it got it: the
+    /// variant's name (not its `Debug`, which would bring every field's `Debug` into the
+    /// Worker).
+    pub fn unexpected(&self) -> McpError {
+        let name = match self {
+            Action::Respond(_) => "Respond",
+            Action::CreateTask { .. } => "CreateTask",
+            Action::Forward { .. } => "Forward",
+            Action::Run(_) => "Run",
+            Action::Detach { .. } => "Detach",
+            Action::Job(_) => "Job",
+            Action::Read(_) => "Read",
+            Action::ListTasks { .. } => "ListTasks",
+            Action::Listen(_) => "Listen",
+            Action::Admin { .. } => "Admin",
+        };
+        McpError::Internal(format!("unexpected action {name}"))
+    }
+}
+
 /// A `resources/read` waiting for the adapter's host.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadRun {

@@ -5,7 +5,6 @@
 
 use super::sse::Channel;
 use super::{WorkerHost, create_task, job};
-use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc;
 use crate::server::call::progress_notification;
@@ -72,10 +71,7 @@ pub async fn stream(
                     .body
             }
             Action::Job(run) => job::follow(&server, &env, &ctx, *run, &channel).await.body,
-            other => {
-                let e = McpError::Internal(format!("unexpected action while streaming: {other:?}"));
-                jsonrpc::error_response(None, &e.to_wire())
-            }
+            other => jsonrpc::error_response(None, &other.unexpected().to_wire()),
         };
         out.finish(&body);
     });

@@ -7,7 +7,6 @@ use super::{SessionRunner, Stream, json_reply, json_response};
 use crate::cloudflare::creation::acquire_run;
 use crate::cloudflare::sse::Channel;
 use crate::cloudflare::{WorkerHost, job, log};
-use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, Request as RpcRequest, RequestId};
 use crate::legacy::{self, Session};
@@ -58,10 +57,7 @@ impl SessionRunner {
                 Action::Respond(response) => {
                     json_response(200, legacy::legacy_body(&response.body))
                 }
-                other => json_reply(
-                    Some(&rpc.id),
-                    Err(McpError::Internal(format!("unexpected action {other:?}"))),
-                ),
+                other => json_reply(Some(&rpc.id), Err(other.unexpected())),
             },
             Action::Run(run) => {
                 if run.target.is_tool()
@@ -89,10 +85,7 @@ impl SessionRunner {
                 let response = job::follow(&server, &self.env, &ctx, *run, &channel).await;
                 json_response(200, legacy::legacy_body(&response.body))
             }
-            other => json_reply(
-                Some(&rpc.id),
-                Err(McpError::Internal(format!("unexpected action {other:?}"))),
-            ),
+            other => json_reply(Some(&rpc.id), Err(other.unexpected())),
         }
     }
 
@@ -131,7 +124,7 @@ impl SessionRunner {
                     Ok(job::detach(&server, &env, &ctx, record, *run, &jobs).await)
                 }
                 Action::Job(run) => Ok(job::follow(&server, &env, &ctx, *run, &jobs).await),
-                other => Err(McpError::Internal(format!("unexpected action {other:?}"))),
+                other => Err(other.unexpected()),
             };
             let body = match response {
                 Ok(response) => legacy::legacy_body(&response.body),
@@ -175,10 +168,7 @@ impl SessionRunner {
                 let response = job::detach(server, &self.env, ctx, record, *run, &channel).await;
                 json_response(200, legacy::legacy_body(&response.body))
             }
-            other => json_reply(
-                Some(id),
-                Err(McpError::Internal(format!("unexpected action {other:?}"))),
-            ),
+            other => json_reply(Some(id), Err(other.unexpected())),
         }
     }
 

@@ -33,7 +33,7 @@ impl SessionRunner {
                 let outcome = object(&self.env, request, principal).await;
                 if principal == ANY_SESSION && is_not_found(&outcome) {
                     // It ended for good: it leaves the session's list.
-                    self.update_reached(server, |s| s.reached.remove(&task_id))
+                    self.update_reached(server, &mut |s| s.reached.remove(&task_id))
                         .await;
                 }
                 return (outcome, principal.to_owned());
@@ -54,7 +54,7 @@ impl SessionRunner {
             return (first, own.to_owned());
         }
         let recorded = self
-            .update_reached(server, |s| s.record_reached(&task_id))
+            .update_reached(server, &mut |s| s.record_reached(&task_id))
             .await
             .is_some_and(|s| s.reached.contains(&task_id));
         if !recorded {
@@ -84,7 +84,7 @@ impl SessionRunner {
             }
         }
         if !gone.is_empty() {
-            self.update_reached(server, |s| {
+            self.update_reached(server, &mut |s| {
                 let before = s.reached.len();
                 for task_id in &gone {
                     s.reached.remove(task_id);
@@ -99,11 +99,11 @@ impl SessionRunner {
     /// Changes the stored session's reached tasks with `change` (read and written back
     /// with nothing between, so no other request's change is lost; written only if
     /// `change` says it changed them): the session as stored, `None` if it could not be
-    /// read or written.
+    /// read or written. (`dyn`: one copy of this future for every change.)
     async fn update_reached(
         &self,
         server: &Server,
-        change: impl FnOnce(&mut Session) -> bool,
+        change: &mut dyn FnMut(&mut Session) -> bool,
     ) -> Option<Session> {
         let mut platform = Platform {
             runner: self,

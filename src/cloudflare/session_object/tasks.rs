@@ -314,11 +314,15 @@ async fn list(
 ) -> std::result::Result<Value, McpError> {
     let (mut tasks, next) = my_tasks::page(&runner.env, &session.principal, cursor).await?;
     if cursor.is_none() {
-        let reached = runner.reached_tasks(server, session).await;
-        if !reached.is_empty() {
-            tasks.extend(reached);
-            // RFC 3339 times of one server compare as strings.
-            tasks.sort_by(|a, b| b["createdAt"].as_str().cmp(&a["createdAt"].as_str()));
+        // Each in its place among the newest first: RFC 3339 times of one server compare
+        // as strings. (Inserted, not sorted: a sort of `Value`s would be code of its own.)
+        for task in runner.reached_tasks(server, session).await {
+            let created = task["createdAt"].as_str();
+            let at = tasks
+                .iter()
+                .position(|t| t["createdAt"].as_str() < created)
+                .unwrap_or(tasks.len());
+            tasks.insert(at, task);
         }
     }
     Ok(legacy::tasks::list_result(&tasks, next))
