@@ -2,7 +2,7 @@
 //! Compatibility"): `initialize` and `Mcp-Session-Id` sessions, server→client requests on
 //! response streams, logging, resource subscriptions, and the legacy experimental tasks
 //! on the same task objects. Everything of this era is here: the decisions are pure
-//! ([`plan`]), and the session object's runner ([`object`], with [`task_result`]) performs
+//! ([`plan`]), and the session object's runner ([`object`], with [`result_loop`]) performs
 //! them in one order on any platform, which the Cloudflare object
 //! (`cloudflare::session_object`) and the native tests implement. This module uses the
 //! modern core (`server`); the core never uses it.
@@ -29,11 +29,11 @@ pub mod object;
 pub mod plan;
 pub mod questions;
 pub mod replay;
+pub mod result_loop;
 mod results;
 mod route;
 mod session;
 pub mod subscribers;
-pub mod task_result;
 pub mod tasks;
 
 pub use plan::{Decision, Incoming, TaskOp};

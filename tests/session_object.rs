@@ -1,5 +1,5 @@
 //! The 2025-11-25 session object's runner (`legacy::object`) and `tasks/result`'s loop
-//! (`legacy::task_result`) on platforms that decide nothing: a session in memory, a quota
+//! (`legacy::result_loop`) on platforms that decide nothing: a session in memory, a quota
 //! ledger and a registry that answer as told, and a script of task states. Every effect is
 //! recorded in order, so reordering the runner's answers (storing a session before its
 //! ledger place is granted, erasing it before its subscriptions go, answering a
@@ -13,7 +13,7 @@ use mcp_tasks_edge::host::block_on;
 use mcp_tasks_edge::http::HttpResponse;
 use mcp_tasks_edge::legacy::object::{self, Next, Serve, SessionPlatform};
 use mcp_tasks_edge::legacy::plan::{Decision, Incoming};
-use mcp_tasks_edge::legacy::task_result::{self, Waiting};
+use mcp_tasks_edge::legacy::result_loop::{self, Waiting};
 use mcp_tasks_edge::legacy::{Session, TaskOp};
 use mcp_tasks_edge::ops::log::Line;
 use mcp_tasks_edge::quota::LedgerRequest;
@@ -404,7 +404,7 @@ fn a_streamed_result_tells_each_status_once_asks_and_then_answers() {
             .unwrap()
             .clone(),
     );
-    let result = block_on(task_result::result(&mut w, TID, true)).unwrap();
+    let result = block_on(result_loop::result(&mut w, TID, true)).unwrap();
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
         TID
@@ -430,7 +430,7 @@ fn a_streamed_result_tells_each_status_once_asks_and_then_answers() {
 #[test]
 fn a_result_whose_task_moved_on_reads_it_again_instead_of_answering_for_it() {
     let mut w = script(vec![asking(), task("cancelled", json!({}))]);
-    let error = block_on(task_result::result(&mut w, TID, true)).unwrap_err();
+    let error = block_on(result_loop::result(&mut w, TID, true)).unwrap_err();
     // A cancelled task's result is -32603 (legacy tasks "Result Retrieval"), told after
     // its status.
     assert_eq!(error.to_wire().code.0, -32603);
@@ -453,7 +453,7 @@ fn a_failed_task_answers_its_own_error() {
         json!({ "error": { "code": -32602, "message": "bad input" } }),
     );
     let mut w = script(vec![failed]);
-    let error = block_on(task_result::result(&mut w, TID, true)).unwrap_err();
+    let error = block_on(result_loop::result(&mut w, TID, true)).unwrap_err();
     let wire = error.to_wire();
     assert_eq!((wire.code.0, wire.message.as_str()), (-32602, "bad input"));
 }
@@ -462,7 +462,7 @@ fn a_failed_task_answers_its_own_error() {
 fn a_json_result_offers_questions_on_get_streams_or_says_what_to_accept() {
     // No GET stream to carry the question: 406, sent nothing, updated nothing.
     let mut w = script(vec![task("working", json!({})), asking()]);
-    let error = block_on(task_result::result(&mut w, TID, false)).unwrap_err();
+    let error = block_on(result_loop::result(&mut w, TID, false)).unwrap_err();
     assert_eq!(error.http_status(), 406);
     assert_eq!(w.turns, [Turn::Get, Turn::Slept, Turn::Get, Turn::Offered]);
 
@@ -470,7 +470,7 @@ fn a_json_result_offers_questions_on_get_streams_or_says_what_to_accept() {
     let done = task("completed", json!({ "result": { "content": [] } }));
     let mut w = script(vec![asking(), done]);
     w.streams_open = true;
-    block_on(task_result::result(&mut w, TID, false)).unwrap();
+    block_on(result_loop::result(&mut w, TID, false)).unwrap();
     assert_eq!(w.turns, [Turn::Get, Turn::Offered, Turn::Slept, Turn::Get]);
 }
 

@@ -2,7 +2,7 @@
 //! per `Mcp-Session-Id`. The core's runner (`legacy::object`) loads the session, lets the
 //! pure planner decide and performs what needs storage, the ledger and the registry, on
 //! this object's [`Platform`]; what it leaves here needs streams or the task objects
-//! (`legacy::task_result` decides `tasks/result`'s turns). It is also the meeting point of
+//! (`legacy::result_loop` decides `tasks/result`'s turns). It is also the meeting point of
 //! server→client requests: a step that needs input asks on its response stream and waits
 //! here; the client's answer arrives as a new POST with the same session id, reaches this
 //! object, and is handed to the waiting step. A session idle for `SESSION_IDLE_MS` is

@@ -1,7 +1,7 @@
 //! The 2025-11-25 session object's runner, once for every platform: one object per
 //! `Mcp-Session-Id`.
 //!
-//! Per request: load the session, let [`plan`](super::plan) decide, keep a used session
+//! Per request: load the session, let [`plan`] decide, keep a used session
 //! alive ([`Session::touched`]), then perform what needs only the session's storage, the
 //! quota ledger and the subscription registry, in the one order written here:
 //!
@@ -16,7 +16,7 @@
 //! What needs response streams or the task objects (answers to our requests, GET streams,
 //! legacy tasks, the modern handlers) goes back to the platform as [`Next::Serve`], with
 //! the session it was decided for, already touched, so the platform need not read it
-//! again. `tasks/result`'s loop is [`super::task_result`]. Generic over
+//! again. `tasks/result`'s loop is [`super::result_loop`]. Generic over
 //! [`SessionPlatform`]: the Cloudflare object implements it on its storage
 //! (`cloudflare::session_object`), the native tests on a value (`tests/session_object.rs`),
 //! so the tests exercise the very sequence the deployed object runs.

@@ -1,5 +1,5 @@
 //! Legacy experimental tasks on the same task objects as the Tasks extension: the I/O of
-//! the operations `legacy::plan` decides, with `legacy::task_result` running
+//! the operations `legacy::plan` decides, with `legacy::result_loop` running
 //! `tasks/result` on this object's [`Turn`].
 
 use super::asker::SessionAsker;
@@ -10,7 +10,7 @@ use crate::cloudflare::{call_object, my_tasks, store_new_task};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, RequestId};
-use crate::legacy::task_result::{self, Waiting};
+use crate::legacy::result_loop::{self, Waiting};
 use crate::legacy::{self, Reach, ResultStep, Session, TaskOp};
 use crate::server::Server;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
@@ -125,7 +125,7 @@ pub(super) async fn handle(
                 Ok(principal) => {
                     let mut turn = Turn::new(runner, server, task_id, &principal);
                     let task_id = turn.task_id.clone();
-                    task_result::result(&mut turn, &task_id, false).await
+                    result_loop::result(&mut turn, &task_id, false).await
                 }
             }
         }
@@ -190,7 +190,7 @@ fn result_stream(
     let request_id = id.clone();
     worker::wasm_bindgen_futures::spawn_local(async move {
         let task_id = turn.task_id.clone();
-        let body = match task_result::result(&mut turn, &task_id, true).await {
+        let body = match result_loop::result(&mut turn, &task_id, true).await {
             Ok(result) => jsonrpc::result_response(&request_id, &result),
             Err(error) => jsonrpc::error_response(Some(&request_id), &error.to_wire()),
         };
@@ -201,7 +201,7 @@ fn result_stream(
         .unwrap_or_else(|e| Response::error(e.to_string(), 500).expect("a plain error response"))
 }
 
-/// One `tasks/result` (`legacy::task_result`) on the task objects and this session's
+/// One `tasks/result` (`legacy::result_loop`) on the task objects and this session's
 /// streams.
 struct Turn {
     env: worker::Env,
