@@ -10,24 +10,12 @@ use mcp_tasks_edge::legacy::{self, Route, Session};
 use mcp_tasks_edge::server::Server;
 use serde_json::{Value, json};
 
-const SID: &str = "0123456789abcdef0123456789abcdef";
 const ALICE: &str = "key:alice";
 const IDLE: u64 = 3_600_000;
 
 fn body(method: &str, params: Value) -> Vec<u8> {
     serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params }))
         .unwrap()
-}
-
-fn incoming<'a>(method: &'a str, principal: &'a str, body: &'a [u8]) -> Incoming<'a> {
-    Incoming {
-        method,
-        session_id: SID,
-        principal,
-        last_event_id: None,
-        accept: None,
-        body,
-    }
 }
 
 /// A session opened by `caller` (through `initialize`, as the object would).

@@ -12,7 +12,7 @@ use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::host::block_on;
 use mcp_tasks_edge::http::HttpResponse;
 use mcp_tasks_edge::legacy::object::{self, Next, Serve, SessionPlatform};
-use mcp_tasks_edge::legacy::plan::{Decision, Incoming};
+use mcp_tasks_edge::legacy::plan::Decision;
 use mcp_tasks_edge::legacy::result_loop::{self, Waiting};
 use mcp_tasks_edge::legacy::{Session, TaskOp};
 use mcp_tasks_edge::ops::log::Line;
@@ -21,7 +21,6 @@ use mcp_tasks_edge::server::Server;
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 
-const SID: &str = "0123456789abcdef0123456789abcdef";
 const ALICE: &str = "key:alice";
 const IDLE: u64 = 3_600_000;
 
@@ -100,16 +99,21 @@ fn body(method: &str, params: Value) -> Vec<u8> {
         .unwrap()
 }
 
-fn send(p: &mut Platform, s: &Server, method: &str, body: &[u8], now: u64) -> Next {
-    let incoming = Incoming {
-        method,
-        session_id: SID,
-        principal: ALICE,
-        last_event_id: None,
-        accept: None,
-        body,
-    };
+/// An HTTP request of `principal` on the session `SID`.
+fn send_as(
+    p: &mut Platform,
+    s: &Server,
+    principal: &str,
+    (method, body): (&str, &[u8]),
+    now: u64,
+) -> Next {
+    let incoming = incoming(method, principal, body);
     block_on(object::request(p, s, incoming, now, Some("req-1"))).unwrap()
+}
+
+/// An HTTP request of the session's owner, alice.
+fn send(p: &mut Platform, s: &Server, method: &str, body: &[u8], now: u64) -> Next {
+    send_as(p, s, ALICE, (method, body), now)
 }
 
 fn reply(next: Next) -> HttpResponse {
@@ -262,15 +266,7 @@ fn what_needs_streams_or_tasks_is_left_with_the_session_it_was_decided_for() {
         other => panic!("{other:?}"),
     }
     // A stranger's request is never left to the platform with a session.
-    let incoming = Incoming {
-        method: "POST",
-        session_id: SID,
-        principal: "key:mallory",
-        last_event_id: None,
-        accept: None,
-        body: &get,
-    };
-    let next = block_on(object::request(&mut p, &s, incoming, NOW, None)).unwrap();
+    let next = send_as(&mut p, &s, "key:mallory", ("POST", &get), NOW);
     assert_eq!(reply(next).status, 404);
 }
 
@@ -481,15 +477,13 @@ fn an_anonymous_session_reaches_other_sessions_tasks_by_id_within_its_bound() {
     let s = server();
     let open = |caller: &str| {
         let mut p = Platform::default();
-        let incoming = Incoming {
-            method: "POST",
-            session_id: SID,
-            principal: caller,
-            last_event_id: None,
-            accept: None,
-            body: &initialize_body(),
-        };
-        reply(block_on(object::request(&mut p, &s, incoming, NOW, None)).unwrap());
+        reply(send_as(
+            &mut p,
+            &s,
+            caller,
+            ("POST", &initialize_body()),
+            NOW,
+        ));
         p.stored.unwrap()
     };
     // A keyed session reaches its principal's tasks, never another's.

@@ -8,11 +8,28 @@ pub mod schema;
 
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
 use mcp_tasks_edge::http::{Headers, HttpRequest, HttpResponse};
+use mcp_tasks_edge::legacy::Incoming;
 use mcp_tasks_edge::server::{Action, Config, Context, Server};
 use serde_json::{Value, json};
 
 pub const NOW: u64 = 1_764_066_600_000; // 2025-11-25T10:30:00Z
 pub const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// The 2025-11-25 session the session tests' requests name.
+pub const SID: &str = "0123456789abcdef0123456789abcdef";
+
+/// An HTTP request of `principal` on the session [`SID`], as the Worker hands it to the
+/// session object (no `Last-Event-ID`, no `Accept`).
+pub fn incoming<'a>(method: &'a str, principal: &'a str, body: &'a [u8]) -> Incoming<'a> {
+    Incoming {
+        method,
+        session_id: SID,
+        principal,
+        last_event_id: None,
+        accept: None,
+        body,
+    }
+}
 
 pub fn server() -> Server {
     Server::new(Config {
