@@ -28,6 +28,7 @@
 pub mod object;
 pub mod plan;
 pub mod questions;
+pub mod reach;
 pub mod replay;
 pub mod result_loop;
 mod results;

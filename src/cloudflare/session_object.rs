@@ -137,6 +137,16 @@ impl SessionPlatform for Platform<'_> {
     }
 }
 
+impl SessionRunner {
+    /// How this object reaches tasks for a request (`legacy::reach`).
+    fn reacher<'a>(&'a self, server: &'a Server) -> reach::Reacher<'a> {
+        reach::Reacher {
+            runner: self,
+            server,
+        }
+    }
+}
+
 /// The caller's session, which the runner passes with every decision it leaves to this
 /// object.
 fn owned(session: Option<Session>) -> Result<Session> {

@@ -11,7 +11,7 @@ use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, RequestId};
 use crate::legacy::result_loop::{self, Waiting};
-use crate::legacy::{self, Reach, ResultStep, Session, TaskOp};
+use crate::legacy::{self, ResultStep, Session, TaskOp, reach};
 use crate::server::Server;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
@@ -78,7 +78,7 @@ pub(super) async fn create(
 }
 
 /// `tasks/get`, `tasks/cancel`, `tasks/list` answer at once; `tasks/result` streams. Each
-/// reaches its task as `session` does (`reach.rs`).
+/// reaches its task as `session` does (`legacy::reach`).
 pub(super) async fn handle(
     runner: &SessionRunner,
     server: &Server,
@@ -90,7 +90,10 @@ pub(super) async fn handle(
     let outcome = match op {
         TaskOp::Get(task_id) => {
             let get = ObjectRequest::Get { task_id };
-            match runner.reaching(server, session, get).await.0 {
+            match reach::send(&mut runner.reacher(server), session, get)
+                .await
+                .0
+            {
                 Ok(task) => {
                     // A client that polls instead of calling tasks/result gets the
                     // questions on its GET streams (`legacy::questions`), the poll staying
@@ -110,12 +113,12 @@ pub(super) async fn handle(
         // Tasks"), both decided by the task's object in one turn.
         TaskOp::Cancel(task_id) => {
             let cancel = ObjectRequest::LegacyCancel { task_id };
-            let (outcome, _) = runner.reaching(server, session, cancel).await;
+            let (outcome, _) = reach::send(&mut runner.reacher(server), session, cancel).await;
             outcome.map(|t| legacy::legacy_task(&t))
         }
         TaskOp::List(cursor) => list(runner, server, session, cursor.as_deref()).await,
         TaskOp::Result(task_id) => {
-            match principal_reaching(runner, server, session, &task_id).await {
+            match reach::principal(&mut runner.reacher(server), session, &task_id).await {
                 Err(e) => Err(e),
                 Ok(principal) if accepts_sse => {
                     return Ok(result_stream(runner, server, id, task_id, &principal));
@@ -131,26 +134,6 @@ pub(super) async fn handle(
         }
     };
     json_reply(Some(id), outcome)
-}
-
-/// The principal `session` reaches task `task_id` as, reading the task once if that
-/// takes finding out (`reach.rs`).
-async fn principal_reaching(
-    runner: &SessionRunner,
-    server: &Server,
-    session: &Session,
-    task_id: &str,
-) -> std::result::Result<String, McpError> {
-    match session.reach(task_id) {
-        Reach::As(principal) => Ok(principal.to_owned()),
-        Reach::OwnThenAny(_) => {
-            let get = ObjectRequest::Get {
-                task_id: task_id.to_owned(),
-            };
-            let (outcome, principal) = runner.reaching(server, session, get).await;
-            outcome.map(|_| principal)
-        }
-    }
 }
 
 /// A `tasks/get` answered as a stream: the task's questions (server→client requests
@@ -305,7 +288,7 @@ impl Waiting for Turn {
 /// `tasks/list`: the caller's tasks that still exist, whichever era or session created
 /// them (legacy tasks "Task Listing": what `tasks/get` can read, `tasks/list` lists),
 /// newest first, 50 a page; the cursor is where the next page starts in the index. The
-/// first page also holds the other sessions' tasks this one reached by id (`reach.rs`).
+/// first page also holds the other sessions' tasks this one reached by id (`legacy::reach`).
 async fn list(
     runner: &SessionRunner,
     server: &Server,
@@ -314,16 +297,7 @@ async fn list(
 ) -> std::result::Result<Value, McpError> {
     let (mut tasks, next) = my_tasks::page(&runner.env, &session.principal, cursor).await?;
     if cursor.is_none() {
-        // Each in its place among the newest first: RFC 3339 times of one server compare
-        // as strings. (Inserted, not sorted: a sort of `Value`s would be code of its own.)
-        for task in runner.reached_tasks(server, session).await {
-            let created = task["createdAt"].as_str();
-            let at = tasks
-                .iter()
-                .position(|t| t["createdAt"].as_str() < created)
-                .unwrap_or(tasks.len());
-            tasks.insert(at, task);
-        }
+        tasks = reach::listed(&mut runner.reacher(server), session, tasks).await;
     }
     Ok(legacy::tasks::list_result(&tasks, next))
 }
