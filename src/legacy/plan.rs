@@ -19,7 +19,7 @@
 use super::results::{legacy_tools, needs_task};
 use super::session::{Session, initialize};
 use super::tasks::{task_params, task_record};
-use crate::error::McpError;
+use crate::error::{McpError, legacy_status};
 use crate::jsonrpc::{self, ErrorObject, Message, Request, RequestId};
 use crate::mcp::params::{self, CursorParams, SetLevelParams, TaskIdParams, UriParams};
 use crate::server::{Context, Server};
@@ -116,14 +116,19 @@ pub enum TaskOp {
     List(Option<String>),
 }
 
+/// An answer inside the session: its HTTP status is the one rule of the era
+/// ([`legacy_status`], as `legacy::object::answer`'s), so a JSON-RPC error goes with 200.
 fn reply(id: Option<&RequestId>, outcome: Result<Value, McpError>) -> Decision {
-    // A JSON-RPC error for a legacy client goes with HTTP 200, as the 2025-11-25
-    // transport carries errors (its clients treat other statuses as transport failures).
-    let body = match outcome {
-        Ok(result) => jsonrpc::result_response(id.expect("results answer a request"), &result),
-        Err(e) => jsonrpc::error_response(id, &e.to_wire()),
-    };
-    Decision::Reply { status: 200, body }
+    match outcome {
+        Ok(result) => Decision::Reply {
+            status: 200,
+            body: jsonrpc::result_response(id.expect("results answer a request"), &result),
+        },
+        Err(e) => Decision::Reply {
+            status: legacy_status(e.http_status()),
+            body: jsonrpc::error_response(id, &e.to_wire()),
+        },
+    }
 }
 
 fn bad_request(e: &McpError, id: Option<&RequestId>) -> Decision {
