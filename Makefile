@@ -38,7 +38,10 @@ serve:
 	SERVE_LAST_BUILD=1 $(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) \
 		$(foreach v,$(VARS),--var '$(v)')
 
-# Every test layer; fails on the first failing layer.
+# Every test layer; fails on the first failing layer. Each `node --test` has
+# --test-force-exit: a test file ends when its tests have, even if a failure left a server
+# running (tests/support/server.mjs kills what is left of its servers at exit), so a broken
+# layer fails rather than hangs.
 test: setup lint test-crate test-native test-starter build test-e2e test-sdk test-interop conformance client test-docs test-browser test-package test-console
 
 # The library as crates.io would get it: packaged alone (src/, docs/, README; Cargo.toml
@@ -58,21 +61,21 @@ test-native:
 # starter's `npm run deploy:small`). See tests/starter/starter.test.mjs. The console's
 # bindings first: new-server.sh copies them (www/pkg) with the console the starter serves.
 test-starter: setup client
-	node --test tests/starter/*.test.mjs
-	STARTER_BUILD=small node --test tests/starter/starter.test.mjs
+	node --test --test-force-exit tests/starter/*.test.mjs
+	STARTER_BUILD=small node --test --test-force-exit tests/starter/starter.test.mjs
 
 test-e2e: build
-	node --test --test-concurrency=1 'tests/e2e/*.test.mjs'
+	node --test --test-force-exit --test-concurrency=1 'tests/e2e/*.test.mjs'
 
 # Official MCP SDK clients against the server: TypeScript 1.x (2025-11-25 sessions and
 # legacy tasks), TypeScript 2.x, Python 2.x in legacy mode, and a session across a restart.
 test-sdk: build
-	node --test --test-concurrency=1 'tests/sdk/*.test.mjs'
+	node --test --test-force-exit --test-concurrency=1 'tests/sdk/*.test.mjs'
 
 # The official Tasks client (@modelcontextprotocol/ext-tasks) on the official TypeScript
 # client, unmodified, in both generations (2026-07-28 and 2025-11-25); see tests/interop/.
 test-interop: build
-	node --test --test-concurrency=1 'tests/interop/*.test.mjs'
+	node --test --test-force-exit --test-concurrency=1 'tests/interop/*.test.mjs'
 
 # The suite's own definition of conformance: each frozen requirement set (every scored
 # scenario must pass) plus every tasks-* scenario; see tests/conformance/run.mjs.
@@ -99,7 +102,7 @@ test-docs: client
 	node tests/docs/run.mjs
 
 test-console: client build
-	node --test --test-concurrency=1 'tests/console/*.test.mjs'
+	node --test --test-force-exit --test-concurrency=1 'tests/console/*.test.mjs'
 
 # Hot paths beside same-run baselines (JS no-op Worker, bare Durable Object, Rust no-op
 # Worker), then pushed notifications against the polling design, then the billable

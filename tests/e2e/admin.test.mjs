@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startServer, TEST_KEYS } from '../support/server.mjs';
+import { startServers, TEST_KEYS } from '../support/server.mjs';
 import { startIssuer } from '../support/issuer.mjs';
 import { ok, pollUntil, rpc } from './mcp.mjs';
 
@@ -26,15 +26,15 @@ before(async () => {
   issuer = await startIssuer();
   await issuer.addKey('k1', 'ES256');
   issuer.publish('k1');
-  [server, plain] = await Promise.all([
-    startServer({ vars: {
+  [server, plain] = await startServers(
+    { vars: {
       ADMIN_KEYS: `ops=${sha256(OPS_KEY)}`,
       OAUTH_ISSUER: issuer.url,
       OAUTH_ADMIN_SCOPE: 'mcp:admin',
-    } }),
+    } },
     // The test keys only: no operator is configured.
-    startServer(),
-  ]);
+    {},
+  );
   url = server.mcpUrl;
 });
 after(async () => { await Promise.all([server?.stop(), plain?.stop(), issuer?.stop()]); });

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startServer, TEST_KEYS, TEST_VARS } from '../support/server.mjs';
+import { startServers, TEST_KEYS, TEST_VARS } from '../support/server.mjs';
 import { ok, pollUntil, rpc, terminal } from './mcp.mjs';
 
 const ARG = 'arg-marker-7f3a';
@@ -20,16 +20,16 @@ const alice = { token: TEST_KEYS.alice };
 const mallory = { token: TEST_KEYS.mallory };
 
 before(async () => {
-  [server, short] = await Promise.all([
-    startServer({ vars: {
+  [server, short] = await startServers(
+    { vars: {
       LOG_LEVEL: 'debug',
       ALLOW_ANONYMOUS: 'false',
       QUOTA_LIVE_TASKS: '2',
       ADMIN_KEYS: `ops=${sha256(OPS_KEY)}`,
-    } }),
+    } },
     // Tasks that expire within seconds.
-    startServer({ vars: { TASK_MAX_TTL_MS: '3000' } }),
-  ]);
+    { vars: { TASK_MAX_TTL_MS: '3000' } },
+  );
   url = server.mcpUrl;
 });
 after(async () => { await Promise.all([server?.stop(), short?.stop()]); });

@@ -6,24 +6,24 @@
 // anonymous callers never see each other's work.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, TEST_KEYS } from '../support/server.mjs';
+import { startServers, TEST_KEYS } from '../support/server.mjs';
 import { ok, rpc } from './mcp.mjs';
 
 const IDLE_MS = 4000;
 let open, closed, anon;
 before(async () => {
-  [open, closed, anon] = await Promise.all([
-    startServer(),
-    startServer({
+  [open, closed, anon] = await startServers(
+    {},
+    {
       vars: {
         ALLOW_ANONYMOUS: 'false',
         QUOTA_SESSIONS: '2',
         QUOTA_TASKS_PER_MINUTE: '2',
         SESSION_IDLE_MS: String(IDLE_MS),
       },
-    }),
-    startServer({ vars: { QUOTA_TASKS_PER_MINUTE: '3' } }),
-  ]);
+    },
+    { vars: { QUOTA_TASKS_PER_MINUTE: '3' } },
+  );
 });
 after(async () => { await Promise.all([open?.stop(), closed?.stop(), anon?.stop()]); });
 

@@ -64,8 +64,48 @@ export function logEvents(text) {
  * default: below 500), command (what runs `wrangler dev`, given the options after it:
  * default this repository's wrangler, `dev`; e.g. `['npm', 'run', 'dev', '--']` for a
  * project whose own script serves it). Resolves once wrangler reports it is ready.
+ *
+ * A free port is free only until someone binds it: between `freePort()` and wrangler's own
+ * bind, another process (workerd of a server starting beside this one, say) can take it.
+ * When wrangler then exits with "Address already in use" on ports this function chose, it
+ * starts again on new ones (at most three times); a port the caller chose is not retried.
  */
 export async function startServer(options = {}) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (e) {
+      const lostRace = options.port === undefined && /Address already in use/.test(e.message);
+      if (!lostRace || attempt === 3) throw e;
+    }
+  }
+}
+
+/**
+ * Starts servers side by side ({@link startServer} options each) and resolves with them in
+ * order. If one fails, the others are stopped before the error is thrown, so no server
+ * outlives a failed `before` hook (a server left running keeps the test process alive).
+ */
+export async function startServers(...optionsList) {
+  const started = await Promise.allSettled(optionsList.map((options) => startServer(options)));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (!failed) return started.map((s) => s.value);
+  await Promise.all(started.filter((s) => s.status === 'fulfilled').map((s) => s.value.stop()));
+  throw failed.reason;
+}
+
+/**
+ * The process groups of the servers started here and not stopped: whatever is left of them
+ * is killed when the process exits.
+ */
+const live = new Set();
+process.on('exit', () => {
+  for (const pid of live) {
+    try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+  }
+});
+
+async function startOnce(options) {
   const port = options.port ?? (await freePort());
   const persistDir = options.persistDir ?? mkdtempSync(join(tmpdir(), 'mcp-tasks-state-'));
   const vars = { ...(options.baseVars ?? TEST_VARS), ...(options.vars ?? {}) };
@@ -79,6 +119,7 @@ export async function startServer(options = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  live.add(child.pid);
   let log = '';
   const onData = (d) => { log += d.toString(); };
   child.stdout.on('data', onData);
@@ -86,7 +127,10 @@ export async function startServer(options = {}) {
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (options.startTimeoutMs ?? 240_000);
   while (true) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${log}`);
+    if (child.exitCode !== null) {
+      await stopGroup(child, 'SIGKILL');
+      throw new Error(`wrangler dev exited early:\n${log}`);
+    }
     if (/Ready on/.test(log)) {
       try {
         const r = await fetch(`${url}/mcp`, { method: 'OPTIONS' });
@@ -94,7 +138,7 @@ export async function startServer(options = {}) {
       } catch { /* not listening yet */ }
     }
     if (Date.now() > deadline) {
-      stopGroup(child, 'SIGKILL');
+      await stopGroup(child, 'SIGKILL');
       throw new Error(`wrangler dev did not become ready:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 200));
@@ -114,9 +158,17 @@ export async function startServer(options = {}) {
   };
 }
 
+/**
+ * Stops wrangler's process group with `signal`, then SIGKILL after 10 s. When wrangler has
+ * already exited, what is left of its group (workerd) is killed at once.
+ */
 function stopGroup(child, signal) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+  return new Promise((done) => {
+    const resolve = () => { live.delete(child.pid); done(); };
+    if (child.exitCode !== null || child.signalCode !== null) {
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* the whole group is gone */ }
+      return resolve();
+    }
     child.once('exit', () => resolve());
     try { process.kill(-child.pid, signal); } catch { resolve(); }
     setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } resolve(); }, 10_000).unref();
