@@ -150,10 +150,27 @@ fn another_sessions_task_is_read_recorded_then_reached_as_any_session() {
     let b = o.stored.clone();
     block_on(reach::send(&mut o, &b, get(THEIRS))).0.unwrap();
     assert_eq!(o.sent, ["get as any"]);
-    assert_eq!(
-        block_on(reach::principal(&mut o, &b, THEIRS)).unwrap(),
-        ANY_SESSION
-    );
+    o.sent.clear();
+    let (principal, read) = block_on(reach::principal(&mut o, &b, THEIRS)).unwrap();
+    assert_eq!(principal, ANY_SESSION);
+    // Known to be reached as any session: nothing to read to find that out.
+    assert_eq!((read, o.sent.len()), (None, 0));
+}
+
+#[test]
+fn finding_out_whom_a_task_is_reached_as_hands_over_what_it_read() {
+    let mut o = world();
+    let b = o.stored.clone();
+    let (principal, read) = block_on(reach::principal(&mut o, &b, MINE)).unwrap();
+    assert_eq!(principal, b.principal);
+    assert_eq!(read.unwrap()["taskId"], MINE);
+    assert_eq!(o.sent, ["get as own"]);
+
+    o.sent.clear();
+    let (principal, read) = block_on(reach::principal(&mut o, &b, THEIRS)).unwrap();
+    assert_eq!(principal, ANY_SESSION);
+    assert_eq!(read.unwrap()["taskId"], THEIRS);
+    assert_eq!(o.sent, ["get as own", "get as any", "store"]);
 }
 
 #[test]

@@ -400,7 +400,7 @@ fn a_streamed_result_tells_each_status_once_asks_and_then_answers() {
             .unwrap()
             .clone(),
     );
-    let result = block_on(result_loop::result(&mut w, TID, true)).unwrap();
+    let result = block_on(result_loop::result(&mut w, TID, true, None)).unwrap();
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
         TID
@@ -424,9 +424,30 @@ fn a_streamed_result_tells_each_status_once_asks_and_then_answers() {
 }
 
 #[test]
+fn a_result_starts_from_the_task_its_caller_read_without_reading_it_again() {
+    let done = task("completed", json!({ "result": { "content": [] } }));
+    let mut w = script(vec![done.clone()]);
+    let read = task("working", json!({}));
+    block_on(result_loop::result(&mut w, TID, true, Some(read))).unwrap();
+    assert_eq!(
+        w.turns,
+        [
+            status("working"),
+            Turn::Slept,
+            Turn::Get,
+            status("completed")
+        ]
+    );
+    // Already ended when read: answered with no request at all.
+    let mut w = script(vec![]);
+    block_on(result_loop::result(&mut w, TID, false, Some(done))).unwrap();
+    assert_eq!(w.turns, []);
+}
+
+#[test]
 fn a_result_whose_task_moved_on_reads_it_again_instead_of_answering_for_it() {
     let mut w = script(vec![asking(), task("cancelled", json!({}))]);
-    let error = block_on(result_loop::result(&mut w, TID, true)).unwrap_err();
+    let error = block_on(result_loop::result(&mut w, TID, true, None)).unwrap_err();
     // A cancelled task's result is -32603 (legacy tasks "Result Retrieval"), told after
     // its status.
     assert_eq!(error.to_wire().code.0, -32603);
@@ -449,7 +470,7 @@ fn a_failed_task_answers_its_own_error() {
         json!({ "error": { "code": -32602, "message": "bad input" } }),
     );
     let mut w = script(vec![failed]);
-    let error = block_on(result_loop::result(&mut w, TID, true)).unwrap_err();
+    let error = block_on(result_loop::result(&mut w, TID, true, None)).unwrap_err();
     let wire = error.to_wire();
     assert_eq!((wire.code.0, wire.message.as_str()), (-32602, "bad input"));
 }
@@ -458,7 +479,7 @@ fn a_failed_task_answers_its_own_error() {
 fn a_json_result_offers_questions_on_get_streams_or_says_what_to_accept() {
     // No GET stream to carry the question: 406, sent nothing, updated nothing.
     let mut w = script(vec![task("working", json!({})), asking()]);
-    let error = block_on(result_loop::result(&mut w, TID, false)).unwrap_err();
+    let error = block_on(result_loop::result(&mut w, TID, false, None)).unwrap_err();
     assert_eq!(error.http_status(), 406);
     assert_eq!(w.turns, [Turn::Get, Turn::Slept, Turn::Get, Turn::Offered]);
 
@@ -466,7 +487,7 @@ fn a_json_result_offers_questions_on_get_streams_or_says_what_to_accept() {
     let done = task("completed", json!({ "result": { "content": [] } }));
     let mut w = script(vec![asking(), done]);
     w.streams_open = true;
-    block_on(result_loop::result(&mut w, TID, false)).unwrap();
+    block_on(result_loop::result(&mut w, TID, false, None)).unwrap();
     assert_eq!(w.turns, [Turn::Get, Turn::Offered, Turn::Slept, Turn::Get]);
 }
 

@@ -85,21 +85,21 @@ pub async fn send<R: Reaching>(
     (outcome, ANY_SESSION.to_owned())
 }
 
-/// The principal `session` reaches task `task_id` as, reading the task once if that takes
-/// finding out.
+/// The principal `session` reaches task `task_id` as, and the task when finding that out
+/// took reading it (so whoever follows it starts from that read instead of a second one).
 pub async fn principal<R: Reaching>(
     r: &mut R,
     session: &Session,
     task_id: &str,
-) -> Result<String, McpError> {
+) -> Result<(String, Option<Value>), McpError> {
     match session.reach(task_id) {
-        Reach::As(principal) => Ok(principal.to_owned()),
+        Reach::As(principal) => Ok((principal.to_owned(), None)),
         Reach::OwnThenAny(_) => {
             let get = ObjectRequest::Get {
                 task_id: task_id.to_owned(),
             };
             let (outcome, principal) = send(r, session, get).await;
-            outcome.map(|_| principal)
+            outcome.map(|task| (principal, Some(task)))
         }
     }
 }

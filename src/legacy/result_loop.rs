@@ -46,14 +46,20 @@ pub trait Waiting {
 }
 
 /// `tasks/result` of `task_id`, on a response stream (`streamed`) or as one JSON answer.
+/// `read`: the task as just read by the caller (finding out whom it is reached as, say),
+/// the first turn's state instead of a second read.
 pub async fn result<W: Waiting>(
     w: &mut W,
     task_id: &str,
     streamed: bool,
+    mut read: Option<Value>,
 ) -> Result<Value, McpError> {
     let mut last_status = Value::Null;
     loop {
-        let task = w.get().await?;
+        let task = match read.take() {
+            Some(task) => task,
+            None => w.get().await?,
+        };
         if streamed && task["status"] != last_status {
             // notifications/tasks/status (legacy tasks "Task Status Notification"), with
             // no related-task metadata: the task id is in the params.

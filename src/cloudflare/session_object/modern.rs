@@ -9,7 +9,7 @@ use crate::cloudflare::sse::Channel;
 use crate::cloudflare::{WorkerHost, job, log};
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, Request as RpcRequest, RequestId};
-use crate::legacy::{self, Session};
+use crate::legacy::{self, Session, reach};
 use crate::server::call::progress_notification;
 use crate::server::dispatch;
 use crate::server::{Action, Context, Cors, Server};
@@ -74,12 +74,23 @@ impl SessionRunner {
                 let token = run.progress_token.clone();
                 self.streamed(server, session, Action::Run(run), ctx, token, trace)
             }
-            // A job's handle tool (`server::jobs`).
-            Action::Job(run) if accepts_sse => {
-                let token = run.progress_token.clone();
-                self.streamed(server, session, Action::Job(run), ctx, token, trace)
-            }
+            // A job's handle tool (`server::jobs`). A job is a task, and its handle is
+            // reached as the session reaches a task's id (`legacy::reach`): an anonymous
+            // session's job from any anonymous session, which then lists it.
             Action::Job(run) => {
+                let mut reacher = self.reacher(&server);
+                let ctx = match reach::principal(&mut reacher, &session, &run.job).await {
+                    Ok((principal, _)) => Context {
+                        principal,
+                        now_ms: now,
+                    },
+                    // Unknown to this session: the follower says so, as for any handle.
+                    Err(_) => ctx,
+                };
+                if accepts_sse {
+                    let token = run.progress_token.clone();
+                    return self.streamed(server, session, Action::Job(run), ctx, token, trace);
+                }
                 let progress = Progress::default();
                 let channel = job::Channel::session(&progress, None, trace.as_deref());
                 let response = job::follow(&server, &self.env, &ctx, *run, &channel).await;

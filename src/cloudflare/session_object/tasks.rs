@@ -120,15 +120,16 @@ pub(super) async fn handle(
         TaskOp::Result(task_id) => {
             match reach::principal(&mut runner.reacher(server), session, &task_id).await {
                 Err(e) => Err(e),
-                Ok(principal) if accepts_sse => {
-                    return Ok(result_stream(runner, server, id, task_id, &principal));
+                Ok((principal, read)) if accepts_sse => {
+                    let turn = Turn::new(runner, server, task_id, &principal);
+                    return Ok(result_stream(runner, id, turn, read));
                 }
                 // A client whose Accept refuses a stream still blocks until the task ends;
                 // its questions go to the session's GET streams.
-                Ok(principal) => {
+                Ok((principal, read)) => {
                     let mut turn = Turn::new(runner, server, task_id, &principal);
                     let task_id = turn.task_id.clone();
-                    result_loop::result(&mut turn, &task_id, false).await
+                    result_loop::result(&mut turn, &task_id, false, read).await
                 }
             }
         }
@@ -160,20 +161,18 @@ fn poll_stream(
 /// streams so the questions can travel.
 fn result_stream(
     runner: &SessionRunner,
-    server: &Server,
     id: &RequestId,
-    task_id: String,
-    principal: &str,
+    mut turn: Turn,
+    read: Option<Value>,
 ) -> Response {
     let channel = Channel::default();
     let out = runner.resumable.open(channel.clone());
-    let asker = runner.asker(Some(out.clone()), Some(task_id.clone()));
-    let mut turn = Turn::new(runner, server, task_id, principal);
+    let asker = runner.asker(Some(out.clone()), Some(turn.task_id.clone()));
     turn.stream = Some((out.clone(), asker));
     let request_id = id.clone();
     worker::wasm_bindgen_futures::spawn_local(async move {
         let task_id = turn.task_id.clone();
-        let body = match result_loop::result(&mut turn, &task_id, true).await {
+        let body = match result_loop::result(&mut turn, &task_id, true, read).await {
             Ok(result) => jsonrpc::result_response(&request_id, &result),
             Err(error) => jsonrpc::error_response(Some(&request_id), &error.to_wire()),
         };
