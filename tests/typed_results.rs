@@ -188,3 +188,53 @@ fn every_tool_result_says_whether_it_is_an_error() {
     let failed = result(run(&Tool::new("f", "f").sync(failed), json!({})));
     assert_eq!(failed["isError"], true);
 }
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)] // only its schema is read
+struct Measures {
+    count: u64,
+    small: u8,
+    ratio: f64,
+    limit: Option<u32>,
+    samples: Vec<i32>,
+    /// A field named like the keyword is a property, not a keyword.
+    format: String,
+    email: Email,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Email {
+    #[schemars(email)]
+    to: String,
+}
+
+#[test]
+fn derived_schemas_keep_string_formats_and_bounds_but_not_how_rust_stores_numbers() {
+    let tool = Tool::new("measure", "Measures").run_sync(|_: &Call<Measures>| Ok("ok"));
+    let schema = tool.definition()["inputSchema"].clone();
+    let p = &schema["properties"];
+    // schemars says `uint64`, `uint8`, `double`, `uint32`, `int32`: not formats JSON Schema
+    // defines (all of its formats are of strings), and Ajv prints "unknown format" for each.
+    assert!(!schema.to_string().contains("int64") && !schema.to_string().contains("double"));
+    for number in [
+        &p["count"],
+        &p["small"],
+        &p["ratio"],
+        &p["limit"],
+        &p["samples"]["items"],
+    ] {
+        assert!(number.get("format").is_none(), "{number}");
+    }
+    // The bounds that say the same stay.
+    assert_eq!(p["count"]["minimum"], 0);
+    assert_eq!(
+        (&p["small"]["minimum"], &p["small"]["maximum"]),
+        (&json!(0), &json!(255))
+    );
+    assert_eq!(p["limit"]["type"], json!(["integer", "null"]));
+    // String formats are JSON Schema's own, and a property named `format` is kept.
+    assert_eq!(p["format"]["type"], "string");
+    let to = &schema["$defs"]["Email"]["properties"]["to"];
+    assert_eq!(to["format"], "email");
+}

@@ -342,5 +342,31 @@ pub(super) fn derived_schema<A: JsonSchema>() -> Value {
         object.remove("$schema");
         object.remove("title");
     }
+    without_number_formats(&mut schema);
     schema
+}
+
+/// Removes schemars' `format` of numbers (`uint64`, `int32`, `double`…) from `schema` and
+/// its subschemas. They name how Rust stores the value, which the bounds schemars derives
+/// beside them already say; every format JSON Schema defines is one of strings (2020-12
+/// Validation §7.3), and clients that validate with Ajv print "unknown format" for each.
+fn without_number_formats(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            // `"integer"`, or `["integer", "null"]` for an `Option`.
+            let types = match object.get("type") {
+                Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect(),
+                Some(Value::String(one)) => vec![one.as_str()],
+                _ => Vec::new(),
+            };
+            let number = types.iter().any(|t| matches!(*t, "integer" | "number"))
+                && !types.contains(&"string");
+            if number && object.get("format").is_some_and(Value::is_string) {
+                object.remove("format");
+            }
+            object.values_mut().for_each(without_number_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_number_formats),
+        _ => {}
+    }
 }
