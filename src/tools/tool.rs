@@ -355,12 +355,14 @@ fn without_number_formats(schema: &mut Value) {
         Value::Object(object) => {
             // `"integer"`, or `["integer", "null"]` for an `Option`.
             let types = match object.get("type") {
-                Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect(),
-                Some(Value::String(one)) => vec![one.as_str()],
-                _ => Vec::new(),
+                Some(Value::Array(types)) => types.as_slice(),
+                Some(one) => std::slice::from_ref(one),
+                None => &[],
             };
-            let number = types.iter().any(|t| matches!(*t, "integer" | "number"))
-                && !types.contains(&"string");
+            let number = types
+                .iter()
+                .any(|t| matches!(t.as_str(), Some("integer" | "number")))
+                && !types.iter().any(|t| t == "string");
             if number && object.get("format").is_some_and(Value::is_string) {
                 object.remove("format");
             }

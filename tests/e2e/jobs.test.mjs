@@ -178,8 +178,8 @@ test('2025-11-25 without tasks: a handle, the handle tools, and questions by eli
 test('2025-11-25, anonymous: a host that reconnects reaches its job by handle from a new session; a keyed session does not', async () => {
   // Anonymous handles are bearer handles in both eras: a host without tasks that opens a
   // new session (a restart, a reconnect) still holds the handle its model was given.
-  const before = await openSession(url, { capabilities: {} });
-  const pending = responseOf(await before.call('tools/call', { name: 'process_batch', arguments: { items: 30, delayMs: 1000, label: 'reconnect' } })).result;
+  const first = await openSession(url, { capabilities: {} });
+  const pending = responseOf(await first.call('tools/call', { name: 'process_batch', arguments: { items: 30, delayMs: 1000, label: 'reconnect' } })).result;
   const { job } = pending.structuredContent;
   const status = async (session, name = 'job_status') =>
     responseOf(await session.call('tools/call', { name, arguments: { job } })).result;
@@ -188,16 +188,16 @@ test('2025-11-25, anonymous: a host that reconnects reaches its job by handle fr
   assert.equal((await status(keyed)).structuredContent.error, 'unknown_job');
   assert.equal((await status(keyed, 'job_cancel')).structuredContent.error, 'unknown_job');
 
-  const after = await openSession(url, { capabilities: {} });
-  const read = await status(after);
+  const second = await openSession(url, { capabilities: {} });
+  const read = await status(second);
   assert.equal(read.isError, false);
   assert.equal(read.structuredContent.job, job);
   assert.equal(read.structuredContent.status, 'working');
   // What it reaches, it lists (2025-11-25 tasks "Task Listing").
-  const listed = responseOf(await after.call('tasks/list')).result.tasks.map((t) => t.taskId);
+  const listed = responseOf(await second.call('tasks/list')).result.tasks.map((t) => t.taskId);
   assert.ok(listed.includes(job), `${job} in ${listed}`);
-  assert.equal((await status(after, 'job_cancel')).structuredContent.status, 'cancelled');
-  assert.equal((await status(before)).structuredContent.status, 'cancelled');
+  assert.equal((await status(second, 'job_cancel')).structuredContent.status, 'cancelled');
+  assert.equal((await status(first)).structuredContent.status, 'cancelled');
 });
 
 test('kill -9 of workerd during a job: the job completes after the restart, read through its handle', async () => {
