@@ -39,6 +39,7 @@ mod session_object;
 mod sse;
 mod stream;
 mod task_object;
+mod upstreams;
 
 pub use entry::fetch;
 pub use host::{WorkerHost, env};

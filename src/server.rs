@@ -13,6 +13,7 @@ mod gate;
 pub mod jobs;
 pub mod listen;
 pub mod my_tasks;
+mod upstreams;
 
 pub use builder::ServerBuilder;
 pub use config::Config;

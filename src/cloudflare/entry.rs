@@ -8,7 +8,7 @@ use super::principal_object::StreamSlot;
 use super::rpc::call_object_traced;
 use super::{
     SESSIONS_BINDING, WorkerHost, admin, auth, built, job, listen, log, my_tasks, new_task_id,
-    now_ms, progress,
+    now_ms, progress, upstreams,
 };
 use crate::auth::Outcome;
 use crate::error::McpError;
@@ -34,6 +34,7 @@ pub async fn fetch(
     build: fn() -> Server,
 ) -> worker::Result<web_sys::Response> {
     let server = match configured(&env, build) {
+        Ok(server) if server.has_upstreams() => upstreams::current(&env, build).await?,
         Ok(server) => server,
         Err(refusal) => return to_response(refusal),
     };

@@ -182,7 +182,7 @@ impl SessionRunner {
         if let Some(op) = req.headers().get(registry::REGISTRY_HEADER)? {
             return registry::handle(self, &op, req).await;
         }
-        let server = server(&self.env, self.build)?;
+        let server = super::upstreams::current(&self.env, self.build).await?;
         let header = |name: &str| req.headers().get(name).ok().flatten();
         let principal = header(PRINCIPAL_HEADER).unwrap_or_default();
         let session_id = header(SESSION_HEADER).unwrap_or_default();

@@ -12,7 +12,7 @@
 
 use super::log;
 use super::mirror::Mirror;
-use super::{WorkerHost, now_ms, server};
+use super::{WorkerHost, now_ms, upstreams};
 use crate::host::Host;
 use crate::objects::task::{self as runner, RunError, Runtime, TaskPlatform, Write};
 use crate::ops::log::{Line, LogSettings};
@@ -143,7 +143,7 @@ impl TaskRunner {
         // Set by the Worker on every call; a Durable Object is not reachable from outside.
         let principal = req.headers().get(PRINCIPAL_HEADER)?.unwrap_or_default();
         let request_id = req.headers().get(REQUEST_ID_HEADER)?;
-        let server = server(&self.env, self.build)?;
+        let server = upstreams::current(&self.env, self.build).await?;
         let mut platform = Platform {
             object: self,
             server: &server,
@@ -208,7 +208,7 @@ impl TaskRunner {
 
     /// The alarm: expiry, lost attempts, and the due step (`objects::task::alarm`).
     pub async fn alarm(&self) -> Result<Response> {
-        let server = server(&self.env, self.build)?;
+        let server = upstreams::current(&self.env, self.build).await?;
         let mut platform = Platform {
             object: self,
             server: &server,

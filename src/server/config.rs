@@ -58,6 +58,9 @@ pub struct Config {
     pub session_idle_ms: u64,
     /// What the adapters log (`LOG_LEVEL`, `LOG_PAYLOADS`; `crate::ops::log`).
     pub log: crate::ops::log::LogSettings,
+    /// The upstream MCP servers whose tools this one offers (`UPSTREAMS`, `UPSTREAM_*`;
+    /// `crate::gateway`).
+    pub gateway: crate::gateway::Settings,
 }
 
 impl Default for Config {
@@ -93,6 +96,7 @@ impl Default for Config {
             outbound: Policy::default(),
             session_idle_ms: 3_600_000,
             log: crate::ops::log::LogSettings::default(),
+            gateway: crate::gateway::Settings::default(),
         }
     }
 }
@@ -279,6 +283,7 @@ impl Config {
         }
         c.outbound = c.outbound.with_vars(&get)?;
         c.log = c.log.with_vars(&get)?;
+        c.gateway = c.gateway.with_vars(&get)?;
         Ok(c)
     }
 

@@ -1,0 +1,30 @@
+//! The gateway: this server in front of MCP servers that exist ("upstreams"), unchanged,
+//! so that every host gets their tools with tasks, jobs, quotas, logs and the console
+//! (docs/gateway.md).
+//!
+//! An upstream tool is a [`Tool`](crate::tools::Tool) like any other: its definition is
+//! the upstream's (fetched, bounded and validated by [`catalog`]), and its step calls the
+//! upstream ([`step`]) through the [`Host`](crate::host::Host), so the outbound policy,
+//! the bounds on answers, tasks, jobs, quotas and logs need nothing new. What a step
+//! does depends on where it runs and on what the upstream offers:
+//!
+//! ```text
+//! in the Worker (first step)   repeatable tool: the call, within UPSTREAM_INLINE_MS;
+//!                              anything else: straight to the task object
+//! in the task object           upstream with tasks: create the upstream task, then follow
+//!                              it by id (poll at its pollInterval): a restart repeats nothing
+//!                              synchronous upstream: store "calling", then call and hold it;
+//!                              a call interrupted mid-way is made again only for a repeatable
+//!                              tool, else the task fails saying why
+//! ```
+//!
+//! Credentials never cross: the host's stay at the gateway, the upstream gets the
+//! gateway's own (a secret named in the configuration).
+
+pub mod catalog;
+pub mod client;
+mod config;
+pub mod sse;
+pub mod step;
+
+pub use config::{Settings, Upstream};

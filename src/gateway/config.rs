@@ -1,0 +1,193 @@
+//! What a deployment says about its upstreams: `UPSTREAMS` (a JSON array) and the
+//! `UPSTREAM_*` bounds (docs/gateway.md "Configuration").
+//!
+//! # Format
+//!
+//! ```text
+//! UPSTREAMS = [{"name": "reports",                     1–32 of a-z 0-9 _ -, unique
+//!               "url": "https://reports.example/mcp",   https (http on loopback only)
+//!               "prefix": "reports_",                   optional, put before every tool name
+//!               "token": "REPORTS_TOKEN",               optional: the secret sent upstream
+//!               "header": "x-api-key",                  optional: sent raw in this header
+//!                                                       (default: Authorization: Bearer …)
+//!               "tools": ["render", "export"],          optional allow-list (upstream names)
+//!               "exclude": ["delete_all"]}]             optional deny-list
+//! ```
+
+use crate::host::AllowList;
+use serde::Deserialize;
+
+/// One upstream MCP server (see the module docs).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Upstream {
+    pub name: String,
+    pub url: String,
+    #[serde(default)]
+    pub prefix: String,
+    /// The name of the secret (not its value) sent upstream.
+    #[serde(default)]
+    pub token: Option<String>,
+    #[serde(default)]
+    pub header: Option<String>,
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+impl Upstream {
+    /// Whether the upstream's tool `name` (its own name, unprefixed) is offered.
+    pub fn offers(&self, name: &str) -> bool {
+        self.tools
+            .as_ref()
+            .is_none_or(|t| t.iter().any(|n| n == name))
+            && !self.exclude.iter().any(|n| n == name)
+    }
+
+    /// The hosts its requests may reach: its own URL's, and no other (no redirects are
+    /// followed to an upstream's calls).
+    pub fn allow_list(&self) -> AllowList {
+        let url = url::Url::parse(&self.url).expect("checked by Settings::with_vars");
+        let host = match (url.host_str(), url.port()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_owned(),
+            (None, _) => String::new(),
+        };
+        AllowList::parse(&host).unwrap_or_default()
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let name_ok = |n: &str, max: usize| {
+            !n.is_empty()
+                && n.len() <= max
+                && n.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+        };
+        if !name_ok(&self.name, 32) || self.name.contains('.') {
+            return Err(format!(
+                "an upstream's name is 1 to 32 of a-z A-Z 0-9 _ -, not {:?}",
+                self.name
+            ));
+        }
+        if !self.prefix.is_empty() && !name_ok(&self.prefix, 64) {
+            return Err(format!(
+                "upstream {}: the prefix must be tool-name characters (A-Z a-z 0-9 _ - .), not {:?}",
+                self.name, self.prefix
+            ));
+        }
+        let url = url::Url::parse(&self.url)
+            .map_err(|e| format!("upstream {}: url {:?}: {e}", self.name, self.url))?;
+        let loopback = match url.host() {
+            Some(url::Host::Domain(d)) => d == "localhost",
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        };
+        if !(url.scheme() == "https" || (url.scheme() == "http" && loopback)) {
+            return Err(format!(
+                "upstream {}: the url must be https (http only on loopback, for development), not {:?}",
+                self.name, self.url
+            ));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(format!(
+                "upstream {}: put credentials in a secret named by \"token\", not in the url",
+                self.name
+            ));
+        }
+        if self.header.is_some() && self.token.is_none() {
+            return Err(format!(
+                "upstream {}: \"header\" names where the token goes, so \"token\" is needed too",
+                self.name
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The gateway's settings: its upstreams and the bounds of their use.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    pub upstreams: Vec<Upstream>,
+    /// How long a fetched tool list is used before it is fetched again.
+    pub list_ttl_ms: u64,
+    /// The most tools one upstream may list (more: the listing is refused, not cut).
+    pub max_tools: usize,
+    /// The most bytes of one upstream answer read (a list, a result).
+    pub max_bytes: usize,
+    /// How long one held upstream call may take (an alarm runs at most 15 minutes).
+    pub call_timeout_ms: u64,
+    /// How long the Worker waits on a repeatable tool's call before the task object
+    /// takes it over (and calls again).
+    pub inline_ms: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            upstreams: Vec::new(),
+            list_ttl_ms: 60_000,
+            max_tools: 500,
+            max_bytes: 4 * 1024 * 1024,
+            call_timeout_ms: 600_000,
+            inline_ms: 5_000,
+        }
+    }
+}
+
+fn number(name: &str, value: &str) -> Result<u64, String> {
+    value
+        .trim()
+        .parse::<u64>()
+        .map_err(|_| format!("{name} must be a non-negative integer, got {value:?}"))
+}
+
+impl Settings {
+    /// These settings with the variables `get` finds applied; `Err` names the bad one.
+    pub fn with_vars(mut self, get: impl Fn(&str) -> Option<String>) -> Result<Settings, String> {
+        if let Some(v) = get("UPSTREAMS") {
+            self.upstreams = parse(&v).map_err(|e| format!("UPSTREAMS: {e}"))?;
+        }
+        if let Some(v) = get("UPSTREAM_LIST_TTL_MS") {
+            self.list_ttl_ms = number("UPSTREAM_LIST_TTL_MS", &v)?;
+        }
+        if let Some(v) = get("UPSTREAM_MAX_TOOLS") {
+            self.max_tools = number("UPSTREAM_MAX_TOOLS", &v)?.clamp(1, 10_000) as usize;
+        }
+        if let Some(v) = get("UPSTREAM_MAX_BYTES") {
+            self.max_bytes = number("UPSTREAM_MAX_BYTES", &v)?.max(1024) as usize;
+        }
+        if let Some(v) = get("UPSTREAM_CALL_TIMEOUT_MS") {
+            // An alarm handler runs at most 15 minutes on Cloudflare.
+            self.call_timeout_ms = number("UPSTREAM_CALL_TIMEOUT_MS", &v)?.clamp(1_000, 840_000);
+        }
+        if let Some(v) = get("UPSTREAM_INLINE_MS") {
+            self.inline_ms = number("UPSTREAM_INLINE_MS", &v)?;
+        }
+        Ok(self)
+    }
+
+    pub fn upstream(&self, name: &str) -> Option<&Upstream> {
+        self.upstreams.iter().find(|u| u.name == name)
+    }
+}
+
+/// `UPSTREAMS`: a JSON array of upstreams, each checked; names unique.
+pub fn parse(value: &str) -> Result<Vec<Upstream>, String> {
+    if value.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let upstreams: Vec<Upstream> =
+        serde_json::from_str(value).map_err(|e| format!("not a JSON array of upstreams: {e}"))?;
+    for (i, upstream) in upstreams.iter().enumerate() {
+        upstream.check()?;
+        if upstreams[..i].iter().any(|u| u.name == upstream.name) {
+            return Err(format!(
+                "the upstream name {:?} is used twice",
+                upstream.name
+            ));
+        }
+    }
+    Ok(upstreams)
+}

@@ -1,0 +1,209 @@
+//! The gateway's configuration (`UPSTREAMS`, `UPSTREAM_*`) and an upstream's tool list
+//! made into this server's tools (`gateway::catalog`).
+#![cfg(not(target_arch = "wasm32"))]
+
+use mcp_tasks_edge::gateway::{Settings, catalog};
+use mcp_tasks_edge::server::{Config, Server};
+use mcp_tasks_edge::tools::TaskSupport;
+use serde_json::{Value, json};
+
+fn settings(upstreams: &str) -> Result<Settings, String> {
+    Settings::default().with_vars(|name| (name == "UPSTREAMS").then(|| upstreams.to_owned()))
+}
+
+#[test]
+fn upstreams_parse_with_their_defaults() {
+    let s = settings(
+        r#"[{"name":"reports","url":"https://reports.example/mcp","prefix":"r_","token":"R_TOKEN","tools":["a"],"exclude":["b"]},
+            {"name":"local","url":"http://127.0.0.1:9000/mcp"}]"#,
+    )
+    .unwrap();
+    assert_eq!(s.upstreams.len(), 2);
+    assert_eq!(s.upstreams[0].prefix, "r_");
+    assert_eq!(s.upstreams[0].token.as_deref(), Some("R_TOKEN"));
+    assert!(
+        s.upstreams[0].offers("a") && !s.upstreams[0].offers("b") && !s.upstreams[0].offers("c")
+    );
+    assert!(s.upstreams[1].offers("anything"));
+    assert_eq!(s.list_ttl_ms, 60_000);
+    assert_eq!(s.inline_ms, 5_000);
+    assert!(settings("").unwrap().upstreams.is_empty());
+}
+
+#[test]
+fn bad_upstreams_are_refused_naming_the_problem() {
+    let cases = [
+        (r#"{"name":"x"}"#, "not a JSON array"),
+        (
+            r#"[{"name":"a","url":"http://reports.example/mcp"}]"#,
+            "must be https",
+        ),
+        (
+            r#"[{"name":"a","url":"https://u:p@reports.example/mcp"}]"#,
+            "credentials in a secret",
+        ),
+        (
+            r#"[{"name":"a","url":"https://x.example/mcp"},{"name":"a","url":"https://y.example/mcp"}]"#,
+            "used twice",
+        ),
+        (
+            r#"[{"name":"bad name","url":"https://x.example/mcp"}]"#,
+            "an upstream's name",
+        ),
+        (
+            r#"[{"name":"a","url":"https://x.example/mcp","prefix":"no spaces"}]"#,
+            "prefix",
+        ),
+        (
+            r#"[{"name":"a","url":"https://x.example/mcp","header":"x-key"}]"#,
+            "\"token\" is needed",
+        ),
+        (
+            r#"[{"name":"a","url":"https://x.example/mcp","tokn":"T"}]"#,
+            "unknown field",
+        ),
+        (r#"[{"name":"a","url":"not a url"}]"#, "url"),
+    ];
+    for (value, expected) in cases {
+        let error = settings(value).unwrap_err();
+        assert!(error.starts_with("UPSTREAMS: "), "{error}");
+        assert!(error.contains(expected), "{value}: {error}");
+    }
+    // The whole configuration says which variable is wrong.
+    let error = Config::from_vars(|n| (n == "UPSTREAMS").then(|| "[1]".to_owned())).unwrap_err();
+    assert!(error.starts_with("UPSTREAMS: "), "{error}");
+    let error =
+        Config::from_vars(|n| (n == "UPSTREAM_MAX_TOOLS").then(|| "many".to_owned())).unwrap_err();
+    assert!(error.contains("UPSTREAM_MAX_TOOLS"), "{error}");
+}
+
+fn listing(prefix: &str, definitions: Vec<Value>, tasks: bool) -> catalog::Listing {
+    let s = settings(&format!(
+        r#"[{{"name":"up","url":"https://up.example/mcp","prefix":"{prefix}","exclude":["hidden"]}}]"#
+    ))
+    .unwrap();
+    catalog::tools(&s.upstreams[0], definitions, tasks, &s)
+}
+
+#[test]
+fn definitions_are_kept_as_the_upstream_declared_them_under_the_prefix() {
+    let definition = json!({
+        "name": "render",
+        "title": "Render a report",
+        "description": "Renders.",
+        "inputSchema": { "type": "object", "properties": { "pages": { "type": "integer", "minimum": 1 } }, "required": ["pages"] },
+        "outputSchema": { "type": "object", "properties": { "url": { "type": "string" } }, "required": ["url"] },
+        "annotations": { "readOnlyHint": true },
+        "icons": [{ "src": "https://up.example/i.png" }],
+        "_meta": { "vendor/x": 1 },
+        "execution": { "taskSupport": "optional" },
+    });
+    let l = listing(
+        "up_",
+        vec![
+            definition.clone(),
+            json!({ "name": "hidden", "inputSchema": { "type": "object" } }),
+        ],
+        false,
+    );
+    assert!(l.skipped.is_empty(), "{:?}", l.skipped);
+    assert_eq!(l.tools.len(), 1, "an excluded tool is left out");
+    let tool = &l.tools[0];
+    assert_eq!(tool.name(), "up_render");
+    assert_eq!(tool.task_support(), TaskSupport::Required);
+    assert!(tool.has_cancel_hook());
+    let listed = tool.definition();
+    for key in [
+        "title",
+        "description",
+        "inputSchema",
+        "outputSchema",
+        "annotations",
+        "icons",
+        "_meta",
+    ] {
+        assert_eq!(listed[key], definition[key], "{key}");
+    }
+    assert!(
+        listed.get("execution").is_none(),
+        "the upstream's era-specific task support is not listed"
+    );
+    // Arguments are validated against the upstream's schema before any upstream call.
+    let error = tool
+        .check_arguments(Some(&json!({ "pages": 0 })))
+        .unwrap_err();
+    assert!(error.to_string().contains("/pages"), "{error}");
+    assert!(tool.check_arguments(Some(&json!({ "pages": 2 }))).is_ok());
+}
+
+#[test]
+fn unusable_definitions_are_skipped_with_the_reason() {
+    let l = listing(
+        "",
+        vec![
+            json!("not an object"),
+            json!({ "inputSchema": { "type": "object" } }),
+            json!({ "name": "no_schema" }),
+            json!({ "name": "array_schema", "inputSchema": { "type": "array" } }),
+            json!({ "name": "bad name!", "inputSchema": { "type": "object" } }),
+            json!({ "name": "bad_output", "inputSchema": { "type": "object" }, "outputSchema": { "type": 5 } }),
+            json!({ "name": "fine", "inputSchema": { "type": "object" } }),
+        ],
+        false,
+    );
+    assert_eq!(
+        l.tools
+            .iter()
+            .map(|t| t.name().to_owned())
+            .collect::<Vec<_>>(),
+        ["fine"]
+    );
+    assert_eq!(l.skipped.len(), 6, "{:?}", l.skipped);
+    assert!(
+        l.skipped.iter().any(|s| s.contains("no_schema")),
+        "{:?}",
+        l.skipped
+    );
+    assert!(
+        l.skipped
+            .iter()
+            .any(|s| s.contains("bad_output") && s.contains("outputSchema")),
+        "{:?}",
+        l.skipped
+    );
+}
+
+#[test]
+fn upstream_tools_join_the_server_without_taking_a_name() {
+    let server = Server::builder("gw")
+        .tool(
+            mcp_tasks_edge::tools::Tool::new("render", "native")
+                .sync(|_| mcp_tasks_edge::tools::Step::text("x")),
+        )
+        .build();
+    let l = listing(
+        "",
+        vec![
+            json!({ "name": "render", "inputSchema": { "type": "object" } }),
+            json!({ "name": "job_status", "inputSchema": { "type": "object" } }),
+            json!({ "name": "export", "inputSchema": { "type": "object" } }),
+        ],
+        false,
+    );
+    let (merged, clashes) = server.with_upstream_tools(l.tools);
+    assert_eq!(clashes, ["render", "job_status"]);
+    assert!(merged.problems().is_empty(), "{:?}", merged.problems());
+    assert!(merged.registry.get("export").is_some());
+    assert_eq!(
+        merged.registry.get("render").unwrap().definition()["description"],
+        "native"
+    );
+    let listed: Value = serde_json::from_slice(&merged.lists.tools).unwrap();
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["render", "export"]);
+}
