@@ -14,11 +14,16 @@ DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-
 	--var 'FETCH_ALLOWED_HOSTS:127.0.0.1:*,localhost:*' --var ALLOW_ANONYMOUS:true \
 	--var QUOTA_TASKS_PER_MINUTE:unlimited --var QUOTA_LIVE_TASKS:unlimited \
 	--var QUOTA_LISTEN_STREAMS:unlimited --var QUOTA_SESSIONS:unlimited
+# `make dev UPSTREAM=http://127.0.0.1:9100/mcp`: the gateway in front of that MCP server,
+# its tools prefixed with UPSTREAM_PREFIX (docs/gateway.md).
+UPSTREAM ?=
+UPSTREAM_PREFIX ?= up_
+UPSTREAM_VARS = $(if $(UPSTREAM),--var 'UPSTREAMS:[{"name":"upstream","url":"$(UPSTREAM)","prefix":"$(UPSTREAM_PREFIX)"}]')
 # Extra variables for `make dev`, after the defaults so they win:
 # make dev VARS="OAUTH_ISSUER:https://issuer.example OAUTH_REQUIRED_SCOPES:mcp ALLOW_ANONYMOUS:false"
 VARS ?=
 
-.PHONY: setup dev serve test test-crate test-starter test-native test-e2e test-sdk test-interop conformance client test-browser test-package test-docs test-console bench profile build lint
+.PHONY: example-upstream setup dev serve test test-crate test-starter test-native test-e2e test-sdk test-interop conformance client test-browser test-package test-docs test-console bench profile build lint
 
 setup:
 	@sh scripts/setup.sh
@@ -28,14 +33,19 @@ build: setup
 
 # Runs the server on 127.0.0.1:$(PORT): MCP at /mcp, the web console at /.
 dev: setup client
-	$(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) \
+	$(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) $(UPSTREAM_VARS) \
 		$(foreach v,$(VARS),--var '$(v)')
+
+# An MCP server written with the official TypeScript SDK, without tasks, on
+# 127.0.0.1:9100 (tests/support/upstream.mjs): an upstream for `make dev UPSTREAM=…`.
+example-upstream: setup
+	node tests/support/upstream.mjs 9100
 
 # Serves what was last built (the Worker and the console's bindings), building nothing:
 # for a second terminal, or after `make dev` once. Run `make dev` after changing sources.
 serve:
 	@test -f demo/build/index.js -a -f www/pkg/mcp_tasks_edge.js || { echo "nothing built yet: run make dev once"; exit 1; }
-	SERVE_LAST_BUILD=1 $(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) \
+	SERVE_LAST_BUILD=1 $(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) $(UPSTREAM_VARS) \
 		$(foreach v,$(VARS),--var '$(v)')
 
 # Every test layer; fails on the first failing layer. Each `node --test` has

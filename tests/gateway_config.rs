@@ -110,7 +110,7 @@ fn definitions_are_kept_as_the_upstream_declared_them_under_the_prefix() {
     assert_eq!(l.tools.len(), 1, "an excluded tool is left out");
     let tool = &l.tools[0];
     assert_eq!(tool.name(), "up_render");
-    assert_eq!(tool.task_support(), TaskSupport::Required);
+    assert_eq!(tool.task_support(), TaskSupport::Optional);
     assert!(tool.has_cancel_hook());
     let listed = tool.definition();
     for key in [

@@ -208,6 +208,24 @@ fn a_repeatable_call_is_made_again_after_an_interruption() {
         plain("lookup", json!({ "idempotentHint": true })),
         false,
     );
+    let checkpoint =
+        json!({ "phase": "calling", "session": "old", "version": "2025-11-25", "request": 2 });
+    // Again on a session of its own, stored before the call.
+    let step = block_on(tool.step(
+        in_object(Call::new(json!({})), checkpoint, 3),
+        Host::new(fake.clone()),
+    ));
+    let Step::Continue {
+        checkpoint: Some(again),
+        ..
+    } = step
+    else {
+        panic!("{step:?}")
+    };
+    assert_eq!(
+        again,
+        json!({ "phase": "calling", "session": "s1", "version": "2025-11-25", "request": 2 })
+    );
     let fake = resumed().answer(
         "POST",
         URL,
@@ -218,12 +236,7 @@ fn a_repeatable_call_is_made_again_after_an_interruption() {
             None,
         ),
     );
-    let checkpoint =
-        json!({ "phase": "calling", "session": "s1", "version": "2025-11-25", "request": 2 });
-    let step = block_on(tool.step(
-        in_object(Call::new(json!({})), checkpoint, 3),
-        Host::new(fake.clone()),
-    ));
+    let step = block_on(tool.step(in_object(Call::new(json!({})), again, 1), Host::new(fake)));
     assert!(matches!(step, Step::Complete(_)), "{step:?}");
 }
 

@@ -184,7 +184,8 @@ fn tool(
     }
     let (run, cancel) = (spec.clone(), spec);
     Ok(Some(
-        tool.task(TaskSupport::Required)
+        tool.task(TaskSupport::Optional)
+            .of_upstream(&upstream.name)
             .run_json(move |call, host| step::run(run.clone(), call, host))
             .on_cancel(move |call, host| step::cancelled(cancel.clone(), call, host)),
     ))

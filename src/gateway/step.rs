@@ -8,8 +8,9 @@
 //!                             or (too slow) cancels that call upstream → Start
 //!                           otherwise → Calling (the task object makes the call)
 //! Start        task object  opens a session → Calling (stored before anything is sent)
-//! Calling      task object  attempt 1, or a repeatable tool: calls and holds the call
-//!                           → the result; a later attempt of any other tool: fails, saying why
+//! Calling      task object  attempt 1: calls and holds the call → the result; a later
+//!                           attempt (the call was interrupted): a repeatable tool opens a
+//!                           new session → Calling again; any other tool fails, saying why
 //! Following    task object  tasks/get → working: again after its pollInterval; ended:
 //!                           tasks/result → the result
 //! ```
@@ -115,6 +116,14 @@ pub async fn run(tool: Rc<UpstreamTool>, call: Call, host: Host) -> Result<Step,
                     "The call of {:?} on the upstream server {:?} was interrupted (the gateway restarted while it ran) and was not made again: the tool is not marked idempotentHint or readOnlyHint, so calling it twice could repeat its effects. Whether the first call took effect is unknown.",
                     tool.name, tool.upstream.name
                 )));
+            }
+            if call.attempt > 1 {
+                // Called again on a session of its own, stored first: the interrupted
+                // call's id may still be in use upstream, and a cancel must reach this one.
+                let session = Session::open(&host, &tool.upstream, tool.quick())
+                    .await
+                    .map_err(|e| tool.fail(&e))?;
+                return begin(&tool, &call, session).await;
             }
             let mut session = Session::resume(&host, &tool.upstream, session, &version)
                 .map_err(|e| tool.fail(&e))?;

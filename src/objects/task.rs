@@ -325,12 +325,11 @@ pub async fn alarm_step<P: TaskPlatform>(
     )
     .map_err(RunError::Refused)?;
     let applied = effects.store.is_some();
-    p.print(vec![logs::step_finished(
-        &full.record,
-        attempt,
-        outcome,
-        duration_ms,
-        applied,
-    )]);
+    let line = logs::step_finished(&full.record, attempt, outcome, duration_ms, applied);
+    let upstream = rt
+        .registry
+        .get(full.record.tool())
+        .and_then(|t| t.upstream());
+    p.print(vec![logs::of_upstream(line, upstream)]);
     apply(p, rt, current.as_ref(), effects, None).await
 }

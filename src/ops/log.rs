@@ -146,6 +146,12 @@ impl Line {
         self.level
     }
 
+    /// The same line, at `level` if it was quieter.
+    pub fn at_least(mut self, level: Level) -> Line {
+        self.level = self.level.max(level);
+        self
+    }
+
     pub fn task(mut self, task_id: &str, tool: &str) -> Line {
         self.task_id = Some(task_id.to_owned());
         self.tool = Some(tool.to_owned());

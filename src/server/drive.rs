@@ -77,13 +77,10 @@ async fn logged_step(
     let stepped = step(server, run, ctx.now_ms, host, progress).await;
     let duration_ms = host.now_ms().saturating_sub(started);
     let outcome = logs::step_outcome(&stepped);
-    if settings.prints(logs::inline_step_level(outcome, duration_ms)) {
-        log(logs::inline_step_finished(
-            tool,
-            &ctx.principal,
-            outcome,
-            duration_ms,
-        ));
+    let upstream = server.registry.get(tool).and_then(|t| t.upstream());
+    if upstream.is_some() || settings.prints(logs::inline_step_level(outcome, duration_ms)) {
+        let line = logs::inline_step_finished(tool, &ctx.principal, outcome, duration_ms);
+        log(logs::of_upstream(line, upstream));
     }
     stepped
 }

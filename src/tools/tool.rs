@@ -67,6 +67,8 @@ pub struct Tool {
     allow: Result<AllowList, String>,
     /// Questions go into the task for clients with the Tasks extension ([`Tool::ask_in_task`]).
     asks_in_task: bool,
+    /// The upstream server this tool is a tool of (`crate::gateway`), for the log.
+    upstream: Option<std::rc::Rc<str>>,
 }
 
 impl fmt::Debug for Tool {
@@ -99,6 +101,7 @@ impl Tool {
             cancel: None,
             allow: Ok(AllowList::default()),
             asks_in_task: false,
+            upstream: None,
         }
     }
 
@@ -155,6 +158,18 @@ impl Tool {
     pub fn ask_in_task(mut self) -> Tool {
         self.asks_in_task = true;
         self
+    }
+
+    /// Marks this tool as a tool of the upstream server `name` (`crate::gateway`): its
+    /// steps' log lines name it.
+    pub fn of_upstream(mut self, name: &str) -> Tool {
+        self.upstream = Some(name.into());
+        self
+    }
+
+    /// The upstream server this tool is a tool of, if it is one ([`Tool::of_upstream`]).
+    pub fn upstream(&self) -> Option<&str> {
+        self.upstream.as_deref()
     }
 
     /// Whether questions make the call a task ([`Tool::ask_in_task`]).

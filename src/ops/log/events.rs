@@ -173,6 +173,16 @@ pub fn inline_step_finished(
     .field("inline", true)
 }
 
+/// A `step.finished` of an upstream's tool (`crate::gateway`) names the upstream and is
+/// printed at info at least: each upstream call is a line an operator reads (which
+/// upstream, which tool, how long, what came of it).
+pub fn of_upstream(line: Line, upstream: Option<&str>) -> Line {
+    match upstream {
+        Some(name) => line.at_least(Level::Info).field("upstream", name),
+        None => line,
+    }
+}
+
 /// What a step returned, as `step.finished` names it.
 pub fn step_outcome(step: &Step) -> &'static str {
     match step {

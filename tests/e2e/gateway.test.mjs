@@ -1,0 +1,152 @@
+// The gateway (docs/gateway.md) under wrangler dev, in front of a server written with the
+// official TypeScript SDK 1.x that knows nothing of tasks (tests/support/upstream.mjs):
+// its tools listed as it declares them, a slow one reaching hosts without tasks as a job and
+// clients with the extension as a task, progress, cancel reaching the upstream, arguments
+// checked before any upstream call, credentials never crossing, and what a kill -9 of the
+// gateway mid-call does to an idempotent tool and to one that is not.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startServer, TEST_KEYS } from '../support/server.mjs';
+import { startUpstream } from '../support/upstream.mjs';
+import { ok, pollUntil, rpc, terminal } from './mcp.mjs';
+
+const WAIT_MS = 3000;
+const LONG = { timeout: 60_000 };
+const UPSTREAM_SECRET = 'upstream-only-secret';
+let upstream;
+let gateway;
+const clients = [];
+
+const gatewayVars = () => ({
+  UPSTREAMS: JSON.stringify([{ name: 'ts', url: upstream.url, prefix: 'ts_', token: 'TS_UPSTREAM_TOKEN' }]),
+  TS_UPSTREAM_TOKEN: UPSTREAM_SECRET,
+  INLINE_BUDGET_MS: String(WAIT_MS),
+  UPSTREAM_INLINE_MS: '1000',
+  // The deployment's own allow-list has nothing of the upstream: its host is allowed for
+  // its tools alone.
+  FETCH_ALLOWED_HOSTS: 'nothing.invalid',
+});
+
+before(async () => {
+  upstream = await startUpstream();
+  gateway = await startServer({ vars: gatewayVars() });
+});
+after(async () => {
+  for (const c of clients) { try { await c.close(); } catch { /* closed */ } }
+  await gateway?.stop();
+  await upstream?.close();
+});
+
+const NO_TASKS = { elicitation: {} };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function sdkClient() {
+  const client = new Client({ name: 'gateway-e2e', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.mcpUrl), {
+    requestInit: { headers: { authorization: `Bearer ${TEST_KEYS.alice}` } },
+  }));
+  clients.push(client);
+  return client;
+}
+
+const callsOf = (tool, label) => upstream.record.calls.filter((c) => c.tool === tool && (label === undefined || c.args.label === label));
+
+test('the upstream tools are listed as the upstream declares them, under the prefix', async () => {
+  const { tools } = await ok(gateway.mcpUrl, 'tools/list', {});
+  const report = tools.find((t) => t.name === 'ts_report');
+  assert.ok(report, JSON.stringify(tools.map((t) => t.name)));
+  assert.equal(report.title, 'Render a report');
+  assert.equal(report.description, 'Renders a report page by page (slow).');
+  assert.deepEqual(Object.keys(report.inputSchema.properties).sort(), ['label', 'seconds']);
+  assert.deepEqual(report.inputSchema.required, ['seconds']);
+  assert.deepEqual(report.outputSchema.required.sort(), ['label', 'pages']);
+  assert.deepEqual(tools.find((t) => t.name === 'ts_lookup').annotations, { readOnlyHint: true });
+  assert.ok(tools.some((t) => t.name === 'echo'), "the server's own tools stay beside them");
+  const lines = gateway.events().filter((e) => e.event === 'upstream.listed');
+  assert.ok(lines.some((l) => l.upstream === 'ts' && l.tools === 4), JSON.stringify(lines));
+});
+
+test('a fast read-only upstream tool answers inline, its structuredContent intact', async () => {
+  const result = await ok(gateway.mcpUrl, 'tools/call', { name: 'ts_lookup', arguments: { key: 'k1' } }, { caps: NO_TASKS });
+  assert.equal(result.resultType, 'complete');
+  assert.deepEqual(result.structuredContent, { key: 'k1', value: 'value-of-k1' });
+  assert.equal(result.isError, false);
+  const failed = await ok(gateway.mcpUrl, 'tools/call', { name: 'ts_fails', arguments: {} }, { caps: NO_TASKS });
+  assert.equal(failed.isError, true);
+  assert.equal(failed.content[0].text, 'it went wrong');
+});
+
+test('arguments are checked against the upstream schema before any upstream call', async () => {
+  const before = upstream.record.calls.length;
+  const { body } = await rpc(gateway.mcpUrl, 'tools/call', { name: 'ts_report', arguments: { seconds: 'many' } });
+  assert.equal(body.error.code, -32602, JSON.stringify(body));
+  assert.match(body.error.message, /seconds/);
+  assert.equal(upstream.record.calls.length, before, 'the upstream saw no call');
+});
+
+test('SDK 1.x without tasks: a slow upstream tool becomes a job whose handle reaches the result', async () => {
+  const client = await sdkClient();
+  const pending = await client.callTool({ name: 'ts_report', arguments: { seconds: 6, label: 'job' } }, undefined, LONG);
+  // The tool declares an outputSchema, so its "still running" answer carries the handle in
+  // _meta and its text, not in structuredContent (docs/hosts.md).
+  const { job, status } = pending._meta['mcp-tasks-edge/job'];
+  assert.equal(status, 'working', JSON.stringify(pending));
+  assert.match(pending.content[0].text, /call job_status/);
+  let read;
+  for (let i = 0; i < 10; i += 1) {
+    read = await client.callTool({ name: 'job_status', arguments: { job, waitSeconds: 3 } }, undefined, LONG);
+    if (read._meta['mcp-tasks-edge/job'].status === 'completed') break;
+  }
+  assert.equal(read._meta['mcp-tasks-edge/job'].status, 'completed', JSON.stringify(read));
+  assert.ok(read.content.some((c) => c.text === 'Rendered 6 pages for job'), JSON.stringify(read.content));
+  assert.equal(callsOf('report', 'job').length, 1, 'called once');
+  // Credentials never cross: the upstream saw the gateway's token only.
+  assert.ok(upstream.record.authorizations.every((a) => a === `Bearer ${UPSTREAM_SECRET}`), JSON.stringify([...new Set(upstream.record.authorizations)]));
+  assert.ok(!upstream.record.authorizations.includes(`Bearer ${TEST_KEYS.alice}`));
+});
+
+test('the Tasks extension: a slow upstream tool is a task, polled to its result', async () => {
+  const created = await ok(gateway.mcpUrl, 'tools/call', { name: 'ts_report', arguments: { seconds: 3, label: 'task' } });
+  assert.equal(created.resultType, 'task');
+  const done = await pollUntil(gateway.mcpUrl, created.taskId, terminal, { timeoutMs: 30_000 });
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  assert.deepEqual(done.result.structuredContent, { pages: 3, label: 'task' });
+});
+
+test('cancelling the task cancels the upstream call', async () => {
+  const created = await ok(gateway.mcpUrl, 'tools/call', { name: 'ts_report', arguments: { seconds: 60, label: 'cancel' } });
+  const deadline = Date.now() + 15_000;
+  while (callsOf('report', 'cancel').length === 0 && Date.now() < deadline) await sleep(100);
+  assert.equal(callsOf('report', 'cancel').length, 1, 'the call reached the upstream');
+  await ok(gateway.mcpUrl, 'tasks/cancel', { taskId: created.taskId });
+  const task = await ok(gateway.mcpUrl, 'tasks/get', { taskId: created.taskId });
+  assert.equal(task.status, 'cancelled');
+  while (callsOf('report', 'cancel')[0].outcome === 'running' && Date.now() < deadline) await sleep(100);
+  assert.equal(callsOf('report', 'cancel')[0].outcome, 'cancelled', 'the upstream stopped its work');
+  assert.ok(upstream.record.cancelled.length >= 1);
+});
+
+test('kill -9 mid-call: an idempotent tool is called again, another fails saying why', async () => {
+  // A repeatable call is tried in the Worker first (UPSTREAM_INLINE_MS), cancelled there as
+  // too slow, and made again by the task object: the second call is the one killed.
+  const lookups = () => upstream.record.calls.filter((c) => c.args.key === 'after-kill');
+  const repeat = await ok(gateway.mcpUrl, 'tools/call', { name: 'ts_slow_lookup', arguments: { key: 'after-kill', seconds: 5 } });
+  assert.equal(repeat.resultType, 'task');
+  assert.equal(lookups()[0].outcome, 'cancelled', 'the call the Worker gave up on was cancelled');
+  const once = await ok(gateway.mcpUrl, 'tools/call', { name: 'ts_report', arguments: { seconds: 5, label: 'kill' } });
+  const deadline = Date.now() + 15_000;
+  while ((callsOf('report', 'kill').length === 0 || lookups().length < 2) && Date.now() < deadline) await sleep(100);
+  assert.equal(lookups().length, 2);
+  await gateway.kill();
+  gateway = await startServer({ vars: gatewayVars(), port: gateway.port, persistDir: gateway.persistDir });
+  const repeated = await pollUntil(gateway.mcpUrl, repeat.taskId, terminal, { timeoutMs: 40_000 });
+  assert.equal(repeated.status, 'completed', JSON.stringify(repeated));
+  assert.equal(lookups().length, 3, 'called again');
+  assert.equal(lookups()[2].outcome, 'completed');
+  const failed = await pollUntil(gateway.mcpUrl, once.taskId, terminal, { timeoutMs: 40_000 });
+  assert.equal(failed.status, 'failed', JSON.stringify(failed));
+  assert.match(failed.error.message, /"report".*"ts".*not made again.*idempotentHint/);
+  assert.equal(callsOf('report', 'kill').length, 1, 'nothing was run twice');
+});
