@@ -136,7 +136,7 @@ fn a_call_that_may_not_repeat_is_stored_before_the_task_object_makes_it() {
 
     // In the task object: the call, on that session, with that id; progress on the way.
     let events = format!(
-        "event: message\ndata: {}\n\ndata: {}\n\n",
+        "id: 0\ndata: \n\nevent: message\ndata: {}\n\ndata: {}\n\n",
         json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "progressToken": "task-1", "progress": 1, "total": 3, "message": "page 1" } }),
         result(
             2,

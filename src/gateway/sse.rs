@@ -42,7 +42,8 @@ pub fn read(content_type: &str, body: &[u8], id: u64) -> Result<Exchange, ErrorO
     if content_type.starts_with("text/event-stream") {
         let text = std::str::from_utf8(body)
             .map_err(|_| malformed("the upstream's event stream is not UTF-8"))?;
-        for data in events(text) {
+        // A priming event (SEP-1699: an id and empty data) carries no message.
+        for data in events(text).into_iter().filter(|d| !d.trim().is_empty()) {
             let message = serde_json::from_str::<Value>(&data).map_err(|e| {
                 malformed(format!("the upstream sent an event that is not JSON: {e}"))
             })?;
