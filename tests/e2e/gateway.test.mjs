@@ -8,7 +8,14 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startServer, TEST_KEYS } from '../support/server.mjs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+import { ROOT, startServer, TEST_KEYS } from '../support/server.mjs';
+import { answering, connect, within } from '../interop/host.mjs';
 import { startUpstream } from '../support/upstream.mjs';
 import { ok, pollUntil, rpc, terminal } from './mcp.mjs';
 
@@ -113,6 +120,54 @@ test('the Tasks extension: a slow upstream tool is a task, polled to its result'
   const done = await pollUntil(gateway.mcpUrl, created.taskId, terminal, { timeoutMs: 30_000 });
   assert.equal(done.status, 'completed', JSON.stringify(done));
   assert.deepEqual(done.result.structuredContent, { pages: 3, label: 'task' });
+});
+
+test('the official Tasks client (V2): a task to its result, another cancelled upstream', async () => {
+  const client = await connect(gateway.mcpUrl, { generation: 'v2', token: TEST_KEYS.alice, onInputRequest: answering() });
+  clients.push(client);
+  const execution = await client.session.callTool('ts_report', { seconds: 2, label: 'ext-tasks' });
+  assert.equal(execution.kind, 'task');
+  const { outcome } = await within(30_000, execution.settle(), 'ts_report');
+  assert.equal(outcome.status, 'completed', String(outcome.error));
+  assert.deepEqual(resultFromTaskOutcome(outcome).structuredContent, { pages: 2, label: 'ext-tasks' });
+  const long = await client.session.callTool('ts_report', { seconds: 60, label: 'ext-cancel' });
+  const deadline = Date.now() + 15_000;
+  while (callsOf('report', 'ext-cancel').length === 0 && Date.now() < deadline) await sleep(100);
+  await within(30_000, long.cancel(), 'cancel');
+  assert.equal((await within(30_000, long.settle(), 'settle')).outcome.status, 'cancelled');
+  while (callsOf('report', 'ext-cancel')[0].outcome === 'running' && Date.now() < deadline) await sleep(100);
+  assert.equal(callsOf('report', 'ext-cancel')[0].outcome, 'cancelled');
+});
+
+test('mcp-remote, as desktop hosts use it: a handle, then the result through job_status', async () => {
+  const proxy = join(ROOT, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
+  const env = { ...process.env, MCP_REMOTE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'mcp-remote-')) };
+  const bridge = spawn(process.execPath, [proxy, gateway.mcpUrl, '--allow-http', '--transport', 'http-only',
+    '--header', `Authorization:Bearer ${TEST_KEYS.alice}`], { stdio: ['pipe', 'pipe', 'pipe'], env });
+  clients.push({ close: () => bridge.kill() });
+  const waiting = new Map();
+  createInterface({ input: bridge.stdout }).on('line', (line) => {
+    const message = JSON.parse(line);
+    waiting.get(message.id)?.(message);
+  });
+  let id = 0;
+  const request = (method, params) => new Promise((resolve) => {
+    id += 1;
+    waiting.set(id, resolve);
+    bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+  });
+  await request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'desktop-host', version: '1' } });
+  bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  const { tools } = (await request('tools/list', {})).result;
+  assert.ok(tools.some((t) => t.name === 'ts_report'));
+  const pending = (await request('tools/call', { name: 'ts_report', arguments: { seconds: 5, label: 'bridged' } })).result;
+  const { job } = pending._meta['mcp-tasks-edge/job'];
+  let read;
+  for (let i = 0; i < 10; i += 1) {
+    read = (await request('tools/call', { name: 'job_status', arguments: { job, waitSeconds: 3 } })).result;
+    if (read._meta['mcp-tasks-edge/job'].status === 'completed') break;
+  }
+  assert.ok(read.content.some((c) => c.text === 'Rendered 5 pages for bridged'), JSON.stringify(read));
 });
 
 test('cancelling the task cancels the upstream call', async () => {
