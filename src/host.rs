@@ -89,6 +89,15 @@ pub trait Platform {
     /// `limits.max_bytes` (a body that never ends is never read whole).
     fn fetch(&self, request: Outbound, limits: Limits)
     -> BoxFuture<'_, Result<Inbound, HostError>>;
+    /// Sends exactly one HTTP request to the Worker bound as `binding` (a Cloudflare
+    /// service binding: another Worker of the same account, reached without the
+    /// network), read within `limits` as [`Platform::fetch`] reads an answer.
+    fn fetch_service<'a>(
+        &'a self,
+        binding: &'a str,
+        request: Outbound,
+        limits: Limits,
+    ) -> BoxFuture<'a, Result<Inbound, HostError>>;
     /// A plain variable (`[vars]` in wrangler.toml, `--var` on `wrangler dev`).
     fn var(&self, name: &str) -> Option<String>;
     /// A secret (`wrangler secret put`); adapters may fall back to a variable of that name.
@@ -196,6 +205,26 @@ impl Host {
             Ok(policy) => policy.fetch(self.platform.as_ref(), request).await,
             Err(e) => Err(HostError::Misconfigured(e.clone())),
         }
+    }
+
+    /// Sends an HTTP request to the Worker bound as `binding` (a service binding the
+    /// deployment configured, so no allow-list applies: it is not a network address),
+    /// within the policy's bounds (the request's own `timeout` and `max_bytes` first);
+    /// redirects are answers, not followed.
+    pub async fn fetch_service(
+        &self,
+        binding: &str,
+        request: Outbound,
+    ) -> Result<Inbound, HostError> {
+        let policy = match self.policy.as_ref() {
+            Ok(policy) => policy,
+            Err(e) => return Err(HostError::Misconfigured(e.clone())),
+        };
+        let limits = Limits {
+            timeout_ms: request.timeout_ms.unwrap_or(policy.timeout_ms),
+            max_bytes: request.max_bytes.unwrap_or(policy.max_bytes),
+        };
+        self.platform.fetch_service(binding, request, limits).await
     }
 
     /// Whether the outbound policy lets a request reach `url` (the check every

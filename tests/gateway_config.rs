@@ -28,6 +28,12 @@ fn upstreams_parse_with_their_defaults() {
     assert_eq!(s.list_ttl_ms, 60_000);
     assert_eq!(s.inline_ms, 5_000);
     assert!(settings("").unwrap().upstreams.is_empty());
+    let bound = settings(r#"[{"name":"agents","binding":"AGENTS"}]"#).unwrap();
+    assert_eq!(bound.upstreams[0].endpoint(), "https://agents.binding/mcp");
+    assert!(
+        bound.upstreams[0].allow_list().is_empty(),
+        "a binding opens no host"
+    );
 }
 
 #[test]
@@ -63,6 +69,22 @@ fn bad_upstreams_are_refused_naming_the_problem() {
             "unknown field",
         ),
         (r#"[{"name":"a","url":"not a url"}]"#, "url"),
+        (
+            r#"[{"name":"a","binding":"AGENTS","url":"https://x.example/mcp"}]"#,
+            "instead of a url",
+        ),
+        (
+            r#"[{"name":"a","binding":"not a name"}]"#,
+            "a binding's name",
+        ),
+        (
+            r#"[{"name":"a","binding":"AGENTS","path":"mcp"}]"#,
+            "start with /",
+        ),
+        (
+            r#"[{"name":"a","url":"https://x.example/mcp","path":"/mcp"}]"#,
+            "goes with \"binding\"",
+        ),
     ];
     for (value, expected) in cases {
         let error = settings(value).unwrap_err();

@@ -532,3 +532,61 @@ fn the_upstream_is_reached_only_at_its_own_host() {
     let step = block_on(tool.step(Call::new(json!({})), Host::new(fake)));
     assert!(matches!(step, Step::Continue { .. }), "{step:?}");
 }
+
+#[test]
+fn a_service_binding_is_reached_through_the_binding_only() {
+    let settings = Settings::default()
+        .with_vars(|n| {
+            (n == "UPSTREAMS")
+                .then(|| r#"[{"name":"agents","binding":"AGENTS","prefix":"a_"}]"#.to_owned())
+        })
+        .unwrap();
+    let url = "https://agents.binding/mcp";
+    let listing = catalog::tools(
+        &settings.upstreams[0],
+        vec![plain("echo", json!({ "readOnlyHint": true }))],
+        false,
+        &settings,
+    );
+    let tool = &listing.tools[0];
+    let init = result(
+        1,
+        json!({ "protocolVersion": "2025-11-25", "capabilities": {} }),
+    );
+    let answers = |fake: FakeHost| {
+        fake.answer(
+            "POST",
+            url,
+            answer(200, "application/json", init.clone(), None),
+        )
+        .answer("POST", url, answer(202, "text/plain", String::new(), None))
+        .answer(
+            "POST",
+            url,
+            answer(
+                200,
+                "application/json",
+                result(2, json!({ "content": [] })),
+                None,
+            ),
+        )
+    };
+    // Declared: reached, although the deployment allows no host at all.
+    let fake = answers(FakeHost::new().service("AGENTS"));
+    let step = block_on(tool.step(Call::new(json!({})), Host::new(fake.clone())));
+    assert!(matches!(step, Step::Complete(_)), "{step:?}");
+    assert!(fake.requests().iter().all(|r| r.url == url));
+    // Not declared: the platform's error, naming the binding.
+    let Step::Fail(error) =
+        block_on(tool.step(Call::new(json!({})), Host::new(answers(FakeHost::new()))))
+    else {
+        panic!()
+    };
+    assert!(
+        error
+            .message
+            .contains("service binding AGENTS is not configured"),
+        "{}",
+        error.message
+    );
+}

@@ -10,7 +10,7 @@ use std::any::Any;
 use std::rc::Rc;
 use std::time::Duration;
 use worker::web_sys::RequestRedirect;
-use worker::{AbortController, Date, Delay, Env, Fetch};
+use worker::{AbortController, Date, Delay, Env, Fetch, Fetcher};
 
 /// The platform of a Worker or Durable Object invocation.
 pub struct WorkerHost {
@@ -49,9 +49,18 @@ fn storage(e: impl std::fmt::Display) -> HostError {
 /// status, headers and body all within `limits.timeout_ms`, the body read chunk by chunk
 /// and abandoned as soon as it passes `limits.max_bytes`.
 pub(crate) async fn send(request: Outbound, limits: Limits) -> Result<Inbound, HostError> {
+    send_to(None, request, limits).await
+}
+
+/// [`send`] to the network (`service` `None`) or to the Worker behind a service binding.
+async fn send_to(
+    service: Option<Fetcher>,
+    request: Outbound,
+    limits: Limits,
+) -> Result<Inbound, HostError> {
     let controller = AbortController::default();
     let signal = controller.signal();
-    let exchange = Box::pin(exchange(&request, limits.max_bytes, &signal));
+    let exchange = Box::pin(exchange(service, &request, limits.max_bytes, &signal));
     let timeout = Box::pin(Delay::from(Duration::from_millis(limits.timeout_ms)));
     match select(exchange, timeout).await {
         Either::Left((answer, _)) => {
@@ -72,6 +81,7 @@ pub(crate) async fn send(request: Outbound, limits: Limits) -> Result<Inbound, H
 }
 
 async fn exchange(
+    service: Option<Fetcher>,
     request: &Outbound,
     max_bytes: usize,
     signal: &worker::AbortSignal,
@@ -89,10 +99,13 @@ async fn exchange(
         RequestRedirect::Manual,
     )
     .map_err(network)?;
-    let response = Fetch::Request(outgoing)
-        .send_with_signal(signal)
-        .await
-        .map_err(network)?;
+    let response = match service {
+        None => Fetch::Request(outgoing).send_with_signal(signal).await,
+        // A binding's request cannot take the signal: at the deadline the answer is
+        // abandoned (the select above), the other Worker's work is its own.
+        Some(fetcher) => fetcher.fetch_request(outgoing).await,
+    }
+    .map_err(network)?;
     let too_large = || HostError::TooLarge {
         url: request.url.clone(),
         limit: max_bytes,
@@ -154,6 +167,21 @@ impl Platform for WorkerHost {
         limits: Limits,
     ) -> BoxFuture<'_, Result<Inbound, HostError>> {
         Box::pin(send(request, limits))
+    }
+
+    fn fetch_service<'a>(
+        &'a self,
+        binding: &'a str,
+        request: Outbound,
+        limits: Limits,
+    ) -> BoxFuture<'a, Result<Inbound, HostError>> {
+        Box::pin(async move {
+            let fetcher = self
+                .env
+                .service(binding)
+                .map_err(|_| missing("service binding", binding))?;
+            send_to(Some(fetcher), request, limits).await
+        })
     }
 
     fn var(&self, name: &str) -> Option<String> {

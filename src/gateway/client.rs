@@ -6,7 +6,7 @@
 
 use super::Upstream;
 use super::sse::{self, Exchange};
-use crate::host::{Host, HostError, Inbound, post};
+use crate::host::{Host, HostError, Inbound, Outbound, post};
 use crate::jsonrpc::{self, ErrorCode, ErrorObject};
 use serde_json::{Map, Value, json};
 use std::fmt;
@@ -239,18 +239,26 @@ impl Session {
     /// Ends the session (HTTP DELETE), best effort: an upstream may refuse (405).
     pub async fn close(&self, bounds: Bounds) {
         if let Some(id) = &self.id {
-            let mut request = crate::host::Outbound::new("DELETE", self.upstream.url.clone())
+            let mut request = Outbound::new("DELETE", self.upstream.endpoint())
                 .header("mcp-session-id", id)
                 .header("mcp-protocol-version", &self.version)
                 .no_redirects()
                 .timeout(Duration::from_millis(bounds.timeout_ms.min(5_000)))
                 .max_bytes(4096);
             request = self.authorized(request);
-            let _ = self.host.fetch(request).await;
+            let _ = self.fetch(request).await;
         }
     }
 
-    fn authorized(&self, request: crate::host::Outbound) -> crate::host::Outbound {
+    /// One request to the upstream: over the network, or to its service binding.
+    async fn fetch(&self, request: Outbound) -> Result<Inbound, HostError> {
+        match &self.upstream.binding {
+            Some(binding) => self.host.fetch_service(binding, request).await,
+            None => self.host.fetch(request).await,
+        }
+    }
+
+    fn authorized(&self, request: Outbound) -> Outbound {
         match (&self.token, &self.upstream.header) {
             (Some(token), Some(header)) => request.header(header, token),
             (Some(token), None) => request.bearer(token),
@@ -259,7 +267,7 @@ impl Session {
     }
 
     async fn send(&self, message: Value, bounds: Bounds) -> Result<Inbound, UpstreamError> {
-        let mut request = post(self.upstream.url.clone())
+        let mut request = post(self.upstream.endpoint())
             .json(&message)
             .header("accept", "application/json, text/event-stream")
             .no_redirects()
@@ -271,11 +279,7 @@ impl Session {
                 .header("mcp-protocol-version", &self.version);
         }
         request = self.authorized(request);
-        let answer = self
-            .host
-            .fetch(request)
-            .await
-            .map_err(UpstreamError::Host)?;
+        let answer = self.fetch(request).await.map_err(UpstreamError::Host)?;
         match answer.status {
             200..=299 => Ok(answer),
             404 if self.id.is_some() => Err(UpstreamError::SessionGone),

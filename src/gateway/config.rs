@@ -5,7 +5,9 @@
 //!
 //! ```text
 //! UPSTREAMS = [{"name": "reports",                     1–32 of a-z 0-9 _ -, unique
-//!               "url": "https://reports.example/mcp",   https (http on loopback only)
+//!               "url": "https://reports.example/mcp",   https (http on loopback only), or
+//!               "binding": "REPORTS", "path": "/mcp",   a service binding (another Worker of
+//!                                                       the account; path default /mcp)
 //!               "prefix": "reports_",                   optional, put before every tool name
 //!               "token": "REPORTS_TOKEN",               optional: the secret sent upstream
 //!               "header": "x-api-key",                  optional: sent raw in this header
@@ -22,7 +24,15 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields)]
 pub struct Upstream {
     pub name: String,
+    /// Its endpoint (for a service binding: a URL naming the binding and `path`, see
+    /// [`Upstream::endpoint`]).
+    #[serde(default)]
     pub url: String,
+    /// A service binding (`[[services]]` in wrangler.toml) instead of a URL.
+    #[serde(default)]
+    pub binding: Option<String>,
+    #[serde(default)]
+    pub path: Option<String>,
     #[serde(default)]
     pub prefix: String,
     /// The name of the secret (not its value) sent upstream.
@@ -45,9 +55,25 @@ impl Upstream {
             && !self.exclude.iter().any(|n| n == name)
     }
 
+    /// The URL its requests name: its `url`, or for a service binding
+    /// `https://<binding>.binding<path>` (the binding answers whatever the host).
+    pub fn endpoint(&self) -> String {
+        match &self.binding {
+            Some(binding) => format!(
+                "https://{}.binding{}",
+                binding.to_ascii_lowercase(),
+                self.path.as_deref().unwrap_or("/mcp")
+            ),
+            None => self.url.clone(),
+        }
+    }
+
     /// The hosts its requests may reach: its own URL's, and no other (no redirects are
-    /// followed to an upstream's calls).
+    /// followed to an upstream's calls). A service binding is no host: nothing.
     pub fn allow_list(&self) -> AllowList {
+        if self.binding.is_some() {
+            return AllowList::default();
+        }
         let url = url::Url::parse(&self.url).expect("checked by Settings::with_vars");
         let host = match (url.host_str(), url.port()) {
             (Some(host), Some(port)) => format!("{host}:{port}"),
@@ -76,6 +102,31 @@ impl Upstream {
                 self.name, self.prefix
             ));
         }
+        if let Some(binding) = &self.binding {
+            let named = !binding.is_empty()
+                && binding
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            if !named || !self.url.is_empty() {
+                return Err(format!(
+                    "upstream {}: a binding is a binding's name (A-Z a-z 0-9 _), given instead of a url",
+                    self.name
+                ));
+            }
+            if self.path.as_deref().is_some_and(|p| !p.starts_with('/')) {
+                return Err(format!(
+                    "upstream {}: the path must start with /",
+                    self.name
+                ));
+            }
+            return self.check_token();
+        }
+        if self.path.is_some() {
+            return Err(format!(
+                "upstream {}: \"path\" goes with \"binding\"; put it in the url",
+                self.name
+            ));
+        }
         let url = url::Url::parse(&self.url)
             .map_err(|e| format!("upstream {}: url {:?}: {e}", self.name, self.url))?;
         let loopback = match url.host() {
@@ -96,6 +147,10 @@ impl Upstream {
                 self.name
             ));
         }
+        self.check_token()
+    }
+
+    fn check_token(&self) -> Result<(), String> {
         if self.header.is_some() && self.token.is_none() {
             return Err(format!(
                 "upstream {}: \"header\" names where the token goes, so \"token\" is needed too",

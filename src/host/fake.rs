@@ -100,6 +100,11 @@ impl FakeHost {
         self
     }
 
+    /// Declares a service binding (see [`Platform::fetch_service`] on this fake).
+    pub fn service(self, binding: &str) -> Self {
+        self.var(&format!("BINDING:{binding}"), "service")
+    }
+
     pub fn var(self, name: &str, value: &str) -> Self {
         self.0.borrow_mut().vars.insert(name.into(), value.into());
         self
@@ -203,6 +208,26 @@ impl FakeHost {
 }
 
 impl Platform for FakeHost {
+    /// A service binding's request is answered as a request to its URL would be (route
+    /// it with [`FakeHost::answer`]), and recorded among [`FakeHost::requests`]; an
+    /// unknown binding (one without a `BINDING:<name>` variable) fails as the platform's
+    /// missing binding does.
+    fn fetch_service<'a>(
+        &'a self,
+        binding: &'a str,
+        request: Outbound,
+        limits: Limits,
+    ) -> BoxFuture<'a, Result<Inbound, HostError>> {
+        if self.var(&format!("BINDING:{binding}")).is_none() {
+            let missing = HostError::Missing {
+                what: "service binding",
+                name: binding.to_owned(),
+            };
+            return Box::pin(async move { Err(missing) });
+        }
+        self.fetch(request, limits)
+    }
+
     fn fetch(
         &self,
         request: Outbound,

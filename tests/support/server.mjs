@@ -49,7 +49,10 @@ export function freePort() {
  */
 export function logEvents(text) {
   const events = [];
-  for (const line of text.split('\n')) {
+  for (const raw of text.split('\n')) {
+    // With several configurations (`wrangler dev -c a -c b`), wrangler puts the Worker's
+    // name in brackets before each line.
+    const line = raw.replace(/^\[[^\]]*\] /, '');
     if (!line.startsWith('{"event":')) continue;
     try { events.push(JSON.parse(line)); } catch { /* a line cut by a chunk boundary */ }
   }

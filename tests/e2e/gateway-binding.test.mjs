@@ -1,0 +1,57 @@
+// The gateway (docs/gateway.md) in front of an `agents` Worker (agents 0.32
+// `createMcpHandler`, tests/bench/peer-agents/gateway-upstream.js) reached through a
+// Cloudflare service binding: one `wrangler dev` with both configurations, the gateway's
+// (this project's wrangler.toml with a `[[services]]` binding) and the upstream's.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, startServer } from '../support/server.mjs';
+import { ok, pollUntil, terminal } from './mcp.mjs';
+
+const PEER = join(ROOT, 'tests', 'bench', 'peer-agents');
+// Beside wrangler.toml, so its relative paths (main, assets, the build) hold.
+const CONFIG = join(ROOT, '.wrangler-gateway-binding.toml');
+let gateway;
+
+before(async () => {
+  const install = spawnSync('sh', [join(PEER, 'install.sh')], { stdio: 'inherit', timeout: 600_000 });
+  assert.equal(install.status, 0, 'the agents peer installs');
+  writeFileSync(CONFIG, `${readFileSync(join(ROOT, 'wrangler.toml'), 'utf8')}
+[[services]]
+binding = "AGENTS"
+service = "gateway-agents-upstream"
+`);
+  const wrangler = join(ROOT, 'node_modules', '.bin', 'wrangler');
+  gateway = await startServer({
+    command: [wrangler, 'dev', '-c', CONFIG, '-c', join(PEER, 'gateway-upstream.toml')],
+    vars: {
+      UPSTREAMS: JSON.stringify([{ name: 'agents', binding: 'AGENTS', prefix: 'agents_' }]),
+      FETCH_ALLOWED_HOSTS: 'nothing.invalid',
+      INLINE_BUDGET_MS: '2000',
+    },
+  });
+});
+after(async () => {
+  await gateway?.stop();
+  rmSync(CONFIG, { force: true });
+});
+
+test('the agents Worker\'s tools are listed under the prefix, reached through the binding', async () => {
+  const { tools } = await ok(gateway.mcpUrl, 'tools/list', {});
+  const names = tools.map((t) => t.name).filter((n) => n.startsWith('agents_'));
+  assert.deepEqual(names.sort(), ['agents_greet', 'agents_slow_sum']);
+  const greeted = await ok(gateway.mcpUrl, 'tools/call', { name: 'agents_greet', arguments: { name: 'Ada' } }, { caps: {} });
+  assert.equal(greeted.content[0].text, 'Hello from agents, Ada!');
+});
+
+test('a slow tool of the agents Worker becomes a task and its result validates', async () => {
+  const created = await ok(gateway.mcpUrl, 'tools/call', { name: 'agents_slow_sum', arguments: { a: 2, b: 40, seconds: 3 } });
+  assert.equal(created.resultType, 'task');
+  const done = await pollUntil(gateway.mcpUrl, created.taskId, terminal, { timeoutMs: 30_000 });
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  assert.deepEqual(done.result.structuredContent, { sum: 42 });
+  const lines = gateway.events().filter((e) => e.event === 'step.finished' && e.upstream === 'agents');
+  assert.ok(lines.some((l) => l.tool === 'agents_slow_sum' && l.outcome === 'completed'), JSON.stringify(lines));
+});
