@@ -104,7 +104,7 @@ fn listing(prefix: &str, definitions: Vec<Value>, tasks: bool) -> catalog::Listi
         r#"[{{"name":"up","url":"https://up.example/mcp","prefix":"{prefix}","exclude":["hidden"]}}]"#
     ))
     .unwrap();
-    catalog::tools(&s.upstreams[0], definitions, tasks, &s)
+    catalog::tools(&s.upstreams[0], definitions, "2025-11-25", tasks, &s)
 }
 
 #[test]

@@ -72,7 +72,13 @@ fn tool(fake: &FakeHost, definition: Value, tasks: bool) -> Tool {
         })
         .unwrap();
     let _ = fake;
-    let mut listing = catalog::tools(&settings.upstreams[0], vec![definition], tasks, &settings);
+    let mut listing = catalog::tools(
+        &settings.upstreams[0],
+        vec![definition],
+        "2025-11-25",
+        tasks,
+        &settings,
+    );
     assert!(listing.skipped.is_empty(), "{:?}", listing.skipped);
     listing.tools.remove(0)
 }
@@ -545,6 +551,7 @@ fn a_service_binding_is_reached_through_the_binding_only() {
     let listing = catalog::tools(
         &settings.upstreams[0],
         vec![plain("echo", json!({ "readOnlyHint": true }))],
+        "2025-11-25",
         false,
         &settings,
     );

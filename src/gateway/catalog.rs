@@ -3,7 +3,7 @@
 //! (title, description, input and output schemas, annotations, icons, `_meta`) under
 //! its prefixed name, with a step that calls the upstream ([`super::step`]).
 
-use super::client::{Bounds, Session, UpstreamError};
+use super::client::{self, Bounds, Session, UpstreamError};
 use super::step::{self, UpstreamTool};
 use super::{Settings, Upstream};
 use crate::host::Host;
@@ -34,7 +34,7 @@ pub async fn list(
         timeout_ms: settings.call_timeout_ms.min(30_000),
         max_bytes: settings.max_bytes,
     };
-    let mut session = Session::open(host, upstream, bounds).await?;
+    let mut session = Session::discover(host, upstream, bounds).await?;
     let mut definitions = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_PAGES {
@@ -75,22 +75,26 @@ pub async fn list(
     Ok(tools(
         upstream,
         definitions,
+        &session.version,
         session.offers_tasks(),
         settings,
     ))
 }
 
 /// The tools of `definitions` that `upstream` offers and that are usable.
+/// `version` is the protocol revision the upstream speaks (the session's), `offers_tasks`
+/// whether it runs calls as tasks.
 pub fn tools(
     upstream: &Upstream,
     definitions: Vec<Value>,
+    version: &str,
     offers_tasks: bool,
     settings: &Settings,
 ) -> Listing {
     let upstream = Rc::new(upstream.clone());
     let mut listing = Listing::default();
     for definition in definitions {
-        match tool(&upstream, definition, offers_tasks, settings) {
+        match tool(&upstream, definition, version, offers_tasks, settings) {
             Ok(Some(tool)) => listing.tools.push(tool),
             Ok(None) => {}
             Err(why) => listing.skipped.push(why),
@@ -103,6 +107,7 @@ pub fn tools(
 fn tool(
     upstream: &Rc<Upstream>,
     definition: Value,
+    version: &str,
     offers_tasks: bool,
     settings: &Settings,
 ) -> Result<Option<Tool>, String> {
@@ -143,14 +148,17 @@ fn tool(
     };
     // The 2025-11-25 era's per-tool task support is the upstream's business: this server
     // says its own (SEP-2663 has nothing of it on the wire).
+    // At 2025-11-25 a tool says whether it may run as a task; at 2026-07-28 the server
+    // decides per call (SEP-2663). This server says its own (nothing of it is listed).
     let upstream_tasks = offers_tasks
-        && !matches!(
-            definition
-                .get("execution")
-                .and_then(|e| e.get("taskSupport"))
-                .and_then(Value::as_str),
-            None | Some("forbidden")
-        );
+        && (version == client::MODERN
+            || !matches!(
+                definition
+                    .get("execution")
+                    .and_then(|e| e.get("taskSupport"))
+                    .and_then(Value::as_str),
+                None | Some("forbidden")
+            ));
     definition.remove("execution");
     let hint = |key: &str| {
         definition
@@ -162,6 +170,8 @@ fn tool(
     let spec = Rc::new(UpstreamTool {
         upstream: upstream.clone(),
         name: name.clone(),
+        version: version.to_owned(),
+        param_headers: crate::mcp::headers::param_headers(&input),
         repeatable: hint("idempotentHint") || hint("readOnlyHint"),
         tasks: upstream_tasks,
         output: output.as_ref().map(|(_, compiled)| compiled.clone()),

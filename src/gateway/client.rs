@@ -1,68 +1,28 @@
-//! The gateway as an MCP client of one upstream, over Streamable HTTP at 2025-11-25 (the
-//! era every server that exists speaks, this one included): `initialize`, then requests
-//! on the session, each answered as JSON or an event stream ([`super::sse`]). Every
-//! request goes through the [`Host`]'s outbound policy, widened to the upstream's own
-//! host only, without following redirects, bounded in bytes and time.
+//! The gateway as an MCP client of one upstream, over Streamable HTTP, in the era the
+//! upstream speaks: 2026-07-28 where `server/discover` says so (stateless: every request
+//! carries its `_meta` and the routing headers, no handshake), else 2025-11-25 (the era
+//! every server that exists speaks: `initialize`, then requests on the session). Each
+//! answer is JSON or an event stream ([`super::sse`]). Every request goes through the
+//! [`Host`]'s outbound policy, widened to the upstream's own host only, without following
+//! redirects, bounded in bytes and time.
 
 use super::Upstream;
 use super::sse::{self, Exchange};
 use crate::host::{Host, HostError, Inbound, Outbound, post};
-use crate::jsonrpc::{self, ErrorCode, ErrorObject};
+use crate::jsonrpc;
 use serde_json::{Map, Value, json};
-use std::fmt;
 use std::time::Duration;
 
-/// The protocol revision the gateway asks for, and those it accepts an upstream answering.
+/// The protocol revision the gateway asks for at `initialize`, and those it accepts an
+/// upstream answering.
 pub const VERSION: &str = "2025-11-25";
+/// The stateless revision, used when the upstream's `server/discover` supports it.
+pub const MODERN: &str = "2026-07-28";
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+mod error;
+pub use error::UpstreamError;
 const ACCEPTED: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
-
-/// Why a request to an upstream produced no response.
-#[derive(Debug, Clone, PartialEq)]
-pub enum UpstreamError {
-    /// The request did not get an answer: refused by the policy, timed out, too large,
-    /// the network.
-    Host(HostError),
-    /// An HTTP status that is not an MCP answer (the body's start, for the log).
-    Status { status: u16, excerpt: String },
-    /// The session the gateway named is gone (HTTP 404): open a new one.
-    SessionGone,
-    /// The answer is not the JSON-RPC it must be.
-    Malformed(String),
-    /// The upstream answered with a JSON-RPC error (kept as it came).
-    Rpc(ErrorObject),
-}
-
-impl fmt::Display for UpstreamError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            UpstreamError::Host(e) => write!(f, "{e}"),
-            UpstreamError::Status { status, excerpt } if excerpt.is_empty() => {
-                write!(f, "it answered HTTP {status}")
-            }
-            UpstreamError::Status { status, excerpt } => {
-                write!(f, "it answered HTTP {status}: {excerpt}")
-            }
-            UpstreamError::SessionGone => f.write_str("its session ended (HTTP 404)"),
-            UpstreamError::Malformed(why) => f.write_str(why),
-            UpstreamError::Rpc(e) => write!(f, "{} ({})", e.message, e.code.0),
-        }
-    }
-}
-
-impl UpstreamError {
-    /// The JSON-RPC error a caller gets: the upstream's own error as it came; any other
-    /// failure as -32603 naming the upstream and what happened.
-    pub fn to_wire(&self, upstream: &str) -> ErrorObject {
-        match self {
-            UpstreamError::Rpc(e) => e.clone(),
-            other => ErrorObject {
-                code: ErrorCode::INTERNAL_ERROR,
-                message: format!("The upstream server {upstream:?} failed: {other}"),
-                data: None,
-            },
-        }
-    }
-}
 
 /// How much of one answer is read, and for how long.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -83,6 +43,8 @@ pub struct Session {
     pub version: String,
     /// The upstream's `capabilities` (empty for a resumed session).
     pub capabilities: Map<String, Value>,
+    /// At 2026-07-28: the client capabilities each request declares in its `_meta`.
+    pub declared: Value,
     next_id: u64,
 }
 
@@ -140,18 +102,71 @@ impl Session {
             id,
             version: version.to_owned(),
             capabilities: Map::new(),
+            declared: json!({}),
             next_id: 0,
         })
     }
 
-    /// Whether the upstream runs `tools/call` as tasks (2025-11-25 `tasks.requests.tools.call`).
+    /// The upstream at 2026-07-28 if its `server/discover` supports it (no handshake:
+    /// the session is stateless), else a 2025-11-25 session ([`Session::open`]).
+    pub async fn discover(
+        host: &Host,
+        upstream: &Upstream,
+        bounds: Bounds,
+    ) -> Result<Session, UpstreamError> {
+        let mut session = Session::resume(host, upstream, None, MODERN)?;
+        match session.request("server/discover", json!({}), bounds).await {
+            Ok((result, _))
+                if result
+                    .get("supportedVersions")
+                    .and_then(Value::as_array)
+                    .is_some_and(|v| v.iter().any(|v| v == MODERN)) =>
+            {
+                if let Some(Value::Object(capabilities)) = result.get("capabilities") {
+                    session.capabilities = capabilities.clone();
+                }
+                Ok(session)
+            }
+            // Not a 2026-07-28 server (an error, a 400 or 404 without a session, another
+            // answer): the 2025-11-25 handshake. A transport failure is not an answer.
+            Err(UpstreamError::Host(e)) => Err(UpstreamError::Host(e)),
+            _ => Session::open(host, upstream, bounds).await,
+        }
+    }
+
+    /// A session of the era `version` names: at 2026-07-28 nothing to open; else
+    /// [`Session::open`].
+    pub async fn start(
+        host: &Host,
+        upstream: &Upstream,
+        version: &str,
+        bounds: Bounds,
+    ) -> Result<Session, UpstreamError> {
+        if version == MODERN {
+            Session::resume(host, upstream, None, MODERN)
+        } else {
+            Session::open(host, upstream, bounds).await
+        }
+    }
+
+    /// Whether this session speaks 2026-07-28.
+    pub fn is_modern(&self) -> bool {
+        self.version == MODERN
+    }
+
+    /// Whether the upstream runs `tools/call` as tasks: the Tasks extension at
+    /// 2026-07-28, `tasks.requests.tools.call` at 2025-11-25.
     pub fn offers_tasks(&self) -> bool {
-        self.capabilities
-            .get("tasks")
-            .and_then(|t| t.get("requests"))
-            .and_then(|r| r.get("tools"))
-            .and_then(|t| t.get("call"))
-            .is_some()
+        let path: &[&str] = if self.is_modern() {
+            &["extensions", TASKS_EXTENSION]
+        } else {
+            &["tasks", "requests", "tools", "call"]
+        };
+        let mut at = self.capabilities.get(path[0]);
+        for key in &path[1..] {
+            at = at.and_then(|v| v.get(key));
+        }
+        at.is_some()
     }
 
     /// The id the next request will carry (stored before a call, for its cancellation).
@@ -171,11 +186,25 @@ impl Session {
         params: Value,
         bounds: Bounds,
     ) -> Result<(Value, Exchange), UpstreamError> {
+        self.request_with(method, params, bounds, Vec::new()).await
+    }
+
+    /// [`Session::request`] with `Mcp-Param-*` headers (2026-07-28, a tool's
+    /// `x-mcp-header` arguments).
+    pub async fn request_with(
+        &mut self,
+        method: &str,
+        mut params: Value,
+        bounds: Bounds,
+        mut headers: Vec<(String, String)>,
+    ) -> Result<(Value, Exchange), UpstreamError> {
         self.next_id += 1;
         let id = self.next_id;
-        let answer = self
-            .send(jsonrpc::client_request(id, method, params), bounds)
-            .await?;
+        if self.is_modern() {
+            headers.extend(self.routing(method, &mut params));
+        }
+        let message = jsonrpc::client_request(id, method, params);
+        let answer = self.send_with(message, bounds, headers).await?;
         let exchange = sse::read(
             answer.header("content-type").unwrap_or_default(),
             &answer.body,
@@ -224,6 +253,40 @@ impl Session {
         }
     }
 
+    /// A 2026-07-28 request's `_meta` (version, client, capabilities; MCP "Request
+    /// Metadata"), set in `params`, and its routing headers (streamable-http "Standard
+    /// Headers": `Mcp-Method`, and `Mcp-Name` for the methods that name something).
+    fn routing(&self, method: &str, params: &mut Value) -> Vec<(String, String)> {
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientInfo": { "name": "mcp-tasks-edge-gateway", "version": env!("CARGO_PKG_VERSION") },
+            "io.modelcontextprotocol/clientCapabilities": self.declared,
+        });
+        if let Value::Object(params) = params {
+            match params.get_mut("_meta") {
+                Some(Value::Object(existing)) => {
+                    if let Value::Object(meta) = meta {
+                        existing.extend(meta);
+                    }
+                }
+                _ => {
+                    params.insert("_meta".into(), meta);
+                }
+            }
+        }
+        let mut headers = vec![("mcp-method".to_owned(), method.to_owned())];
+        let name = match method {
+            "tools/call" | "prompts/get" => params.get("name"),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
+            "resources/read" => params.get("uri"),
+            _ => None,
+        };
+        if let Some(name) = name.and_then(Value::as_str) {
+            headers.push(("mcp-name".into(), crate::mcp::headers::encode_value(name)));
+        }
+        headers
+    }
+
     /// Sends a notification (answered 202, nothing to read).
     pub async fn notify(
         &self,
@@ -267,6 +330,15 @@ impl Session {
     }
 
     async fn send(&self, message: Value, bounds: Bounds) -> Result<Inbound, UpstreamError> {
+        self.send_with(message, bounds, Vec::new()).await
+    }
+
+    async fn send_with(
+        &self,
+        message: Value,
+        bounds: Bounds,
+        headers: Vec<(String, String)>,
+    ) -> Result<Inbound, UpstreamError> {
         let mut request = post(self.upstream.endpoint())
             .json(&message)
             .header("accept", "application/json, text/event-stream")
@@ -274,9 +346,13 @@ impl Session {
             .timeout(Duration::from_millis(bounds.timeout_ms))
             .max_bytes(bounds.max_bytes);
         if let Some(id) = &self.id {
-            request = request
-                .header("mcp-session-id", id)
-                .header("mcp-protocol-version", &self.version);
+            request = request.header("mcp-session-id", id);
+        }
+        if self.id.is_some() || self.is_modern() {
+            request = request.header("mcp-protocol-version", &self.version);
+        }
+        for (name, value) in &headers {
+            request = request.header(name, value);
         }
         request = self.authorized(request);
         let answer = self.fetch(request).await.map_err(UpstreamError::Host)?;

@@ -3,29 +3,37 @@
 //!
 //! ```text
 //! checkpoint   where        what the step does
-//! (none)       Worker       opens a session; upstream with tasks: creates its task → Following
-//!                           repeatable tool: calls, within UPSTREAM_INLINE_MS → the result,
-//!                             or (too slow) cancels that call upstream → Start
+//! (none)       Worker       upstream with tasks: calls (at 2025-11-25 asking for a task);
+//!                           repeatable tool: calls, within UPSTREAM_INLINE_MS, or (too slow)
+//!                             cancels that call upstream → Start;
 //!                           otherwise → Calling (the task object makes the call)
 //! Start        task object  opens a session → Calling (stored before anything is sent)
-//! Calling      task object  attempt 1: calls and holds the call → the result; a later
-//!                           attempt (the call was interrupted): a repeatable tool opens a
-//!                           new session → Calling again; any other tool fails, saying why
-//! Following    task object  tasks/get → working: again after its pollInterval; ended:
-//!                           tasks/result → the result
+//! Calling      task object  attempt 1: calls and holds the call; a later attempt (the call
+//!                           was interrupted): a repeatable tool → Calling again on a new
+//!                           session; any other tool fails, saying why
+//! Asking       either       the upstream asked (2026-07-28 InputRequiredResult): its
+//!                           questions become the task's (or the MRTR round's); once
+//!                           answered, the call again with inputResponses and requestState
+//! Following    task object  the upstream's task by id: tasks/get; working → again after its
+//!                           poll interval; input_required → its questions, the answers sent
+//!                           with tasks/update; ended → its result
 //! ```
+//!
+//! A call's answer: a result (checked against the declared `outputSchema`), an error as it
+//! came, a task (→ Following) or questions (→ Asking).
 //!
 //! "Repeatable" is `idempotentHint: true` or `readOnlyHint: true` in the upstream's own
 //! annotations: calling such a tool again changes nothing that the first call did not.
 
 use super::Upstream;
-use super::client::{Bounds, Session, UpstreamError};
+use super::client::{Bounds, MODERN, Session, UpstreamError};
 use crate::host::{Host, HostError};
 use crate::jsonrpc::{ErrorCode, ErrorObject};
+use crate::mcp::headers::{self, ParamHeader};
 use crate::mcp::schema::Schema;
 use crate::tools::{Call, Step, ToolError};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -33,7 +41,7 @@ mod follow;
 mod outcome;
 
 use follow::follow;
-use outcome::finish;
+use outcome::answer;
 
 /// What a step knows of the upstream tool it calls.
 #[derive(Debug)]
@@ -41,12 +49,16 @@ pub struct UpstreamTool {
     pub upstream: Rc<Upstream>,
     /// The tool's name upstream (unprefixed).
     pub name: String,
+    /// The protocol revision the upstream speaks ([`MODERN`] or a 2025 one).
+    pub version: String,
     /// Calling it again changes nothing (its `idempotentHint` or `readOnlyHint`).
     pub repeatable: bool,
     /// The upstream runs its calls as tasks.
     pub tasks: bool,
     /// Its compiled `outputSchema`, which a result's `structuredContent` must match.
     pub output: Option<Schema>,
+    /// Its `x-mcp-header` arguments (2026-07-28 `Mcp-Param-*` headers).
+    pub param_headers: Vec<ParamHeader>,
     /// The bounds of one held call (`UPSTREAM_CALL_TIMEOUT_MS`, `UPSTREAM_MAX_BYTES`).
     pub call: Bounds,
     /// How long the Worker waits on a repeatable call (`UPSTREAM_INLINE_MS`).
@@ -67,6 +79,14 @@ pub enum Checkpoint {
         version: String,
         request: u64,
     },
+    Asking {
+        version: String,
+        requests: Map<String, Value>,
+        #[serde(default)]
+        state: Option<String>,
+        /// The call's input round when asked: answers of a later round answer these.
+        round: u32,
+    },
     Following {
         session: Option<String>,
         version: String,
@@ -74,6 +94,9 @@ pub enum Checkpoint {
         interval_ms: u64,
         #[serde(default)]
         failures: u32,
+        /// The keys of the answers already sent upstream (`tasks/update`).
+        #[serde(default)]
+        sent: Vec<String>,
     },
 }
 
@@ -97,6 +120,52 @@ impl UpstreamTool {
             ..self.call
         }
     }
+
+    /// A session in the upstream's era, declaring (at 2026-07-28) what `call`'s client
+    /// can be asked, and the Tasks extension where the upstream offers it.
+    async fn session(&self, call: &Call, host: &Host) -> Result<Session, ToolError> {
+        let mut session = Session::start(host, &self.upstream, &self.version, self.quick())
+            .await
+            .map_err(|e| self.fail(&e))?;
+        session.declared = self.declared(call);
+        Ok(session)
+    }
+
+    fn resumed(
+        &self,
+        call: &Call,
+        host: &Host,
+        id: Option<String>,
+        version: &str,
+    ) -> Result<Session, ToolError> {
+        let mut session =
+            Session::resume(host, &self.upstream, id, version).map_err(|e| self.fail(&e))?;
+        session.declared = self.declared(call);
+        Ok(session)
+    }
+
+    fn declared(&self, call: &Call) -> Value {
+        let mut declared = Map::new();
+        for key in ["elicitation", "sampling", "roots"] {
+            if let Some(value) = call.capabilities.0.get(key) {
+                declared.insert(key.into(), value.clone());
+            }
+        }
+        if self.tasks {
+            declared.insert(
+                "extensions".into(),
+                json!({ "io.modelcontextprotocol/tasks": {} }),
+            );
+        }
+        Value::Object(declared)
+    }
+
+    fn interrupted(&self) -> ToolError {
+        self.error(format!(
+            "The call of {:?} on the upstream server {:?} was interrupted (the gateway restarted while it ran) and was not made again: the tool is not marked idempotentHint or readOnlyHint, so calling it twice could repeat its effects. Whether the first call took effect is unknown.",
+            self.name, self.upstream.name
+        ))
+    }
 }
 
 /// One step of an upstream tool (see the module docs).
@@ -104,9 +173,7 @@ pub async fn run(tool: Rc<UpstreamTool>, call: Call, host: Host) -> Result<Step,
     match call.checkpoint::<Checkpoint>()? {
         None if call.task_id.is_none() => first(&tool, &call, &host).await,
         None | Some(Checkpoint::Start) => {
-            let session = Session::open(&host, &tool.upstream, tool.quick())
-                .await
-                .map_err(|e| tool.fail(&e))?;
+            let session = tool.session(&call, &host).await?;
             begin(&tool, &call, session).await
         }
         Some(Checkpoint::Calling {
@@ -114,35 +181,50 @@ pub async fn run(tool: Rc<UpstreamTool>, call: Call, host: Host) -> Result<Step,
             version,
             request,
         }) => {
-            if call.attempt > 1 && !tool.repeatable {
-                return Err(tool.error(format!(
-                    "The call of {:?} on the upstream server {:?} was interrupted (the gateway restarted while it ran) and was not made again: the tool is not marked idempotentHint or readOnlyHint, so calling it twice could repeat its effects. Whether the first call took effect is unknown.",
-                    tool.name, tool.upstream.name
-                )));
-            }
             if call.attempt > 1 {
-                // Called again on a session of its own, stored first: the interrupted
-                // call's id may still be in use upstream, and a cancel must reach this one.
-                let session = Session::open(&host, &tool.upstream, tool.quick())
-                    .await
-                    .map_err(|e| tool.fail(&e))?;
+                if !tool.repeatable {
+                    return Err(tool.interrupted());
+                }
+                // Again on a session of its own, stored first: the interrupted call's id
+                // may still be in use upstream, and a cancel must reach this one.
+                let session = tool.session(&call, &host).await?;
                 return begin(&tool, &call, session).await;
             }
-            let mut session = Session::resume(&host, &tool.upstream, session, &version)
-                .map_err(|e| tool.fail(&e))?;
+            let mut session = tool.resumed(&call, &host, session, &version)?;
             session.skip_to(request);
-            let outcome = match call_tool(&tool, &call, &mut session, tool.call).await {
+            let outcome = match call_tool(&tool, &call, &mut session, tool.call, None).await {
                 // The session ended before the call reached it: nothing ran; a new one.
                 Err(UpstreamError::SessionGone) => {
-                    session = Session::open(&host, &tool.upstream, tool.quick())
-                        .await
-                        .map_err(|e| tool.fail(&e))?;
-                    call_tool(&tool, &call, &mut session, tool.call).await
+                    session = tool.session(&call, &host).await?;
+                    call_tool(&tool, &call, &mut session, tool.call, None).await
                 }
                 other => other,
             };
             session.close(tool.quick()).await;
-            finish(&tool, outcome)
+            answer(&tool, &call, &session, outcome)
+        }
+        Some(Checkpoint::Asking {
+            version,
+            requests,
+            state,
+            round,
+        }) => {
+            if !requests.is_empty() && call.round <= round {
+                return Ok(Step::NeedInput(requests));
+            }
+            if call.attempt > 1 && !tool.repeatable {
+                return Err(tool.interrupted());
+            }
+            let mut responses = Map::new();
+            for key in requests.keys() {
+                if let Some(answer) = call.answers.get(key) {
+                    responses.insert(key.clone(), answer.clone());
+                }
+            }
+            let mut session = tool.resumed(&call, &host, None, &version)?;
+            let retry = Some((responses, state));
+            let outcome = call_tool(&tool, &call, &mut session, tool.call, retry).await;
+            answer(&tool, &call, &session, outcome)
         }
         Some(Checkpoint::Following {
             session,
@@ -150,20 +232,24 @@ pub async fn run(tool: Rc<UpstreamTool>, call: Call, host: Host) -> Result<Step,
             task,
             interval_ms,
             failures,
+            sent,
         }) => {
-            let session = Session::resume(&host, &tool.upstream, session, &version)
-                .map_err(|e| tool.fail(&e))?;
-            follow(&tool, session, task, interval_ms, failures, &host).await
+            let session = tool.resumed(&call, &host, session, &version)?;
+            let following = follow::Following {
+                task,
+                interval_ms,
+                failures,
+                sent,
+            };
+            follow(&tool, &call, session, following, &host).await
         }
     }
 }
 
 /// The first step, in the Worker.
 async fn first(tool: &UpstreamTool, call: &Call, host: &Host) -> Result<Step, ToolError> {
-    let mut session = Session::open(host, &tool.upstream, tool.quick())
-        .await
-        .map_err(|e| tool.fail(&e))?;
-    if tool.tasks || !tool.repeatable || tool.inline_ms == 0 {
+    let mut session = tool.session(call, host).await?;
+    if !tool.repeatable || tool.inline_ms == 0 {
         return begin(tool, call, session).await;
     }
     let inline = Bounds {
@@ -171,7 +257,7 @@ async fn first(tool: &UpstreamTool, call: &Call, host: &Host) -> Result<Step, To
         ..tool.call
     };
     let request = session.peek_id();
-    match call_tool(tool, call, &mut session, inline).await {
+    match call_tool(tool, call, &mut session, inline, None).await {
         Err(UpstreamError::Host(HostError::Timeout { .. })) => {
             // Too slow for the Worker: the task object calls again (the tool is
             // repeatable); this call is cancelled upstream so its work stops.
@@ -180,52 +266,18 @@ async fn first(tool: &UpstreamTool, call: &Call, host: &Host) -> Result<Step, To
         }
         outcome => {
             session.close(tool.quick()).await;
-            finish(tool, outcome)
+            answer(tool, call, &session, outcome)
         }
     }
 }
 
-/// What follows an open session: an upstream task (followed by id), or "Calling" stored
-/// before the call is made.
+/// What follows an open session: the call at once where the upstream has tasks (its
+/// answer comes at once: a task, a result or questions), else "Calling" stored before
+/// the call is made.
 async fn begin(tool: &UpstreamTool, call: &Call, mut session: Session) -> Result<Step, ToolError> {
     if tool.tasks {
-        let params = json!({ "name": tool.name, "arguments": call.arguments, "task": {} });
-        let (result, _) = session
-            .request("tools/call", params, tool.quick())
-            .await
-            .map_err(|e| tool.fail(&e))?;
-        let task = result
-            .get("task")
-            .and_then(|t| t.as_object())
-            .ok_or_else(|| {
-                tool.fail(&UpstreamError::Malformed(
-                    "it answered a task-augmented tools/call without a task".into(),
-                ))
-            })?;
-        let id = task
-            .get("taskId")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if id.is_empty() {
-            return Err(tool.fail(&UpstreamError::Malformed("its task has no taskId".into())));
-        }
-        let interval_ms = task
-            .get("pollInterval")
-            .and_then(Value::as_u64)
-            .unwrap_or(1000)
-            .clamp(100, 60_000);
-        let checkpoint = Checkpoint::Following {
-            session: session.id.clone(),
-            version: session.version.clone(),
-            task: id.to_owned(),
-            interval_ms,
-            failures: 0,
-        };
-        let mut step = Step::wait(Duration::from_millis(interval_ms)).checkpoint(checkpoint);
-        if let Some(message) = task.get("statusMessage").and_then(Value::as_str) {
-            step = step.message(message);
-        }
-        return Ok(step);
+        let outcome = call_tool(tool, call, &mut session, tool.quick(), None).await;
+        return answer(tool, call, &session, outcome);
     }
     let checkpoint = Checkpoint::Calling {
         session: session.id.clone(),
@@ -236,20 +288,47 @@ async fn begin(tool: &UpstreamTool, call: &Call, mut session: Session) -> Result
     Ok(Step::wait(Duration::from_millis(1)).checkpoint(checkpoint))
 }
 
-/// `tools/call` on `session`; progress the upstream reports goes to the call's progress.
+/// `tools/call` on `session` (a retry with `inputResponses` and `requestState` when
+/// `retry` has them); progress the upstream reports goes to the call's progress.
 async fn call_tool(
     tool: &UpstreamTool,
     call: &Call,
     session: &mut Session,
     bounds: Bounds,
+    retry: Option<(Map<String, Value>, Option<String>)>,
 ) -> Result<Value, UpstreamError> {
     let token = call.task_id.clone().unwrap_or_else(|| "gateway".into());
-    let params = json!({
+    let mut params = json!({
         "name": tool.name,
         "arguments": call.arguments,
         "_meta": { "progressToken": token },
     });
-    let (result, exchange) = session.request("tools/call", params, bounds).await?;
+    if tool.tasks && !session.is_modern() {
+        params["task"] = json!({});
+    }
+    if let Some((responses, state)) = retry {
+        params["inputResponses"] = Value::Object(responses);
+        if let Some(state) = state {
+            params["requestState"] = state.into();
+        }
+    }
+    let mut extra = Vec::new();
+    if session.is_modern() {
+        for header in &tool.param_headers {
+            if let Some(text) = header
+                .value_in(&call.arguments)
+                .and_then(headers::header_text)
+            {
+                extra.push((
+                    format!("mcp-param-{}", header.name),
+                    headers::encode_value(&text),
+                ));
+            }
+        }
+    }
+    let (result, exchange) = session
+        .request_with("tools/call", params, bounds, extra)
+        .await?;
     for (method, params) in &exchange.notifications {
         if method == "notifications/progress"
             && let Some(progress) = params.get("progress").and_then(Value::as_f64)
@@ -265,13 +344,16 @@ async fn call_tool(
     Ok(result)
 }
 
-/// Tells the upstream a call is cancelled (`notifications/cancelled`) and ends its session.
+/// Tells the upstream a call is cancelled (`notifications/cancelled`) and ends its
+/// session (2025-11-25; at 2026-07-28 a call is cancelled by closing its connection).
 async fn cancel_call(tool: &UpstreamTool, session: &Session, request: u64) {
-    let params = json!({ "requestId": request, "reason": "cancelled by the gateway's caller" });
-    let _ = session
-        .notify("notifications/cancelled", params, tool.quick())
-        .await;
-    session.close(tool.quick()).await;
+    if !session.is_modern() {
+        let params = json!({ "requestId": request, "reason": "cancelled by the gateway's caller" });
+        let _ = session
+            .notify("notifications/cancelled", params, tool.quick())
+            .await;
+        session.close(tool.quick()).await;
+    }
 }
 
 /// The cancel hook: the upstream's call or task is cancelled too, best effort.
@@ -282,7 +364,7 @@ pub async fn cancelled(tool: Rc<UpstreamTool>, call: Call, host: Host) {
             version,
             request,
         })) => {
-            if let Ok(session) = Session::resume(&host, &tool.upstream, session, &version) {
+            if let Ok(session) = tool.resumed(&call, &host, session, &version) {
                 cancel_call(&tool, &session, request).await;
             }
         }
@@ -292,7 +374,7 @@ pub async fn cancelled(tool: Rc<UpstreamTool>, call: Call, host: Host) {
             task,
             ..
         })) => {
-            if let Ok(mut session) = Session::resume(&host, &tool.upstream, session, &version) {
+            if let Ok(mut session) = tool.resumed(&call, &host, session, &version) {
                 let _ = session
                     .request("tasks/cancel", json!({ "taskId": task }), tool.quick())
                     .await;
@@ -300,4 +382,9 @@ pub async fn cancelled(tool: Rc<UpstreamTool>, call: Call, host: Host) {
         }
         _ => {}
     }
+}
+
+/// Whether `version` is the stateless revision (for the other modules of the step).
+fn modern(version: &str) -> bool {
+    version == MODERN
 }

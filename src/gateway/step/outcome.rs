@@ -1,11 +1,102 @@
-//! What a call's outcome becomes: the upstream's result, checked against what it
-//! declared, or its error as it came.
+//! What a call's answer becomes: a result, checked against what the upstream declared;
+//! its error as it came; its task, followed from then on; its questions, asked.
 
-use super::UpstreamTool;
-use crate::gateway::client::UpstreamError;
+use super::{Checkpoint, UpstreamTool, modern};
+use crate::gateway::client::{Session, UpstreamError};
 use crate::host::HostError;
-use crate::tools::{Step, ToolError};
-use serde_json::Value;
+use crate::tools::{Call, Step, ToolError};
+use serde_json::{Map, Value};
+use std::time::Duration;
+
+/// The step after a `tools/call`'s answer (see the module docs).
+pub(super) fn answer(
+    tool: &UpstreamTool,
+    call: &Call,
+    session: &Session,
+    outcome: Result<Value, UpstreamError>,
+) -> Result<Step, ToolError> {
+    let Ok(mut result) = outcome else {
+        return finish(tool, outcome);
+    };
+    let malformed = |why: &str| tool.fail(&UpstreamError::Malformed(why.to_owned()));
+    if !modern(&session.version) {
+        // At 2025-11-25 a task comes as `{task: {…}}` when one was asked for.
+        return match result.get("task").filter(|_| tool.tasks) {
+            Some(task) => {
+                following(session, task).ok_or_else(|| malformed("its task has no taskId"))
+            }
+            None => finish(tool, Ok(result)),
+        };
+    }
+    let kind = result
+        .get("resultType")
+        .and_then(Value::as_str)
+        .unwrap_or("complete")
+        .to_owned();
+    match kind.as_str() {
+        "complete" => {
+            if let Value::Object(object) = &mut result {
+                object.remove("resultType");
+            }
+            finish(tool, Ok(result))
+        }
+        "task" => following(session, &result).ok_or_else(|| malformed("its task has no taskId")),
+        "input_required" => {
+            let requests = match result.get("inputRequests") {
+                Some(Value::Object(requests)) => requests.clone(),
+                None | Some(Value::Null) => Map::new(),
+                Some(_) => return Err(malformed("its inputRequests is not an object")),
+            };
+            let state = result
+                .get("requestState")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            if requests.is_empty() && state.is_none() {
+                return Err(malformed(
+                    "it asked for input with neither inputRequests nor requestState",
+                ));
+            }
+            let checkpoint = Checkpoint::Asking {
+                version: session.version.clone(),
+                requests,
+                state,
+                round: call.round,
+            };
+            Ok(Step::next().checkpoint(checkpoint))
+        }
+        other => Err(malformed(&format!(
+            "it answered a tools/call with resultType {other:?}"
+        ))),
+    }
+}
+
+/// The step that follows the upstream task `task` (a `Task`: taskId, status, poll
+/// interval, message) from its next read on.
+pub(super) fn following(session: &Session, task: &Value) -> Option<Step> {
+    let id = task
+        .get("taskId")
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())?;
+    let interval = task
+        .get("pollIntervalMs")
+        .or_else(|| task.get("pollInterval"))
+        .and_then(Value::as_u64)
+        .unwrap_or(1000)
+        .clamp(100, 60_000);
+    let checkpoint = Checkpoint::Following {
+        session: session.id.clone(),
+        version: session.version.clone(),
+        task: id.to_owned(),
+        interval_ms: interval,
+        failures: 0,
+        sent: Vec::new(),
+    };
+    let step = Step::wait(Duration::from_millis(interval)).checkpoint(checkpoint);
+    Some(match task.get("statusMessage").and_then(Value::as_str) {
+        Some(message) => step.message(message),
+        None => step,
+    })
+}
 
 /// The step a call's outcome ends with: the result checked against what the upstream
 /// declared, or its error as it came.
