@@ -16,7 +16,7 @@
 //! | [`host`] | what a step reaches: outbound HTTP, vars, secrets, KV, D1 (and a fake for tests) |
 //! | [`tools`] | the tool API ([`tools::Tool`], [`tools::Step`], [`tools::Call`]) |
 //! | `fixtures` | (feature `fixtures`) the conformance suite's tools, resources and prompts |
-//! | [`gateway`] | this server in front of existing MCP servers: their tools as tools of its own |
+//! | `gateway` | (feature `gateway`) this server in front of existing MCP servers: their tools as tools of its own |
 //! | [`catalog`] | resources, resource templates, prompts and completions |
 //! | [`legacy`] | the 2025-11-25 era: sessions, result and legacy task shapes |
 //! | [`auth`] | who is calling: OAuth resource server (PRM, JWT claims, challenges), API keys, anonymous |
@@ -55,6 +55,7 @@ pub mod catalog;
 pub mod error;
 #[cfg(feature = "fixtures")]
 pub mod fixtures;
+#[cfg(feature = "gateway")]
 pub mod gateway;
 pub mod host;
 pub mod http;

@@ -1,6 +1,6 @@
 //! The gateway's configuration (`UPSTREAMS`, `UPSTREAM_*`) and an upstream's tool list
 //! made into this server's tools (`gateway::catalog`).
-#![cfg(not(target_arch = "wasm32"))]
+#![cfg(all(not(target_arch = "wasm32"), feature = "gateway"))]
 
 use mcp_tasks_edge::gateway::{Settings, catalog};
 use mcp_tasks_edge::server::{Config, Server};

@@ -2,7 +2,7 @@
 //! their `_meta` and routing headers, questions asked by MRTR relayed and retried with
 //! `inputResponses` and `requestState`, and an upstream task (SEP-2663) followed by id,
 //! its questions relayed and answered with `tasks/update`; `server/discover` tells the era.
-#![cfg(not(target_arch = "wasm32"))]
+#![cfg(all(not(target_arch = "wasm32"), feature = "gateway"))]
 
 use mcp_tasks_edge::gateway::{Settings, catalog};
 use mcp_tasks_edge::host::fake::FakeHost;

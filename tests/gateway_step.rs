@@ -1,7 +1,7 @@
 //! An upstream tool's steps (`gateway::step`) against a scripted upstream: where the call
 //! is made, what is stored before it, what an interrupted call becomes, an upstream task
 //! followed by id, and what reaches the upstream (its own token, nothing of the caller's).
-#![cfg(not(target_arch = "wasm32"))]
+#![cfg(all(not(target_arch = "wasm32"), feature = "gateway"))]
 
 use mcp_tasks_edge::gateway::{Settings, catalog};
 use mcp_tasks_edge::host::fake::FakeHost;

@@ -3,16 +3,27 @@
 //! through the outbound policy. An upstream that cannot be listed keeps the tools it
 //! listed last (none, the first time), and the log says why.
 
-use super::{WorkerHost, join_all, log, now_ms, server};
-use crate::gateway::catalog;
-use crate::ops::log::{Level, Line};
+use super::server;
 use crate::server::Server;
-use crate::tools::Tool;
-use std::cell::RefCell;
 use std::rc::Rc;
 use worker::Env;
+#[cfg(feature = "gateway")]
+use {
+    super::{WorkerHost, join_all, log, now_ms},
+    crate::gateway::catalog,
+    crate::ops::log::{Level, Line},
+    crate::tools::Tool,
+    std::cell::RefCell,
+};
+
+/// The deployment's own server: a build without the `gateway` feature has no upstreams.
+#[cfg(not(feature = "gateway"))]
+pub(crate) async fn current(env: &Env, build: fn() -> Server) -> worker::Result<Rc<Server>> {
+    server(env, build)
+}
 
 /// The last lists fetched, and the server they make.
+#[cfg(feature = "gateway")]
 struct Cached {
     fetched_at_ms: u64,
     /// Each upstream's tools, in `UPSTREAMS` order (kept when a refresh fails).
@@ -20,12 +31,14 @@ struct Cached {
     server: Rc<Server>,
 }
 
+#[cfg(feature = "gateway")]
 thread_local! {
     static CACHE: RefCell<Option<Cached>> = const { RefCell::new(None) };
 }
 
 /// The server to answer with: the deployment's own, with its upstreams' tools when it
 /// has upstreams.
+#[cfg(feature = "gateway")]
 pub(crate) async fn current(env: &Env, build: fn() -> Server) -> worker::Result<Rc<Server>> {
     let base = server(env, build)?;
     if !base.has_upstreams() {

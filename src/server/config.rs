@@ -60,6 +60,7 @@ pub struct Config {
     pub log: crate::ops::log::LogSettings,
     /// The upstream MCP servers whose tools this one offers (`UPSTREAMS`, `UPSTREAM_*`;
     /// `crate::gateway`).
+    #[cfg(feature = "gateway")]
     pub gateway: crate::gateway::Settings,
 }
 
@@ -96,6 +97,7 @@ impl Default for Config {
             outbound: Policy::default(),
             session_idle_ms: 3_600_000,
             log: crate::ops::log::LogSettings::default(),
+            #[cfg(feature = "gateway")]
             gateway: crate::gateway::Settings::default(),
         }
     }
@@ -283,7 +285,15 @@ impl Config {
         }
         c.outbound = c.outbound.with_vars(&get)?;
         c.log = c.log.with_vars(&get)?;
-        c.gateway = c.gateway.with_vars(&get)?;
+        #[cfg(feature = "gateway")]
+        {
+            c.gateway = c.gateway.with_vars(&get)?;
+        }
+        // Said, not ignored: a deployment that lists upstreams expects their tools.
+        #[cfg(not(feature = "gateway"))]
+        if get("UPSTREAMS").is_some_and(|v| !v.trim().is_empty()) {
+            return Err("UPSTREAMS: this build has no gateway (the `gateway` feature of mcp-tasks-edge is off; docs/gateway.md)".into());
+        }
         Ok(c)
     }
 

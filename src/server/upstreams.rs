@@ -32,7 +32,15 @@ impl Server {
     }
 
     /// Whether this deployment fronts upstream servers (`UPSTREAMS`).
+    #[cfg(feature = "gateway")]
     pub fn has_upstreams(&self) -> bool {
         !self.config.gateway.upstreams.is_empty()
+    }
+
+    /// Whether this deployment fronts upstream servers: never, in a build without the
+    /// `gateway` feature (`UPSTREAMS` is then refused as configuration).
+    #[cfg(not(feature = "gateway"))]
+    pub fn has_upstreams(&self) -> bool {
+        false
     }
 }

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
-import { ok, pollUntil, terminal } from './mcp.mjs';
+import { ok, pollUntil, rpc, terminal } from './mcp.mjs';
 
 const PEER = join(ROOT, 'tests', 'bench', 'peer-agents');
 // Beside wrangler.toml, so its relative paths (main, assets, the build) hold.
@@ -41,7 +41,7 @@ after(async () => {
 test('the agents Worker\'s tools are listed under the prefix, reached through the binding', async () => {
   const { tools } = await ok(gateway.mcpUrl, 'tools/list', {});
   const names = tools.map((t) => t.name).filter((n) => n.startsWith('agents_'));
-  assert.deepEqual(names.sort(), ['agents_greet', 'agents_slow_sum']);
+  assert.deepEqual(names.sort(), ['agents_deploy', 'agents_deploy_again', 'agents_greet', 'agents_slow_sum']);
   const greeted = await ok(gateway.mcpUrl, 'tools/call', { name: 'agents_greet', arguments: { name: 'Ada' } }, { caps: {} });
   assert.equal(greeted.content[0].text, 'Hello from agents, Ada!');
 });
@@ -54,4 +54,31 @@ test('a slow tool of the agents Worker becomes a task and its result validates',
   assert.deepEqual(done.result.structuredContent, { sum: 42 });
   const lines = gateway.events().filter((e) => e.event === 'step.finished' && e.upstream === 'agents');
   assert.ok(lines.some((l) => l.tool === 'agents_slow_sum' && l.outcome === 'completed'), JSON.stringify(lines));
+});
+
+test('a question asked by MRTR becomes the task\'s: answered with tasks/update, the call retried', async () => {
+  const created = await ok(gateway.mcpUrl, 'tools/call', { name: 'agents_deploy', arguments: { env: 'prod' } });
+  assert.equal(created.resultType, 'task');
+  const asking = await pollUntil(gateway.mcpUrl, created.taskId, (t) => t.status === 'input_required' || terminal(t), { timeoutMs: 30_000 });
+  assert.equal(asking.status, 'input_required', JSON.stringify(asking));
+  const [[key, question]] = Object.entries(asking.inputRequests);
+  assert.equal(question.method, 'elicitation/create');
+  assert.equal(question.params.message, 'Deploy to prod?');
+  await ok(gateway.mcpUrl, 'tasks/update', { taskId: created.taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: true } } } });
+  const done = await pollUntil(gateway.mcpUrl, created.taskId, terminal, { timeoutMs: 30_000 });
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  assert.equal(done.result.content[0].text, 'deployed to prod');
+});
+
+test('for a client without tasks, the question is an MRTR round of its own call', async () => {
+  const caps = { elicitation: { form: {} } };
+  const first = await ok(gateway.mcpUrl, 'tools/call', { name: 'agents_deploy_again', arguments: { env: 'staging' } }, { caps });
+  assert.equal(first.resultType, 'input_required', JSON.stringify(first));
+  const [[key, question]] = Object.entries(first.inputRequests);
+  assert.equal(question.params.message, 'Deploy to staging?');
+  const { status, body } = await rpc(gateway.mcpUrl, 'tools/call', { name: 'agents_deploy_again', arguments: { env: 'staging' },
+    inputResponses: { [key]: { action: 'accept', content: { confirm: true } } }, requestState: first.requestState }, { caps });
+  assert.equal(status, 200, JSON.stringify(body));
+  assert.equal(body.result.resultType, 'complete', JSON.stringify(body));
+  assert.equal(body.result.content[0].text, 'deployed to staging');
 });

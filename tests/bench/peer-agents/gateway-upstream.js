@@ -3,6 +3,7 @@
 // stateless SDK v2 `McpServer` per request), without tasks, reached by the gateway through
 // a service binding. It shares the bench peer's pinned packages (./install.sh).
 import { McpServer } from '@modelcontextprotocol/server';
+import { acceptedContent, inputRequired } from '@modelcontextprotocol/server';
 import { createMcpHandler } from 'agents/mcp/server';
 import { z } from 'zod';
 
@@ -22,6 +23,21 @@ function createServer() {
       return { content: [{ type: 'text', text: `${a + b}` }], structuredContent: { sum: a + b } };
     },
   );
+  // A question asked by MRTR (2026-07-28 InputRequiredResult), as the SDK's own example
+  // writes it; `deploy_again` is the same tool marked idempotent.
+  const deploy = async ({ env }, ctx) => {
+    const confirmation = z.object({ confirm: z.boolean() });
+    const confirmed = acceptedContent(ctx.mcpReq.inputResponses, 'confirm', confirmation);
+    if (confirmed?.confirm !== true) {
+      return inputRequired({
+        inputRequests: { confirm: inputRequired.elicit({ message: `Deploy to ${env}?`, requestedSchema: confirmation }) },
+      });
+    }
+    return { content: [{ type: 'text', text: `deployed to ${env}` }] };
+  };
+  server.registerTool('deploy', { description: 'Deploys, once confirmed.', inputSchema: { env: z.string() } }, deploy);
+  server.registerTool('deploy_again', { description: 'Deploys, once confirmed (idempotent).', inputSchema: { env: z.string() },
+    annotations: { idempotentHint: true } }, deploy);
   return server;
 }
 
