@@ -88,10 +88,12 @@ test-interop: build
 	node --test --test-force-exit --test-concurrency=1 'tests/interop/*.test.mjs'
 
 # The suite's own definition of conformance: each frozen requirement set (every scored
-# scenario must pass) plus every tasks-* scenario; see tests/conformance/run.mjs.
+# scenario must pass) plus every tasks-* scenario; see tests/conformance/run.mjs. Then the
+# tasks-* scenarios through the gateway in front of the demo (tests/conformance/gateway.mjs).
 conformance: build
 	node tests/conformance/run.mjs --requirements 2026-07-28
 	node tests/conformance/run.mjs --requirements 2025-11-25
+	node tests/conformance/gateway.mjs
 
 # The browser bindings as the npm package mcp-tasks-edge: built into www/pkg (the console
 # imports it there) and packed into target/npm/mcp-tasks-edge-<version>.tgz.

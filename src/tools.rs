@@ -64,6 +64,13 @@ pub enum Step {
     Complete(Value),
     /// Input requests keyed by the tool's own keys; the step re-runs with the answers.
     NeedInput(Map<String, Value>),
+    /// [`Step::NeedInput`] that also sets the checkpoint the step re-runs with: for a step
+    /// whose questions come with state of their own (the gateway's, holding an upstream's
+    /// `requestState`), so a question asked by MRTR before any task carries it too.
+    NeedInputAt {
+        requests: Map<String, Value>,
+        checkpoint: Value,
+    },
     /// More work later: the next step runs `resume_after_ms` from now with `checkpoint`
     /// (`None` keeps the previous one).
     Continue {

@@ -116,17 +116,22 @@ fn questions_asked_by_mrtr_are_relayed_and_the_call_retried_with_the_answers() {
     let fake = FakeHost::new().answer("POST", URL, json_answer(1, json!({
         "resultType": "input_required", "inputRequests": { "confirm": question }, "requestState": "opaque-1",
     })));
+    // Asked at once, the upstream's questions as they are, with the state that answers them.
     let step = block_on(tool.step(Call::new(json!({ "env": "prod" })), Host::new(fake)));
-    let Step::Continue {
-        checkpoint: Some(asking),
-        resume_after_ms: 0,
-        ..
+    let Step::NeedInputAt {
+        requests,
+        checkpoint: asking,
     } = step
     else {
         panic!("{step:?}")
     };
+    assert_eq!(
+        requests,
+        *json!({ "confirm": question }).as_object().unwrap()
+    );
     assert_eq!(asking["phase"], "asking");
-    // Not answered yet: the upstream's questions, as they are.
+    assert_eq!(asking["state"], "opaque-1");
+    // Run again before an answer came (a retried attempt): asked again, nothing sent.
     let step = block_on(tool.step(
         in_object(Call::new(json!({ "env": "prod" })), asking.clone(), 0),
         Host::new(FakeHost::new()),
@@ -321,5 +326,29 @@ fn server_discover_tells_the_era_and_a_2025_server_gets_initialize() {
             "notifications/initialized",
             "tools/list"
         ]
+    );
+}
+
+#[test]
+fn an_error_with_its_http_status_keeps_its_code() {
+    let tool = tool(
+        json!({ "name": "job", "inputSchema": { "type": "object" }, "annotations": { "readOnlyHint": true } }),
+        false,
+    );
+    let refused = Inbound {
+        status: 400,
+        headers: vec![("content-type".into(), "application/json".into())],
+        body: br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"Missing required client capability: io.modelcontextprotocol/tasks"}}"#.to_vec(),
+        url: URL.into(),
+    };
+    let fake = FakeHost::new().answer("POST", URL, Ok(refused));
+    let Step::Fail(error) = block_on(tool.step(Call::new(json!({})), Host::new(fake))) else {
+        panic!()
+    };
+    assert_eq!(error.code.0, -32021);
+    assert!(
+        error
+            .message
+            .starts_with("Missing required client capability")
     );
 }

@@ -174,6 +174,7 @@ fn tool(
         param_headers: crate::mcp::headers::param_headers(&input),
         repeatable: hint("idempotentHint") || hint("readOnlyHint"),
         tasks: upstream_tasks,
+        jobs: settings.jobs,
         output: output.as_ref().map(|(_, compiled)| compiled.clone()),
         call: Bounds {
             timeout_ms: settings.call_timeout_ms,

@@ -363,11 +363,25 @@ impl Session {
                 status: answer.status,
                 excerpt: "a redirect, which the gateway does not follow to an upstream".into(),
             }),
-            status => {
-                let text = String::from_utf8_lossy(&answer.body);
-                let excerpt: String = text.chars().take(200).collect();
-                Err(UpstreamError::Status { status, excerpt })
-            }
+            // A JSON-RPC error with its HTTP status (2026-07-28 answers -32021 with 400,
+            // say): the error, as it came.
+            status => match rpc_error(&answer) {
+                Some(error) => Err(UpstreamError::Rpc(error)),
+                None => {
+                    let text = String::from_utf8_lossy(&answer.body);
+                    let excerpt: String = text.chars().take(200).collect();
+                    Err(UpstreamError::Status { status, excerpt })
+                }
+            },
         }
     }
+}
+
+/// The JSON-RPC error an answer's body carries, if it is one.
+fn rpc_error(answer: &Inbound) -> Option<jsonrpc::ErrorObject> {
+    let body = serde_json::from_slice::<Value>(&answer.body).ok()?;
+    if body.get("jsonrpc")? != "2.0" {
+        return None;
+    }
+    serde_json::from_value(body.get("error")?.clone()).ok()
 }

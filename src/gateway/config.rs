@@ -176,6 +176,9 @@ pub struct Settings {
     /// How long the Worker waits on a repeatable tool's call before the task object
     /// takes it over (and calls again).
     pub inline_ms: u64,
+    /// Whether clients without the Tasks extension get jobs (`DETACH_JOBS`, set with the
+    /// server's configuration).
+    pub jobs: bool,
 }
 
 impl Default for Settings {
@@ -187,6 +190,7 @@ impl Default for Settings {
             max_bytes: 4 * 1024 * 1024,
             call_timeout_ms: 600_000,
             inline_ms: 5_000,
+            jobs: true,
         }
     }
 }

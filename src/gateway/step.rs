@@ -55,6 +55,9 @@ pub struct UpstreamTool {
     pub repeatable: bool,
     /// The upstream runs its calls as tasks.
     pub tasks: bool,
+    /// Clients without the Tasks extension get jobs (`DETACH_JOBS`), so the upstream may
+    /// be asked for a task for them too.
+    pub jobs: bool,
     /// Its compiled `outputSchema`, which a result's `structuredContent` must match.
     pub output: Option<Schema>,
     /// Its `x-mcp-header` arguments (2026-07-28 `Mcp-Param-*` headers).
@@ -151,13 +154,25 @@ impl UpstreamTool {
                 declared.insert(key.into(), value.clone());
             }
         }
-        if self.tasks {
+        if self.upstream_task(call) {
             declared.insert(
                 "extensions".into(),
                 json!({ "io.modelcontextprotocol/tasks": {} }),
             );
         }
         Value::Object(declared)
+    }
+
+    /// Whether this call asks the upstream for a task: it offers them, and the caller can
+    /// be served one (it declared the Tasks extension, or gets a job). Otherwise the
+    /// upstream decides as for any client without tasks (a tool it runs only as a task
+    /// answers -32021, passed on as it came).
+    fn upstream_task(&self, call: &Call) -> bool {
+        self.tasks
+            && (self.jobs
+                || call
+                    .capabilities
+                    .has(crate::mcp::meta::Capability::TasksExtension))
     }
 
     fn interrupted(&self) -> ToolError {
@@ -275,7 +290,7 @@ async fn first(tool: &UpstreamTool, call: &Call, host: &Host) -> Result<Step, To
 /// answer comes at once: a task, a result or questions), else "Calling" stored before
 /// the call is made.
 async fn begin(tool: &UpstreamTool, call: &Call, mut session: Session) -> Result<Step, ToolError> {
-    if tool.tasks {
+    if tool.upstream_task(call) {
         let outcome = call_tool(tool, call, &mut session, tool.quick(), None).await;
         return answer(tool, call, &session, outcome);
     }
@@ -303,7 +318,7 @@ async fn call_tool(
         "arguments": call.arguments,
         "_meta": { "progressToken": token },
     });
-    if tool.tasks && !session.is_modern() {
+    if tool.upstream_task(call) && !session.is_modern() {
         params["task"] = json!({});
     }
     if let Some((responses, state)) = retry {

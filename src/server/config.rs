@@ -288,6 +288,7 @@ impl Config {
         #[cfg(feature = "gateway")]
         {
             c.gateway = c.gateway.with_vars(&get)?;
+            c.gateway.jobs = c.detach_jobs;
         }
         // Said, not ignored: a deployment that lists upstreams expects their tools.
         #[cfg(not(feature = "gateway"))]

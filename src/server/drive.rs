@@ -102,7 +102,19 @@ pub async fn drive(
     let cors = run.cors.clone();
     let mut ctx = ctx.clone();
     for _ in 0..MAX_INLINE_STEPS {
-        let outcome = match logged_step(server, &run, &ctx, host, progress, log).await {
+        let stepped = match logged_step(server, &run, &ctx, host, progress, log).await {
+            // Its checkpoint goes with the call (sealed in the round's `requestState`, or
+            // into the task it becomes); then it asks as any step does.
+            Step::NeedInputAt {
+                requests,
+                checkpoint,
+            } => {
+                run.carried.checkpoint = checkpoint;
+                Step::NeedInput(requests)
+            }
+            other => other,
+        };
+        let outcome = match stepped {
             Step::Complete(mut result) => match check_result(&result, run.target.is_tool(), None) {
                 Err(why) => Err(McpError::Internal(format!("{} {why}", run.target.name()))),
                 Ok(()) => {
@@ -119,38 +131,40 @@ pub async fn drive(
             {
                 return detach(server, run, Continued::default(), &ctx);
             }
-            Step::NeedInput(requests) => match check_step_requests(&run, &requests)
-                .and_then(|()| take_offered(&mut run, &requests))
-            {
-                Err(e) => Err(e),
-                Ok(true) => {
-                    run.carried.rounds += 1;
-                    continue;
-                }
-                // A tool that asks in its task (`Tool::ask_in_task`), for a client with
-                // the Tasks extension: the question makes the call a task that asks it
-                // (SEP-2663: the server decides what becomes a task), from any step, the
-                // first included; the step is not run again to ask.
-                Ok(false) if run.becomes == Becomes::Task && asks_in_task(server, &run) => {
-                    let next = Continued {
-                        asking: Some(requests),
-                        ..Continued::default()
-                    };
-                    return create_task(server, run, next, &ctx);
-                }
-                Ok(false) => match asker {
-                    None => input_required(server, run, requests, &ctx),
-                    Some(asker) => match ask(asker, requests).await {
-                        Ok(answers) => {
-                            run.carried.answers.extend(answers);
-                            run.carried.rounds += 1;
-                            ctx.now_ms = host.now_ms();
-                            continue;
-                        }
-                        Err(e) => Err(e),
+            Step::NeedInput(requests) | Step::NeedInputAt { requests, .. } => {
+                match check_step_requests(&run, &requests)
+                    .and_then(|()| take_offered(&mut run, &requests))
+                {
+                    Err(e) => Err(e),
+                    Ok(true) => {
+                        run.carried.rounds += 1;
+                        continue;
+                    }
+                    // A tool that asks in its task (`Tool::ask_in_task`), for a client with
+                    // the Tasks extension: the question makes the call a task that asks it
+                    // (SEP-2663: the server decides what becomes a task), from any step, the
+                    // first included; the step is not run again to ask.
+                    Ok(false) if run.becomes == Becomes::Task && asks_in_task(server, &run) => {
+                        let next = Continued {
+                            asking: Some(requests),
+                            ..Continued::default()
+                        };
+                        return create_task(server, run, next, &ctx);
+                    }
+                    Ok(false) => match asker {
+                        None => input_required(server, run, requests, &ctx),
+                        Some(asker) => match ask(asker, requests).await {
+                            Ok(answers) => {
+                                run.carried.answers.extend(answers);
+                                run.carried.rounds += 1;
+                                ctx.now_ms = host.now_ms();
+                                continue;
+                            }
+                            Err(e) => Err(e),
+                        },
                     },
-                },
-            },
+                }
+            }
             Step::Continue {
                 checkpoint,
                 status_message,

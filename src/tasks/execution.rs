@@ -24,6 +24,7 @@ use crate::host::Host;
 use crate::jsonrpc::ErrorObject;
 use crate::mcp::input;
 use crate::tools::{Registry, Step, internal_error};
+use serde_json::{Map, Value};
 
 /// Limits on step execution (from the server's configuration).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -224,15 +225,32 @@ pub fn advance(
                 ..Dirty::default()
             })
         }
-        Step::NeedInput(requests) => {
-            if let Err(why) = input::check_requests(&requests) {
-                return illegal_step(record, &format!("returned an illegal step: {why}"), now_ms);
-            }
-            if let Err(e) = input::check_capabilities(&requests, &record.capabilities()) {
-                return fail(record, e.to_wire(), now_ms).map(|()| Dirty::default());
-            }
-            record.need_input(requests, now_ms)?;
-            Ok(Dirty::default())
-        }
+        Step::NeedInput(requests) => ask(record, requests, None, now_ms),
+        Step::NeedInputAt {
+            requests,
+            checkpoint,
+        } => ask(record, requests, Some(checkpoint), now_ms),
     }
+}
+
+/// A step's questions (checked: well-formed, and only for capabilities the client
+/// declared), with the checkpoint the step re-runs with, if it set one.
+fn ask(
+    record: &mut TaskRecord,
+    requests: Map<String, Value>,
+    checkpoint: Option<Value>,
+    now_ms: u64,
+) -> Result<Dirty, Illegal> {
+    if let Err(why) = input::check_requests(&requests) {
+        return illegal_step(record, &format!("returned an illegal step: {why}"), now_ms);
+    }
+    if let Err(e) = input::check_capabilities(&requests, &record.capabilities()) {
+        return fail(record, e.to_wire(), now_ms).map(|()| Dirty::default());
+    }
+    let changed = checkpoint.is_some();
+    record.need_input(requests, checkpoint, now_ms)?;
+    Ok(Dirty {
+        checkpoint: changed,
+        ..Dirty::default()
+    })
 }

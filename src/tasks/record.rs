@@ -148,7 +148,7 @@ impl TaskRecord {
     /// This new task, asking `requests` before its first step runs again (the step that
     /// made the call asked them): `input_required` from its creation.
     pub fn asking(mut self, requests: Map<String, Value>, now_ms: u64) -> Result<Self, Illegal> {
-        self.need_input(requests, now_ms)?;
+        self.need_input(requests, None, now_ms)?;
         Ok(self)
     }
 

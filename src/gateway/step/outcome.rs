@@ -21,7 +21,7 @@ pub(super) fn answer(
     let malformed = |why: &str| tool.fail(&UpstreamError::Malformed(why.to_owned()));
     if !modern(&session.version) {
         // At 2025-11-25 a task comes as `{task: {…}}` when one was asked for.
-        return match result.get("task").filter(|_| tool.tasks) {
+        return match result.get("task").filter(|_| tool.upstream_task(call)) {
             Some(task) => {
                 following(session, task).ok_or_else(|| malformed("its task has no taskId"))
             }
@@ -58,11 +58,21 @@ pub(super) fn answer(
             }
             let checkpoint = Checkpoint::Asking {
                 version: session.version.clone(),
-                requests,
+                requests: requests.clone(),
                 state,
                 round: call.round,
             };
-            Ok(Step::next().checkpoint(checkpoint))
+            // Asked with the state that answers them: by MRTR before any task (the caller's
+            // own round), or as the task's questions. State alone: the call again at once.
+            let checkpoint =
+                serde_json::to_value(checkpoint).map_err(|e| tool.error(e.to_string()))?;
+            Ok(match requests.is_empty() {
+                false => Step::NeedInputAt {
+                    requests,
+                    checkpoint,
+                },
+                true => Step::next().checkpoint(checkpoint),
+            })
         }
         other => Err(malformed(&format!(
             "it answered a tools/call with resultType {other:?}"

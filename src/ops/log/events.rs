@@ -191,7 +191,7 @@ pub fn step_outcome(step: &Step) -> &'static str {
         }
         Step::Complete(_) => "completed",
         Step::Continue { .. } => "continued",
-        Step::NeedInput(_) => "input_required",
+        Step::NeedInput(_) | Step::NeedInputAt { .. } => "input_required",
         Step::Fail(_) => StatusKind::Failed.name(),
     }
 }

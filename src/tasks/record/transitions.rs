@@ -103,12 +103,17 @@ impl TaskRecord {
         Ok(changed)
     }
 
-    /// The tool needs input: a new round, its requests keyed task-unique ([`wire_key`]).
+    /// The tool needs input: a new round, its requests keyed task-unique ([`wire_key`]),
+    /// and the checkpoint the step re-runs with if it set one (`Step::NeedInputAt`).
     pub(in crate::tasks) fn need_input(
         &mut self,
         requests: Map<String, Value>,
+        checkpoint: Option<Value>,
         now_ms: u64,
     ) -> Result<(), Illegal> {
+        if let Some(checkpoint) = checkpoint {
+            self.checkpoint = checkpoint;
+        }
         self.round += 1;
         let round = self.round;
         // `extend`, not `collect`: a map collected from an iterator sorts it first, and
