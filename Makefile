@@ -119,14 +119,16 @@ test-console: client build
 # Hot paths beside same-run baselines (JS no-op Worker, bare Durable Object, Rust no-op
 # Worker), then pushed notifications against the polling design, then the billable
 # operations per task lifecycle (a bench build of the Worker), then the scale runs
-# (10,000 tasks of one principal, listen streams, 100 clients), and the demo's tools as
-# released (no fixtures, the starter's build settings); see tests/bench/*.mjs.
+# (10,000 tasks of one principal, listen streams, 100 clients), the demo's tools as
+# released (no fixtures, the starter's build settings), and the gateway's cost on a call of
+# an upstream tool against calling the upstream directly; see tests/bench/*.mjs.
 bench: build
 	node tests/bench/run.mjs
 	node tests/bench/notifications.mjs
 	node tests/bench/cost.mjs
 	node tests/bench/scale.mjs
 	node tests/bench/release-size.mjs
+	node tests/bench/gateway.mjs
 
 # Where the Worker's CPU goes on one hot path: CPU per request of each process, then a V8
 # profile of the isolate (PROFILE_PATH=tools/list|tasks/get|tasks/update|create|lifecycle,

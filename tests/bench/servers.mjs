@@ -46,13 +46,14 @@ export function groupCpu(group) {
 }
 
 /**
- * Starts `wrangler dev` on `<configDir>/wrangler.toml` (its [build] command included) on a
- * free loopback port. `probe(url)` resolves true once the Worker answers as expected.
+ * Starts `wrangler dev` on `<configDir>/<config>` (default wrangler.toml; its [build] command
+ * included) on a free loopback port. `probe(url)` resolves true once the Worker answers as
+ * expected.
  */
-export async function startWrangler({ configDir, probe, vars = {}, startTimeoutMs = 240_000 }) {
+export async function startWrangler({ configDir, config = 'wrangler.toml', probe, vars = {}, startTimeoutMs = 240_000 }) {
   const port = await freePort();
   const persistDir = mkdtempSync(join(tmpdir(), 'mcp-bench-state-'));
-  const args = ['dev', '--config', join(configDir, 'wrangler.toml'), '--ip', '127.0.0.1', '--port', String(port),
+  const args = ['dev', '--config', join(configDir, config), '--ip', '127.0.0.1', '--port', String(port),
     '--persist-to', persistDir, '--inspector-port', String(await freePort()), '--show-interactive-dev-session=false'];
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
   const child = spawn(join(ROOT, 'node_modules', '.bin', 'wrangler'), args, {
