@@ -147,7 +147,7 @@ lint: setup
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace -q
 	# What docs.rs builds (Cargo.toml [package.metadata.docs.rs]): the adapters too.
 	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p mcp-tasks-edge -q \
-		--target wasm32-unknown-unknown --features cloudflare,browser,fixtures
+		--target wasm32-unknown-unknown --features cloudflare,browser,fixtures,gateway
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown -p mcp-tasks-edge-demo -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown --features cloudflare -- -D warnings

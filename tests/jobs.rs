@@ -7,10 +7,10 @@ mod common;
 use common::*;
 use mcp_tasks_edge::http::HttpResponse;
 use mcp_tasks_edge::jsonrpc::RequestId;
-use mcp_tasks_edge::server::jobs::{Follow, JobRun, Next, Reader};
+use mcp_tasks_edge::server::jobs::{self, Follow, JobRun, Next, Reader};
 use mcp_tasks_edge::server::{Action, Config, Context, Cors, Server};
 use mcp_tasks_edge::tasks::protocol::ObjectRequest;
-use mcp_tasks_edge::tools::{TaskSupport, Tool};
+use mcp_tasks_edge::tools::{Call, TaskSupport, Tool, ToolError};
 use serde_json::{Map, Value, json};
 
 const JOB: &str = "0123456789abcdef0123456789abcdef";
@@ -45,7 +45,6 @@ fn a_call_that_continues_becomes_a_job_never_a_task_result() {
         run.reader,
         Reader::Call {
             tool: "slow_compute".into(),
-            output_schema: false
         }
     );
     // A required tool is served the same way instead of -32021 ...
@@ -219,10 +218,9 @@ fn run(reader: Reader, token: bool, capabilities: Value) -> JobRun {
     }
 }
 
-fn call_reader(output_schema: bool) -> Reader {
+fn call_reader() -> Reader {
     Reader::Call {
         tool: "slow_compute".into(),
-        output_schema,
     }
 }
 
@@ -247,7 +245,7 @@ fn text(response: &Value) -> &str {
 
 #[test]
 fn the_follower_reports_each_new_status_once() {
-    let run = run(call_reader(false), true, json!({}));
+    let run = run(call_reader(), true, json!({}));
     let mut follow = Follow::new(&run, true);
     let working = |m: &str| task("working", json!({ "statusMessage": m }));
     let reports = |next: &[Next]| -> Vec<(f64, Option<String>)> {
@@ -269,9 +267,34 @@ fn the_follower_reports_each_new_status_once() {
     // The wait is over: the handle, the last status, and what to call next.
     let pending = body(&follow.waited());
     assert_eq!(pending["result"]["isError"], false);
+    // All a model needs, in structuredContent too (some hosts show it alone): the next
+    // calls with their exact arguments.
+    let structured = &pending["result"]["structuredContent"];
     assert_eq!(
-        pending["result"]["structuredContent"],
-        json!({ "job": JOB, "status": "working", "statusMessage": "2/3", "tool": "slow_compute", "next": ["job_status", "job_cancel"] })
+        structured["next"],
+        json!([
+            { "tool": "job_status", "arguments": { "job": JOB, "waitSeconds": 30 } },
+            { "tool": "job_cancel", "arguments": { "job": JOB } },
+        ])
+    );
+    assert_eq!(
+        (
+            &structured["job"],
+            &structured["status"],
+            &structured["statusMessage"],
+            &structured["tool"]
+        ),
+        (
+            &json!(JOB),
+            &json!("working"),
+            &json!("2/3"),
+            &json!("slow_compute")
+        )
+    );
+    let message = structured["message"].as_str().unwrap();
+    assert!(
+        message.contains(JOB) && message.contains("nothing is lost") && message.contains("next"),
+        "{message}"
     );
     let said = text(&pending);
     assert!(
@@ -290,7 +313,7 @@ fn the_follower_reports_the_jobs_numbers_above_what_the_call_already_reported() 
     // above it, with the task's numbers and total, and only when they go up.
     let run = JobRun {
         reported: 1.0,
-        ..run(call_reader(false), true, json!({}))
+        ..run(call_reader(), true, json!({}))
     };
     let mut follow = Follow::new(&run, true);
     let at = |done: f64, m: &str| {
@@ -327,12 +350,12 @@ fn the_follower_reports_the_jobs_numbers_above_what_the_call_already_reported() 
 }
 
 fn run_without_token() -> JobRun {
-    run(call_reader(false), false, json!({}))
+    run(call_reader(), false, json!({}))
 }
 
 #[test]
 fn a_finished_job_answers_as_the_call_would_have() {
-    let run = run(call_reader(false), false, json!({}));
+    let run = run(call_reader(), false, json!({}));
     let result = json!({ "content": [{ "type": "text", "text": "done" }], "isError": false });
     let done =
         answer(Follow::new(&run, false).state(task("completed", json!({ "result": result }))));
@@ -373,13 +396,37 @@ fn a_finished_job_answers_as_the_call_would_have() {
 }
 
 #[test]
-fn a_tool_with_an_output_schema_gets_its_pending_answer_as_an_error() {
-    let run = run(call_reader(true), false, json!({}));
-    let follow = Follow::new(&run, false);
-    let pending = body(&follow.waited());
-    assert_eq!(pending["result"]["isError"], true);
-    assert!(pending["result"].get("structuredContent").is_none());
-    assert_eq!(pending["result"]["_meta"]["mcp-tasks-edge/job"]["job"], JOB);
+fn a_typed_tool_is_listed_to_job_clients_with_its_output_schema_in_meta() {
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    struct Out {
+        n: u32,
+    }
+    let typed = Tool::new("typed", "A typed tool")
+        .task(TaskSupport::Optional)
+        .run_sync(|_: &Call<Map<String, Value>>| Ok::<_, ToolError>(Out { n: 1 }));
+    let attached = Tool::new("attached", "Kept attached")
+        .task(TaskSupport::Optional)
+        .never_detached()
+        .run_sync(|_: &Call<Map<String, Value>>| Ok::<_, ToolError>(Out { n: 1 }));
+    let schema = typed.definition()["outputSchema"].clone();
+    assert!(schema.is_object());
+    let listed = jobs::listed_for_jobs(&typed);
+    assert!(
+        listed.get("outputSchema").is_none(),
+        "its running answer is the job's handle"
+    );
+    assert_eq!(listed["_meta"]["mcp-tasks-edge/outputSchema"], schema);
+    // A tool that never becomes a job keeps its schema where it was.
+    assert!(
+        jobs::listed_for_jobs(&attached)
+            .get("outputSchema")
+            .is_some()
+    );
+    // So its pending answer is an ordinary result, the handle in structuredContent.
+    let run = run(call_reader(), false, json!({}));
+    let pending = body(&Follow::new(&run, false).waited());
+    assert_eq!(pending["result"]["isError"], false);
+    assert_eq!(pending["result"]["structuredContent"]["job"], JOB);
 }
 
 #[test]
@@ -387,7 +434,7 @@ fn questions_go_to_the_client_only_when_it_can_answer_them() {
     let question = json!({ "confirm": { "method": "elicitation/create", "params": {
         "mode": "form", "message": "Delete a?", "requestedSchema": { "type": "object", "properties": { "ok": { "type": "boolean" } }, "required": ["ok"] } } } });
     let waiting = || task("input_required", json!({ "inputRequests": question }));
-    let with_elicitation = run(call_reader(false), false, json!({ "elicitation": {} }));
+    let with_elicitation = run(call_reader(), false, json!({ "elicitation": {} }));
     assert_eq!(
         Follow::new(&with_elicitation, true).state(waiting()),
         [Next::Ask(question.as_object().unwrap().clone())]
@@ -404,7 +451,11 @@ fn questions_go_to_the_client_only_when_it_can_answer_them() {
         assert_eq!(result["structuredContent"]["inputRequests"], question);
         assert_eq!(
             result["structuredContent"]["next"],
-            json!(["job_answer", "job_status", "job_cancel"])
+            json!([
+                { "tool": "job_answer", "arguments": { "job": JOB, "answers": { "confirm": { "action": "accept", "content": {} } } } },
+                { "tool": "job_status", "arguments": { "job": JOB, "waitSeconds": 30 } },
+                { "tool": "job_cancel", "arguments": { "job": JOB } },
+            ])
         );
         let said = text(&pending);
         assert!(
@@ -441,7 +492,7 @@ fn a_jobs_question_travels_by_mrtr_and_its_answer_goes_to_the_job() {
     let server = server();
     let run = JobRun {
         arguments: json!({ "seconds": 90 }).as_object().unwrap().clone(),
-        ..run(call_reader(false), false, json!({ "elicitation": {} }))
+        ..run(call_reader(), false, json!({ "elicitation": {} }))
     };
     let question = json!({ "confirm": { "method": "elicitation/create", "params": {
         "mode": "form", "message": "Go on?", "requestedSchema": { "type": "object", "properties": { "ok": { "type": "boolean" } }, "required": ["ok"] } } } });

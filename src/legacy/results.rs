@@ -48,12 +48,17 @@ pub fn needs_task(server: &Server, params: &Map<String, Value>) -> Option<McpErr
 /// 2025-11-25 client, in practice) also gets the job handle tools, which never run as
 /// tasks.
 pub fn legacy_tools(server: &Server, meta: &RequestMeta) -> Value {
+    let jobs = !jobs::declares_tasks(&meta.capabilities)
+        && jobs::offered(&server.config, &server.registry);
     let mut tools: Vec<Value> = server
         .registry
         .tools()
         .iter()
         .map(|tool| {
-            let mut definition = tool.definition();
+            let mut definition = match jobs {
+                true => jobs::listed_for_jobs(tool),
+                false => tool.definition(),
+            };
             let support = match tool.task_support() {
                 TaskSupport::Forbidden => "forbidden",
                 TaskSupport::Optional => "optional",
@@ -63,8 +68,7 @@ pub fn legacy_tools(server: &Server, meta: &RequestMeta) -> Value {
             definition
         })
         .collect();
-    if !jobs::declares_tasks(&meta.capabilities) && jobs::offered(&server.config, &server.registry)
-    {
+    if jobs {
         tools.extend(
             jobs::definitions(&server.config)
                 .into_iter()

@@ -277,7 +277,7 @@ fn start(
             job,
             first: None,
             wait_ms: 0,
-            reader: jobs::reader(server, target.name()),
+            reader: jobs::reader(target.name()),
             progress_token,
             reported: 0.0,
             capabilities: meta.capabilities.clone(),

@@ -197,7 +197,8 @@ impl StaticResults {
             discover: bytes(discover(config, catalog, instructions)),
             tools: bytes(json!({ "tools": registry.definitions() })),
             tools_without_tasks: jobs::offered(config, registry).then(|| {
-                let mut tools = registry.definitions();
+                let mut tools: Vec<Value> =
+                    registry.tools().iter().map(jobs::listed_for_jobs).collect();
                 tools.extend(jobs::definitions(config));
                 bytes(json!({ "tools": tools }))
             }),

@@ -379,7 +379,7 @@ fn detach(server: &Server, mut run: InlineRun, next: Continued, ctx: &Context) -
         }
     };
     let name = run.target.name();
-    let reader = jobs::reader(server, name);
+    let reader = jobs::reader(name);
     let job = JobRun {
         request_id: run.request_id,
         cors: run.cors,

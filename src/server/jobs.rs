@@ -52,9 +52,8 @@ pub const RESERVED: [&str; 3] = [STATUS_TOOL, ANSWER_TOOL, CANCEL_TOOL];
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reader {
     /// The `tools/call` that started it: a finished job answers as the call would have
-    /// inline. `output_schema`: the tool declares one, so an answer without its
-    /// `structuredContent` must be an error result (clients validate it).
-    Call { tool: String, output_schema: bool },
+    /// inline.
+    Call { tool: String },
     /// A handle tool (`job_status`, `job_answer`, `job_cancel`).
     Handle,
 }
@@ -241,18 +240,38 @@ pub fn resumed(server: &Server, run: JobRun, answers: Map<String, Value>) -> Act
 }
 
 /// How a job reads for the call named `name` (a `tools/call`'s tool, or a handle tool).
-pub fn reader(server: &Server, name: &str) -> Reader {
+pub fn reader(name: &str) -> Reader {
     if RESERVED.contains(&name) {
         return Reader::Handle;
     }
-    let output_schema = server
-        .registry
-        .get(name)
-        .is_some_and(|t| t.definition().get("outputSchema").is_some());
     Reader::Call {
         tool: name.to_owned(),
-        output_schema,
     }
+}
+
+/// This server's `_meta` key for the `outputSchema` of a tool listed to a client that gets
+/// jobs ([`listed_for_jobs`]).
+pub const OUTPUT_SCHEMA_META: &str = "mcp-tasks-edge/outputSchema";
+
+/// `tool`'s definition as a client that gets jobs lists it: a tool that may become a job
+/// carries its `outputSchema` in `_meta` ([`OUTPUT_SCHEMA_META`]) instead, since its answer
+/// while it runs is the job's handle (`structuredContent` a host shows its model, e.g.
+/// Claude Code), which that schema would refuse; its final result still has the
+/// `structuredContent` the schema describes.
+pub fn listed_for_jobs(tool: &Tool) -> Value {
+    let mut definition = tool.definition();
+    if detachable(tool)
+        && let Some(Value::Object(object)) = Some(&mut definition)
+        && let Some(schema) = object.remove("outputSchema")
+    {
+        let meta = object
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert(OUTPUT_SCHEMA_META.into(), schema);
+        }
+    }
+    definition
 }
 
 /// How long a call waits for its job: the inline budget for the call that started it,

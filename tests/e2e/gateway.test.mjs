@@ -96,11 +96,16 @@ test('arguments are checked against the upstream schema before any upstream call
 test('SDK 1.x without tasks: a slow upstream tool becomes a job whose handle reaches the result', async () => {
   const client = await sdkClient();
   const pending = await client.callTool({ name: 'ts_report', arguments: { seconds: 6, label: 'job' } }, undefined, LONG);
-  // The tool declares an outputSchema, so its "still running" answer carries the handle in
-  // _meta and its text, not in structuredContent (docs/hosts.md).
-  const { job, status } = pending._meta['mcp-tasks-edge/job'];
+  // The tool declares an outputSchema, which a client that gets jobs finds in _meta (its
+  // running answer is the job's handle, no error), docs/hosts.md.
+  assert.equal(pending.isError, false, JSON.stringify(pending));
+  const { job, status, next } = pending.structuredContent;
   assert.equal(status, 'working', JSON.stringify(pending));
-  assert.match(pending.content[0].text, /call job_status/);
+  assert.deepEqual(next[0], { tool: 'job_status', arguments: { job, waitSeconds: WAIT_MS / 1000 } });
+  const { tools } = await client.listTools();
+  const report = tools.find((t) => t.name === 'ts_report');
+  assert.equal(report.outputSchema, undefined);
+  assert.deepEqual(report._meta['mcp-tasks-edge/outputSchema'].required.sort(), ['label', 'pages']);
   let read;
   for (let i = 0; i < 10; i += 1) {
     read = await client.callTool({ name: 'job_status', arguments: { job, waitSeconds: 3 } }, undefined, LONG);

@@ -47,7 +47,11 @@ test('a long call answers with a handle within the wait, never -32021; job_statu
   assert.equal(pending.resultType, 'complete');
   const { job, status, statusMessage, tool, next } = pending.structuredContent;
   assert.match(job, /^[0-9a-f]{32}$/);
-  assert.deepEqual([status, tool, next], ['working', 'process_batch', ['job_status', 'job_cancel']]);
+  assert.deepEqual([status, tool], ['working', 'process_batch']);
+  // The next calls with their exact arguments, for hosts that show a model structuredContent alone.
+  assert.deepEqual(next.map((n) => n.tool), ['job_status', 'job_cancel']);
+  assert.deepEqual(next[0].arguments, { job, waitSeconds: WAIT_MS / 1000 });
+  assert.match(pending.structuredContent.message, new RegExp(`job ${job}; nothing is lost`));
   assert.match(statusMessage, /^Processed [1-5]\/6 items$/);
   assert.match(pending.content[0].text, new RegExp(`goes on as a job.*${job}.*job_status`, 's'));
   const done = await finished(job);

@@ -1,15 +1,22 @@
 //! The `CallToolResult`s a job's reader gets. A model reads them, so the text says what
 //! happened and what to call next; `structuredContent` (and `_meta`, under
-//! [`JOB_META`]) carry the same facts for programs.
+//! [`JOB_META`]) carry the same facts, a one-sentence `message` and the next calls with
+//! their exact arguments, since some hosts show their model `structuredContent` alone
+//! (Claude Code does).
 //!
 //! # Format
 //!
 //! ```text
 //! {"content":[{"type":"text","text":"process_batch needs more time than … job_status …"}],
 //!  "structuredContent":{"job":"3f0c…","status":"working","statusMessage":"Processed 4/90 items",
-//!                       "tool":"process_batch","next":["job_status","job_cancel"]},
+//!     "tool":"process_batch","message":"process_batch goes on as job 3f0c…; nothing is lost. …",
+//!     "next":[{"tool":"job_status","arguments":{"job":"3f0c…","waitSeconds":30}},
+//!             {"tool":"job_cancel","arguments":{"job":"3f0c…"}}]},
 //!  "_meta":{"mcp-tasks-edge/job":{…the same…}},"isError":false,"resultType":"complete"}
 //! ```
+//!
+//! A tool with an `outputSchema` is listed to clients that get jobs with that schema in
+//! `_meta` instead (`jobs::listed_for_jobs`), so its running answer is no error either.
 
 use super::{ANSWER_TOOL, CANCEL_TOOL, JobRun, Reader, STATUS_TOOL};
 use crate::error::McpError;
@@ -56,15 +63,16 @@ fn facts(run: &JobRun, task: &Value, status: &str) -> Map<String, Value> {
 }
 
 /// A job that has not ended: working, or waiting for answers nobody could give during
-/// this request. A call whose tool declares an `outputSchema` marks it `isError`: a
-/// non-error result there must carry the tool's own `structuredContent`, which clients
-/// validate (the text says the job goes on).
+/// this request. Never an error: the job goes on, and the answer says how to reach it.
 pub fn pending(run: &JobRun, task: &Value) -> Value {
     let job = &run.job;
     let wait = run.max_wait_s;
     let status_call =
         format!("call {STATUS_TOOL} with {{\"job\": \"{job}\", \"waitSeconds\": {wait}}}");
     let cancel_call = format!("call {CANCEL_TOOL} with {{\"job\": \"{job}\"}}");
+    let status_next =
+        json!({ "tool": STATUS_TOOL, "arguments": { "job": job, "waitSeconds": wait } });
+    let cancel_next = json!({ "tool": CANCEL_TOOL, "arguments": { "job": job } });
     let questions = task
         .get("inputRequests")
         .and_then(Value::as_object)
@@ -78,45 +86,61 @@ pub fn pending(run: &JobRun, task: &Value) -> Value {
             "working"
         },
     );
-    let opening = match &run.reader {
-        Reader::Call { tool, .. } => format!(
-            "{tool} needs more time than one call waits: it goes on as a job on the server, nothing is lost. Its handle is {job}."
+    let (opening, name) = match &run.reader {
+        Reader::Call { tool, .. } => (
+            format!(
+                "{tool} needs more time than one call waits: it goes on as a job on the server, nothing is lost. Its handle is {job}."
+            ),
+            tool.clone(),
         ),
-        Reader::Handle => format!("Job {job} has not finished yet."),
+        Reader::Handle => (
+            format!("Job {job} has not finished yet."),
+            format!("Job {job}"),
+        ),
     };
-    let text = match questions {
+    let (text, message) = match questions {
         None => {
             let status = match task.get("statusMessage").and_then(Value::as_str) {
                 Some(message) => format!(" Its latest status: {message}."),
                 None => String::new(),
             };
-            facts.insert("next".into(), json!([STATUS_TOOL, CANCEL_TOOL]));
-            format!(
-                "{opening}{status} For its result, {status_call} (again while it runs). To stop it, {cancel_call}."
+            facts.insert("next".into(), json!([status_next, cancel_next]));
+            (
+                format!(
+                    "{opening}{status} For its result, {status_call} (again while it runs). To stop it, {cancel_call}."
+                ),
+                format!(
+                    "{name} goes on as job {job}; nothing is lost. For its result make the first call of next (again while it runs); the second stops it."
+                ),
             )
         }
         Some(questions) => {
             facts.insert("inputRequests".into(), Value::Object(questions.clone()));
+            let template: Map<String, Value> = questions
+                .keys()
+                .map(|key| (key.clone(), json!({ "action": "accept", "content": {} })))
+                .collect();
+            let answer_next =
+                json!({ "tool": ANSWER_TOOL, "arguments": { "job": job, "answers": template } });
             facts.insert(
                 "next".into(),
-                json!([ANSWER_TOOL, STATUS_TOOL, CANCEL_TOOL]),
+                json!([answer_next, status_next, cancel_next]),
             );
             let asked: Vec<String> = questions.iter().map(|(k, q)| question(k, q)).collect();
             let key = questions.keys().next().cloned().unwrap_or_default();
-            format!(
-                "{opening} It waits for an answer.\n{}\nAnswer with {ANSWER_TOOL}: {{\"job\": \"{job}\", \"answers\": {{\"{key}\": {{\"action\": \"accept\", \"content\": {{…the fields asked…}}}}}}}} (or {{\"action\": \"decline\"}}). Ask the user rather than guessing. To stop the job, {cancel_call}.",
-                asked.join("\n")
+            (
+                format!(
+                    "{opening} It waits for an answer.\n{}\nAnswer with {ANSWER_TOOL}: {{\"job\": \"{job}\", \"answers\": {{\"{key}\": {{\"action\": \"accept\", \"content\": {{…the fields asked…}}}}}}}} (or {{\"action\": \"decline\"}}). Ask the user rather than guessing. To stop the job, {cancel_call}.",
+                    asked.join("\n")
+                ),
+                format!(
+                    "{name} (job {job}) waits for an answer to inputRequests: ask the user, then make the first call of next with the fields asked in each content (or \"action\": \"decline\"); nothing is lost meanwhile."
+                ),
             )
         }
     };
-    let output_schema = matches!(
-        run.reader,
-        Reader::Call {
-            output_schema: true,
-            ..
-        }
-    );
-    result(text, Value::Object(facts), output_schema, !output_schema)
+    facts.insert("message".into(), message.into());
+    result(text, Value::Object(facts), false, true)
 }
 
 /// One question as a line a model can act on.
@@ -174,7 +198,7 @@ pub fn cancelled(run: &JobRun, task: &Value) -> Value {
     let facts = Value::Object(facts(run, task, "cancelled"));
     let text = format!("{} was cancelled; it has no result.", subject(run));
     match &run.reader {
-        Reader::Call { output_schema, .. } => result(text, facts, true, !output_schema),
+        Reader::Call { .. } => result(text, facts, true, true),
         Reader::Handle => result(text, facts, false, true),
     }
 }
