@@ -119,6 +119,23 @@ test('SDK 1.x without tasks: a slow upstream tool becomes a job whose handle rea
   assert.ok(!upstream.record.authorizations.includes(`Bearer ${TEST_KEYS.alice}`));
 });
 
+test('a host that shows its model structuredContent alone follows the job to the result', async () => {
+  // As Claude Code does: the model sees structuredContent only and makes the next call it names.
+  const client = await sdkClient();
+  const { tools } = await client.listTools();
+  const schema = tools.find((t) => t.name === 'ts_report')._meta['mcp-tasks-edge/outputSchema'];
+  let shown = (await client.callTool({ name: 'ts_report', arguments: { seconds: 5, label: 'structured' } }, undefined, LONG)).structuredContent;
+  const seen = [];
+  for (let i = 0; i < 10 && shown.next; i += 1) {
+    seen.push(shown.status);
+    const [{ tool, arguments: args }] = shown.next;
+    shown = (await client.callTool({ name: tool, arguments: args }, undefined, LONG)).structuredContent;
+  }
+  assert.ok(seen.length > 0 && seen.every((s) => s === 'working'), JSON.stringify(seen));
+  assert.deepEqual(shown, { pages: 5, label: 'structured' }, 'the tool\'s own structuredContent');
+  for (const key of schema.required) assert.ok(key in shown, `${key} as the declared outputSchema requires`);
+});
+
 test('the Tasks extension: a slow upstream tool is a task, polled to its result', async () => {
   const created = await ok(gateway.mcpUrl, 'tools/call', { name: 'ts_report', arguments: { seconds: 3, label: 'task' } });
   assert.equal(created.resultType, 'task');
