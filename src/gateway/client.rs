@@ -194,33 +194,12 @@ impl Session {
     pub async fn request_with(
         &mut self,
         method: &str,
-        mut params: Value,
+        params: Value,
         bounds: Bounds,
-        mut headers: Vec<(String, String)>,
+        headers: Vec<(String, String)>,
     ) -> Result<(Value, Exchange), UpstreamError> {
-        self.next_id += 1;
-        let id = self.next_id;
-        if self.is_modern() {
-            headers.extend(self.routing(method, &mut params));
-        }
-        let message = jsonrpc::client_request(id, method, params);
-        let answer = self.send_with(message, bounds, headers).await?;
-        let exchange = sse::read(
-            answer.header("content-type").unwrap_or_default(),
-            &answer.body,
-            id,
-        )
-        .map_err(|e| UpstreamError::Malformed(e.message))?;
-        match exchange.response.clone() {
-            Some(Ok(Value::Object(result))) => Ok((Value::Object(result), exchange)),
-            Some(Ok(_)) => Err(UpstreamError::Malformed(format!(
-                "its {method} result is not an object"
-            ))),
-            Some(Err(error)) => Err(UpstreamError::Rpc(error)),
-            None => Err(UpstreamError::Malformed(format!(
-                "its answer to {method} ended without a response"
-            ))),
-        }
+        let (result, exchange, _) = self.round_trip(method, params, bounds, headers).await?;
+        Ok((result, exchange))
     }
 
     /// Like [`Session::request`], with the HTTP answer too (for `initialize`'s headers).
@@ -230,19 +209,31 @@ impl Session {
         params: Value,
         bounds: Bounds,
     ) -> Result<(Value, Inbound), UpstreamError> {
+        let (result, _, answer) = self.round_trip(method, params, bounds, Vec::new()).await?;
+        Ok((result, answer))
+    }
+
+    /// One request and its answer: the result (an object), what came with it, the HTTP
+    /// answer.
+    async fn round_trip(
+        &mut self,
+        method: &str,
+        mut params: Value,
+        bounds: Bounds,
+        mut headers: Vec<(String, String)>,
+    ) -> Result<(Value, Exchange, Inbound), UpstreamError> {
         self.next_id += 1;
         let id = self.next_id;
-        let answer = self
-            .send(jsonrpc::client_request(id, method, params), bounds)
-            .await?;
-        let exchange = sse::read(
-            answer.header("content-type").unwrap_or_default(),
-            &answer.body,
-            id,
-        )
-        .map_err(|e| UpstreamError::Malformed(e.message))?;
-        match exchange.response {
-            Some(Ok(result @ Value::Object(_))) => Ok((result, answer)),
+        if self.is_modern() {
+            headers.extend(self.routing(method, &mut params));
+        }
+        let message = jsonrpc::client_request(id, method, params);
+        let answer = self.send_with(message, bounds, headers).await?;
+        let content_type = answer.header("content-type").unwrap_or_default();
+        let exchange = sse::read(content_type, &answer.body, id)
+            .map_err(|e| UpstreamError::Malformed(e.message))?;
+        match exchange.response.clone() {
+            Some(Ok(result @ Value::Object(_))) => Ok((result, exchange, answer)),
             Some(Ok(_)) => Err(UpstreamError::Malformed(format!(
                 "its {method} result is not an object"
             ))),

