@@ -212,7 +212,8 @@ fn upstream_tools_join_the_server_without_taking_a_name() {
         ],
         false,
     );
-    let (merged, clashes) = server.with_upstream_tools(l.tools);
+    let (merged, clashes) =
+        server.with_upstream_tools(l.tools, vec![("down_".into(), "down".into())]);
     assert_eq!(clashes, ["render", "job_status"]);
     assert!(merged.problems().is_empty(), "{:?}", merged.problems());
     assert!(merged.registry.get("export").is_some());
@@ -228,4 +229,54 @@ fn upstream_tools_join_the_server_without_taking_a_name() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["render", "export"]);
+    // An upstream that could not be listed: its tools' tasks wait for it.
+    assert_eq!(merged.registry.awaited("down_report"), Some("down"));
+    assert_eq!(merged.registry.awaited("render"), None);
+}
+
+#[test]
+fn a_task_of_an_upstream_that_could_not_be_listed_waits_instead_of_failing() {
+    use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
+    use mcp_tasks_edge::tasks::execution;
+    use mcp_tasks_edge::tasks::record::{NewTask, TaskRecord};
+    use mcp_tasks_edge::tools::{Registry, Step};
+    let record = |tool: &str| {
+        TaskRecord::new(NewTask {
+            tool: tool.into(),
+            title: None,
+            owner: "anonymous".into(),
+            arguments: Default::default(),
+            capabilities: Default::default(),
+            checkpoint: Value::Null,
+            answers: Default::default(),
+            status_message: None,
+            amount: None,
+            now_ms: 0,
+            ttl_ms: None,
+            poll_interval_ms: 1000,
+            next_step_at_ms: 0,
+        })
+    };
+    let registry = Registry::new(Vec::new()).awaiting(vec![("down_".into(), "down".into())]);
+    let host = Host::new(FakeHost::new());
+    let step = block_on(execution::run_step(
+        &record("down_report"),
+        &registry,
+        host.clone(),
+        0,
+        1,
+    ));
+    let Step::Continue {
+        status_message: Some(message),
+        resume_after_ms,
+        ..
+    } = step
+    else {
+        panic!("{step:?}")
+    };
+    assert_eq!(resume_after_ms, execution::UPSTREAM_RETRY_MS);
+    assert!(message.contains("\"down\""), "{message}");
+    // A tool of no awaited upstream is gone for good: the task fails saying so.
+    let step = block_on(execution::run_step(&record("gone"), &registry, host, 0, 1));
+    assert!(matches!(step, Step::Fail(e) if e.message.contains("no longer exists")));
 }

@@ -26,8 +26,9 @@ pub(crate) async fn current(env: &Env, build: fn() -> Server) -> worker::Result<
 #[cfg(feature = "gateway")]
 struct Cached {
     fetched_at_ms: u64,
-    /// Each upstream's tools, in `UPSTREAMS` order (kept when a refresh fails).
-    lists: Vec<Vec<Tool>>,
+    /// Each upstream's tools, in `UPSTREAMS` order (kept when a refresh fails); `None`
+    /// while it was never listed.
+    lists: Vec<Option<Vec<Tool>>>,
     server: Rc<Server>,
 }
 
@@ -55,7 +56,7 @@ pub(crate) async fn current(env: &Env, build: fn() -> Server) -> worker::Result<
     if let Some(server) = fresh {
         return Ok(server);
     }
-    let previous: Vec<Vec<Tool>> = CACHE.with(|c| {
+    let previous: Vec<Option<Vec<Tool>>> = CACHE.with(|c| {
         c.borrow()
             .as_ref()
             .map(|c| c.lists.clone())
@@ -71,20 +72,26 @@ pub(crate) async fn current(env: &Env, build: fn() -> Server) -> worker::Result<
     )
     .await;
     let mut lists = Vec::with_capacity(fetched.len());
+    let mut awaiting = Vec::new();
     for (i, (upstream, outcome)) in settings.upstreams.iter().zip(fetched).enumerate() {
         let line = match outcome {
             Ok(listing) => {
                 let line = Line::new("upstream.listed", Level::Info)
                     .field("upstream", upstream.name.as_str())
                     .field("tools", listing.tools.len() as u64);
-                lists.push(listing.tools);
+                lists.push(Some(listing.tools));
                 match listing.skipped.as_slice() {
                     [] => line,
                     skipped => line.field("skipped", skipped.join("; ")),
                 }
             }
             Err(e) => {
-                lists.push(previous.get(i).cloned().unwrap_or_default());
+                // Its last good list, if any; else its tasks wait for one (`Registry::awaited`).
+                let kept = previous.get(i).cloned().flatten();
+                if kept.is_none() {
+                    awaiting.push((upstream.prefix.clone(), upstream.name.clone()));
+                }
+                lists.push(kept);
                 Line::new("upstream.unlisted", Level::Warn)
                     .field("upstream", upstream.name.as_str())
                     .error(&e.to_string())
@@ -92,7 +99,10 @@ pub(crate) async fn current(env: &Env, build: fn() -> Server) -> worker::Result<
         };
         log::print(&line, &base.config.log);
     }
-    let (merged, clashes) = base.with_upstream_tools(lists.iter().flatten().cloned().collect());
+    let (merged, clashes) = base.with_upstream_tools(
+        lists.iter().flatten().flatten().cloned().collect(),
+        awaiting,
+    );
     if !clashes.is_empty() {
         let line = Line::new("upstream.clash", Level::Warn).field(
             "left_out",

@@ -8,7 +8,15 @@ impl Server {
     /// This server with `upstream` tools added after its own. A tool whose name is taken
     /// (by a tool of this server, an earlier upstream tool, or a job handle tool) is left
     /// out and named in the second value: a prefix (`UPSTREAMS`) tells them apart.
-    pub fn with_upstream_tools(&self, upstream: Vec<Tool>) -> (Server, Vec<String>) {
+    ///
+    /// `awaiting` names the upstreams whose tools are not known (their list could not be
+    /// fetched) by (prefix, name): a task of such a tool waits for them
+    /// ([`crate::tools::Registry::awaited`]).
+    pub fn with_upstream_tools(
+        &self,
+        upstream: Vec<Tool>,
+        awaiting: Vec<(String, String)>,
+    ) -> (Server, Vec<String>) {
         let mut tools = self.tools.clone();
         let mut clashes = Vec::new();
         for tool in upstream {
@@ -22,12 +30,13 @@ impl Server {
                 tools.push(tool);
             }
         }
-        let server = Server::assemble(
+        let mut server = Server::assemble(
             self.config.clone(),
             tools,
             self.own_catalog.clone(),
             self.instructions.clone(),
         );
+        server.registry = server.registry.awaiting(awaiting);
         (server, clashes)
     }
 

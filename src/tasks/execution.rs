@@ -115,6 +115,10 @@ pub fn alarm(
     Ok(AlarmPlan::RunStep { lease, attempt })
 }
 
+/// How long a task of an upstream tool waits before it tries again while its upstream's
+/// tools are not known.
+pub const UPSTREAM_RETRY_MS: u64 = 15_000;
+
 /// Runs one step of `record`'s tool as attempt `attempt`. Progress the step reports
 /// becomes the task's status message when the step does not set one.
 pub async fn run_step(
@@ -128,10 +132,18 @@ pub async fn run_step(
     let progress = call.progress.clone();
     match registry.get(record.tool()) {
         Some(tool) => tool.step(call, host).await.or_progress(&progress),
-        None => Step::Fail(internal_error(format!(
-            "The tool {:?} no longer exists on this server",
-            record.tool()
-        ))),
+        // Its upstream could not be listed (down, or unreachable) since this instance
+        // started: the task waits for it, up to its TTL, rather than fail for good.
+        None => match registry.awaited(record.tool()) {
+            Some(upstream) => Step::wait(std::time::Duration::from_millis(UPSTREAM_RETRY_MS))
+                .message(format!(
+                    "Waiting for the upstream server {upstream:?}: its tools could not be listed; trying again"
+                )),
+            None => Step::Fail(internal_error(format!(
+                "The tool {:?} no longer exists on this server",
+                record.tool()
+            ))),
+        },
     }
 }
 

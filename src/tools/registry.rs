@@ -8,6 +8,9 @@ use serde_json::Value;
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
     tools: Vec<Tool>,
+    /// Upstreams whose tools are not known yet (`crate::gateway`: their list could not be
+    /// fetched), as (tool name prefix, upstream name).
+    awaiting: Vec<(String, String)>,
 }
 
 impl Registry {
@@ -16,7 +19,24 @@ impl Registry {
     pub fn new(tools: Vec<Tool>) -> Self {
         Registry {
             tools: tools.into_iter().map(Tool::compile).collect(),
+            awaiting: Vec::new(),
         }
+    }
+
+    /// These tools, and upstreams whose tools are not known yet: (tool name prefix,
+    /// upstream name) of each upstream whose list could not be fetched.
+    pub fn awaiting(mut self, upstreams: Vec<(String, String)>) -> Self {
+        self.awaiting = upstreams;
+        self
+    }
+
+    /// The upstream a tool of this name may belong to while its list is not known: a task
+    /// of such a tool waits for it instead of failing (`tasks::execution::run_step`).
+    pub fn awaited(&self, name: &str) -> Option<&str> {
+        self.awaiting
+            .iter()
+            .find(|(prefix, _)| name.starts_with(prefix.as_str()))
+            .map(|(_, upstream)| upstream.as_str())
     }
 
     pub fn get(&self, name: &str) -> Option<&Tool> {
