@@ -18,7 +18,9 @@ DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-
 # its tools prefixed with UPSTREAM_PREFIX (docs/gateway.md).
 UPSTREAM ?=
 UPSTREAM_PREFIX ?= up_
-UPSTREAM_VARS = $(if $(UPSTREAM),--var 'UPSTREAMS:[{"name":"upstream","url":"$(UPSTREAM)","prefix":"$(UPSTREAM_PREFIX)"}]')
+# (Its commas are in a variable of their own: $(if) would split its arguments at them.)
+UPSTREAM_JSON = [{"name":"upstream","url":"$(UPSTREAM)","prefix":"$(UPSTREAM_PREFIX)"}]
+UPSTREAM_VARS = $(if $(UPSTREAM),--var 'UPSTREAMS:$(UPSTREAM_JSON)')
 # Extra variables for `make dev`, after the defaults so they win:
 # make dev VARS="OAUTH_ISSUER:https://issuer.example OAUTH_REQUIRED_SCOPES:mcp ALLOW_ANONYMOUS:false"
 VARS ?=
