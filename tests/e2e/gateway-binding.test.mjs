@@ -8,6 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+import { answering, connect, within } from '../interop/host.mjs';
 import { ok, pollUntil, rpc, terminal } from './mcp.mjs';
 
 const PEER = join(ROOT, 'tests', 'bench', 'peer-agents');
@@ -81,4 +86,30 @@ test('for a client without tasks, the question is an MRTR round of its own call'
   assert.equal(status, 200, JSON.stringify(body));
   assert.equal(body.result.resultType, 'complete', JSON.stringify(body));
   assert.equal(body.result.content[0].text, 'deployed to staging');
+});
+
+test('the question reaches the SDK 1.x client\'s elicitation handler, and the official Tasks client\'s', async () => {
+  const client = new Client({ name: 'gateway-sdk-v1', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+  const asked = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params.message);
+    return { action: 'accept', content: { confirm: true } };
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.mcpUrl)));
+  try {
+    const result = await client.callTool({ name: 'agents_deploy', arguments: { env: 'eu' } }, undefined, { timeout: 60_000 });
+    assert.deepEqual(asked, ['Deploy to eu?']);
+    assert.equal(result.content[0].text, 'deployed to eu');
+  } finally {
+    await client.close();
+  }
+  const tasks = await connect(gateway.mcpUrl, { generation: 'v2', onInputRequest: answering() });
+  try {
+    const execution = await tasks.session.callTool('agents_deploy', { env: 'us' });
+    const { outcome } = await within(30_000, execution.settle(), 'agents_deploy');
+    assert.equal(outcome.status, 'completed', String(outcome.error));
+    assert.equal(resultFromTaskOutcome(outcome).content[0].text, 'deployed to us');
+  } finally {
+    await tasks.close();
+  }
 });
