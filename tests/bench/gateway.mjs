@@ -12,7 +12,9 @@
 //     direct:  tools/call slow_sum
 //     gateway: tools/call agents_slow_sum (a job: created, run by its object, its result
 //              answered within the wait)
-// Each pair back to back; the table gives requests per second and gateway ÷ direct.
+// Each pair back to back; the table gives requests per second, gateway ÷ direct, and the
+// workerd CPU per call of the upstream (direct) and of the gateway: on this 2-core machine
+// both processes share the cores, so through the gateway a call pays both CPUs.
 // Settings: BENCH_CONNECTIONS=8, BENCH_SECONDS=5, BENCH_WARMUP_SECONDS=1.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -22,7 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { headersFor } from '../e2e/mcp.mjs';
 import { TEST_VARS, startServer } from '../support/server.mjs';
-import { directPort, resultOf, send, startWrangler } from './servers.mjs';
+import { directPort, groupCpu, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 8);
@@ -39,8 +41,14 @@ function call(name, args, caps) {
   return { headers, body: () => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params })) };
 }
 
-/** Requests per second of `request` on `port`, every answer checked. */
-async function measure(port, request, check) {
+/** CPU seconds so far of the workerd processes of each process group in `groups`. */
+const cpuOf = (groups) => groups.map((g) => groupCpu(g).workerd ?? 0);
+
+/**
+ * Requests per second of `request` on `port`, every answer checked, and the workerd CPU
+ * (µs per request) each of `groups` (the upstream's, the gateway's) spent meanwhile.
+ */
+async function measure(port, request, check, groups) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
   const loop = async (ms) => {
     let n = 0;
@@ -56,8 +64,10 @@ async function measure(port, request, check) {
   };
   try {
     await loop(WARMUP * 1000);
+    const before = cpuOf(groups);
     const n = await loop(SECONDS * 1000);
-    return n / SECONDS;
+    const after = cpuOf(groups);
+    return { rps: n / SECONDS, cpu: after.map((a, i) => Math.round((1e6 * (a - before[i])) / n)) };
   } finally {
     agent.destroy();
   }
@@ -83,6 +93,7 @@ try {
   gateway = await startServer({ vars: { ...TEST_VARS, QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited',
     UPSTREAMS: JSON.stringify([{ name: 'agents', url: `http://127.0.0.1:${up}/mcp`, prefix: 'agents_' }]), LOG_LEVEL: 'warn' } });
   const gw = (await directPort(gateway.port, lists('agents_greet'))).port;
+  const groups = [workerdPorts(upstream.port).group, workerdPorts(gateway.port).group];
   const greeted = (r) => { if (r.content?.[0]?.text !== 'Hello from agents, bench!') throw new Error(JSON.stringify(r)); };
   const summed = (r) => { if (r.structuredContent?.sum !== 3) throw new Error(JSON.stringify(r)); };
   const rows = [];
@@ -91,14 +102,17 @@ try {
     ['slow_sum 0 s (no hints: held by a task object, a job)', call('slow_sum', { a: 1, b: 2, seconds: 0 }, {}), call('agents_slow_sum', { a: 1, b: 2, seconds: 0 }, {}), summed],
   ]) {
     log(`measuring ${what}`);
-    const d = await measure(up, direct, check);
-    const g = await measure(gw, through, check);
-    rows.push({ what, direct: d, gateway: g, ratio: g / d });
+    const d = await measure(up, direct, check, groups);
+    const g = await measure(gw, through, check, groups);
+    rows.push({ what, direct: d.rps, gateway: g.rps, ratio: g.rps / d.rps,
+      upstreamCpuDirect: d.cpu[0], upstreamCpuThrough: g.cpu[0], gatewayCpu: g.cpu[1] });
   }
   console.log(`\nThe gateway: a call of an agents Worker's tool, direct vs through the gateway, straight to each workerd, ${CONNECTIONS} connections, ${SECONDS} s each (load ${loadavg()[0].toFixed(2)})`);
-  console.log('| call | direct req/s | through the gateway req/s | gateway ÷ direct |');
-  console.log('|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.what} | ${r.direct.toFixed(0)} | ${r.gateway.toFixed(0)} | ${r.ratio.toFixed(2)}× |`);
+  console.log('| call | direct req/s | through the gateway req/s | gateway ÷ direct | upstream workerd CPU µs/call (direct) | gateway workerd CPU µs/call |');
+  console.log('|---|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(`| ${r.what} | ${r.direct.toFixed(0)} | ${r.gateway.toFixed(0)} | ${r.ratio.toFixed(2)}× | ${r.upstreamCpuDirect} | ${r.gatewayCpu} |`);
+  }
   writeFileSync(join(HERE, 'last-gateway.json'), `${JSON.stringify({ connections: CONNECTIONS, seconds: SECONDS, rows }, null, 2)}\n`);
 } finally {
   await gateway?.stop();
