@@ -5,6 +5,8 @@
 pub mod object;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod schema;
+#[cfg(all(not(target_arch = "wasm32"), feature = "gateway"))]
+pub mod upstream;
 
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
 use mcp_tasks_edge::http::{Headers, HttpRequest, HttpResponse};

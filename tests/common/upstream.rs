@@ -1,0 +1,101 @@
+//! A scripted upstream for the gateway's step tests (`tests/gateway_step.rs`,
+//! `tests/gateway_answers.rs`): canned answers on one URL, in order, and what was sent.
+
+use mcp_tasks_edge::gateway::{Settings, catalog};
+use mcp_tasks_edge::host::fake::FakeHost;
+use mcp_tasks_edge::host::{HostError, Inbound};
+use mcp_tasks_edge::tools::{Call, Tool};
+use serde_json::{Value, json};
+
+pub const URL: &str = "http://127.0.0.1:9000/mcp";
+
+pub fn answer(
+    status: u16,
+    content_type: &str,
+    body: String,
+    session: Option<&str>,
+) -> Result<Inbound, HostError> {
+    let mut headers = vec![("content-type".to_owned(), content_type.to_owned())];
+    if let Some(s) = session {
+        headers.push(("mcp-session-id".into(), s.into()));
+    }
+    Ok(Inbound {
+        status,
+        headers,
+        body: body.into_bytes(),
+        url: URL.into(),
+    })
+}
+
+pub fn result(id: u64, result: Value) -> String {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string()
+}
+
+/// An upstream that answers initialize (with `capabilities`) and notifications/initialized.
+pub fn upstream(capabilities: Value) -> FakeHost {
+    let init = result(
+        1,
+        json!({ "protocolVersion": "2025-11-25", "capabilities": capabilities, "serverInfo": { "name": "up", "version": "1" } }),
+    );
+    FakeHost::new()
+        .secret("UP_TOKEN", "gateway-secret")
+        .answer(
+            "POST",
+            URL,
+            answer(200, "application/json", init, Some("s1")),
+        )
+        .answer("POST", URL, answer(202, "text/plain", String::new(), None))
+        .answer(
+            "DELETE",
+            URL,
+            answer(200, "text/plain", String::new(), None),
+        )
+}
+
+/// An upstream whose session is open already (a step in the task object resumes it).
+pub fn resumed() -> FakeHost {
+    FakeHost::new().secret("UP_TOKEN", "gateway-secret").answer(
+        "DELETE",
+        URL,
+        answer(200, "text/plain", String::new(), None),
+    )
+}
+
+pub fn tool(fake: &FakeHost, definition: Value, tasks: bool) -> Tool {
+    let settings = Settings::default()
+        .with_vars(|n| {
+            (n == "UPSTREAMS").then(|| {
+                format!(r#"[{{"name":"up","url":"{URL}","prefix":"up_","token":"UP_TOKEN"}}]"#)
+            })
+        })
+        .unwrap();
+    let _ = fake;
+    let mut listing = catalog::tools(
+        &settings.upstreams[0],
+        vec![definition],
+        "2025-11-25",
+        tasks,
+        &settings,
+    );
+    assert!(listing.skipped.is_empty(), "{:?}", listing.skipped);
+    listing.tools.remove(0)
+}
+
+pub fn plain(name: &str, annotations: Value) -> Value {
+    json!({ "name": name, "inputSchema": { "type": "object" }, "annotations": annotations })
+}
+
+pub fn in_object(call: Call, checkpoint: Value, attempt: u32) -> Call {
+    let mut call = call.checkpoint_at(checkpoint);
+    call.task_id = Some("task-1".into());
+    call.attempt = attempt;
+    call
+}
+
+pub fn bodies(fake: &FakeHost) -> Vec<Value> {
+    fake.requests()
+        .iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect()
+}
