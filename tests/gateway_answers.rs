@@ -25,7 +25,7 @@ fn results_must_match_the_declared_output_schema() {
         (Value::Null, false),
     ] {
         let fake = upstream(json!({}));
-        let tool = tool(&fake, definition.clone(), false);
+        let tool = tool(definition.clone(), false);
         let mut reply = json!({ "content": [] });
         if !structured.is_null() {
             reply["structuredContent"] = structured;
@@ -49,7 +49,6 @@ fn an_upstream_task_is_followed_by_its_id() {
     let tasks = json!({ "tasks": { "requests": { "tools": { "call": {} } } } });
     let fake = upstream(tasks);
     let tool = tool(
-        &fake,
         json!({ "name": "report", "inputSchema": { "type": "object" }, "execution": { "taskSupport": "optional" } }),
         true,
     );
@@ -145,7 +144,7 @@ fn an_upstream_task_is_followed_by_its_id() {
 #[test]
 fn cancelling_reaches_the_upstream() {
     let fake = resumed();
-    let tool = tool(&fake, plain("render", json!({})), false);
+    let tool = tool(plain("render", json!({})), false);
     let calling =
         json!({ "phase": "calling", "session": "s1", "version": "2025-11-25", "request": 2 });
     block_on(tool.cancelled(
@@ -181,7 +180,7 @@ fn the_upstream_is_reached_only_at_its_own_host() {
     // The deployment allows no host at all; the upstream's own is allowed for its tools.
     let fake = upstream(json!({}));
     assert!(Host::new(fake.clone()).check_url(URL).is_err());
-    let tool = tool(&fake, plain("render", json!({})), false);
+    let tool = tool(plain("render", json!({})), false);
     let step = block_on(tool.step(Call::new(json!({})), Host::new(fake)));
     assert!(matches!(step, Step::Continue { .. }), "{step:?}");
 }

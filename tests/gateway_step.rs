@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 #[test]
 fn a_call_that_may_not_repeat_is_stored_before_the_task_object_makes_it() {
     let fake = upstream(json!({}));
-    let tool = tool(&fake, plain("render", json!({})), false);
+    let tool = tool(plain("render", json!({})), false);
     let host = Host::new(fake.clone());
     // In the Worker: a session, then "Calling" with the id the call will carry.
     let step = block_on(tool.step(Call::new(json!({ "pages": 3 })), host.clone()));
@@ -117,11 +117,7 @@ fn a_call_that_may_not_repeat_is_stored_before_the_task_object_makes_it() {
 #[test]
 fn a_repeatable_call_is_made_again_after_an_interruption() {
     let fake = upstream(json!({}));
-    let tool = tool(
-        &fake,
-        plain("lookup", json!({ "idempotentHint": true })),
-        false,
-    );
+    let tool = tool(plain("lookup", json!({ "idempotentHint": true })), false);
     let checkpoint =
         json!({ "phase": "calling", "session": "old", "version": "2025-11-25", "request": 2 });
     // Again on a session of its own, stored before the call.
@@ -157,11 +153,7 @@ fn a_repeatable_call_is_made_again_after_an_interruption() {
 #[test]
 fn a_repeatable_call_answers_inline_or_moves_to_the_object_when_slow() {
     let fake = upstream(json!({}));
-    let tool = tool(
-        &fake,
-        plain("lookup", json!({ "readOnlyHint": true })),
-        false,
-    );
+    let tool = tool(plain("lookup", json!({ "readOnlyHint": true })), false);
     let fake = fake.answer(
         "POST",
         URL,
@@ -206,11 +198,7 @@ fn a_repeatable_call_answers_inline_or_moves_to_the_object_when_slow() {
 #[test]
 fn upstream_errors_keep_their_code_and_message() {
     let fake = upstream(json!({}));
-    let tool = tool(
-        &fake,
-        plain("lookup", json!({ "idempotentHint": true })),
-        false,
-    );
+    let tool = tool(plain("lookup", json!({ "idempotentHint": true })), false);
     let error = json!({ "jsonrpc": "2.0", "id": 2, "error": { "code": -32602, "message": "no such report" } });
     let fake = fake.answer(
         "POST",
@@ -256,11 +244,7 @@ fn a_misbehaving_upstream_is_a_clear_error() {
     ];
     for (reply, expected) in cases {
         let fake = upstream(json!({}));
-        let tool = tool(
-            &fake,
-            plain("lookup", json!({ "idempotentHint": true })),
-            false,
-        );
+        let tool = tool(plain("lookup", json!({ "idempotentHint": true })), false);
         let fake = fake.answer("POST", URL, reply);
         let Step::Fail(error) = block_on(tool.step(Call::new(json!({})), Host::new(fake))) else {
             panic!("{expected}")

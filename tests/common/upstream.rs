@@ -61,7 +61,7 @@ pub fn resumed() -> FakeHost {
     )
 }
 
-pub fn tool(fake: &FakeHost, definition: Value, tasks: bool) -> Tool {
+pub fn tool(definition: Value, tasks: bool) -> Tool {
     let settings = Settings::default()
         .with_vars(|n| {
             (n == "UPSTREAMS").then(|| {
@@ -69,7 +69,6 @@ pub fn tool(fake: &FakeHost, definition: Value, tasks: bool) -> Tool {
             })
         })
         .unwrap();
-    let _ = fake;
     let mut listing = catalog::tools(
         &settings.upstreams[0],
         vec![definition],
