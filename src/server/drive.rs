@@ -77,8 +77,11 @@ async fn logged_step(
     let stepped = step(server, run, ctx.now_ms, host, progress).await;
     let duration_ms = host.now_ms().saturating_sub(started);
     let outcome = logs::step_outcome(&stepped);
+    // A step of an upstream's tool is at least info: each upstream call is a line.
     let upstream = server.registry.get(tool).and_then(|t| t.upstream());
-    if upstream.is_some() || settings.prints(logs::inline_step_level(outcome, duration_ms)) {
+    let level = logs::inline_step_level(outcome, duration_ms);
+    let level = upstream.map_or(level, |_| level.max(Level::Info));
+    if settings.prints(level) {
         let line = logs::inline_step_finished(tool, &ctx.principal, outcome, duration_ms);
         log(logs::of_upstream(line, upstream));
     }
