@@ -74,7 +74,11 @@ impl Upstream {
         if self.binding.is_some() {
             return AllowList::default();
         }
-        let url = url::Url::parse(&self.url).expect("checked by Settings::with_vars");
+        // Checked by `Settings::with_vars`; an `Upstream` built by hand with a bad URL
+        // reaches nothing.
+        let Ok(url) = url::Url::parse(&self.url) else {
+            return AllowList::default();
+        };
         let host = match (url.host_str(), url.port()) {
             (Some(host), Some(port)) => format!("{host}:{port}"),
             (Some(host), None) => host.to_owned(),
