@@ -4,6 +4,7 @@ mod elicitation;
 mod fetch_url;
 mod http_job;
 mod process_batch;
+mod publish_report;
 mod support;
 
 pub use fetch_url::{FetchArgs, fetch_url};
@@ -23,6 +24,7 @@ pub fn all() -> Vec<Tool> {
         elicitation::hello_world(),
         elicitation::approve_release(),
         process_batch::tool(),
+        publish_report::tool(),
         elicitation::read_the_spec(),
         fetch_url::tool(),
         http_job::tool(),

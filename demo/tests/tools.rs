@@ -62,6 +62,7 @@ fn the_demo_server_registers_cleanly() {
             "hello_world",
             "approve_release",
             "process_batch",
+            "publish_report",
             "read_the_spec",
             "fetch_url",
             "http_job"

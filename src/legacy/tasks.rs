@@ -119,6 +119,8 @@ pub fn task_record(
     requested_ttl_ms: Option<u64>,
 ) -> Result<TaskRecord, McpError> {
     let (tool, arguments) = checked_call(server, params, None)?;
+    // A legacy task asks through elicitation (tasks/result's stream) or not at all.
+    crate::server::call::askable(tool, &meta.capabilities)?;
     if tool.task_support() == TaskSupport::Forbidden {
         // Legacy tasks "Tool-Level Negotiation": SHOULD be -32601.
         return Err(method_not_found(format!(

@@ -210,6 +210,9 @@ pub fn tools_call(
             Capability::TasksExtension.missing(&format!("the tool {name} only runs as a task"))
         );
     }
+    if tasks_declared {
+        askable(spec, &meta.capabilities)?;
+    }
     // The legacy `task` param (2025-11-25) is ignored: the server alone decides (SEP-2663).
     let becomes = match spec.task_support() {
         TaskSupport::Forbidden => Becomes::Inline,
@@ -219,6 +222,19 @@ pub fn tools_call(
     };
     let target = Target::Tool(name.to_owned());
     start(server, rpc, meta, ctx, cors, target, arguments, becomes)
+}
+
+/// A call that becomes a task of a client that cannot be asked must not start a tool that
+/// may ask ([`Tool::may_ask`]): -32021 naming elicitation, before any step runs, rather
+/// than a task that fails at its question with its work thrown away.
+pub fn askable(tool: &Tool, capabilities: &ClientCapabilities) -> Result<(), McpError> {
+    if tool.may_ask() && !capabilities.has(Capability::ElicitationForm) {
+        return Err(Capability::ElicitationForm.missing(&format!(
+            "the tool {} asks the user while it runs; declare elicitation to call it as a task",
+            tool.name()
+        )));
+    }
+    Ok(())
 }
 
 pub fn prompts_get(

@@ -67,6 +67,8 @@ pub struct Tool {
     allow: Result<AllowList, String>,
     /// Questions go into the task for clients with the Tasks extension ([`Tool::ask_in_task`]).
     asks_in_task: bool,
+    /// It may ask the user while it runs ([`Tool::asks`]).
+    asks: bool,
     /// The upstream server this tool is a tool of (`crate::gateway`), for the log.
     upstream: Option<std::rc::Rc<str>>,
 }
@@ -101,6 +103,7 @@ impl Tool {
             cancel: None,
             allow: Ok(AllowList::default()),
             asks_in_task: false,
+            asks: false,
             upstream: None,
         }
     }
@@ -170,6 +173,23 @@ impl Tool {
     /// The upstream server this tool is a tool of, if it is one ([`Tool::of_upstream`]).
     pub fn upstream(&self) -> Option<&str> {
         self.upstream.as_deref()
+    }
+
+    /// Declares that this tool may ask the user (elicitation) while it runs, after some
+    /// work perhaps: a call that would become a task of a client that did not declare
+    /// elicitation is refused at once (-32021 naming it), before any step runs, instead of
+    /// failing at the question with its work thrown away. A client without the Tasks
+    /// extension still gets a job, whose question `job_answer` answers. Say in the
+    /// description when it asks only sometimes. [`Tool::ask_in_task`] implies it.
+    pub fn asks(mut self) -> Tool {
+        self.asks = true;
+        self
+    }
+
+    /// Whether the tool may ask the user while it runs ([`Tool::asks`],
+    /// [`Tool::ask_in_task`]).
+    pub fn may_ask(&self) -> bool {
+        self.asks || self.asks_in_task
     }
 
     /// Whether questions make the call a task ([`Tool::ask_in_task`]).

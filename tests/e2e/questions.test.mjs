@@ -4,6 +4,7 @@
 // answers refused with their path, right ones decoded into the typed result.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { openSession, responseOf } from '../support/legacy.mjs';
 import { startServer } from '../support/server.mjs';
 import { ok, pollUntil, rpc, terminal } from './mcp.mjs';
 
@@ -74,4 +75,28 @@ test('decline and cancel reach the step as such, inline and in a task', async ()
   const done = await pollUntil(url, task.taskId, terminal);
   assert.equal(done.result.isError, true);
   assert.equal(done.result.content[0].text, 'The user cancelled the question.');
+});
+
+test('a tool that asks late is refused before working when its task could not ask: -32021, in both eras', async () => {
+  // publish_report renders its pages, then asks: without elicitation its task would fail at
+  // the question with the pages thrown away, so the call is refused before the first page.
+  const before = (await ok(url, 'mcp-tasks-edge/tasks/list', {})).tasks.length;
+  const { status, body } = await rpc(url, 'tools/call', { name: 'publish_report', arguments: { pages: 3, delayMs: 100 } },
+    { caps: { extensions: { 'io.modelcontextprotocol/tasks': {} } } });
+  assert.equal(body.error?.code, -32021, JSON.stringify(body));
+  assert.equal(status, 400);
+  assert.match(body.error.message, /elicitation.*publish_report asks the user/);
+  assert.equal((await ok(url, 'mcp-tasks-edge/tasks/list', {})).tasks.length, before, 'no task was created');
+  // 2025-11-25: a task-augmented call from a session without elicitation.
+  const session = await openSession(url, { capabilities: {} });
+  const legacy = responseOf(await session.call('tools/call', { name: 'publish_report', arguments: { pages: 3 }, task: {} }));
+  assert.equal(legacy.error?.code, -32021, JSON.stringify(legacy));
+  // Declaring elicitation: the pages, then the question, answered; the work was kept.
+  const created = await ok(url, 'tools/call', { name: 'publish_report', arguments: { pages: 3, delayMs: 100 } });
+  const asking = await pollUntil(url, created.taskId, (t) => t.status === 'input_required' || terminal(t));
+  const [[key, question]] = Object.entries(asking.inputRequests);
+  assert.equal(question.params.message, '3 pages are rendered. Publish the report?');
+  await ok(url, 'tasks/update', { taskId: created.taskId, inputResponses: { [key]: { action: 'accept', content: { publish: true } } } });
+  const done = await pollUntil(url, created.taskId, terminal);
+  assert.equal(done.result.content[0].text, 'Published 3 pages.');
 });
