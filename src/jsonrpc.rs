@@ -281,14 +281,6 @@ pub fn client_request(id: u64, method: &str, params: Value) -> Value {
     serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
 }
 
-/// A response to a request an upstream server sent the gateway: `result` or `error`.
-pub fn response_message(id: &Value, outcome: Result<Value, &ErrorObject>) -> Value {
-    match outcome {
-        Ok(result) => serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": result }),
-        Err(error) => serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error }),
-    }
-}
-
 /// A result response as a message value (see [`result_response`] for its bytes).
 pub fn result_message(id: &RequestId, result: Value) -> Value {
     serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": result })

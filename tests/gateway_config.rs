@@ -2,6 +2,8 @@
 //! made into this server's tools (`gateway::catalog`).
 #![cfg(all(not(target_arch = "wasm32"), feature = "gateway"))]
 
+mod common;
+
 use mcp_tasks_edge::gateway::{Settings, catalog};
 use mcp_tasks_edge::server::{Config, Server};
 use mcp_tasks_edge::tools::TaskSupport;
@@ -238,25 +240,8 @@ fn upstream_tools_join_the_server_without_taking_a_name() {
 fn a_task_of_an_upstream_that_could_not_be_listed_waits_instead_of_failing() {
     use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
     use mcp_tasks_edge::tasks::execution;
-    use mcp_tasks_edge::tasks::record::{NewTask, TaskRecord};
     use mcp_tasks_edge::tools::{Registry, Step};
-    let record = |tool: &str| {
-        TaskRecord::new(NewTask {
-            tool: tool.into(),
-            title: None,
-            owner: "anonymous".into(),
-            arguments: Default::default(),
-            capabilities: Default::default(),
-            checkpoint: Value::Null,
-            answers: Default::default(),
-            status_message: None,
-            amount: None,
-            now_ms: 0,
-            ttl_ms: None,
-            poll_interval_ms: 1000,
-            next_step_at_ms: 0,
-        })
-    };
+    let record = |tool: &str| common::working_task(tool, json!({}), Value::Null);
     let registry = Registry::new(Vec::new()).awaiting(vec![("down_".into(), "down".into())]);
     let host = Host::new(FakeHost::new());
     let step = block_on(execution::run_step(

@@ -3,13 +3,14 @@
 //! MRTR round's `requestState`, so the retry resumes from it).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
+use common::{NOW, working_task};
 use mcp_tasks_edge::mcp::input::elicit_form;
 use mcp_tasks_edge::tasks::execution::{self, Limits};
-use mcp_tasks_edge::tasks::record::{NewTask, TaskRecord};
+use mcp_tasks_edge::tasks::record::TaskRecord;
 use mcp_tasks_edge::tools::{Step, one_request};
-use serde_json::{Map, Value, json};
-
-const NOW: u64 = 1_000_000;
+use serde_json::{Value, json};
 const LIMITS: Limits = Limits {
     max_attempts: 3,
     lease_ms: 60_000,
@@ -17,23 +18,11 @@ const LIMITS: Limits = Limits {
 };
 
 fn working() -> TaskRecord {
-    let mut record = TaskRecord::new(NewTask {
-        tool: "gw".into(),
-        title: None,
-        owner: "anonymous".into(),
-        arguments: Map::new(),
-        capabilities: json!({ "elicitation": {} }).as_object().unwrap().clone(),
-        checkpoint: json!({ "phase": "calling" }),
-        answers: Map::new(),
-        status_message: None,
-        amount: None,
-        now_ms: NOW,
-        ttl_ms: None,
-        poll_interval_ms: 1000,
-        next_step_at_ms: NOW,
-    });
-    record.assign_id("0123456789abcdef0123456789abcdef".into());
-    record
+    working_task(
+        "gw",
+        json!({ "elicitation": {} }),
+        json!({ "phase": "calling" }),
+    )
 }
 
 #[test]

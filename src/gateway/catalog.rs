@@ -9,7 +9,7 @@ use super::{Settings, Upstream};
 use crate::host::Host;
 use crate::mcp::schema::Schema;
 use crate::tools::{TaskSupport, Tool};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::rc::Rc;
 
 /// Pages of `tools/list` read at most (a cursor that never ends is refused).
@@ -190,7 +190,8 @@ fn tool(
     if let Some((schema, _)) = output {
         tool = tool.output_schema(schema);
     }
-    for (key, value) in fields(definition) {
+    // The definition's other fields (title, annotations, icons, `_meta`, …), kept.
+    for (key, value) in definition {
         tool = tool.field(&key, value);
     }
     let (run, cancel) = (spec.clone(), spec);
@@ -200,9 +201,4 @@ fn tool(
             .run_json(move |call, host| step::run(run.clone(), call, host))
             .on_cancel(move |call, host| step::cancelled(cancel.clone(), call, host)),
     ))
-}
-
-/// The definition's other fields (title, annotations, icons, `_meta`, …), kept.
-fn fields(definition: Map<String, Value>) -> impl Iterator<Item = (String, Value)> {
-    definition.into_iter()
 }

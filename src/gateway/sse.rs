@@ -22,9 +22,6 @@ pub struct Exchange {
     pub response: Option<Result<Value, ErrorObject>>,
     /// Notifications that came before it (progress, messages, list changes), in order.
     pub notifications: Vec<(String, Map<String, Value>)>,
-    /// Methods of requests the upstream sent the gateway on this stream (it answers none
-    /// of them: the gateway declares no client capability).
-    pub requests: Vec<String>,
 }
 
 /// Why an answer is not an MCP answer at all.
@@ -120,7 +117,9 @@ fn take(exchange: &mut Exchange, message: Value, id: u64) -> Result<(), ErrorObj
         .and_then(Value::as_str)
         .map(str::to_owned);
     match (message.get("id"), method) {
-        (Some(_), Some(method)) => exchange.requests.push(method),
+        // A request the upstream sends the gateway (it answers none: it read the whole
+        // answer first, and declares no client capability to a 2025-11-25 upstream).
+        (Some(_), Some(_)) => {}
         (None, Some(method)) => {
             let params = match message.remove("params") {
                 Some(Value::Object(params)) => params,

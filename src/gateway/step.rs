@@ -26,7 +26,7 @@
 //! annotations: calling such a tool again changes nothing that the first call did not.
 
 use super::Upstream;
-use super::client::{Bounds, MODERN, Session, UpstreamError};
+use super::client::{Bounds, Session, UpstreamError};
 use crate::host::{Host, HostError};
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::mcp::headers::{self, ParamHeader};
@@ -49,7 +49,7 @@ pub struct UpstreamTool {
     pub upstream: Rc<Upstream>,
     /// The tool's name upstream (unprefixed).
     pub name: String,
-    /// The protocol revision the upstream speaks ([`MODERN`] or a 2025 one).
+    /// The protocol revision the upstream speaks ([`super::client::MODERN`] or a 2025 one).
     pub version: String,
     /// Calling it again changes nothing (its `idempotentHint` or `readOnlyHint`).
     pub repeatable: bool,
@@ -397,9 +397,4 @@ pub async fn cancelled(tool: Rc<UpstreamTool>, call: Call, host: Host) {
         }
         _ => {}
     }
-}
-
-/// Whether `version` is the stateless revision (for the other modules of the step).
-fn modern(version: &str) -> bool {
-    version == MODERN
 }

@@ -12,7 +12,8 @@ use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
 use mcp_tasks_edge::http::{Headers, HttpRequest, HttpResponse};
 use mcp_tasks_edge::legacy::Incoming;
 use mcp_tasks_edge::server::{Action, Config, Context, Server};
-use serde_json::{Value, json};
+use mcp_tasks_edge::tasks::record::{NewTask, TaskRecord};
+use serde_json::{Map, Value, json};
 
 pub const NOW: u64 = 1_764_066_600_000; // 2025-11-25T10:30:00Z
 pub const TASKS: &str = "io.modelcontextprotocol/tasks";
@@ -39,6 +40,32 @@ pub fn server() -> Server {
         request_state_secret: Some(b"native-test-secret-0123456789".to_vec()),
         ..Config::default()
     })
+}
+
+/// A working task of `tool` (anonymous, no TTL, its step due at [`NOW`]), for a client
+/// declaring `capabilities`, resuming from `checkpoint`.
+pub fn working_task(tool: &str, capabilities: Value, checkpoint: Value) -> TaskRecord {
+    let capabilities = match capabilities {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    let mut record = TaskRecord::new(NewTask {
+        tool: tool.into(),
+        title: None,
+        owner: "anonymous".into(),
+        arguments: Map::new(),
+        capabilities,
+        checkpoint,
+        answers: Map::new(),
+        status_message: None,
+        amount: None,
+        now_ms: NOW,
+        ttl_ms: None,
+        poll_interval_ms: 1000,
+        next_step_at_ms: NOW,
+    });
+    record.assign_id(SID.into());
+    record
 }
 
 pub fn ctx() -> Context {

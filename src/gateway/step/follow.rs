@@ -4,7 +4,7 @@
 //! result. A restart of the gateway between two reads repeats no upstream work.
 
 use super::outcome::finish;
-use super::{Checkpoint, UpstreamTool, modern};
+use super::{Checkpoint, UpstreamTool};
 use crate::gateway::client::{Session, UpstreamError};
 use crate::host::Host;
 use crate::jsonrpc::ErrorObject;
@@ -86,7 +86,7 @@ pub(super) async fn follow(
     let message = status.get("statusMessage").and_then(Value::as_str);
     match status.get("status").and_then(Value::as_str) {
         Some("working") => Ok(f.again(&session, message)),
-        Some("completed" | "failed") if modern(&session.version) => ended(tool, &status),
+        Some("completed" | "failed") if session.is_modern() => ended(tool, &status),
         Some("completed" | "failed") => {
             let outcome = session
                 .request("tasks/result", json!({ "taskId": f.task }), tool.call)
@@ -101,7 +101,7 @@ pub(super) async fn follow(
             f.task,
             message.map(|m| format!(": {m}")).unwrap_or_default()
         ))),
-        Some("input_required") if modern(&session.version) => {
+        Some("input_required") if session.is_modern() => {
             asked(tool, call, session, f, &status).await
         }
         Some("input_required") => {

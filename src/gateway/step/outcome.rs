@@ -1,7 +1,7 @@
 //! What a call's answer becomes: a result, checked against what the upstream declared;
 //! its error as it came; its task, followed from then on; its questions, asked.
 
-use super::{Checkpoint, UpstreamTool, modern};
+use super::{Checkpoint, UpstreamTool};
 use crate::gateway::client::{Session, UpstreamError};
 use crate::host::HostError;
 use crate::tools::{Call, Step, ToolError};
@@ -19,7 +19,7 @@ pub(super) fn answer(
         return finish(tool, outcome);
     };
     let malformed = |why: &str| tool.fail(&UpstreamError::Malformed(why.to_owned()));
-    if !modern(&session.version) {
+    if !session.is_modern() {
         // At 2025-11-25 a task comes as `{task: {…}}` when one was asked for.
         return match result.get("task").filter(|_| tool.upstream_task(call)) {
             Some(task) => {
