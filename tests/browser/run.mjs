@@ -11,10 +11,10 @@
 // Run `make client` first (the Makefile does). Prints a summary; exits non-zero on failure.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT, freePort, startServer } from '../support/server.mjs';
+import { tool } from '../support/scripts.mjs';
 
 const PKG = join(ROOT, 'www', 'pkg');
 const SNAPSHOT = join(ROOT, 'tests', 'browser', 'mcp_tasks_edge.d.ts.snapshot');
@@ -96,7 +96,7 @@ async function main() {
       MCP_TEST_URL: server.mcpUrl,
       MCP_DEAD_URL: `http://127.0.0.1:${await freePort()}/mcp`,
       CHROMEDRIVER: '/usr/bin/chromedriver',
-      GECKODRIVER: join(homedir(), '.cargo', 'bin', 'geckodriver'),
+      GECKODRIVER: tool('geckodriver'),
       WASM_BINDGEN_TEST_TIMEOUT: '300',
     };
     for (const browser of ['chrome', 'firefox']) {

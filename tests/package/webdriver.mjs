@@ -7,9 +7,9 @@
 // "Failed to load resource: net::…" lines go, through its classic log endpoint).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, freePort } from '../support/server.mjs';
+import { tool } from '../support/scripts.mjs';
 
 export const BROWSERS = ['chromium', 'firefox'];
 const prefs = JSON.parse(readFileSync(join(ROOT, 'webdriver.json'), 'utf8'));
@@ -58,7 +58,7 @@ export async function openBrowser(browser, { watch = false } = {}) {
   const port = await freePort();
   const [command, args] = browser === 'chromium'
     ? ['/usr/bin/chromedriver', [`--port=${port}`]]
-    : [join(homedir(), '.cargo', 'bin', 'geckodriver'), ['--port', String(port), '--host', '127.0.0.1']];
+    : [tool('geckodriver'), ['--port', String(port), '--host', '127.0.0.1']];
   const driver = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let log = '';
   driver.stdout.on('data', (d) => { log += d; });

