@@ -22,15 +22,19 @@
 //! | `driver.rs` | drives `tools/call` through MRTR rounds and tasks; `ToolCallHandle` |
 //! | `subscribe.rs` | `listen()` over the hub; `Subscription` |
 //! | `my_tasks.rs` | plain Rust: the listings of `watchMyTasks` (pages, bounds) |
+//! | `board.rs` | plain Rust: the merged view of `myTasks()` (listings + live states) |
 //! | `watch.rs` | `watchMyTasks()` over the hub; `MyTasksWatch` |
+//! | `store.rs` | `myTasks()`: `MyTasksStore`, a watch as a subscribable snapshot |
+//! | `handles.js` | `free()` twice and `close()` after `free()` made harmless |
 //! | `types.rs` | the TypeScript declarations of options and results |
 //!
 //! The `wasm_bindgen` layer (this file, the handles) only converts values and hands work
 //! to the plain-Rust decisions, which `cargo test --features browser` checks natively.
 //! Layers, each using only those above it: `error` → `sse` → `wire`/`challenge`/`flow`/`hub_state`/`urls`/`oauth`/`grant` →
-//! `js` → `token_store` → `sign_in` → `client` → `hub` → `driver`/`subscribe`/`watch` → this file
-//! (`my_tasks` beside `hub_state`).
+//! `js` → `token_store` → `sign_in` → `client` → `hub` → `driver`/`subscribe`/`watch` →
+//! `store` → this file (`my_tasks` and `board` beside `hub_state`).
 
+mod board;
 mod challenge;
 mod client;
 mod driver;
@@ -44,6 +48,7 @@ mod my_tasks;
 pub mod oauth;
 mod sign_in;
 pub mod sse;
+mod store;
 mod subscribe;
 mod token_store;
 mod types;
@@ -51,6 +56,8 @@ pub mod urls;
 mod watch;
 pub mod wire;
 
+#[cfg(test)]
+mod board_tests;
 #[cfg(test)]
 mod grant_tests;
 #[cfg(test)]
@@ -120,10 +127,11 @@ impl McpClient {
 impl McpClient {
     /// Calls `server/discover`; rejects with `McpError` if the server is not a
     /// 2026-07-28 MCP server.
+    #[wasm_bindgen(unchecked_return_type = "McpClient")]
     pub async fn connect(
         url: String,
         #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: Option<JsValue>,
-    ) -> Result<McpClient, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         let options = options.unwrap_or(JsValue::UNDEFINED);
         let inner = Rc::new(client::from_options(&url, &options)?);
         if let Some(sign_in) = &inner.sign_in {
@@ -134,10 +142,11 @@ impl McpClient {
             .rpc("server/discover", Default::default(), None, None)
             .await?;
         wire::check_discovery(&result).map_err(to_js_error)?;
-        Ok(McpClient {
+        let client = McpClient {
             hub: Hub::new(inner),
             discovery: Value::Object(result),
-        })
+        };
+        Ok(js::harden(client.into()))
     }
 
     /// The `server/discover` result.
@@ -197,7 +206,11 @@ impl McpClient {
         let hub = self.hub.clone();
         let options = CallOptions::from_js(&options.unwrap_or(JsValue::UNDEFINED));
         let args = arguments(&args.unwrap_or(JsValue::UNDEFINED));
-        future_to_promise(async move { Ok(Self::start(hub, name, args?, options).await?.into()) })
+        future_to_promise(async move {
+            Ok(js::harden(
+                Self::start(hub, name, args?, options).await?.into(),
+            ))
+        })
     }
 
     /// Picks up an existing task (e.g. after a page reload) and drives it like
@@ -214,7 +227,7 @@ impl McpClient {
             let inner = hub.inner().clone();
             let task = inner.get_task(&task_id, options.abort.as_ref()).await?;
             let call = Call::new(hub, options);
-            Ok(ToolCallHandle::follow(inner, call, task).into())
+            Ok(js::harden(ToolCallHandle::follow(inner, call, task).into()))
         })
     }
 
@@ -305,17 +318,31 @@ impl McpClient {
     }
 
     /// `notifications/tasks` via `subscriptions/listen`, falling back to polling
-    /// `tasks/get`; the callback gets every new `DetailedTask`.
+    /// `tasks/get`; the callback gets every new `DetailedTask`. `options.signal` closes it.
     #[wasm_bindgen(unchecked_return_type = "Promise<Subscription>")]
     pub fn listen(
         &self,
         #[wasm_bindgen(js_name = taskIds)] task_ids: Vec<String>,
         #[wasm_bindgen(unchecked_param_type = "(task: DetailedTask) => void")] callback: Function,
+        #[wasm_bindgen(unchecked_optional_param_type = "ListenOptions")] options: Option<JsValue>,
     ) -> Promise {
         let hub = self.hub.clone();
-        future_to_promise(
-            async move { Ok(subscribe::listen(hub, task_ids, callback).await?.into()) },
-        )
+        let signal = js::signal(&options.unwrap_or(JsValue::UNDEFINED));
+        future_to_promise(async move {
+            let subscription = subscribe::listen(hub, task_ids, callback, signal).await?;
+            Ok(js::harden(subscription.into()))
+        })
+    }
+
+    /// Every task of the caller as one merged, observable view (`MyTasksStore`): its
+    /// watch starts now and runs until `close()` or `options.signal`.
+    #[wasm_bindgen(js_name = myTasks, unchecked_return_type = "MyTasksStore")]
+    pub fn my_tasks(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "MyTasksOptions")] options: Option<JsValue>,
+    ) -> JsValue {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        js::harden(store::my_tasks(self.hub.clone(), &options).into())
     }
 
     /// Follows every unfinished task of the caller on the shared stream, new ones
@@ -332,9 +359,10 @@ impl McpClient {
     ) -> Promise {
         let hub = self.hub.clone();
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        future_to_promise(
-            async move { Ok(watch::watch_my_tasks(hub, callback, options).await?.into()) },
-        )
+        future_to_promise(async move {
+            let watch = watch::watch_my_tasks(hub, callback, options).await?;
+            Ok(js::harden(watch.into()))
+        })
     }
 
     /// Replaces the bearer token of `ConnectOptions.bearerToken` (`null`: send none) on

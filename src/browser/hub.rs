@@ -33,7 +33,7 @@ use super::js::to_js;
 use crate::tasks::task::StatusKind;
 use js_sys::{Function, Promise};
 use serde_json::{Map, Value};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -49,7 +49,15 @@ pub struct Hub {
     reconnect_waiters: RefCell<Vec<Function>>,
     /// Ends the request of the current stream (open or opening).
     stream: RefCell<Option<web_sys::AbortController>>,
+    /// Told each new connection (`HubState::connection`), by listener key: watchers and
+    /// stores (Rust closures: they add what they know, e.g. a failed listing).
+    connection_hooks: RefCell<Vec<(u64, ConnectionHook)>>,
+    /// The connection last told.
+    connection: Cell<&'static str>,
 }
+
+/// What a watcher runs when the connection changes.
+pub type ConnectionHook = Rc<dyn Fn(&'static str)>;
 
 /// Resolves every promise waiting in `waiters`.
 fn resolve_all(waiters: &RefCell<Vec<Function>>) {
@@ -75,6 +83,8 @@ impl Hub {
             waiters: Default::default(),
             reconnect_waiters: Default::default(),
             stream: Default::default(),
+            connection_hooks: Default::default(),
+            connection: Cell::new("live"),
         })
     }
 
@@ -103,8 +113,30 @@ impl Hub {
         Promise::new(&mut |resolve, _| self.waiters.borrow_mut().push(resolve))
     }
 
+    /// How the changes come now (see `HubState::connection`).
+    pub fn connection(&self) -> &'static str {
+        self.state.borrow().connection()
+    }
+
+    /// `hook` gets each new connection until listener `key` is removed.
+    pub fn on_connection(&self, key: u64, hook: ConnectionHook) {
+        self.connection_hooks.borrow_mut().push((key, hook));
+    }
+
+    /// Wakes the waiting drivers, and tells the hooks when the connection changed (every
+    /// change of the stream's state ends here).
     fn wake(&self) {
         resolve_all(&self.waiters);
+        let now = self.connection();
+        if self.connection.replace(now) != now {
+            let hooks: Vec<ConnectionHook> = {
+                let hooks = self.connection_hooks.borrow();
+                hooks.iter().map(|(_, h)| h.clone()).collect()
+            };
+            for hook in hooks {
+                hook(now);
+            }
+        }
     }
 
     /// How many times a stream reconnected (after a broken one, or after polling).
@@ -251,6 +283,9 @@ impl Hub {
     /// Ends a `listen()` subscription or a watcher.
     pub fn remove_listener(&self, key: u64) {
         self.callbacks.borrow_mut().retain(|(k, _)| *k != key);
+        self.connection_hooks
+            .borrow_mut()
+            .retain(|(k, _)| *k != key);
         self.state.borrow_mut().remove_listener(key);
     }
 }

@@ -100,6 +100,19 @@ impl HubState {
         if self.polling { "polling" } else { "stream" }
     }
 
+    /// How the changes come, for pages: `"live"` (the stream, or nothing to stream),
+    /// `"reconnecting"` (the stream broke; it is being reopened after 0.5, 1, 2 s) or
+    /// `"polling"` (no stream: tasks/get).
+    pub fn connection(&self) -> &'static str {
+        if self.polling {
+            "polling"
+        } else if self.failures > 0 {
+            "reconnecting"
+        } else {
+            "live"
+        }
+    }
+
     /// Whether the current stream delivers `task_id`'s changes (so nobody polls it).
     pub fn covers(&self, task_id: &str) -> bool {
         !self.polling && self.covered.contains(task_id)

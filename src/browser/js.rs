@@ -366,3 +366,28 @@ pub async fn read_chunk(
     }
     Ok(Some(Uint8Array::new(&get(&result, "value")).to_vec()))
 }
+
+/// Runs `then` once `signal` aborts (at once if it already has).
+pub fn on_abort(signal: &web_sys::AbortSignal, then: impl FnOnce() + 'static) {
+    if signal.aborted() {
+        return then();
+    }
+    let listener = Closure::once_into_js(then);
+    if let Some(add) = get_function(signal, "addEventListener") {
+        let once = js_sys::Object::new();
+        let _ = Reflect::set(&once, &"once".into(), &JsValue::TRUE);
+        let _ = add.call3(signal, &"abort".into(), &listener, &once);
+    }
+}
+
+/// `options.signal`, when it is an `AbortSignal`.
+pub fn signal(options: &JsValue) -> Option<web_sys::AbortSignal> {
+    get(options, "signal").dyn_into().ok()
+}
+
+#[wasm_bindgen(module = "/src/browser/handles.js")]
+extern "C" {
+    /// Makes `free()` idempotent and `close()` harmless after it on the object's class
+    /// (see handles.js); returns the object.
+    pub fn harden(object: JsValue) -> JsValue;
+}

@@ -39,6 +39,8 @@ pub struct Listing {
     since: Option<String>,
     pages: usize,
     unfinished: Vec<Map<String, Value>>,
+    /// Every task read, finished ones too (the store shows them; the watch does not).
+    all: Vec<Map<String, Value>>,
     newest: Option<String>,
 }
 
@@ -69,10 +71,14 @@ impl Listing {
                 self.newest = Some(created.to_owned());
             }
             reached_known |= self.since.as_deref().is_some_and(|since| created < since);
+            if !map.contains_key("taskId") {
+                continue;
+            }
             let kind = StatusKind::of_task(task);
-            if kind.is_some_and(|kind| !kind.is_terminal()) && map.contains_key("taskId") {
+            if kind.is_some_and(|kind| !kind.is_terminal()) {
                 self.unfinished.push(map.clone());
             }
+            self.all.push(map.clone());
         }
         let next = page.get("nextCursor").and_then(Value::as_str);
         Ok(next
@@ -80,13 +86,28 @@ impl Listing {
             .map(str::to_owned))
     }
 
-    /// The unfinished tasks found, and the newest `createdAt` seen so far (this
-    /// listing's or the earlier ones'): the next listing's `since`.
-    pub fn finish(self) -> (Vec<Map<String, Value>>, Option<String>) {
+    /// What the listing found (see [`Listed`]).
+    pub fn finish(self) -> Listed {
         let newest = match (self.newest, self.since) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
-        (self.unfinished, newest)
+        Listed {
+            unfinished: self.unfinished,
+            all: self.all,
+            newest,
+        }
     }
+}
+
+/// A finished listing.
+#[derive(Debug, Default)]
+pub struct Listed {
+    /// The unfinished tasks (the watch follows them).
+    pub unfinished: Vec<Map<String, Value>>,
+    /// Every task read, in the server's order (the store shows the finished ones too).
+    pub all: Vec<Map<String, Value>>,
+    /// The newest `createdAt` seen so far (this listing's or the earlier ones'): the next
+    /// listing's `since`.
+    pub newest: Option<String>,
 }

@@ -6,7 +6,7 @@
 //! without their transport fields (`sse::bare_task`).
 
 use super::hub::Hub;
-use super::js::JsResult;
+use super::js::{self, JsResult};
 use js_sys::Function;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 pub struct Subscription {
     hub: Rc<Hub>,
     key: u64,
-    closed: Cell<bool>,
+    closed: Rc<Cell<bool>>,
 }
 
 #[wasm_bindgen]
@@ -29,6 +29,12 @@ impl Subscription {
         self.hub.mode().to_owned()
     }
 
+    /// How the changes come now: `"live"`, `"reconnecting"` or `"polling"`.
+    #[wasm_bindgen(getter, unchecked_return_type = "Connection")]
+    pub fn connection(&self) -> String {
+        self.hub.connection().to_owned()
+    }
+
     /// Stops the notifications (the shared stream drops these tasks when it next reopens).
     pub fn close(&self) {
         if !self.closed.replace(true) {
@@ -37,15 +43,26 @@ impl Subscription {
     }
 }
 
+/// `listen(taskIds, callback, { signal })`: an aborted signal closes the subscription
+/// (before its promise resolves too: the promise then rejects with the signal's reason).
 pub async fn listen(
     hub: Rc<Hub>,
     task_ids: Vec<String>,
     callback: Function,
+    signal: Option<web_sys::AbortSignal>,
 ) -> JsResult<Subscription> {
     let key = hub.add_listener(task_ids, callback).await;
-    Ok(Subscription {
-        hub,
-        key,
-        closed: Cell::new(false),
-    })
+    let closed = Rc::new(Cell::new(false));
+    if let Some(signal) = &signal {
+        let (hub, closed) = (hub.clone(), closed.clone());
+        js::on_abort(signal, move || {
+            if !closed.replace(true) {
+                hub.remove_listener(key);
+            }
+        });
+        if signal.aborted() {
+            return Err(signal.reason());
+        }
+    }
+    Ok(Subscription { hub, key, closed })
 }

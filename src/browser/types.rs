@@ -165,16 +165,81 @@ export type DetailedTask =
   | (Task & { status: "completed"; result: CallToolResult })
   | (Task & { status: "failed"; error: JSONRPCErrorObject });
 
+/** A form to fill: `requestedSchema` is the spec's restricted JSON Schema, one level of
+ *  primitive properties (https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation). */
 export interface ElicitRequestFormParams {
   mode?: "form";
   message: string;
   requestedSchema: {
     $schema?: string;
     type: "object";
-    properties: { [key: string]: JSONObject };
+    properties: { [key: string]: PrimitiveSchemaDefinition };
     required?: string[];
   };
 }
+
+/** One field of a form: narrow on `type`, then on `enum` / `oneOf` / `items`. */
+export type PrimitiveSchemaDefinition = StringSchema | NumberSchema | BooleanSchema | EnumSchema;
+export interface StringSchema {
+  type: "string";
+  title?: string;
+  description?: string;
+  minLength?: number;
+  maxLength?: number;
+  format?: "email" | "uri" | "date" | "date-time";
+  default?: string;
+}
+export interface NumberSchema {
+  type: "number" | "integer";
+  title?: string;
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  default?: number;
+}
+export interface BooleanSchema { type: "boolean"; title?: string; description?: string; default?: boolean }
+/** One of `enum`'s values. */
+export interface UntitledSingleSelectEnumSchema { type: "string"; title?: string; description?: string; enum: string[]; default?: string }
+/** One of `oneOf`'s `const`s, shown by their `title`s. */
+export interface TitledSingleSelectEnumSchema {
+  type: "string";
+  title?: string;
+  description?: string;
+  oneOf: Array<{ const: string; title: string }>;
+  default?: string;
+}
+export type SingleSelectEnumSchema = UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema;
+/** Some of `items.enum`'s values. */
+export interface UntitledMultiSelectEnumSchema {
+  type: "array";
+  title?: string;
+  description?: string;
+  minItems?: number;
+  maxItems?: number;
+  items: { type: "string"; enum: string[] };
+  default?: string[];
+}
+/** Some of `items.anyOf`'s `const`s, shown by their `title`s. */
+export interface TitledMultiSelectEnumSchema {
+  type: "array";
+  title?: string;
+  description?: string;
+  minItems?: number;
+  maxItems?: number;
+  items: { anyOf: Array<{ const: string; title: string }> };
+  default?: string[];
+}
+export type MultiSelectEnumSchema = UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema;
+/** Deprecated by the spec (use TitledSingleSelectEnumSchema): `enumNames` titles `enum`. */
+export interface LegacyTitledEnumSchema {
+  type: "string";
+  title?: string;
+  description?: string;
+  enum: string[];
+  enumNames?: string[];
+  default?: string;
+}
+export type EnumSchema = SingleSelectEnumSchema | MultiSelectEnumSchema | LegacyTitledEnumSchema;
 export interface ElicitRequestURLParams { mode: "url"; message: string; url: string; elicitationId?: string }
 export type ElicitRequestParams = ElicitRequestFormParams | ElicitRequestURLParams;
 
@@ -258,6 +323,66 @@ export interface WatchMyTasksOptions {
   /** A listing after the first failed (the first one rejects the promise instead).
    *  Default: `console.error`. */
   onError?: (error: McpError) => void;
+  /** Each change of `connection` ("live", "reconnecting", "polling", "offline"). */
+  onConnection?: (connection: Connection) => void;
+  /** Aborting closes the watch (before its promise resolves too: it then rejects with
+   *  the signal's reason, and the callback gets nothing more). */
+  signal?: AbortSignal;
+}
+
+/** `listen(taskIds, callback, options)`. */
+export interface ListenOptions {
+  /** Aborting closes the subscription. */
+  signal?: AbortSignal;
+}
+
+/** How a watch's changes come: "live" (the listen stream, or nothing to stream),
+ *  "reconnecting" (the stream broke and is being reopened), "polling" (no stream:
+ *  tasks/get), "offline" (the last listing of "my tasks" could not reach the server). */
+export type Connection = "live" | "reconnecting" | "polling" | "offline";
+
+/** `myTasks(options)`. */
+export interface MyTasksOptions {
+  /** How often "my tasks" is listed again, in ms: default 10000, at least 1000. */
+  relistIntervalMs?: number;
+  /** The most tasks kept (default 100, 1 … 500): beyond it the oldest finished ones go;
+   *  unfinished tasks are always kept. */
+  limit?: number;
+  /** Aborting closes the store (as `close()`). */
+  signal?: AbortSignal;
+}
+
+/** One task of the store: the merge of its listed and live states (docs/web-apps.md). */
+export interface MyTask {
+  taskId: string;
+  /** The tool that made it ("" if the server did not say). */
+  tool: string;
+  title?: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  /** `progress` of `total`, once a step reported them; a completed task's is its total. */
+  progress?: number;
+  total?: number;
+  /** The pending input requests (none unless `input_required`): answer with updateTask. */
+  inputRequests: InputRequests;
+  /** ISO 8601 */
+  createdAt: string;
+  /** ISO 8601 */
+  lastUpdatedAt: string;
+  ttlMs: number | null;
+  result?: CallToolResult;
+  error?: JSONRPCErrorObject;
+}
+
+/** `getSnapshot()`: the same (frozen) object until something changes. */
+export interface MyTasksSnapshot {
+  /** Every task of the caller, newest first. */
+  readonly tasks: readonly MyTask[];
+  readonly connection: Connection;
+  /** True until the first listing succeeded. */
+  readonly loading: boolean;
+  /** The last listing's error; null once one succeeds. */
+  readonly error: McpError | null;
 }
 
 export interface CallOptions {

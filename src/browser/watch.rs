@@ -4,12 +4,13 @@
 //! (another tab, another device) are found by listing "my tasks" again (`my_tasks.rs`)
 //! at each reconnect of the stream and every `relistIntervalMs`. The callback gets each
 //! task's current state, then each change up to the terminal one, then nothing more of
-//! that task. Also the JS `MyTasksWatch`.
+//! that task. Also the JS `MyTasksWatch`, and what `store.rs` builds on (`start`, `Hooks`):
+//! with an `AbortSignal` the watch ends when it aborts, before its promise resolves too.
 
 use super::client::Inner;
 use super::hub::Hub;
 use super::js::{self, JsResult, to_js_error};
-use super::my_tasks::{self, Listing};
+use super::my_tasks::{self, Listed, Listing};
 use js_sys::{Array, Function, Promise};
 use serde_json::{Map, Value};
 use std::cell::{Cell, RefCell};
@@ -17,16 +18,65 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 
-/// What the handle and its relisting loop share.
+/// Told every task of a listing.
+pub type ListedHook = Rc<dyn Fn(&[Map<String, Value>])>;
+/// Told an error.
+pub type ErrorHook = Rc<dyn Fn(&JsValue)>;
+
+/// What a watch tells besides the task callback: the JS options (`onError`,
+/// `onConnection`), or a store's own hooks.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    /// Every task of each listing, finished ones included (the store shows them).
+    pub listed: Option<ListedHook>,
+    /// The connection changed (`"live"`, `"reconnecting"`, `"polling"`, `"offline"`).
+    pub connection: Option<Rc<dyn Fn(&'static str)>>,
+    /// A listing after the first failed (default: `console.error`).
+    pub error: Option<ErrorHook>,
+}
+
+/// What the handle, its relisting loop and the hub's hooks share.
 struct Shared {
     closed: Cell<bool>,
     /// Resolves the promise the loop waits on, so `close()` ends it at once.
     stop: RefCell<Option<Function>>,
-    /// `options.onError`: where a failed relisting goes.
-    on_error: Option<Function>,
+    hooks: Hooks,
+    /// The last listing could not reach the server (a fetch that failed).
+    offline: Cell<bool>,
+    /// The connection last told to `hooks.connection`.
+    told: Cell<&'static str>,
 }
 
-/// A running `watchMyTasks`: `mode` and `close()` (docs/js-api.md).
+impl Shared {
+    /// The watch's connection: the hub's, unless the server cannot be reached at all.
+    fn connection(&self, hub: &'static str) -> &'static str {
+        if self.offline.get() { "offline" } else { hub }
+    }
+
+    /// Tells `hooks.connection` when the connection changed.
+    fn tell(&self, hub: &'static str) {
+        let now = self.connection(hub);
+        if self.told.replace(now) != now
+            && !self.closed.get()
+            && let Some(hook) = &self.hooks.connection
+        {
+            hook(now);
+        }
+    }
+}
+
+/// Ends a watch: no more callbacks, no more listings.
+fn stop(hub: &Hub, key: u64, shared: &Shared) {
+    if shared.closed.replace(true) {
+        return;
+    }
+    hub.remove_listener(key);
+    if let Some(stop) = shared.stop.borrow_mut().take()
+        && stop.call0(&JsValue::UNDEFINED).is_err()
+    { /* a resolver does not throw */ }
+}
+
+/// A running `watchMyTasks`: `mode`, `connection` and `close()` (docs/js-api.md).
 #[wasm_bindgen]
 pub struct MyTasksWatch {
     hub: Rc<Hub>,
@@ -43,25 +93,21 @@ impl MyTasksWatch {
         self.hub.mode().to_owned()
     }
 
+    /// How the changes come now: `"live"`, `"reconnecting"`, `"polling"` or `"offline"`.
+    #[wasm_bindgen(getter, unchecked_return_type = "Connection")]
+    pub fn connection(&self) -> String {
+        self.shared.connection(self.hub.connection()).to_owned()
+    }
+
     /// Stops the callbacks and the listings (the shared stream drops these tasks when it
     /// next reopens, unless a call or a `listen()` still follows them).
     pub fn close(&self) {
-        if self.shared.closed.replace(true) {
-            return;
-        }
-        self.hub.remove_listener(self.key);
-        if let Some(stop) = self.shared.stop.borrow_mut().take()
-            && stop.call0(&JsValue::UNDEFINED).is_err()
-        { /* a resolver does not throw */ }
+        stop(&self.hub, self.key, &self.shared);
     }
 }
 
-/// Lists the caller's unfinished tasks (see `my_tasks.rs`): the tasks, and the newest
-/// `createdAt` seen (the next listing's `since`).
-async fn list(
-    inner: &Inner,
-    since: Option<String>,
-) -> JsResult<(Vec<Map<String, Value>>, Option<String>)> {
+/// Lists the caller's tasks (see `my_tasks.rs`).
+async fn list(inner: &Inner, since: Option<String>) -> JsResult<Listed> {
     let mut listing = Listing::new(since);
     let mut cursor: Option<String> = None;
     loop {
@@ -79,40 +125,92 @@ async fn list(
     }
 }
 
-/// A failed listing: to `onError`, else to the console (never an unhandled rejection).
-fn report(on_error: &Option<Function>, error: &JsValue) {
-    let reported = on_error
-        .as_ref()
-        .map(|f| f.call1(&JsValue::UNDEFINED, error));
-    match reported {
-        Some(Ok(_)) => {}
-        Some(Err(thrown)) => {
-            web_sys::console::error_2(&"McpClient: a watchMyTasks onError threw".into(), &thrown)
-        }
+/// Whether a failed request reached nothing (the client's -32603 with `reachable: false`).
+fn unreachable(error: &JsValue) -> bool {
+    js::get(&js::get(error, "data"), "reachable").as_bool() == Some(false)
+}
+
+/// A failed listing: to the hook, else to the console (never an unhandled rejection).
+fn report(hooks: &Hooks, error: &JsValue) {
+    match &hooks.error {
+        Some(hook) => hook(error),
         None => web_sys::console::error_2(&"McpClient: listing my tasks failed".into(), error),
     }
 }
 
+/// Calls a JS callback of the options; a throw is logged.
+fn js_hook(callback: Function, what: &'static str) -> ErrorHook {
+    Rc::new(move |value: &JsValue| {
+        if let Err(thrown) = callback.call1(&JsValue::UNDEFINED, value) {
+            web_sys::console::error_2(
+                &format!("McpClient: a watchMyTasks {what} threw").into(),
+                &thrown,
+            );
+        }
+    })
+}
+
+/// `watchMyTasks(callback, options)`.
 pub async fn watch_my_tasks(
     hub: Rc<Hub>,
     callback: Function,
     options: JsValue,
 ) -> JsResult<MyTasksWatch> {
     let interval = my_tasks::relist_interval(js::get(&options, "relistIntervalMs").as_f64());
-    let key = hub.add_watcher(callback);
-    let (tasks, since) = match list(hub.inner(), None).await {
-        Ok(listed) => listed,
-        Err(error) => {
-            hub.remove_listener(key);
-            return Err(error);
-        }
+    let on_connection = js::get_function(&options, "onConnection").map(|f| {
+        let hook = js_hook(f, "onConnection");
+        Rc::new(move |c: &'static str| hook(&JsValue::from_str(c))) as Rc<dyn Fn(&'static str)>
+    });
+    let hooks = Hooks {
+        listed: None,
+        connection: on_connection,
+        error: js::get_function(&options, "onError").map(|f| js_hook(f, "onError")),
     };
-    hub.watch_listed(key, tasks, true).await;
+    start(hub, callback, interval, js::signal(&options), hooks).await
+}
+
+/// Starts a watch: the first listing, the stream, then the relisting loop. Rejects with
+/// the first listing's error, or the signal's reason when it aborts before.
+pub async fn start(
+    hub: Rc<Hub>,
+    callback: Function,
+    interval: u64,
+    signal: Option<web_sys::AbortSignal>,
+    hooks: Hooks,
+) -> JsResult<MyTasksWatch> {
+    let key = hub.add_watcher(callback);
     let shared = Rc::new(Shared {
         closed: Cell::new(false),
         stop: RefCell::new(None),
-        on_error: js::get_function(&options, "onError"),
+        hooks,
+        offline: Cell::new(false),
+        told: Cell::new(hub.connection()),
     });
+    let told = shared.clone();
+    hub.on_connection(key, Rc::new(move |c| told.tell(c)));
+    let aborted = || signal.as_ref().map_or(JsValue::UNDEFINED, |s| s.reason());
+    if let Some(signal) = &signal {
+        let (hub, shared) = (hub.clone(), shared.clone());
+        js::on_abort(signal, move || stop(&hub, key, &shared));
+    }
+    let listed = match list(hub.inner(), None).await {
+        Ok(listed) => listed,
+        Err(_) if shared.closed.get() => return Err(aborted()),
+        Err(error) => {
+            stop(&hub, key, &shared);
+            return Err(error);
+        }
+    };
+    if shared.closed.get() {
+        return Err(aborted());
+    }
+    if let Some(hook) = &shared.hooks.listed {
+        hook(&listed.all);
+    }
+    hub.watch_listed(key, listed.unfinished, true).await;
+    if shared.closed.get() {
+        return Err(aborted());
+    }
     let stopped = Promise::new(&mut |resolve, _| *shared.stop.borrow_mut() = Some(resolve));
     spawn_local(relist(
         hub.clone(),
@@ -120,7 +218,7 @@ pub async fn watch_my_tasks(
         shared.clone(),
         stopped,
         interval,
-        since,
+        listed.newest,
     ));
     Ok(MyTasksWatch { hub, key, shared })
 }
@@ -146,13 +244,23 @@ async fn relist(
             reconnects = hub.reconnects();
             reconnected = hub.reconnected();
         }
-        match list(hub.inner(), since.clone()).await {
-            Ok(_) if shared.closed.get() => return,
-            Ok((tasks, newest)) => {
-                since = newest;
-                hub.watch_listed(key, tasks, false).await;
+        let listed = list(hub.inner(), since.clone()).await;
+        if shared.closed.get() {
+            return;
+        }
+        shared
+            .offline
+            .set(listed.as_ref().err().is_some_and(unreachable));
+        shared.tell(hub.connection());
+        match listed {
+            Ok(listed) => {
+                since = listed.newest;
+                if let Some(hook) = &shared.hooks.listed {
+                    hook(&listed.all);
+                }
+                hub.watch_listed(key, listed.unfinished, false).await;
             }
-            Err(error) => report(&shared.on_error, &error),
+            Err(error) => report(&shared.hooks, &error),
         }
     }
 }

@@ -163,12 +163,23 @@ fn a_listing_keeps_the_unfinished_tasks_and_stops_within_its_bounds() {
         None,
         "the bound"
     );
-    let (unfinished, since) = first.finish();
-    let listed: Vec<&str> = unfinished
-        .iter()
-        .map(|t| t["taskId"].as_str().unwrap())
-        .collect();
-    assert_eq!((listed, since.as_deref()), (vec!["w", "i"], Some("t9")));
+    let found = first.finish();
+    let names = |tasks: &[Map<String, Value>]| -> Vec<String> {
+        tasks
+            .iter()
+            .map(|t| t["taskId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        (names(&found.unfinished), found.newest.as_deref()),
+        (vec!["w".to_owned(), "i".to_owned()], Some("t9"))
+    );
+    assert_eq!(
+        names(&found.all),
+        ["w", "c", "i"],
+        "the store gets the finished too"
+    );
+    let since = found.newest;
     // A later one stops at the page that reaches what the first saw.
     let mut later = Listing::new(since);
     let newer = page(&[task("n", "working", "u1")], Some("p2"));
@@ -182,12 +193,15 @@ fn a_listing_keeps_the_unfinished_tasks_and_stops_within_its_bounds() {
         Some("p3"),
     );
     assert_eq!(later.page(&reached).unwrap(), None);
-    let (unfinished, since) = later.finish();
-    assert_eq!((unfinished.len(), since.as_deref()), (4, Some("u1")));
+    let found = later.finish();
+    assert_eq!(
+        (found.unfinished.len(), found.newest.as_deref()),
+        (4, Some("u1"))
+    );
     // Nothing new: the since stays.
     let mut quiet = Listing::new(Some("u1".into()));
     assert_eq!(quiet.page(&page(&[], None)).unwrap(), None);
-    assert_eq!(quiet.finish().1.as_deref(), Some("u1"));
+    assert_eq!(quiet.finish().newest.as_deref(), Some("u1"));
     // Not a page: an error.
     let mut bad = Listing::new(None);
     assert_eq!(bad.page(&Map::new()).unwrap_err().code, -32600);

@@ -175,9 +175,7 @@ pub async fn settle(promise: JsValue) -> Result<JsValue, JsValue> {
 }
 
 pub async fn connect_with(url: &str, options: JsValue) -> Result<JsValue, JsValue> {
-    McpClient::connect(url.to_owned(), Some(options))
-        .await
-        .map(JsValue::from)
+    McpClient::connect(url.to_owned(), Some(options)).await
 }
 
 pub async fn connect() -> JsValue {
