@@ -15,9 +15,13 @@
 //     (memory) and by redirect (sessionStorage, then a reload that needs no new sign-in),
 //     a refresh before expiry and after a 401, a refusal, and `interactive: false`;
 //  6. a "my tasks" page under 100 lines (app/my-tasks.*, my-tasks.mjs): every task of the
-//     caller, new ones included, live on one stream, with no error in the console.
+//     caller, new ones included, live on one stream, with no error in the console;
+//  7. the same in React under StrictMode on `myTasks()` (app/react-tasks.*, react-tasks.mjs):
+//     finished tasks too, a question answered with a form typed from its schema, a task
+//     cancelled, a reload; and cleanups that run twice (the `handles` scenario).
 //
-// Prints PASS/FAIL per check and a summary; exits non-zero on failure.
+// Prints PASS/FAIL per check and a summary; exits non-zero on failure. `PACKAGE_ONLY=react`
+// runs only the React page and the `handles` scenario (while working on them).
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,8 +32,10 @@ import { startIssuer } from '../support/issuer.mjs';
 import { serveStatic } from '../support/static.mjs';
 import { BROWSERS, openBrowser } from './webdriver.mjs';
 import { myTasks } from './my-tasks.mjs';
+import { reactTasks } from './react-tasks.mjs';
 
 const APP = join(ROOT, 'target', 'package-test');
+const ONLY_REACT = process.env.PACKAGE_ONLY === 'react';
 const results = [];
 
 function check(name, ok, detail = '') {
@@ -76,6 +82,12 @@ async function buildApp(tgz) {
     loader: { '.wasm': 'file' }, absWorkingDir: APP, logLevel: 'warning', metafile: true,
   });
   check('esbuild bundles the app (the wasm as a file)', Object.keys(built.metafile.outputs).some((f) => f.endsWith('.wasm')));
+  // The React page: JSX, React's development build (StrictMode's double effects happen there).
+  const react = await esbuild.build({
+    entryPoints: [join(APP, 'react-tasks.jsx')], bundle: true, format: 'esm', outdir: join(APP, 'dist-react'), jsx: 'automatic',
+    loader: { '.wasm': 'file' }, define: { 'process.env.NODE_ENV': '"development"' }, absWorkingDir: APP, logLevel: 'warning', metafile: true,
+  });
+  check('esbuild bundles the React page (JSX, React from the registry)', Object.keys(react.metafile.outputs).some((f) => f.endsWith('.wasm')));
   await viteBuild({ root: APP, base: './', configFile: false, logLevel: 'warn',
     build: { outDir: join(APP, 'dist-vite'), emptyOutDir: true, rollupOptions: { input: join(APP, 'vite.html') } } });
   const assets = readdirSync(join(APP, 'dist-vite', 'assets'));
@@ -129,27 +141,34 @@ async function inBrowser(browser, { site, refused, dev, server, issuer }) {
   try {
     const pages = [[site.url, 'esbuild.html', 'esbuild, under the documented CSP'], [site.url, 'dist-vite/vite.html', 'vite build'],
       [dev.url, 'vite.html', 'the vite dev server'], [site.url, 'plain.html', 'no bundler']];
-    for (const [origin, path, how] of pages) {
+    for (const [origin, path, how] of ONLY_REACT ? [] : pages) {
       const r = await visit(origin, path, { scenario: 'basic', mcp: server.mcpUrl, token: 'browser-test-token' });
       check(`${B}: ${how}: connect, tools, a call and a task`, r.ok && r.greet === 'Hello, Ada!' && r.tools > 3
         && /Processed 2 items/.test(r.batch) && r.statuses.at(-1) === 'completed', JSON.stringify(r).slice(0, 300));
     }
 
-    const dead = `http://127.0.0.1:${await freePort()}/mcp`;
-    const e = await visit(refused.url, 'esbuild.html', { scenario: 'errors', mcp: server.mcpUrl, dead, token: 'browser-test-token' });
-    const { blocked, unreachable } = e;
-    check(`${B}: a refused origin: -32603 whose data.reason says the browser blocked the response from the URL`,
-      blocked?.isMcpError && blocked.code === -32603 && blocked.data.url === server.mcpUrl && blocked.data.reachable === true
-      && blocked.data.reason.startsWith(`the browser blocked the response from ${server.mcpUrl}`), JSON.stringify(blocked));
-    check(`${B}: a dead port: data.reason says the browser could not reach the URL`,
-      unreachable?.code === -32603 && unreachable.data.reachable === false
-      && unreachable.data.reason.startsWith(`the browser could not reach ${dead}`), JSON.stringify(unreachable));
+    const h = await visit(site.url, 'esbuild.html', { scenario: 'handles', mcp: server.mcpUrl, token: 'browser-test-token' });
+    check(`${B}: free() twice, close() and Symbol.dispose after free(): nothing throws; a signal closes every watch`,
+      h.ok && h.thrown.length === 0 && h.rejected === 'gone' && h.frozen
+      && h.connections.every((c) => ['live', 'reconnecting', 'polling', 'offline'].includes(c)), JSON.stringify(h).slice(0, 300));
+    if (!ONLY_REACT) {
+      const dead = `http://127.0.0.1:${await freePort()}/mcp`;
+      const e = await visit(refused.url, 'esbuild.html', { scenario: 'errors', mcp: server.mcpUrl, dead, token: 'browser-test-token' });
+      const { blocked, unreachable } = e;
+      check(`${B}: a refused origin: -32603 whose data.reason says the browser blocked the response from the URL`,
+        blocked?.isMcpError && blocked.code === -32603 && blocked.data.url === server.mcpUrl && blocked.data.reachable === true
+        && blocked.data.reason.startsWith(`the browser blocked the response from ${server.mcpUrl}`), JSON.stringify(blocked));
+      check(`${B}: a dead port: data.reason says the browser could not reach the URL`,
+        unreachable?.code === -32603 && unreachable.data.reachable === false
+        && unreachable.data.reason.startsWith(`the browser could not reach ${dead}`), JSON.stringify(unreachable));
 
-    await signIn(page, B, visit, { site, server, issuer });
+      await signIn(page, B, visit, { site, server, issuer });
+    }
   } finally {
     await page.close();
   }
-  await myTasks(browser, B, { site, server, token: 'browser-test-token', check });
+  if (!ONLY_REACT) await myTasks(browser, B, { site, server, token: 'browser-test-token', check });
+  await reactTasks(browser, B, { site, server, token: 'browser-test-token', check });
 }
 
 async function signIn(page, B, visit, { site, server, issuer }) {

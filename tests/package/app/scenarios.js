@@ -43,6 +43,36 @@ const scenarios = {
     }
     return outcome;
   },
+  /** Cleanups that run twice: free() twice, close() and Symbol.dispose after free() throw
+   *  nothing on any class; an AbortSignal closes listen, watchMyTasks and myTasks (one
+   *  aborted before watchMyTasks resolves makes it reject with the signal's reason). */
+  async handles() {
+    const client = await McpClient.connect(q.get('mcp'), { bearerToken: q.get('token') });
+    const handle = await client.startToolCall('process_batch', { items: 1, delayMs: 10 });
+    await handle.result();
+    const controller = new AbortController();
+    const subscription = await client.listen([handle.taskId], () => {}, { signal: controller.signal });
+    const watch = await client.watchMyTasks(() => {}, { signal: controller.signal });
+    const store = client.myTasks({ signal: controller.signal });
+    const connections = [subscription.connection, watch.connection, store.connection];
+    const frozen = Object.isFrozen(store.getSnapshot()) && Object.isFrozen(store.getSnapshot().tasks);
+    controller.abort();
+    const early = new AbortController();
+    early.abort(new Error('gone'));
+    const rejected = await client.watchMyTasks(() => {}, { signal: early.signal }).then(() => 'resolved', (e) => e.message);
+    const thrown = [];
+    for (const [name, object] of Object.entries({ handle, subscription, watch, store, client })) {
+      try {
+        object.free();
+        object.free();
+        object.close?.();
+        object[Symbol.dispose]?.();
+      } catch (error) {
+        thrown.push(`${name}: ${error.message}`);
+      }
+    }
+    return { thrown, connections, rejected, frozen };
+  },
   /** Signs in (popup or redirect) when the server answers 401, then exercises the client. */
   async signin() {
     const redirectUri = new URL(location.href);
