@@ -28,6 +28,7 @@ mod http;
 mod inbox;
 mod job;
 mod js_api;
+mod leave;
 mod listen;
 mod log;
 mod mirror;

@@ -93,6 +93,19 @@ impl HttpResponse {
 /// The media type of a server-sent-events response.
 pub const EVENT_STREAM: &str = "text/event-stream";
 
+/// Whether a request's `Accept` names `media_type` itself and does not refuse it: a
+/// client that said it reads that type, not one that takes anything (`*/*`, or no
+/// `Accept`), for answers it would not otherwise expect (a job's wait as a stream).
+pub fn names(headers: &Headers, media_type: &str) -> bool {
+    let listed = headers.get("accept").is_some_and(|accept| {
+        accept
+            .split(',')
+            .filter_map(|range| range.split(';').next())
+            .any(|name| trim_ows(name).eq_ignore_ascii_case(media_type))
+    });
+    listed && accepts(headers, media_type)
+}
+
 /// Whether a request's `Accept` lets the server answer with `media_type` (RFC 9110
 /// §12.5.1): the most specific matching range decides (`type/subtype` over `type/*`
 /// over `*/*`), `q=0` refuses, no matching range refuses, and a request without

@@ -95,6 +95,9 @@ impl ErrorCode {
     /// A per-principal quota is exhausted (HTTP 429); `data.limit` names it. From the
     /// implementation-defined server-error range.
     pub const RATE_LIMITED: Self = Self(-32090);
+    /// The client cancelled the request (LSP's `RequestCancelled`; MCP names no code: the
+    /// answer to a cancelled request SHOULD not be sent at all, basic/patterns/cancellation).
+    pub const REQUEST_CANCELLED: Self = Self(-32800);
 }
 
 /// The JSON-RPC error object, as it appears on the wire and inside a failed task.

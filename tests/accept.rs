@@ -7,7 +7,7 @@
 mod common;
 use common::schema::check_error;
 use common::*;
-use mcp_tasks_edge::http::{EVENT_STREAM, Headers, HttpRequest, accepts};
+use mcp_tasks_edge::http::{EVENT_STREAM, Headers, HttpRequest, accepts, names};
 use mcp_tasks_edge::server::Action;
 use serde_json::json;
 
@@ -46,6 +46,30 @@ fn accept_follows_rfc_9110() {
     repeated.push("accept", "application/json");
     repeated.push("accept", "text/event-stream");
     assert!(accepts(&repeated, EVENT_STREAM), "repeated headers join");
+}
+
+/// A job's wait is streamed only to a client that names the type: one that takes
+/// anything (`*/*`, no `Accept`) keeps its JSON answer.
+#[test]
+fn a_stream_only_for_a_client_that_names_it() {
+    let cases: &[(Option<&str>, bool)] = &[
+        (None, false),
+        (Some("*/*"), false),
+        (Some("text/*"), false),
+        (Some("application/json"), false),
+        (Some("application/json, text/event-stream"), true),
+        (Some("application/json, TEXT/Event-Stream ; q=0.5"), true),
+        (Some("application/json, text/event-stream;q=0"), false),
+        (Some("text/event-stream-not"), false),
+    ];
+    for (header, expected) in cases {
+        let mut headers = Headers::new();
+        if let Some(value) = header {
+            headers.push("Accept", value);
+        }
+        let named = names(&headers, EVENT_STREAM);
+        assert_eq!(named, *expected, "Accept: {header:?}");
+    }
 }
 
 fn with_accept(mut request: HttpRequest, accept: &str) -> HttpRequest {

@@ -52,6 +52,7 @@ fn kind(decision: &Decision) -> String {
             }
         }
         Decision::Accepted => "202".into(),
+        Decision::Cancel { request_id } => format!("cancel {}", serde_json::json!(request_id)),
         Decision::Initialize { .. } => "initialize".into(),
         Decision::End(_) => "end".into(),
         Decision::OpenStream { last_event_id } => format!("stream {last_event_id:?}"),
@@ -81,12 +82,22 @@ fn decisions_by_caller_and_request() {
     let raw = |v: Value| serde_json::to_vec(&v).unwrap();
     let answer = raw(json!({ "jsonrpc": "2.0", "id": "9c1e", "result": {} }));
     let note = raw(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    let cancelled = |id: Value| {
+        raw(
+            json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id } }),
+        )
+    };
+    let (cancel_7, cancel_s, cancel_bad) = (
+        cancelled(json!(7)),
+        cancelled(json!("7")),
+        cancelled(json!({})),
+    );
     let init = body("initialize", json!({ "protocolVersion": "2025-11-25" }));
     let decide = |stored: Option<&Session>, request: Incoming| {
         kind(&plan(&s, stored.cloned(), request, NOW))
     };
     // (HTTP method, Last-Event-ID, body): the owner's decision, a stranger's, no session's.
-    let http: [Row; 8] = [
+    let http: [Row; 11] = [
         ("GET", None, b"", ["stream None", "404", "404"]),
         (
             "GET",
@@ -100,6 +111,11 @@ fn decisions_by_caller_and_request() {
         ("POST", None, &init, ["200 -32600", "404", "initialize"]),
         ("POST", None, &answer, ["deliver 9c1e", "404", "404"]),
         ("POST", None, &note, ["202", "404", "404"]),
+        // Only the owner's own session reaches its calls in flight; `7` and `"7"` are two
+        // requests; a requestId that is no id is ignored, as an unknown one is.
+        ("POST", None, &cancel_7, ["cancel 7", "404", "404"]),
+        ("POST", None, &cancel_s, [r#"cancel "7""#, "404", "404"]),
+        ("POST", None, &cancel_bad, ["202", "404", "404"]),
     ];
     for (method, last_event_id, body, [owner, stranger, none]) in http {
         let request = |principal| Incoming {

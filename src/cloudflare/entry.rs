@@ -4,6 +4,7 @@
 use super::creation::{acquire_run, create_task};
 use super::http::outgoing;
 use super::http::{read_body, request_headers, to_response, to_worker_response};
+use super::leave::Leave;
 use super::principal_object::StreamSlot;
 use super::rpc::call_object_traced;
 use super::{
@@ -31,6 +32,17 @@ use worker::{Env, Request, Response, web_sys};
 pub async fn fetch(
     req: Request,
     env: Env,
+    build: fn() -> Server,
+) -> worker::Result<web_sys::Response> {
+    serve(req, env, None, build).await
+}
+
+/// [`fetch`] with the invocation's context (what `export_worker!` hands it): a job whose
+/// caller disconnects before its handle is cancelled under `waitUntil` (`leave`).
+pub(crate) async fn serve(
+    req: Request,
+    env: Env,
+    invocation: Option<worker::Context>,
     build: fn() -> Server,
 ) -> worker::Result<web_sys::Response> {
     let server = match configured(&env, build) {
@@ -68,7 +80,9 @@ pub async fn fetch(
     if let Err(refusal) = meter(&server, &env, &ctx, &action, &origin, &trace).await {
         return to_response(refusal);
     }
-    perform(server, env, ctx, origin, trace, action).await
+    let streams = crate::http::names(&request.headers, crate::http::EVENT_STREAM);
+    let leave = Leave::on_abort(&req.inner().signal(), invocation, streams);
+    perform(server, env, ctx, origin, trace, leave, action).await
 }
 
 /// The server this deployment defines, or the refusal every request gets while its
@@ -145,13 +159,14 @@ async fn meter(
 }
 
 /// Performs what the core asked for, until there is a response: running steps may lead
-/// to another action (a task to create, say).
+/// to another action (a task to create, say). `leave`: the client disconnecting.
 async fn perform(
     server: Rc<Server>,
     env: Env,
     ctx: Context,
     origin: String,
     trace: String,
+    leave: Leave,
     mut action: Action,
 ) -> worker::Result<web_sys::Response> {
     loop {
@@ -159,20 +174,28 @@ async fn perform(
             Action::Respond(response) => return to_response(response),
             Action::Run(run) if run.progress_token.is_some() => {
                 let action = Action::Run(run);
-                return progress::stream(server, env, action, ctx, origin, trace)
+                return progress::stream(server, env, action, ctx, origin, trace, leave)
                     .await
                     .map(Into::into);
             }
             Action::Job(run) if run.progress_token.is_some() => {
                 let action = Action::Job(run);
-                return progress::stream(server, env, action, ctx, origin, trace)
+                return progress::stream(server, env, action, ctx, origin, trace, leave)
+                    .await
+                    .map(Into::into);
+            }
+            // A wait the client can leave: streamed, so that its leaving is noticed.
+            Action::Detach { record, run } if leave.streams => {
+                let action = Action::Detach { record, run };
+                return progress::stream(server, env, action, ctx, origin, trace, leave)
                     .await
                     .map(Into::into);
             }
             Action::Detach { record, run } => {
                 let progress = Progress::default();
                 let channel = job::Channel::modern(&server, &progress, Some(&trace));
-                let response = job::detach(&server, &env, &ctx, record, *run, &channel).await;
+                let response =
+                    job::detach(&server, &env, &ctx, record, *run, &channel, &leave).await;
                 return to_response(response);
             }
             Action::Job(run) => {

@@ -72,14 +72,15 @@ fn settle(result: worker::Result<()>) -> Outcome {
 /// The Worker's `fetch` export: [`super::fetch`] under the guard. An error the handler
 /// returns is logged and answered 500, as `#[event(fetch)]` does.
 #[doc(hidden)]
-pub fn fetch(req: web_sys::Request, env: Env, _ctx: Context, build: fn() -> Server) -> Promise {
+pub fn fetch(req: web_sys::Request, env: Env, ctx: Context, build: fn() -> Server) -> Promise {
     // The bench build's counters (`bench-counters`); nothing in the normal build.
     if let Some(counts) = bench::worker_request(&req) {
         return Promise::resolve(&JsValue::from(counts));
     }
     let raw = js(&req);
     let work = async move {
-        match super::fetch(req.into(), env, build).await {
+        let invocation = Some(worker::Context::new(ctx));
+        match super::entry::serve(req.into(), env, invocation, build).await {
             Ok(response) => Ok(response.into()),
             Err(e) => {
                 worker::console_error!("{e}");

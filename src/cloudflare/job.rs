@@ -4,13 +4,16 @@
 //! however long it lasts (docs/benchmarks.md, "Jobs"). What each state means is decided
 //! by the pure `jobs::Follow`.
 
+use super::leave::Leave;
 use super::listen::open_watch;
+use super::log;
 use super::rpc::call_object_traced;
 use super::{new_task_id, now_ms, store_new_task};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::ErrorObject;
 use crate::mcp::input;
+use crate::ops::log as logs;
 use crate::server::call::Asker;
 use crate::server::fanin::Opened;
 use crate::server::jobs::{self, Follow, JobRun, Next};
@@ -75,7 +78,8 @@ impl<'a> Channel<'a> {
 }
 
 /// [`crate::server::Action::Detach`]: creates the job's task under the caller's quotas
-/// (the run was counted already), then follows it.
+/// (the run was counted already), then follows it. A caller that `leave`s before the
+/// handle is answered cancels the job: nobody else holds it (`leave`).
 pub(crate) async fn detach(
     server: &Server,
     env: &Env,
@@ -83,6 +87,7 @@ pub(crate) async fn detach(
     mut record: Box<TaskRecord>,
     mut run: JobRun,
     channel: &Channel<'_>,
+    leave: &Leave,
 ) -> HttpResponse {
     match new_task_id() {
         Ok(id) => record.assign_id(id),
@@ -95,8 +100,53 @@ pub(crate) async fn detach(
         Ok(Ok((status, body))) if status != crate::tasks::protocol::RESULT_STATUS => {
             server.object_response(&run.request_id, status, &body, &run.cors)
         }
-        Ok(Ok(_)) => follow(server, env, ctx, run, channel).await,
+        Ok(Ok(_)) => {
+            let (job, request_id, cors) =
+                (run.job.clone(), run.request_id.clone(), run.cors.clone());
+            match select(
+                pin!(follow(server, env, ctx, run, channel)),
+                pin!(leave.left()),
+            )
+            .await
+            {
+                Either::Left((answer, _)) => answer,
+                Either::Right(_) => {
+                    let cancel = jobs::abandoned(&job);
+                    let (env, principal) = (env.clone(), ctx.principal.clone());
+                    let trace = channel.trace.map(str::to_owned);
+                    let settings = server.config.log;
+                    leave
+                        .keep(async move {
+                            let left = abandon(&env, &cancel, &principal, trace.as_deref());
+                            if let Err(why) = left.await {
+                                let line = logs::warning(&format!(
+                                    "cancelling a job its caller left: {why}"
+                                ))
+                                .principal(&principal);
+                                log::print(&line.request_id(trace.as_deref()), &settings);
+                            }
+                        })
+                        .await;
+                    error_response(Some(&request_id), &jobs::left_error(&job), &cors)
+                }
+            }
+        }
         Ok(Err(why)) => server.object_unreachable(&run.request_id, &why, &run.cors),
+    }
+}
+
+/// Cancels a job its caller left: why not, if it was refused (it had ended meanwhile)
+/// or the object was unreachable, for the log, as nobody is left to be told.
+async fn abandon(
+    env: &Env,
+    cancel: &ObjectRequest,
+    principal: &str,
+    trace: Option<&str>,
+) -> Result<(), String> {
+    match object(env, cancel, principal, trace).await {
+        Ok(_) => Ok(()),
+        Err(Refusal::Refused(error)) => Err(error.message),
+        Err(Refusal::Unreachable(why)) => Err(why),
     }
 }
 

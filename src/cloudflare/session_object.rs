@@ -17,6 +17,7 @@ mod resumable;
 mod tasks;
 
 use super::bench::{self, SESSION};
+use super::leave::Leaves;
 use super::principal_object;
 use super::{log, now_ms, server};
 use crate::error::McpError;
@@ -51,6 +52,8 @@ pub struct SessionRunner {
     questions: Rc<RefCell<legacy::Questions>>,
     /// Response streams, kept for clients that reconnect with `Last-Event-ID`.
     resumable: Streams,
+    /// Tool calls in flight, for `notifications/cancelled`.
+    leaves: Leaves,
 }
 
 fn rust_error(e: impl std::fmt::Display) -> worker::Error {
@@ -163,6 +166,7 @@ impl SessionRunner {
             streams: Rc::default(),
             questions: Rc::default(),
             resumable: Streams::default(),
+            leaves: Leaves::default(),
         }
     }
 
@@ -225,6 +229,10 @@ impl SessionRunner {
                     let session = owned(session)?;
                     self.answer_question(&request_id, answer, &session).await;
                 }
+                Ok(Response::empty()?.with_status(202))
+            }
+            Decision::Cancel { request_id } => {
+                self.leaves.cancel(&request_id);
                 Ok(Response::empty()?.with_status(202))
             }
             Decision::Task { id, op } => {

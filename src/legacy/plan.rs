@@ -11,6 +11,7 @@
 //! GET [Last-Event-ID]       → OpenStream          (the owner's notifications, or a replay;
 //!                                                  406 if its Accept refuses text/event-stream)
 //! POST {"id":…,"result":…}  → Deliver             (an answer to one of our requests)
+//! POST notifications/cancelled → Cancel      (a call of this session in flight; 202)
 //! POST notification         → Accepted (202)
 //! POST initialize           → Initialize          (only on a fresh id the Worker drew)
 //! POST ping / setLevel / subscribe / tools/list / tasks/* / tools/call … → see [`Decision`]
@@ -65,6 +66,10 @@ pub enum Decision {
     Reply { status: u16, body: Vec<u8> },
     /// 202: a notification, or an answer nothing waits for any more.
     Accepted,
+    /// 202: `notifications/cancelled` for the owner's call `request_id`: if it is still in
+    /// flight on this object, it is cancelled (a job it started and whose handle was not
+    /// answered yet is cancelled too: `server::jobs::abandoned`).
+    Cancel { request_id: RequestId },
     /// A new session: take its place in the opener's ledger (`QUOTA_SESSIONS`), store it,
     /// set its idle alarm, answer `result` with the `Mcp-Session-Id` header.
     Initialize {
@@ -201,7 +206,7 @@ pub fn plan(
         }
     };
     let rpc = match (message, &owned) {
-        (Message::Notification(_), Some(_)) => return Decision::Accepted,
+        (Message::Notification(n), Some(_)) => return notified(&n),
         (Message::Notification(_), None) => return Decision::NotFound,
         (Message::Request(rpc), _) => rpc,
     };
@@ -236,6 +241,20 @@ pub fn plan(
     match owned {
         None => Decision::NotFound,
         Some(session) => request(server, session, rpc, now_ms),
+    }
+}
+
+/// A notification in an existing session: only `notifications/cancelled` asks anything of
+/// the server (basic/utilities/cancellation); one without a usable `requestId` is
+/// ignored, as one for an unknown request is.
+fn notified(notification: &jsonrpc::Notification) -> Decision {
+    if notification.method != "notifications/cancelled" {
+        return Decision::Accepted;
+    }
+    let id = notification.params.get("requestId").cloned();
+    match id.map(serde_json::from_value::<RequestId>) {
+        Some(Ok(request_id)) => Decision::Cancel { request_id },
+        _ => Decision::Accepted,
     }
 }
 

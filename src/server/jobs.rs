@@ -286,6 +286,24 @@ pub fn wait_ms(server: &Server, reader: &Reader, arguments: &Map<String, Value>)
     }
 }
 
+/// What a job whose caller left before its handle was answered comes to: cancelled, as
+/// nobody else holds it (the cancellation of that request, basic/patterns/cancellation).
+pub fn abandoned(job: &str) -> ObjectRequest {
+    ObjectRequest::Cancel {
+        task_id: job.to_owned(),
+    }
+}
+
+/// The answer to a call whose caller left before its job's handle: for a client still
+/// reading (a 2025-11-25 stream after `notifications/cancelled`), never a handle.
+pub fn left_error(job: &str) -> McpError {
+    McpError::Wire(crate::jsonrpc::ErrorObject {
+        code: crate::jsonrpc::ErrorCode::REQUEST_CANCELLED,
+        message: format!("Request cancelled by the client; its job {job} was cancelled"),
+        data: None,
+    })
+}
+
 /// An MRTR `InputRequiredResult` carrying the job's questions (mrtr "Server
 /// Requirements"): its `requestState` names the job and the questions, so the retry's
 /// answers are checked and go to the job (see [`resumed`]).

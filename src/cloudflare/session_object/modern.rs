@@ -5,6 +5,7 @@
 use super::asker::SessionAsker;
 use super::{SessionRunner, Stream, json_reply, json_response};
 use crate::cloudflare::creation::acquire_run;
+use crate::cloudflare::leave::Tracked;
 use crate::cloudflare::sse::Channel;
 use crate::cloudflare::{WorkerHost, job, log};
 use crate::http::HttpResponse;
@@ -66,13 +67,14 @@ impl SessionRunner {
                 {
                     return json_reply(Some(&rpc.id), Err(refused));
                 }
+                // Until answered, `notifications/cancelled` for it reaches its job.
+                let call = self.leaves.track(&rpc.id);
                 if !accepts_sse {
-                    return self
-                        .run_for_json(&server, *run, &rpc.id, &ctx, &host, trace.as_deref())
-                        .await;
+                    let asked = (&rpc.id, trace.as_deref(), &call);
+                    return self.run_for_json(&server, *run, &ctx, &host, asked).await;
                 }
                 let token = run.progress_token.clone();
-                self.streamed(server, session, Action::Run(run), ctx, token, trace)
+                self.streamed(server, session, Action::Run(run), ctx, token, trace, call)
             }
             // A job's handle tool (`server::jobs`). A job is a task, and its handle is
             // reached as the session reaches a task's id (`legacy::reach`): an anonymous
@@ -89,7 +91,16 @@ impl SessionRunner {
                 };
                 if accepts_sse {
                     let token = run.progress_token.clone();
-                    return self.streamed(server, session, Action::Job(run), ctx, token, trace);
+                    let call = Tracked::untracked();
+                    return self.streamed(
+                        server,
+                        session,
+                        Action::Job(run),
+                        ctx,
+                        token,
+                        trace,
+                        call,
+                    );
                 }
                 let progress = Progress::default();
                 let channel = job::Channel::session(&progress, None, trace.as_deref());
@@ -102,7 +113,8 @@ impl SessionRunner {
 
     /// A tool run (or a job's handle tool) answered on a response stream, with its
     /// progress, log messages and server→client requests; a run that becomes a job
-    /// (`server::jobs`) asks the job's questions on it too.
+    /// (`server::jobs`) asks the job's questions on it too, until the `call` is cancelled.
+    #[allow(clippy::too_many_arguments)]
     fn streamed(
         &self,
         server: Rc<Server>,
@@ -111,6 +123,7 @@ impl SessionRunner {
         ctx: Context,
         token: Option<Value>,
         trace: Option<String>,
+        call: Tracked,
     ) -> Result<Response> {
         let channel = Channel::default();
         let out = self.resumable.open(channel.clone());
@@ -132,7 +145,8 @@ impl SessionRunner {
             let response = match action {
                 Action::Respond(response) => Ok(response),
                 Action::Detach { record, run } => {
-                    Ok(job::detach(&server, &env, &ctx, record, *run, &jobs).await)
+                    let leave = &call.leave;
+                    Ok(job::detach(&server, &env, &ctx, record, *run, &jobs, leave).await)
                 }
                 Action::Job(run) => Ok(job::follow(&server, &env, &ctx, *run, &jobs).await),
                 other => Err(other.unexpected()),
@@ -155,10 +169,9 @@ impl SessionRunner {
         &self,
         server: &Server,
         run: crate::server::call::InlineRun,
-        id: &RequestId,
         ctx: &Context,
         host: &crate::host::Host,
-        trace: Option<&str>,
+        (id, trace, call): (&RequestId, Option<&str>, &Tracked),
     ) -> Result<Response> {
         let asker = self.asker(None, None);
         let steps = log::traced(&server.config.log, trace);
@@ -176,7 +189,9 @@ impl SessionRunner {
             // A job's questions cannot travel on JSON: the handle tools answer them.
             Action::Detach { record, run } => {
                 let channel = job::Channel::session(&progress, None, trace);
-                let response = job::detach(server, &self.env, ctx, record, *run, &channel).await;
+                let leave = &call.leave;
+                let response =
+                    job::detach(server, &self.env, ctx, record, *run, &channel, leave).await;
                 json_response(200, legacy::legacy_body(&response.body))
             }
             other => json_reply(Some(id), Err(other.unexpected())),

@@ -1,0 +1,172 @@
+//! A caller that leaves before its answer. In 2026-07-28 a client's disconnect *is* the
+//! cancellation of its request ("The server MUST treat a client disconnect as
+//! cancellation of that request", basic/patterns/cancellation, "Transport-Specific
+//! Cancellation"); in 2025-11-25 the client sends `notifications/cancelled` for it. A job
+//! whose handle was not answered yet has nobody else to hold it, so leaving cancels it
+//! (`job::detach`); after the handle, the job goes on.
+//!
+//! A [`Leave`] is a promise that resolves when the caller leaves: the Worker's request's
+//! `signal` (the `enable_request_signal` compatibility flag, wrangler.toml), or a
+//! resolver the session object keeps by request id ([`Leaves`]). A runtime notices a
+//! disconnect when it writes to the connection (workerd does not watch an idle one), so
+//! the Worker answers a job's wait as a stream with a comment every second
+//! (`HEARTBEAT`) when the client takes one (`Leave::streams`).
+
+use crate::jsonrpc::RequestId;
+use std::cell::RefCell;
+use std::future::Future;
+use std::rc::Rc;
+use worker::js_sys::{Function, Promise};
+use worker::wasm_bindgen::JsValue;
+use worker::wasm_bindgen_futures::JsFuture;
+use worker::web_sys::AbortSignal;
+
+/// How long a session keeps calls it could cancel: their requests in flight, each removed
+/// when answered. A client with more calls in flight than this gets no cancel for the
+/// newest (notifications/cancelled MAY be ignored, basic/utilities/cancellation).
+const CALLS_IN_FLIGHT: usize = 64;
+
+/// How often a streamed wait writes to its client, so that a disconnect is noticed.
+pub(crate) const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The caller leaving, and how work started when it does is kept alive.
+pub(crate) struct Leave {
+    left: Option<Promise>,
+    keep: Keep,
+    /// The client takes a `text/event-stream` answer: a wait is streamed, with heartbeats.
+    pub(crate) streams: bool,
+}
+
+enum Keep {
+    /// Awaited where it is: a Durable Object lives on after its caller has gone.
+    Here,
+    /// The Worker's invocation ends with its client: `waitUntil` keeps the work going.
+    WaitUntil(worker::Context),
+}
+
+impl Leave {
+    /// A caller that cannot leave early (a job's handle tool, a request without a signal).
+    pub(crate) fn never() -> Leave {
+        Leave {
+            left: None,
+            keep: Keep::Here,
+            streams: false,
+        }
+    }
+
+    /// The Worker's client: its request's `signal` aborts when it disconnects (noticed
+    /// while the answer is being written: `streams`, whether it takes a stream).
+    pub(crate) fn on_abort(
+        signal: &AbortSignal,
+        ctx: Option<worker::Context>,
+        streams: bool,
+    ) -> Leave {
+        let left = Promise::new(&mut |resolve, _| {
+            if signal.aborted() {
+                settle(&resolve);
+            } else {
+                signal.set_onabort(Some(&resolve));
+            }
+        });
+        Leave {
+            left: Some(left),
+            keep: ctx.map_or(Keep::Here, Keep::WaitUntil),
+            streams,
+        }
+    }
+
+    /// Resolves when the caller leaves; never for a caller that cannot.
+    pub(crate) async fn left(&self) {
+        match &self.left {
+            Some(left) => {
+                if JsFuture::from(left.clone()).await.is_err() {
+                    // Never: nothing rejects it.
+                }
+            }
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Carries `work` to its end although the caller has left.
+    pub(crate) async fn keep(&self, work: impl Future<Output = ()> + 'static) {
+        match &self.keep {
+            Keep::Here => work.await,
+            Keep::WaitUntil(ctx) => ctx.wait_until(work),
+        }
+    }
+}
+
+/// A session's calls in flight that `notifications/cancelled` can reach, by request id.
+#[derive(Clone, Default)]
+pub(crate) struct Leaves(Rc<RefCell<Vec<(String, Function)>>>);
+
+impl Leaves {
+    /// The leave of call `id` (never, past the bound), forgotten when the call is answered.
+    pub(crate) fn track(&self, id: &RequestId) -> Tracked {
+        let key = key(id);
+        let mut calls = self.0.borrow_mut();
+        if calls.len() >= CALLS_IN_FLIGHT {
+            return Tracked::untracked();
+        }
+        let mut resolver = None;
+        let left = Promise::new(&mut |resolve, _| resolver = Some(resolve));
+        if let Some(resolve) = resolver {
+            calls.push((key.clone(), resolve));
+        }
+        Tracked {
+            leave: Leave {
+                left: Some(left),
+                keep: Keep::Here,
+                streams: false,
+            },
+            forget: Some((self.clone(), key)),
+        }
+    }
+
+    /// The client cancelled call `id`: its leave resolves (an unknown or answered call is
+    /// ignored, as the spec allows).
+    pub(crate) fn cancel(&self, id: &RequestId) {
+        let key = key(id);
+        let mut calls = self.0.borrow_mut();
+        if let Some(at) = calls.iter().position(|(k, _)| *k == key) {
+            let (_, resolve) = calls.swap_remove(at);
+            settle(&resolve);
+        }
+    }
+}
+
+/// A call's leave, which forgets its call when dropped (answered, or its future dropped).
+pub(crate) struct Tracked {
+    pub(crate) leave: Leave,
+    forget: Option<(Leaves, String)>,
+}
+
+impl Tracked {
+    /// A call nobody can cancel by id (a job's handle tool: its job goes on).
+    pub(crate) fn untracked() -> Tracked {
+        Tracked {
+            leave: Leave::never(),
+            forget: None,
+        }
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        if let Some((leaves, key)) = self.forget.take() {
+            leaves.0.borrow_mut().retain(|(k, _)| *k != key);
+        }
+    }
+}
+
+/// A request id as the client wrote it: `1` and `"1"` are different requests.
+fn key(id: &RequestId) -> String {
+    serde_json::to_string(id).unwrap_or_default()
+}
+
+/// Resolves a leave's promise.
+fn settle(resolve: &Function) {
+    if resolve.call0(&JsValue::UNDEFINED).is_err() {
+        // A promise's own resolver does not throw.
+    }
+}
