@@ -209,3 +209,49 @@ fn schemas_that_cannot_be_enforced_are_server_problems() {
         "{e}"
     );
 }
+
+/// A `pattern` on a derived argument (schemars' `regex(pattern = ..)`, docs/authoring.md
+/// "Questions authors asked") reaches the `inputSchema` and is enforced before the tool runs.
+#[test]
+fn a_pattern_on_a_derived_argument_is_listed_and_enforced() {
+    #[derive(Deserialize, JsonSchema)]
+    struct Release {
+        /// A semantic version, e.g. 1.4.0.
+        #[schemars(regex(pattern = r"^\d+\.\d+\.\d+$"))]
+        version: String,
+    }
+    fn release(call: &Call<Release>) -> Result<Step, ToolError> {
+        Ok(Step::text(format!("released {}", call.args.version)))
+    }
+    let server = Server::builder("t")
+        .tool(Tool::new("release", "r").run_sync(release))
+        .build();
+    assert!(server.problems().is_empty(), "{:?}", server.problems());
+    let (_, listed) = match run_action(
+        &server,
+        server.handle(&common::post("tools/list", json!({})), &ctx()),
+    ) {
+        Action::Respond(r) => (r.status, body(&r)),
+        other => panic!("unexpected {other:?}"),
+    };
+    let schema = &listed["result"]["tools"][0]["inputSchema"];
+    assert_eq!(
+        schema["properties"]["version"]["pattern"],
+        json!(r"^\d+\.\d+\.\d+$")
+    );
+    let (_, ok) = call(
+        &server,
+        json!({ "name": "release", "arguments": { "version": "1.4.0" } }),
+    );
+    assert_eq!(ok["result"]["content"][0]["text"], "released 1.4.0");
+    let (_, refused) = call(
+        &server,
+        json!({ "name": "release", "arguments": { "version": "v1" } }),
+    );
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with(r#"/version: "v1" does not match "^\\d+\\.\\d+\\.\\d+$" (pattern)"#),
+        "{message}"
+    );
+}
