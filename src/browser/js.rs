@@ -367,8 +367,9 @@ pub async fn read_chunk(
     Ok(Some(Uint8Array::new(&get(&result, "value")).to_vec()))
 }
 
-/// Runs `then` once `signal` aborts (at once if it already has).
-pub fn on_abort(signal: &web_sys::AbortSignal, then: impl FnOnce() + 'static) {
+/// Runs `then` once `signal` aborts (at once if it already has). Boxed: one copy of the
+/// closure glue for every caller, not one per closure type.
+pub fn on_abort(signal: &web_sys::AbortSignal, then: Box<dyn FnOnce()>) {
     if signal.aborted() {
         return then();
     }

@@ -138,10 +138,19 @@ impl MyTasksStore {
     }
 }
 
+/// A JS function of one argument. Every function the store hands out has this one type:
+/// each closure type brings its own glue into the wasm and the JS.
+fn function(f: impl Fn(JsValue) -> JsValue + 'static) -> JsValue {
+    Closure::<dyn Fn(JsValue) -> JsValue>::new(f).into_js_value()
+}
+
 /// `subscribe` as a function of its own.
 fn subscribe_fn(state: &Rc<State>) -> JsValue {
     let state = state.clone();
-    Closure::<dyn Fn(Function) -> JsValue>::new(move |listener: Function| {
+    function(move |listener: JsValue| {
+        let Ok(listener) = listener.dyn_into::<Function>() else {
+            return JsValue::UNDEFINED; // not a function: nothing to call
+        };
         let key = state.next_listener.get() + 1;
         state.next_listener.set(key);
         if !state.closed.get() {
@@ -151,10 +160,11 @@ fn subscribe_fn(state: &Rc<State>) -> JsValue {
             web_sys::console::error_2(&"McpClient: a myTasks listener threw".into(), &thrown);
         }
         let state = state.clone();
-        Closure::<dyn Fn()>::new(move || state.listeners.borrow_mut().retain(|(k, _)| *k != key))
-            .into_js_value()
+        function(move |_| {
+            state.listeners.borrow_mut().retain(|(k, _)| *k != key);
+            JsValue::UNDEFINED
+        })
     })
-    .into_js_value()
 }
 
 /// `client.myTasks(options)`: the store, its watch starting at once.
@@ -174,12 +184,12 @@ pub fn my_tasks(hub: Rc<Hub>, options: &JsValue) -> MyTasksStore {
     let signal = js::signal(options);
     if let Some(signal) = &signal {
         let state = state.clone();
-        js::on_abort(signal, move || state.close());
+        js::on_abort(signal, Box::new(move || state.close()));
     }
     spawn_local(run(hub, state.clone(), interval, signal));
     let get_snapshot = {
         let state = state.clone();
-        Closure::<dyn Fn() -> JsValue>::new(move || state.snapshot()).into_js_value()
+        function(move |_| state.snapshot())
     };
     MyTasksStore {
         subscribe: subscribe_fn(&state),
@@ -192,14 +202,14 @@ pub fn my_tasks(hub: Rc<Hub>, options: &JsValue) -> MyTasksStore {
 async fn run(hub: Rc<Hub>, state: Rc<State>, interval: u64, signal: Option<web_sys::AbortSignal>) {
     let live = {
         let state = state.clone();
-        Closure::<dyn Fn(JsValue)>::new(move |task: JsValue| {
+        function(move |task: JsValue| {
             if let Ok(Value::Object(task)) = js::from_js(&task)
                 && state.offer(&[task], Source::Live)
             {
                 state.changed();
             }
+            JsValue::UNDEFINED
         })
-        .into_js_value()
         .unchecked_into::<Function>()
     };
     let listed = state.clone();

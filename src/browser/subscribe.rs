@@ -55,11 +55,14 @@ pub async fn listen(
     let closed = Rc::new(Cell::new(false));
     if let Some(signal) = &signal {
         let (hub, closed) = (hub.clone(), closed.clone());
-        js::on_abort(signal, move || {
-            if !closed.replace(true) {
-                hub.remove_listener(key);
-            }
-        });
+        js::on_abort(
+            signal,
+            Box::new(move || {
+                if !closed.replace(true) {
+                    hub.remove_listener(key);
+                }
+            }),
+        );
         if signal.aborted() {
             return Err(signal.reason());
         }

@@ -191,7 +191,7 @@ pub async fn start(
     let aborted = || signal.as_ref().map_or(JsValue::UNDEFINED, |s| s.reason());
     if let Some(signal) = &signal {
         let (hub, shared) = (hub.clone(), shared.clone());
-        js::on_abort(signal, move || stop(&hub, key, &shared));
+        js::on_abort(signal, Box::new(move || stop(&hub, key, &shared)));
     }
     let listed = match list(hub.inner(), None).await {
         Ok(listed) => listed,
