@@ -367,6 +367,19 @@ fn process_batch_reports_progress_and_completes() {
     };
     let done = step("process_batch", call().checkpoint_at(two), &host);
     assert!(text_of(&done).starts_with("Processed 2 items of batch"));
+    // The result is what the declared outputSchema says.
+    let Step::Complete(result) = &done else {
+        panic!("{done:?}")
+    };
+    let declared =
+        server().registry.get("process_batch").unwrap().definition()["outputSchema"].clone();
+    assert_eq!(declared["required"], json!(["label", "items", "elapsedMs"]));
+    let structured = &result["structuredContent"];
+    assert_eq!(
+        (structured["label"].as_str(), structured["items"].as_u64()),
+        (Some("batch"), Some(2))
+    );
+    assert!(structured["elapsedMs"].is_u64());
 }
 
 #[test]

@@ -9,6 +9,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import Ajv from 'ajv';
 import { startServer } from '../support/server.mjs';
 
 const WAIT_MS = 3000;
@@ -74,3 +75,36 @@ test("SDK 1.x with elicitation: the job's question reaches the client's handler"
   assert.deepEqual(asked, ['Go on?']);
   assert.equal(result.content[0].text, 'Confirmed.');
 });
+
+// Claude Code shows its model a result's structuredContent alone when there is one. A
+// stand-in for that model sees nothing else: it makes the first call of `next` with its
+// exact arguments until an answer has no `next`, and that answer is the tool's own result,
+// valid against the outputSchema the tool declared (listed to job clients in _meta).
+for (const [era, connect] of [['SDK 1.x, 2025-11-25', v1], ['client 2.x, 2026-07-28', v2]]) {
+  test(`${era}: a model that sees structuredContent alone follows a job to the tool's declared result`, async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const batch = tools.find((t) => t.name === 'process_batch');
+    assert.equal(batch.outputSchema, undefined, 'a tool that may become a job lists its schema in _meta');
+    const validate = new Ajv({ strict: false }).compile(batch._meta['mcp-tasks-edge/outputSchema']);
+    let call = { name: 'process_batch', arguments: { items: 5, delayMs: 1000, label: 'model' } };
+    const seen = [];
+    for (let turn = 0; turn < 20; turn += 1) {
+      const result = await client.callTool(call, undefined, LONG);
+      assert.equal(result.isError, false, JSON.stringify(result));
+      const shown = result.structuredContent;
+      seen.push(shown.status ?? 'result');
+      if (!shown.next) {
+        assert.ok(validate(shown), JSON.stringify(validate.errors));
+        assert.deepEqual([shown.items, shown.label], [5, 'model']);
+        assert.equal(seen[0], 'working');
+        assert.ok(seen.length >= 2, `${seen}`);
+        return;
+      }
+      assert.match(shown.message, /nothing is lost/);
+      const [{ tool, arguments: args }] = shown.next;
+      call = { name: tool, arguments: args };
+    }
+    throw new Error(`never reached the result: ${seen}`);
+  });
+}

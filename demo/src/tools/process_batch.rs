@@ -45,13 +45,22 @@ pub fn tool() -> Tool {
     )
     .title("Process a batch (long task)")
     .task(TaskSupport::Optional)
+    .output_schema(json!({
+        "type": "object",
+        "properties": {
+            "label": { "type": "string" },
+            "items": { "type": "integer", "minimum": 0 },
+            "elapsedMs": { "type": "integer", "minimum": 0, "description": "From the first step to the last, in milliseconds" }
+        },
+        "required": ["label", "items", "elapsedMs"]
+    }))
     .run(process_batch)
 }
 
-/// What a finished batch reports in `structuredContent`. Typed, but not declared as an
-/// `outputSchema`: a host without the Tasks extension gets a job handle for a long call,
-/// which no output schema of the tool could describe, and a declared one would make the
-/// handle an `isError` result (docs/hosts.md).
+/// What a finished batch reports in `structuredContent`, as the tool's `outputSchema`
+/// declares it. A host without the Tasks extension gets this schema in
+/// `_meta["mcp-tasks-edge/outputSchema"]` instead, since a long call's answer there is a
+/// job's handle (docs/hosts.md).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BatchDone {
