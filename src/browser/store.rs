@@ -248,6 +248,11 @@ async fn run(hub: Rc<Hub>, state: Rc<State>, interval: u64, signal: Option<web_s
         {
             Ok(watch) if state.closed.get() => return watch.close(),
             Ok(watch) => {
+                // The watch tells changes from its start on; an "offline" of a failed
+                // start before it is over now.
+                if let Some(hook) = &hooks.connection {
+                    hook(hub.connection());
+                }
                 *state.watch.borrow_mut() = Some(watch);
                 return;
             }

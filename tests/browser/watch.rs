@@ -127,3 +127,86 @@ async fn watch_my_tasks_polls_when_no_stream_opens() {
     assert_eq!(status(got.last().unwrap()), "completed");
     invoke(&watch, "close", Array::new());
 }
+
+#[wasm_bindgen(inline_js = r#"
+// Reads a MyTasksStore the way a framework does: `until(id, status, ms)` resolves with the
+// task's entry once the store shows it in `status`.
+export function reader(store) {
+  const snapshots = [];
+  const unsubscribe = store.subscribe((snapshot) => snapshots.push(snapshot));
+  const find = (id, status) => store.getSnapshot().tasks.find((t) => t.taskId === id && t.status === status);
+  const until = (id, status, ms) => new Promise((resolve, reject) => {
+    if (find(id, status)) return resolve(find(id, status));
+    const off = store.subscribe(() => { if (find(id, status)) { off(); resolve(find(id, status)); } });
+    setTimeout(() => { off(); reject(new Error(`${id}: not ${status} within ${ms} ms`)); }, ms);
+  });
+  return { until, unsubscribe, count: () => snapshots.length, stable: () => store.getSnapshot() === store.getSnapshot()
+    && Object.isFrozen(store.getSnapshot()), first: () => snapshots[0] };
+}
+"#)]
+extern "C" {
+    fn reader(store: &JsValue) -> JsValue;
+}
+
+#[wasm_bindgen_test]
+async fn my_tasks_is_one_store_of_every_task_finished_ones_included() {
+    let keyed = || obj(r#"{"bearerToken":"alice-token"}"#);
+    let page = connect_with(&mcp_url(), keyed()).await.unwrap();
+    let elsewhere = connect_with(&mcp_url(), keyed()).await.unwrap();
+    let finished = start(&elsewhere, 0.2).await;
+    settle(sleep(1_500).into()).await.unwrap();
+    let controller = web_sys::AbortController::new().unwrap();
+    let options = obj(r#"{"relistIntervalMs":1000}"#);
+    Reflect::set(&options, &"signal".into(), &controller.signal()).unwrap();
+    let store = invoke(&page, "myTasks", args(&[&options]));
+    let read = reader(&store);
+    let first = invoke(&read, "first", Array::new());
+    assert_eq!(
+        prop(&first, "loading").as_bool(),
+        Some(true),
+        "the listener at once"
+    );
+    let until = |id: &JsValue, status: &str| {
+        settle(invoke(
+            &read,
+            "until",
+            args(&[id, &status.into(), &15_000.into()]),
+        ))
+    };
+    // A task finished before the store: from its first listing.
+    let entry = until(&finished, "completed").await.unwrap();
+    assert_eq!(
+        prop(&entry, "tool").as_string().as_deref(),
+        Some("slow_compute")
+    );
+    // The page's own, live, and one started elsewhere, found by a relisting.
+    let mine = start(&page, 0.5).await;
+    let later = start(&elsewhere, 0.5).await;
+    for id in [&mine, &later] {
+        let entry = until(id, "completed").await.unwrap();
+        assert_eq!(
+            prop(&entry, "tool").as_string().as_deref(),
+            Some("slow_compute")
+        );
+        assert!(prop(&entry, "inputRequests").is_object());
+    }
+    assert!(
+        invoke(&read, "stable", Array::new()).is_truthy(),
+        "one frozen snapshot between changes"
+    );
+    assert_eq!(
+        prop(&store, "connection").as_string().as_deref(),
+        Some("live")
+    );
+    // The signal closes it: a new task no longer reaches it.
+    controller.abort();
+    let count = invoke(&read, "count", Array::new()).as_f64();
+    start(&page, 0.2).await; // a task the closed store must not show
+    settle(sleep(1_500).into()).await.unwrap();
+    assert_eq!(invoke(&read, "count", Array::new()).as_f64(), count);
+    // Cleanups that run twice are harmless.
+    for _ in 0..2 {
+        invoke(&store, "free", Array::new());
+        invoke(&store, "close", Array::new());
+    }
+}
