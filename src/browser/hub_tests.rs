@@ -110,16 +110,17 @@ fn unacknowledged_ids_get_no_callbacks() {
 fn a_broken_stream_reopens_three_times_backing_off_then_polls() {
     let mut hub = HubState::default();
     hub.add_listener(ids(&["a"]));
+    assert_eq!(hub.connection(), "live");
     for delay in [500, 1000, 2000] {
         hub.begin_reopen().unwrap();
         hub.opened();
         assert_eq!(hub.stream_ended(false), AfterStream::ReopenAfter(delay));
-        assert_eq!(hub.mode(), "stream");
+        assert_eq!((hub.mode(), hub.connection()), ("stream", "reconnecting"));
     }
     hub.begin_reopen().unwrap();
     hub.opened();
     assert_eq!(hub.stream_ended(false), AfterStream::Poll);
-    assert_eq!(hub.mode(), "polling");
+    assert_eq!((hub.mode(), hub.connection()), ("polling", "polling"));
     assert!(hub.start_poller());
     assert!(!hub.start_poller(), "one poller");
     assert_eq!(hub.poll_round(), Some(ids(&["a"])));
@@ -133,6 +134,7 @@ fn a_broken_stream_reopens_three_times_backing_off_then_polls() {
     assert_eq!(hub.poll_round(), None);
     assert!(hub.start_poller(), "a stopped poller may start again");
     hub.acknowledged(BTreeSet::from(["c".to_owned()]), &ids(&["c"]));
+    assert_eq!(hub.connection(), "live", "acknowledged: live again");
     assert_eq!(hub.stream_ended(false), AfterStream::ReopenAfter(500));
     assert_eq!(hub.stream_ended(true), AfterStream::Schedule);
 }
