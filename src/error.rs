@@ -232,12 +232,20 @@ impl McpError {
     /// challenge of a 401/403 (naming the Protected Resource Metadata at `metadata_url`)
     /// and the `Retry-After` of a 429.
     pub fn http_headers(&self, metadata_url: &str) -> Vec<(&'static str, String)> {
+        self.challenge(metadata_url)
+            .into_iter()
+            .chain(self.retry_after())
+            .collect()
+    }
+
+    /// The `WWW-Authenticate` challenge of a 401/403.
+    pub fn challenge(&self, metadata_url: &str) -> Option<(&'static str, String)> {
         match self {
-            McpError::Unauthorized { error, message } => vec![(
+            McpError::Unauthorized { error, message } => Some((
                 "www-authenticate",
                 crate::http::challenge(metadata_url, *error, None, error.map(|_| message.as_str())),
-            )],
-            McpError::InsufficientScope { scope, message } => vec![(
+            )),
+            McpError::InsufficientScope { scope, message } => Some((
                 "www-authenticate",
                 crate::http::challenge(
                     metadata_url,
@@ -245,11 +253,19 @@ impl McpError {
                     Some(scope),
                     Some(message),
                 ),
-            )],
+            )),
+            _ => None,
+        }
+    }
+
+    /// The `Retry-After` of a 429: every answer carrying this error has it, whichever
+    /// door it leaves by.
+    pub fn retry_after(&self) -> Option<(&'static str, String)> {
+        match self {
             McpError::TooManyRequests { retry_after_s, .. } => {
-                vec![("retry-after", retry_after_s.to_string())]
+                Some(("retry-after", retry_after_s.to_string()))
             }
-            _ => Vec::new(),
+            _ => None,
         }
     }
 }

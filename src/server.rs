@@ -177,11 +177,15 @@ pub struct Server {
     outbound: Rc<Result<Policy, String>>,
 }
 
+/// A JSON-RPC error response with the error's HTTP status and its `Retry-After` (a 429's);
+/// an authentication challenge needs the origin, so [`Server::refuse`] adds that.
 pub fn error_response(id: Option<&RequestId>, error: &McpError, cors: &Cors) -> HttpResponse {
-    cors.apply(HttpResponse::json(
+    let mut response = HttpResponse::json(
         error.http_status(),
         jsonrpc::error_response(id, &error.to_wire()),
-    ))
+    );
+    response.headers.extend(error.retry_after());
+    cors.apply(response)
 }
 
 /// A JSON-RPC result response (status 200).

@@ -21,7 +21,6 @@ use super::leave::Leaves;
 use super::principal_object;
 use super::{log, now_ms, server};
 use crate::error::McpError;
-use crate::http::HttpResponse;
 use crate::jsonrpc::{self, RequestId};
 use crate::legacy::object::{self, Next, Serve, SessionPlatform};
 use crate::legacy::{self, Decision, Incoming, SESSION_HEADER, Session};
@@ -58,10 +57,6 @@ pub struct SessionRunner {
 
 fn rust_error(e: impl std::fmt::Display) -> worker::Error {
     worker::Error::RustError(e.to_string())
-}
-
-fn json_response(status: u16, body: Vec<u8>) -> Result<Response> {
-    super::to_worker_response(HttpResponse::json(status, body))
 }
 
 /// A JSON-RPC answer for a legacy client (`legacy::object::answer`).

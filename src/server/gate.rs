@@ -99,7 +99,7 @@ impl Server {
         let mut response = error_response(id, error, cors);
         response
             .headers
-            .extend(error.http_headers(&auth::metadata_url(origin)));
+            .extend(error.challenge(&auth::metadata_url(origin)));
         response
     }
 

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { startServer, TEST_KEYS } from '../support/server.mjs';
 import { startIssuer } from '../support/issuer.mjs';
 import { rpc, ok, headersFor } from './mcp.mjs';
+import { openSession } from '../support/legacy.mjs';
 
 let server;
 let issuer;
@@ -207,6 +208,19 @@ test('QUOTA_LIVE_TASKS and QUOTA_TASKS_PER_MINUTE: exceeded, others unaffected, 
   for (const [token, taskId] of [[q, c], [q, e.body.result.taskId], [await sub('quota-other'), other]]) {
     await ok(url, 'tasks/cancel', { taskId }, { token });
   }
+});
+
+// A job is a task: the same refusal, the same 429 and Retry-After, whichever era asks and
+// whether its answer is a task or a job (docs/configuration.md, "Quotas").
+test('QUOTA_LIVE_TASKS refuses a job with 429 and Retry-After in both eras', async () => {
+  const q = await sub('quota-jobs');
+  const held = [(await start(q)).body.result.taskId, (await start(q)).body.result.taskId];
+  const job = { name: 'process_batch', arguments: { items: 5, delayMs: 1000 } };
+  await tooMany(await rpc(url, 'tools/call', job, { caps: {}, token: q }), 'QUOTA_LIVE_TASKS');
+  const session = await openSession(url, { accept: 'application/json', token: q, capabilities: {} });
+  const res = await session.post({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: job });
+  await tooMany({ status: res.status, headers: res.headers, body: await res.json() }, 'QUOTA_LIVE_TASKS');
+  for (const taskId of held) await ok(url, 'tasks/cancel', { taskId }, { token: q });
 });
 
 test('QUOTA_LISTEN_STREAMS: exceeded while a stream is open, recovered when it ends', async () => {

@@ -3,7 +3,7 @@
 //! logs and server→client requests; a client that takes no stream gets JSON.
 
 use super::asker::SessionAsker;
-use super::{SessionRunner, Stream, json_reply, json_response};
+use super::{SessionRunner, Stream, json_reply};
 use crate::cloudflare::creation::acquire_run;
 use crate::cloudflare::leave::Tracked;
 use crate::cloudflare::sse::Channel;
@@ -53,11 +53,9 @@ impl SessionRunner {
             };
         let host = WorkerHost::host(self.env.clone(), &server);
         match action {
-            Action::Respond(response) => json_response(200, legacy::legacy_body(&response.body)),
+            Action::Respond(response) => legacy_answer(response),
             Action::Read(read) => match server.read(*read, &host).await {
-                Action::Respond(response) => {
-                    json_response(200, legacy::legacy_body(&response.body))
-                }
+                Action::Respond(response) => legacy_answer(response),
                 other => json_reply(Some(&rpc.id), Err(other.unexpected())),
             },
             Action::Run(run) => {
@@ -105,7 +103,7 @@ impl SessionRunner {
                 let progress = Progress::default();
                 let channel = job::Channel::session(&progress, None, trace.as_deref());
                 let response = job::follow(&server, &self.env, &ctx, *run, &channel).await;
-                json_response(200, legacy::legacy_body(&response.body))
+                legacy_answer(response)
             }
             other => json_reply(Some(&rpc.id), Err(other.unexpected())),
         }
@@ -182,17 +180,14 @@ impl SessionRunner {
         {
             // A run that must ask this client (whose Accept refuses a stream) is a 406, as
             // every refusal of its Accept (`error::legacy_status`).
-            Action::Respond(response) => {
-                let status = crate::error::legacy_status(response.status);
-                json_response(status, legacy::legacy_body(&response.body))
-            }
+            Action::Respond(response) => legacy_answer(response),
             // A job's questions cannot travel on JSON: the handle tools answer them.
             Action::Detach { record, run } => {
                 let channel = job::Channel::session(&progress, None, trace);
                 let leave = &call.leave;
                 let response =
                     job::detach(server, &self.env, ctx, record, *run, &channel, leave).await;
-                json_response(200, legacy::legacy_body(&response.body))
+                legacy_answer(response)
             }
             other => json_reply(Some(id), Err(other.unexpected())),
         }
@@ -234,4 +229,21 @@ impl SessionRunner {
             related_task,
         }
     }
+}
+
+/// An answer of the modern handlers for a 2025-11-25 client: the body reshaped for that
+/// revision, the status its transport gives it (`error::legacy_status`: a 429 or 406 stays,
+/// any other error is a 200 carrying it), and a 429's `Retry-After` kept, as every other door
+/// keeps it.
+fn legacy_answer(response: HttpResponse) -> Result<Response> {
+    let mut answer = HttpResponse::json(
+        crate::error::legacy_status(response.status),
+        legacy::legacy_body(&response.body),
+    );
+    let retry = response
+        .headers
+        .into_iter()
+        .filter(|(name, _)| *name == "retry-after");
+    answer.headers.extend(retry);
+    crate::cloudflare::to_worker_response(answer)
 }
