@@ -49,10 +49,12 @@ setup-dev:
 build: setup-dev
 	sh scripts/build-worker.sh
 
-# Runs the server on 127.0.0.1:$(PORT): MCP at /mcp, the web console at /. The console's
-# bindings (target/client) and the Worker (target/) build side by side, then wrangler serves
-# (its build step finds the Worker current).
-dev: setup-dev
+# Runs the server on 127.0.0.1:$(PORT): MCP at /mcp, the web console at /. setup-dev with
+# --compile: on a first run the Worker's and the bindings' cargo builds go on while the tools
+# install. Then the console's bindings (target/client) and the Worker (target/) are finished
+# side by side, and wrangler serves (its build step finds the Worker current).
+dev:
+	@sh scripts/setup-dev.sh --compile
 	@sh scripts/build-client.sh & client=$$!; worker=0; sh scripts/build-worker.sh || worker=$$?; \
 		wait $$client && [ $$worker = 0 ]
 	$(WITH_AUTH) $(WRANGLER) dev --ip 127.0.0.1 --port $(PORT) --persist-to $(PERSIST_DIR) $(DEV_VARS) $(UPSTREAM_VARS) \

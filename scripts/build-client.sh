@@ -28,8 +28,11 @@ if [ -f "$out/package.json" ] && [ -f "target/npm/mcp-tasks-edge-$version.tgz" ]
   echo "client: $out is current"
   exit 0
 fi
+compile() { cargo build --lib --release --target wasm32-unknown-unknown --target-dir target/client --features browser; }
+# --compile-only (scripts/setup-dev.sh --compile, while the tools install): the cargo build.
+if [ "${1:-}" = --compile-only ]; then compile; exit; fi
 rm -rf "$out" target/npm/.inputs
-cargo build --lib --release --target wasm32-unknown-unknown --target-dir target/client --features browser
+compile
 wasm-bindgen --target web --typescript --out-dir "$out" --out-name mcp_tasks_edge \
   target/client/wasm32-unknown-unknown/release/mcp_tasks_edge.wasm
 wasm="$out/mcp_tasks_edge_bg.wasm"

@@ -30,6 +30,14 @@ if [ -n "${SERVE_LAST_BUILD:-}" ] && [ -f "$out/index.js" ]; then
   exit 0
 fi
 . scripts/tools.sh
+# --compile-only (scripts/setup-dev.sh --compile, while the tools install): only the cargo
+# build worker-build runs first, exactly as it runs it (WASM_BINDGEN_USE_JS_SYS changes what
+# wasm-bindgen's macro emits, and cargo does not track it), so that worker-build's own is then
+# a no-op.
+if [ "${1:-}" = --compile-only ]; then
+  cd demo
+  exec env WASM_BINDGEN_USE_JS_SYS=1 cargo build --lib --release --target wasm32-unknown-unknown ${features:+--features "$features"}
+fi
 export WASM_BINDGEN_BIN="${WASM_BINDGEN_BIN:-$(command -v wasm-bindgen)}"
 export WASM_OPT_BIN="${WASM_OPT_BIN:-$root/node_modules/.bin/wasm-opt}"
 export ESBUILD_BIN="${ESBUILD_BIN:-$root/node_modules/.bin/esbuild}"

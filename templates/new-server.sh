@@ -32,7 +32,10 @@ cp -R "$templates/$template" "$name"
 rm -rf "$name/target" "$name/build" "$name/dist" "$name/node_modules" "$name/.wrangler"
 for file in Cargo.toml Cargo.lock wrangler.toml src/lib.rs tests/tools.rs; do
   [ -f "$name/$file" ] || continue
+  # The build command finds worker-build and wasm-bindgen where the library's `make setup-dev`
+  # put them when the machine had none (its .tools/bin, first on the command's PATH).
   sed -e "s|path = \"../..\"|path = \"$library\"|" -e "s|directory = \"../../www\"|directory = \"console\"|" \
+    -e "s|^command = \"WASM_BINDGEN_BIN=|command = \"PATH=$library/.tools/bin:\$PATH WASM_BINDGEN_BIN=|" \
     -e "s/my-mcp/$name/g" -e "s/my_mcp/$crate/g" -e "s/my-gateway/$name/g" -e "s/my_gateway/$crate/g" "$name/$file" > "$name/$file.new"
   mv "$name/$file.new" "$name/$file"
 done
