@@ -13,7 +13,7 @@ WRANGLER := $(CURDIR)/node_modules/.bin/wrangler
 # The quotas are a deployment's defence against strangers: on a developer's own machine the
 # official suite, the Inspector or a load test must not meet them (docs/configuration.md).
 DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-secret-change-me-in-production \
-	--var 'FETCH_ALLOWED_HOSTS:127.0.0.1:*,localhost:*' --var ALLOW_ANONYMOUS:true \
+	--var 'FETCH_ALLOWED_HOSTS:127.0.0.1:*,localhost:*' $(if $(filter oauth,$(AUTH)),,--var ALLOW_ANONYMOUS:true) \
 	--var QUOTA_TASKS_PER_MINUTE:unlimited --var QUOTA_LIVE_TASKS:unlimited \
 	--var QUOTA_LISTEN_STREAMS:unlimited --var QUOTA_SESSIONS:unlimited
 # `make dev UPSTREAM=http://127.0.0.1:9100/mcp`: the gateway in front of that MCP server,
@@ -29,8 +29,8 @@ VARS ?=
 # `make dev AUTH=oauth`: callers must sign in, against a local OAuth issuer started on
 # 127.0.0.1:$(ISSUER_PORT) for as long as the server runs (scripts/with-issuer.mjs, the
 # tests' tests/support/issuer.mjs: PKCE, approves at once, no user). The script adds
-# OAUTH_ISSUER, OAUTH_REQUIRED_SCOPES and ALLOW_ANONYMOUS:false after `dev`, so VARS still
-# win. docs/web-apps.md "Sign in locally".
+# OAUTH_ISSUER, OAUTH_REQUIRED_SCOPES and ALLOW_ANONYMOUS:false after `dev` (DEV_VARS then
+# leaves ALLOW_ANONYMOUS out), so VARS still win. docs/web-apps.md "Sign in locally".
 AUTH ?=
 ISSUER_PORT ?= 8788
 WITH_AUTH = $(if $(filter oauth,$(AUTH)),node scripts/with-issuer.mjs --port $(ISSUER_PORT) --,$(if $(AUTH),$(error AUTH=$(AUTH): only AUTH=oauth is known)))

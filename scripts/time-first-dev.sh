@@ -42,6 +42,7 @@ else
   set -- sh -c "npm install --no-audit --no-fund && npm run dev -- --ip 127.0.0.1 --port $port"
 fi
 fresh_home "$home"
+if curl -s -o /dev/null "http://127.0.0.1:$port/"; then echo "first-$mode: port $port is taken" >&2; exit 1; fi
 log="$work/$mode.log"
 echo "first-$mode: $cwd; load before: $(uptime)"
 start=$(date +%s)
@@ -63,5 +64,6 @@ done
 end=$(date +%s)
 echo "first-$mode: tools/list answered after $((end - start)) s; load after: $(uptime)"
 grep -E '^setup:|Finished|^client: ' "$log" || true
+# Its whole process group (wrangler, workerd); `kill -- -PGID` is not dash's.
 pgid=$(ps -o pgid= -p "$pid" | tr -d ' ')
-kill -TERM -- "-$pgid" 2>/dev/null || true
+kill -TERM "-$pgid" || true
