@@ -40,9 +40,7 @@ background() { # NAME COMMAND...: runs COMMAND in the background, logged to .too
 # only ever reaches a local WebDriver.
 install() { # NAME ARGS...: cargo install ARGS into .tools, in the background
   name=$1; shift
-  background "$name" env CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_LTO=off \
-    CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256 CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_INCREMENTAL=false \
-    cargo install --root "$tools" "$@"
+  background "$name" tool_install "$@"
 }
 
 if ! have_version worker-build 0.8.7; then

@@ -20,10 +20,10 @@ if ! rustup component list --toolchain "$small" --installed 2>/dev/null | grep -
 fi
 
 if ! have_version wasm-pack 0.15; then
-  say "installing wasm-pack into .tools"; cargo install --root "$tools" wasm-pack --version 0.15.1 --locked
+  say "installing wasm-pack into .tools"; tool_install wasm-pack --version 0.15.1 --locked
 fi
 if ! have_version geckodriver 0.37; then
-  say "installing geckodriver into .tools"; cargo install --root "$tools" geckodriver --version 0.37.1 --locked
+  say "installing geckodriver into .tools"; tool_install geckodriver --version 0.37.1 --locked
 fi
 
 # The Python SDK client for tests/sdk/python-legacy.test.mjs, in a venv under the repo root;
