@@ -268,6 +268,16 @@ pub fn parse_message(body: &[u8]) -> Result<Message, EnvelopeError> {
     })
 }
 
+/// A request id given as a value (`notifications/cancelled`'s `requestId`): a string or an
+/// integer, else none.
+pub fn request_id(value: &Value) -> Option<RequestId> {
+    match value {
+        Value::String(s) => Some(RequestId::String(s.clone())),
+        Value::Number(n) => n.as_i64().map(RequestId::Number),
+        _ => None,
+    }
+}
+
 /// A notification message: `{"jsonrpc":"2.0","method":…,"params":…}`. Every message the
 /// server builds goes through this module's builders (`scripts/check-habits.sh`).
 pub fn notification(method: &str, params: Value) -> Value {

@@ -98,12 +98,11 @@ impl Leave {
 
 /// A session's calls in flight that `notifications/cancelled` can reach, by request id.
 #[derive(Clone, Default)]
-pub(crate) struct Leaves(Rc<RefCell<Vec<(String, Function)>>>);
+pub(crate) struct Leaves(Rc<RefCell<Vec<(RequestId, Function)>>>);
 
 impl Leaves {
     /// The leave of call `id` (never, past the bound), forgotten when the call is answered.
     pub(crate) fn track(&self, id: &RequestId) -> Tracked {
-        let key = key(id);
         let mut calls = self.0.borrow_mut();
         if calls.len() >= CALLS_IN_FLIGHT {
             return Tracked::untracked();
@@ -111,7 +110,7 @@ impl Leaves {
         let mut resolver = None;
         let left = Promise::new(&mut |resolve, _| resolver = Some(resolve));
         if let Some(resolve) = resolver {
-            calls.push((key.clone(), resolve));
+            calls.push((id.clone(), resolve));
         }
         Tracked {
             leave: Leave {
@@ -119,16 +118,16 @@ impl Leaves {
                 keep: Keep::Here,
                 streams: false,
             },
-            forget: Some((self.clone(), key)),
+            forget: Some((self.clone(), id.clone())),
         }
     }
 
     /// The client cancelled call `id`: its leave resolves (an unknown or answered call is
     /// ignored, as the spec allows).
     pub(crate) fn cancel(&self, id: &RequestId) {
-        let key = key(id);
         let mut calls = self.0.borrow_mut();
-        if let Some(at) = calls.iter().position(|(k, _)| *k == key) {
+        // `1` and `"1"` are different requests: `RequestId` keeps the kind.
+        if let Some(at) = calls.iter().position(|(k, _)| k == id) {
             let (_, resolve) = calls.swap_remove(at);
             settle(&resolve);
         }
@@ -138,7 +137,7 @@ impl Leaves {
 /// A call's leave, which forgets its call when dropped (answered, or its future dropped).
 pub(crate) struct Tracked {
     pub(crate) leave: Leave,
-    forget: Option<(Leaves, String)>,
+    forget: Option<(Leaves, RequestId)>,
 }
 
 impl Tracked {
@@ -157,11 +156,6 @@ impl Drop for Tracked {
             leaves.0.borrow_mut().retain(|(k, _)| *k != key);
         }
     }
-}
-
-/// A request id as the client wrote it: `1` and `"1"` are different requests.
-fn key(id: &RequestId) -> String {
-    serde_json::to_string(id).unwrap_or_default()
 }
 
 /// Resolves a leave's promise.

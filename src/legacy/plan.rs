@@ -251,10 +251,13 @@ fn notified(notification: &jsonrpc::Notification) -> Decision {
     if notification.method != "notifications/cancelled" {
         return Decision::Accepted;
     }
-    let id = notification.params.get("requestId").cloned();
-    match id.map(serde_json::from_value::<RequestId>) {
-        Some(Ok(request_id)) => Decision::Cancel { request_id },
-        _ => Decision::Accepted,
+    match notification
+        .params
+        .get("requestId")
+        .and_then(jsonrpc::request_id)
+    {
+        Some(request_id) => Decision::Cancel { request_id },
+        None => Decision::Accepted,
     }
 }
 
