@@ -21,9 +21,9 @@ use worker::wasm_bindgen::JsValue;
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::web_sys::AbortSignal;
 
-/// How long a session keeps calls it could cancel: their requests in flight, each removed
+/// How many calls in flight a session keeps for `notifications/cancelled`, each removed
 /// when answered. A client with more calls in flight than this gets no cancel for the
-/// newest (notifications/cancelled MAY be ignored, basic/utilities/cancellation).
+/// newest (a cancellation MAY be ignored, basic/utilities/cancellation).
 const CALLS_IN_FLIGHT: usize = 64;
 
 /// How often a streamed wait writes to its client, so that a disconnect is noticed.
