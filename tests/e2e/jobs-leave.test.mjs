@@ -54,23 +54,31 @@ const reads = (status, token) => until(`a job ${status}`, async () => {
   return newest?.status === status && newest;
 });
 
-test('2026-07-28: a client that disconnects before the handle cancels the job; its cancel hook runs', async () => {
-  const tag = 'modern-leaves';
-  const params = { name: 'http_job', arguments: longJob(tag),
-    _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': NO_TASKS } };
+/**
+ * A 2026-07-28 tools/call without the extension from a client that takes a stream (as the
+ * official SDKs do), so a wait is streamed and the runtime notices a disconnect: resolves
+ * to { reading, leave }, the body being read and the function that hangs up.
+ */
+async function streamedCall(name, args, meta = {}) {
+  const params = { name, arguments: args, _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': NO_TASKS } };
   const controller = new AbortController();
-  // A client that takes a stream (as the official SDKs do): the wait is streamed, with a
-  // comment every second, so that the runtime notices the disconnect.
   const res = await fetch(url, { method: 'POST', signal: controller.signal,
     headers: { ...headersFor('tools/call', params), accept: 'application/json, text/event-stream',
       authorization: `Bearer ${TEST_KEYS.alice}` },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) });
   assert.match(res.headers.get('content-type'), /text\/event-stream/);
-  const reading = res.text();
+  return { reading: res.text(), leave: () => controller.abort() };
+}
+
+test('2026-07-28: a client that disconnects before the handle cancels the job; its cancel hook runs', async () => {
+  const tag = 'modern-leaves';
+  // The wait is streamed, with a comment every second, so that the disconnect is noticed.
+  const { reading, leave } = await streamedCall('http_job', longJob(tag));
   await until('the job API got the job', () => jobs.jobByTag(tag));
   await reads('working');
   const left = Date.now();
-  controller.abort();
+  leave();
   await assert.rejects(reading, { name: 'AbortError' });
   const cancelled = await reads('cancelled');
   await deleted(tag);
@@ -114,18 +122,9 @@ test('after the handle, the job goes on: a job_status call that disconnects canc
   const { job, status } = body.result.structuredContent;
   assert.equal(status, 'working');
   // Streamed (a progress token), so a disconnect is noticed: and yet nothing is cancelled.
-  const params = { name: 'job_status', arguments: { job, waitSeconds: 5 },
-    _meta: { progressToken: 'p', 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientCapabilities': NO_TASKS } };
-  const controller = new AbortController();
-  const res = await fetch(url, { method: 'POST', signal: controller.signal,
-    headers: { ...headersFor('tools/call', params), accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${TEST_KEYS.alice}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params }) });
-  assert.match(res.headers.get('content-type'), /text\/event-stream/);
-  const reading = res.text();
+  const { reading, leave } = await streamedCall('job_status', { job, waitSeconds: 5 }, { progressToken: 'p' });
   await new Promise((r) => setTimeout(r, 1500));
-  controller.abort();
+  leave();
   await assert.rejects(reading, { name: 'AbortError' });
   await new Promise((r) => setTimeout(r, 3000));
   const [newest] = await myJobs();

@@ -9,7 +9,7 @@ use crate::cloudflare::leave::Tracked;
 use crate::cloudflare::sse::Channel;
 use crate::cloudflare::{WorkerHost, job, log};
 use crate::http::HttpResponse;
-use crate::jsonrpc::{self, Request as RpcRequest, RequestId};
+use crate::jsonrpc::{self, Request as RpcRequest};
 use crate::legacy::{self, Session, reach};
 use crate::server::call::progress_notification;
 use crate::server::dispatch;
@@ -68,8 +68,10 @@ impl SessionRunner {
                 // Until answered, `notifications/cancelled` for it reaches its job.
                 let call = self.leaves.track(&rpc.id);
                 if !accepts_sse {
-                    let asked = (&rpc.id, trace.as_deref(), &call);
-                    return self.run_for_json(&server, *run, &ctx, &host, asked).await;
+                    let trace = trace.as_deref();
+                    return self
+                        .run_for_json(&server, *run, &ctx, &host, trace, &call)
+                        .await;
                 }
                 let token = run.progress_token.clone();
                 self.streamed(server, session, Action::Run(run), ctx, token, trace, call)
@@ -169,8 +171,10 @@ impl SessionRunner {
         run: crate::server::call::InlineRun,
         ctx: &Context,
         host: &crate::host::Host,
-        (id, trace, call): (&RequestId, Option<&str>, &Tracked),
+        trace: Option<&str>,
+        call: &Tracked,
     ) -> Result<Response> {
+        let id = run.request_id.clone();
         let asker = self.asker(None, None);
         let steps = log::traced(&server.config.log, trace);
         let progress = Progress::default();
@@ -189,7 +193,7 @@ impl SessionRunner {
                     job::detach(server, &self.env, ctx, record, *run, &channel, leave).await;
                 legacy_answer(response)
             }
-            other => json_reply(Some(id), Err(other.unexpected())),
+            other => json_reply(Some(&id), Err(other.unexpected())),
         }
     }
 
