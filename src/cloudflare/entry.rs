@@ -81,7 +81,8 @@ pub(crate) async fn serve(
         return to_response(refusal);
     }
     let streams = crate::http::names(&request.headers, crate::http::EVENT_STREAM);
-    let leave = Leave::on_abort(&req.inner().signal(), invocation, streams);
+    // The handle to the same JS request (not `Request.clone()`, which copies it).
+    let leave = Leave::on_abort(Clone::clone(req.inner()), invocation, streams);
     perform(server, env, ctx, origin, trace, leave, action).await
 }
 

@@ -31,10 +31,20 @@ pub(crate) const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs
 
 /// The caller leaving, and how work started when it does is kept alive.
 pub(crate) struct Leave {
-    left: Option<Promise>,
+    left: Left,
     keep: Keep,
     /// The client takes a `text/event-stream` answer: a wait is streamed, with heartbeats.
     pub(crate) streams: bool,
+}
+
+/// What says the caller left.
+enum Left {
+    Never,
+    /// The Worker's request, whose `signal` is read only when a wait asks (most requests
+    /// never wait on a job, and pay nothing for it).
+    Signal(worker::web_sys::Request),
+    /// Resolved by [`Leaves::cancel`].
+    Promise(Promise),
 }
 
 enum Keep {
@@ -48,7 +58,7 @@ impl Leave {
     /// A caller that cannot leave early (a job's handle tool, a request without a signal).
     pub(crate) fn never() -> Leave {
         Leave {
-            left: None,
+            left: Left::Never,
             keep: Keep::Here,
             streams: false,
         }
@@ -57,19 +67,12 @@ impl Leave {
     /// The Worker's client: its request's `signal` aborts when it disconnects (noticed
     /// while the answer is being written: `streams`, whether it takes a stream).
     pub(crate) fn on_abort(
-        signal: &AbortSignal,
+        request: worker::web_sys::Request,
         ctx: Option<worker::Context>,
         streams: bool,
     ) -> Leave {
-        let left = Promise::new(&mut |resolve, _| {
-            if signal.aborted() {
-                settle(&resolve);
-            } else {
-                signal.set_onabort(Some(&resolve));
-            }
-        });
         Leave {
-            left: Some(left),
+            left: Left::Signal(request),
             keep: ctx.map_or(Keep::Here, Keep::WaitUntil),
             streams,
         }
@@ -77,13 +80,13 @@ impl Leave {
 
     /// Resolves when the caller leaves; never for a caller that cannot.
     pub(crate) async fn left(&self) {
-        match &self.left {
-            Some(left) => {
-                if JsFuture::from(left.clone()).await.is_err() {
-                    // Never: nothing rejects it.
-                }
-            }
-            None => std::future::pending().await,
+        let left = match &self.left {
+            Left::Never => return std::future::pending().await,
+            Left::Signal(request) => aborted(&request.signal()),
+            Left::Promise(left) => left.clone(),
+        };
+        if JsFuture::from(left).await.is_err() {
+            // Never: nothing rejects it.
         }
     }
 
@@ -114,7 +117,7 @@ impl Leaves {
         }
         Tracked {
             leave: Leave {
-                left: Some(left),
+                left: Left::Promise(left),
                 keep: Keep::Here,
                 streams: false,
             },
@@ -156,6 +159,17 @@ impl Drop for Tracked {
             leaves.0.borrow_mut().retain(|(k, _)| *k != key);
         }
     }
+}
+
+/// A promise that resolves when `signal` aborts.
+fn aborted(signal: &AbortSignal) -> Promise {
+    Promise::new(&mut |resolve, _| {
+        if signal.aborted() {
+            settle(&resolve);
+        } else {
+            signal.set_onabort(Some(&resolve));
+        }
+    })
 }
 
 /// Resolves a leave's promise.
