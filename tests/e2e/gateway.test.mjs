@@ -72,7 +72,7 @@ test('the upstream tools are listed as the upstream declares them, under the pre
   assert.deepEqual(tools.find((t) => t.name === 'ts_lookup').annotations, { readOnlyHint: true });
   assert.ok(tools.some((t) => t.name === 'echo'), "the server's own tools stay beside them");
   const lines = gateway.events().filter((e) => e.event === 'upstream.listed');
-  assert.ok(lines.some((l) => l.upstream === 'ts' && l.tools === 4), JSON.stringify(lines));
+  assert.ok(lines.some((l) => l.upstream === 'ts' && l.tools === 5), JSON.stringify(lines));
 });
 
 test('a fast read-only upstream tool answers inline, its structuredContent intact', async () => {

@@ -11,6 +11,13 @@
 //   lookup {key}               answers at once; readOnlyHint; structuredContent {key, value}
 //   slow_lookup {seconds, key} like lookup after `seconds` s; idempotentHint
 //   fails {}                   an isError result
+//   survey {seconds, label?}   like report, and after its first second asks one question
+//                              ("Which colour?", elicitation/create on the call's own stream);
+//                              not idempotent; structuredContent {label, answer, pages}, answer
+//                              the colour chosen, or the action when declined or cancelled
+//                              (the tool then ends at once, saying so); the call's record
+//                              entry keeps the answer (`answer`); a client that cannot be
+//                              asked gets the SDK's isError result (outcome 'failed')
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -73,6 +80,47 @@ function define(record) {
     entry.outcome = 'completed';
     return { content: [{ type: 'text', text: `${key}=slow-value` }] };
   });
+  server.registerTool('survey', {
+    description: 'Renders a survey page by page (slow), asking a colour after the first page.',
+    inputSchema: { seconds: z.number().int().min(1).max(600), label: z.string().optional() },
+    outputSchema: { label: z.string(), answer: z.string(), pages: z.number() },
+  }, async ({ seconds, label = '' }, extra) => {
+    const entry = call('survey', { seconds, label });
+    const token = extra._meta?.progressToken;
+    const page = async (i) => {
+      await sleep(1000, extra.signal);
+      if (token !== undefined) {
+        await extra.sendNotification({ method: 'notifications/progress',
+          params: { progressToken: token, progress: i, total: seconds, message: `page ${i}` } });
+      }
+    };
+    let answer;
+    try {
+      for (let i = 1; i <= seconds; i += 1) {
+        await page(i);
+        if (i !== 1) continue;
+        // As an SDK 1.x server asks mid-call: a request related to the call, so it goes on
+        // the call's own response stream, aborted with the call.
+        const asked = await server.server.elicitInput({ message: 'Which colour?', requestedSchema: {
+          type: 'object', properties: { colour: { type: 'string', enum: ['red', 'green', 'blue'] } }, required: ['colour'] } },
+        { relatedRequestId: extra.requestId, signal: extra.signal });
+        answer = asked.action === 'accept' ? asked.content.colour : asked.action;
+        entry.answer = answer;
+        if (asked.action !== 'accept') {
+          entry.outcome = 'completed';
+          return { content: [{ type: 'text', text: `The colour question was ${asked.action === 'decline' ? 'declined' : 'cancelled'}: survey stopped after page 1` }],
+            structuredContent: { label, answer, pages: 1 } };
+        }
+      }
+    } catch (e) {
+      entry.outcome = extra.signal.aborted ? 'cancelled' : 'failed';
+      entry.error = String(e?.message ?? e);
+      throw e;
+    }
+    entry.outcome = 'completed';
+    return { content: [{ type: 'text', text: `Surveyed ${seconds} pages${label ? ` for ${label}` : ''}: ${answer}` }],
+      structuredContent: { label, answer, pages: seconds } };
+  });
   server.registerTool('fails', { description: 'Always fails.', inputSchema: {} }, async () => {
     call('fails', {}).outcome = 'completed';
     return { content: [{ type: 'text', text: 'it went wrong' }], isError: true };
@@ -121,5 +169,5 @@ export async function startUpstream(port = 0) {
 // `node tests/support/upstream.mjs [port]` (`make example-upstream`): serves it until stopped.
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
   const { url } = await startUpstream(Number(process.argv[2] ?? 9100));
-  console.log(`a TypeScript SDK 1.x server without tasks at ${url} (tools: report, lookup, slow_lookup, fails)`);
+  console.log(`a TypeScript SDK 1.x server without tasks at ${url} (tools: report, lookup, slow_lookup, fails, survey)`);
 }
