@@ -55,7 +55,7 @@ test('built and served by its own npm run dev, it offers its upstream\'s tools',
   server = await startServer({ cwd: dir, baseVars: {}, vars: { UPSTREAMS: upstreams, INLINE_BUDGET_MS: '2000' },
     env, startTimeoutMs: 900_000, command: ['npm', 'run', 'dev', '--'] });
   const { tools } = await ok(server.mcpUrl, 'tools/list', {});
-  assert.deepEqual(tools.map((t) => t.name).sort(), ['reports_fails', 'reports_lookup', 'reports_report', 'reports_slow_lookup']);
+  assert.deepEqual(tools.map((t) => t.name).sort(), ['reports_fails', 'reports_lookup', 'reports_report', 'reports_slow_lookup', 'reports_survey']);
 });
 
 test('a slow upstream tool: a task for a client with the extension, a job for one without', async () => {
