@@ -5,6 +5,7 @@
 pub mod execution;
 pub mod id;
 pub mod layout;
+pub mod live;
 pub mod machine;
 pub mod object;
 pub mod protocol;

@@ -244,12 +244,12 @@ fn a_task_of_an_upstream_that_could_not_be_listed_waits_instead_of_failing() {
     let record = |tool: &str| common::working_task(tool, json!({}), Value::Null);
     let registry = Registry::new(Vec::new()).awaiting(vec![("down_".into(), "down".into())]);
     let host = Host::new(FakeHost::new());
+    let down = record("down_report");
     let step = block_on(execution::run_step(
-        &record("down_report"),
+        &down,
         &registry,
         host.clone(),
-        0,
-        1,
+        down.call(0, 1),
     ));
     let Step::Continue {
         status_message: Some(message),
@@ -262,6 +262,7 @@ fn a_task_of_an_upstream_that_could_not_be_listed_waits_instead_of_failing() {
     assert_eq!(resume_after_ms, execution::UPSTREAM_RETRY_MS);
     assert!(message.contains("\"down\""), "{message}");
     // A tool of no awaited upstream is gone for good: the task fails saying so.
-    let step = block_on(execution::run_step(&record("gone"), &registry, host, 0, 1));
+    let gone = record("gone");
+    let step = block_on(execution::run_step(&gone, &registry, host, gone.call(0, 1)));
     assert!(matches!(step, Step::Fail(e) if e.message.contains("no longer exists")));
 }

@@ -14,6 +14,7 @@ use super::log;
 use super::mirror::Mirror;
 use super::{WorkerHost, now_ms, upstreams};
 use crate::host::Host;
+use crate::objects::live;
 use crate::objects::task::{self as runner, RunError, Runtime, TaskPlatform, Write};
 use crate::ops::log::{Line, LogSettings};
 use crate::pairs::Pairs;
@@ -21,7 +22,7 @@ use crate::server::Server;
 use crate::tasks::layout;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use crate::tasks::watch::{CLOSE_GONE, WATCH_PATH, WatchMessage};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use worker::{
     Env, Request, Response, Result, State, Storage, WebSocket, WebSocketIncomingMessage,
     WebSocketPair,
@@ -38,6 +39,8 @@ pub struct TaskRunner {
     build: fn() -> Server,
     /// The attempt this instance is running right now (`TaskPlatform::running`).
     running: Cell<Option<u32>>,
+    /// Where a step running here hears of requests' writes (`TaskPlatform::live`).
+    live: RefCell<Option<live::Sender>>,
     /// The hot record (`layout::HOT_KEY`) as this instance last read or wrote it
     /// (`super::mirror`): it spares the rows an alarm would read again around its step
     /// and a poll would read again.
@@ -123,6 +126,14 @@ impl TaskPlatform for Platform<'_> {
     fn set_running(&mut self, attempt: Option<u32>) {
         self.object.running.set(attempt);
     }
+
+    fn live(&self) -> Option<live::Sender> {
+        self.object.live.borrow().clone()
+    }
+
+    fn set_live(&mut self, live: Option<live::Sender>) {
+        *self.object.live.borrow_mut() = live;
+    }
 }
 
 impl TaskRunner {
@@ -134,6 +145,7 @@ impl TaskRunner {
             env,
             build,
             running: Cell::new(None),
+            live: RefCell::new(None),
             hot: Mirror::new(layout::HOT_KEY, super::bench::TASK),
         }
     }

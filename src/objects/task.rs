@@ -8,6 +8,7 @@
 //! of a state that storage could still lose. Per alarm: expiry, a lost attempt, or the
 //! due step under a lease that is durable before the step runs (`tasks::execution`).
 
+use super::live;
 use crate::host::Host;
 use crate::ops::admin;
 use crate::ops::log::{self as logs, Line};
@@ -79,6 +80,10 @@ pub trait TaskPlatform {
     /// restarted has none, which is how a lost attempt is recognised.
     fn running(&self) -> Option<u32>;
     fn set_running(&mut self, attempt: Option<u32>);
+    /// Where this instance's running step hears that a request wrote the task (memory:
+    /// set while a step runs here, `objects::live`).
+    fn live(&self) -> Option<live::Sender>;
+    fn set_live(&mut self, live: Option<live::Sender>);
 }
 
 /// What the runner takes from the server's definition and configuration.
@@ -231,7 +236,12 @@ pub async fn request<P: TaskPlatform>(
         now,
     );
     let cancelled = effects.store.clone().filter(|_| effects.cancel_hook);
+    let wrote = effects.store.is_some() || effects.delete_all;
     apply(p, rt, stored.as_ref(), effects, request_id).await?;
+    if let (true, Some(live)) = (wrote, p.live()) {
+        // A step running here may wait for these answers, or hold what a cancel ends.
+        live.send(live::Event::Changed);
+    }
     if let Some(record) = cancelled
         && let Some(tool) = rt.registry.get(record.tool())
     {
@@ -310,8 +320,25 @@ pub async fn alarm_step<P: TaskPlatform>(
     };
     let host = p.host();
     let started = host.now_ms();
-    let step =
-        execution::run_step(&full.record, rt.registry, host.clone(), p.now_ms(), attempt).await;
+    let events = live::Sender::default();
+    let mut call = full.record.call(p.now_ms(), attempt);
+    call.progress = events.sinks();
+    p.set_live(Some(events.clone()));
+    let run = execution::run_step(&full.record, rt.registry, host.clone(), call);
+    let step = live::drive(p, rt, attempt, run, &events).await;
+    p.set_live(None);
+    let step = match step {
+        Ok(Some(step)) => step,
+        // The attempt stopped holding the task (a cancel won): the step was dropped.
+        Ok(None) => {
+            p.set_running(None);
+            return Ok(());
+        }
+        Err(e) => {
+            p.set_running(None);
+            return Err(e);
+        }
+    };
     let duration_ms = host.now_ms().saturating_sub(started);
     p.set_running(None);
     let current = load(p, Need::Hot).await?;

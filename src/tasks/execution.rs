@@ -23,7 +23,7 @@ use super::task::TaskStatus;
 use crate::host::Host;
 use crate::jsonrpc::ErrorObject;
 use crate::mcp::input;
-use crate::tools::{Registry, Step, internal_error};
+use crate::tools::{Call, Registry, Step, internal_error};
 use serde_json::{Map, Value};
 
 /// Limits on step execution (from the server's configuration).
@@ -119,16 +119,9 @@ pub fn alarm(
 /// tools are not known.
 pub const UPSTREAM_RETRY_MS: u64 = 15_000;
 
-/// Runs one step of `record`'s tool as attempt `attempt`. Progress the step reports
-/// becomes the task's status message when the step does not set one.
-pub async fn run_step(
-    record: &TaskRecord,
-    registry: &Registry,
-    host: Host,
-    now_ms: u64,
-    attempt: u32,
-) -> Step {
-    let call = record.call(now_ms, attempt);
+/// Runs one step of `record`'s tool as `call` (`record.call(..)`, with its sinks). The
+/// last progress it reports becomes the task's status message when the step sets none.
+pub async fn run_step(record: &TaskRecord, registry: &Registry, host: Host, call: Call) -> Step {
     let progress = call.progress.clone();
     match registry.get(record.tool()) {
         Some(tool) => tool.step(call, host).await.or_progress(&progress),

@@ -1,6 +1,7 @@
 //! What a step sees: [`Call`].
 
 use super::ToolError;
+use crate::host::BoxFuture;
 use crate::jsonrpc::ErrorObject;
 use crate::mcp::meta::ClientCapabilities;
 use serde::de::DeserializeOwned;
@@ -48,6 +49,9 @@ impl Report {
 
 type Listener = Rc<dyn Fn(&Report)>;
 type LogListener = Rc<dyn Fn(&str, &Value)>;
+/// Where [`Call::ask_now`] goes: the runner of the task object running the step.
+pub type AskSink =
+    Rc<dyn Fn(Map<String, Value>) -> BoxFuture<'static, Result<Map<String, Value>, ToolError>>>;
 
 #[derive(Default)]
 struct Sinks {
@@ -55,6 +59,7 @@ struct Sinks {
     progress: Option<Listener>,
     log: Option<LogListener>,
     disconnect: Option<Rc<dyn Fn()>>,
+    ask: Option<AskSink>,
 }
 
 /// Where a step's progress reports and log messages go: `notifications/progress` and
@@ -89,6 +94,16 @@ impl Progress {
     pub fn disconnecting_to(self, f: impl Fn() + 'static) -> Progress {
         self.0.borrow_mut().disconnect = Some(Rc::new(f));
         self
+    }
+
+    /// Where [`Call::ask_now`] asks (a task object's runner, while the step runs).
+    pub fn asking_to(self, sink: AskSink) -> Progress {
+        self.0.borrow_mut().ask = Some(sink);
+        self
+    }
+
+    fn asker(&self) -> Option<AskSink> {
+        self.0.borrow().ask.clone()
     }
 
     /// Ends the client's connection to the response stream, if it can be resumed.
@@ -240,6 +255,32 @@ impl<A> Call<A> {
             total,
             message: message.map(str::to_owned),
         });
+    }
+
+    /// Whether [`Call::ask_now`] can reach the client: in a step a task object runs, yes;
+    /// in a step run inline in the Worker, no (ask with `Step::NeedInput` there).
+    pub fn can_ask_now(&self) -> bool {
+        self.progress.asker().is_some()
+    }
+
+    /// Asks the client while the step goes on running (a call held open to another
+    /// server that asks mid-way, say): the task shows `requests` (keyed and shaped as in
+    /// `Step::NeedInput`) as its input requests until they are answered, and this
+    /// resolves with the answers, keyed the same. An error where the step cannot ask now
+    /// ([`Call::can_ask_now`]), for questions the client declared no capability for, or
+    /// for a question while another is pending. A task cancelled meanwhile drops the step.
+    pub async fn ask_now(
+        &self,
+        requests: Map<String, Value>,
+    ) -> Result<Map<String, Value>, ToolError> {
+        match self.progress.asker() {
+            Some(ask) => ask(requests).await,
+            None => Err(ToolError::Rpc(ErrorObject {
+                code: crate::jsonrpc::ErrorCode::INTERNAL_ERROR,
+                message: "a step can ask while it runs only in a task object".into(),
+                data: None,
+            })),
+        }
     }
 
     /// Whether an earlier step stored a checkpoint (no decoding: the type is not asked).

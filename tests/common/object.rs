@@ -4,6 +4,7 @@
 
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
 use mcp_tasks_edge::http::HttpRequest;
+use mcp_tasks_edge::objects::live;
 use mcp_tasks_edge::objects::task::{self as runner, Runtime, TaskPlatform, Write};
 use mcp_tasks_edge::ops::log::Line;
 use mcp_tasks_edge::pairs::Pairs;
@@ -38,6 +39,8 @@ pub struct Object {
     pub host: FakeHost,
     /// The attempt "this instance" is running (memory: cleared by `restart`).
     pub running: Option<u32>,
+    /// Where a step running "here" hears of requests' writes (memory, as `running`).
+    pub live: Option<live::Sender>,
     /// While an alarm handler runs: whether anything set the alarm since it fired. As on
     /// the platform, the fired alarm stays armed until its handler returns, and is then
     /// deleted unless it was set meanwhile; after a crash (`restart`) it fires again.
@@ -121,6 +124,14 @@ impl TaskPlatform for Object {
     fn set_running(&mut self, attempt: Option<u32>) {
         self.running = attempt;
     }
+
+    fn live(&self) -> Option<live::Sender> {
+        self.live.clone()
+    }
+
+    fn set_live(&mut self, live: Option<live::Sender>) {
+        self.live = live;
+    }
 }
 
 impl Object {
@@ -132,6 +143,7 @@ impl Object {
             limits,
             host: FakeHost::new(),
             running: None,
+            live: None,
             handler: None,
             pushed: Vec::new(),
             logged: Vec::new(),
@@ -153,6 +165,11 @@ impl Object {
             counts_live_tasks: self.counts_live_tasks,
         };
         block_on(f(self, rt))
+    }
+
+    /// The clock of the runner's next calls (`with_runtime` sets it for its own).
+    pub fn set_now(&mut self, now: u64) {
+        self.now = now;
     }
 
     pub fn load(&mut self, need: Need) -> Option<Stored> {

@@ -103,6 +103,19 @@ impl TaskRecord {
         Ok(changed)
     }
 
+    /// Progress reported while a step runs: the message and the numbers, nothing else.
+    pub(in crate::tasks) fn report(
+        &mut self,
+        status_message: String,
+        amount: Amount,
+        now_ms: u64,
+    ) -> Result<(), Illegal> {
+        self.status_message = Some(status_message);
+        self.progress = Some(amount.progress);
+        self.total = amount.total;
+        self.apply(Event::Progressed, now_ms)
+    }
+
     /// The tool needs input: a new round, its requests keyed task-unique ([`wire_key`]),
     /// and the checkpoint the step re-runs with if it set one (`Step::NeedInputAt`).
     pub(in crate::tasks) fn need_input(
