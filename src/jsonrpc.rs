@@ -299,6 +299,11 @@ pub fn result_message(id: &RequestId, result: Value) -> Value {
     serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": result })
 }
 
+/// An error response as a message value (the gateway's answer to an upstream's request).
+pub fn error_message(id: &RequestId, error: &ErrorObject) -> Value {
+    serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error })
+}
+
 /// Serializes a result response. `result` must already carry its `resultType`.
 pub fn result_response(id: &RequestId, result: &Value) -> Vec<u8> {
     serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}))

@@ -1,5 +1,5 @@
-//! Server-sent events, as much as MCP uses: `data:` lines joined into one payload per
-//! event, `:` comments (keep-alives) skipped, other fields ignored.
+//! What a `subscriptions/listen` stream carries (its events are read by
+//! [`crate::http::sse::SseParser`]).
 //!
 //! # Format
 //!
@@ -9,60 +9,11 @@
 //! data: {"jsonrpc":"2.0","method":"notifications/tasks","params":{…DetailedTask…}}\n\n
 //! data: {"jsonrpc":"2.0","id":7,"result":{"resultType":"complete",…}}\n\n
 //! ```
-//!
-//! Bytes arrive in arbitrary chunks; lines are split on bytes, so a UTF-8 character cut
-//! by a chunk boundary is whole again before it is decoded.
+
+pub use crate::http::sse::SseParser;
 
 use super::error::ClientError;
 use serde_json::{Map, Value};
-
-#[derive(Debug, Default)]
-pub struct SseParser {
-    /// Bytes of the line not yet ended.
-    line: Vec<u8>,
-    /// `data:` lines of the event not yet dispatched.
-    data: Option<String>,
-}
-
-impl SseParser {
-    /// Feeds a chunk; returns the payloads of the events it completed.
-    pub fn push(&mut self, chunk: &[u8]) -> Vec<String> {
-        let mut events = Vec::new();
-        for &byte in chunk {
-            if byte != b'\n' {
-                self.line.push(byte);
-                continue;
-            }
-            let mut line = std::mem::take(&mut self.line);
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            let line = String::from_utf8_lossy(&line);
-            if line.is_empty() {
-                events.extend(self.data.take());
-            } else if let Some(value) = line.strip_prefix("data:") {
-                let value = value.strip_prefix(' ').unwrap_or(value);
-                match &mut self.data {
-                    Some(data) => {
-                        data.push('\n');
-                        data.push_str(value);
-                    }
-                    None => self.data = Some(value.to_owned()),
-                }
-            }
-            // `:` comments, `event:`, `id:` and `retry:` carry nothing MCP needs.
-        }
-        events
-    }
-
-    /// The end of the stream: an event without its blank line still counts.
-    pub fn finish(&mut self) -> Option<String> {
-        if !self.line.is_empty() {
-            self.push(b"\n");
-        }
-        self.data.take()
-    }
-}
 
 /// One message of a `subscriptions/listen` stream.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,21 +1,30 @@
 //! Reading an upstream's answer to one POST: a JSON body, or a `text/event-stream` whose
-//! events carry JSON-RPC messages (streamable-http "Sending Messages"). What the gateway
-//! takes from it: the response to its request, and the notifications before it.
-//!
-//! # Format
-//!
-//! ```text
-//! event: message                       (optional; other event types are skipped)
-//! id: 7                                (optional)
-//! data: {"jsonrpc":"2.0","method":"notifications/progress","params":{…}}
-//!                                      (a blank line ends an event; data lines join with \n)
-//! data: {"jsonrpc":"2.0","id":2,"result":{…}}
-//! ```
+//! `message` events carry JSON-RPC messages (streamable-http "Sending Messages"; events
+//! split by [`crate::http::sse::SseParser`]). Read as it arrives ([`Reader`]) while a call
+//! runs, so progress and the upstream's own requests (2025-11-25 `elicitation/create` on
+//! the call's stream) are relayed before the response; read whole ([`read`]) otherwise.
+//! A priming event (SEP-1699: an id and empty data) carries no message.
 
-use crate::jsonrpc::{ErrorCode, ErrorObject};
+use crate::http::sse::SseParser;
+use crate::jsonrpc::{ErrorCode, ErrorObject, RequestId};
 use serde_json::{Map, Value};
 
-/// What one POST brought back, as far as the gateway's request goes.
+/// One JSON-RPC message of an upstream's answer, as far as the gateway's request goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// Progress, log messages, list changes.
+    Notification(String, Map<String, Value>),
+    /// A request the upstream sends the gateway (`elicitation/create`, `ping`, …).
+    Request {
+        id: RequestId,
+        method: String,
+        params: Map<String, Value>,
+    },
+    /// The response to the gateway's request (`result` or `error`).
+    Response(Result<Value, ErrorObject>),
+}
+
+/// What one POST brought back, read whole.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Exchange {
     /// The response to the request (`result` or `error`), if it came.
@@ -33,75 +42,97 @@ pub fn malformed(why: impl Into<String>) -> ErrorObject {
     }
 }
 
-/// Reads `body` (of content type `content_type`) for the response to request `id`.
-pub fn read(content_type: &str, body: &[u8], id: u64) -> Result<Exchange, ErrorObject> {
-    let mut exchange = Exchange::default();
-    if content_type.starts_with("text/event-stream") {
-        let text = std::str::from_utf8(body)
-            .map_err(|_| malformed("the upstream's event stream is not UTF-8"))?;
-        // A priming event (SEP-1699: an id and empty data) carries no message.
-        for data in events(text).into_iter().filter(|d| !d.trim().is_empty()) {
-            let message = serde_json::from_str::<Value>(&data).map_err(|e| {
+/// An answer's body read piece by piece, for the response to request `id`.
+#[derive(Debug)]
+pub struct Reader {
+    id: u64,
+    /// `None`: a JSON body, kept whole until its end.
+    events: Option<SseParser>,
+    json: Vec<u8>,
+}
+
+impl Reader {
+    /// A reader of a body of content type `content_type`.
+    pub fn new(content_type: &str, id: u64) -> Result<Reader, ErrorObject> {
+        let events = if content_type.starts_with("text/event-stream") {
+            Some(SseParser::default())
+        } else if content_type.starts_with("application/json") {
+            None
+        } else {
+            return Err(malformed(format!(
+                "the upstream answered with content type {content_type:?}, neither JSON nor an event stream"
+            )));
+        };
+        Ok(Reader {
+            id,
+            events,
+            json: Vec::new(),
+        })
+    }
+
+    /// Feeds a piece of the body: the messages it completed.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<Message>, ErrorObject> {
+        match &mut self.events {
+            Some(parser) => {
+                let payloads = parser.push(chunk);
+                self.messages(payloads)
+            }
+            None => {
+                self.json.extend_from_slice(chunk);
+                Ok(Vec::new())
+            }
+        }
+    }
+
+    /// The end of the body: the messages it completed.
+    pub fn finish(&mut self) -> Result<Vec<Message>, ErrorObject> {
+        match &mut self.events {
+            Some(parser) => {
+                let last = parser.finish();
+                self.messages(last.into_iter().collect())
+            }
+            None => {
+                let message = serde_json::from_slice::<Value>(&self.json)
+                    .map_err(|e| malformed(format!("the upstream's answer is not JSON: {e}")))?;
+                Ok(vec![classify(message, self.id)?])
+            }
+        }
+    }
+
+    fn messages(&self, payloads: Vec<String>) -> Result<Vec<Message>, ErrorObject> {
+        let mut out = Vec::with_capacity(payloads.len());
+        for data in payloads.iter().filter(|d| !d.trim().is_empty()) {
+            let message = serde_json::from_str::<Value>(data).map_err(|e| {
                 malformed(format!("the upstream sent an event that is not JSON: {e}"))
             })?;
-            take(&mut exchange, message, id)?;
-            if exchange.response.is_some() {
+            out.push(classify(message, self.id)?);
+        }
+        Ok(out)
+    }
+}
+
+/// Reads `body` (of content type `content_type`) whole for the response to request `id`;
+/// the upstream's requests in it go unanswered (only a live call answers them).
+pub fn read(content_type: &str, body: &[u8], id: u64) -> Result<Exchange, ErrorObject> {
+    let mut reader = Reader::new(content_type, id)?;
+    let mut messages = reader.push(body)?;
+    messages.extend(reader.finish()?);
+    let mut exchange = Exchange::default();
+    for message in messages {
+        match message {
+            Message::Notification(method, params) => exchange.notifications.push((method, params)),
+            Message::Request { .. } => {}
+            Message::Response(response) => {
+                exchange.response = Some(response);
                 break;
             }
         }
-    } else if content_type.starts_with("application/json") {
-        let message = serde_json::from_slice::<Value>(body)
-            .map_err(|e| malformed(format!("the upstream's answer is not JSON: {e}")))?;
-        take(&mut exchange, message, id)?;
-    } else {
-        return Err(malformed(format!(
-            "the upstream answered with content type {content_type:?}, neither JSON nor an event stream"
-        )));
     }
     Ok(exchange)
 }
 
-/// The data of each `message` event of `text` (a final event without its blank line
-/// counts: the stream ended there).
-fn events(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let (mut data, mut kind) = (None::<String>, None::<String>);
-    let mut flush = |data: &mut Option<String>, kind: &mut Option<String>| {
-        if let Some(d) = data.take()
-            && kind.as_deref().is_none_or(|k| k == "message")
-        {
-            out.push(d);
-        }
-        *kind = None;
-    };
-    for line in text.split('\n') {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.is_empty() {
-            flush(&mut data, &mut kind);
-            continue;
-        }
-        let (field, value) = match line.split_once(':') {
-            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-            None => (line, ""),
-        };
-        match field {
-            "data" => match &mut data {
-                Some(d) => {
-                    d.push('\n');
-                    d.push_str(value);
-                }
-                None => data = Some(value.to_owned()),
-            },
-            "event" => kind = Some(value.to_owned()),
-            _ => {}
-        }
-    }
-    flush(&mut data, &mut kind);
-    out
-}
-
-/// Files one JSON-RPC message into `exchange`.
-fn take(exchange: &mut Exchange, message: Value, id: u64) -> Result<(), ErrorObject> {
+/// What one JSON-RPC message is, checked: JSON-RPC 2.0, and a response answers `id`.
+fn classify(message: Value, id: u64) -> Result<Message, ErrorObject> {
     let Value::Object(mut message) = message else {
         return Err(malformed(
             "the upstream sent a message that is not a JSON object",
@@ -116,39 +147,41 @@ fn take(exchange: &mut Exchange, message: Value, id: u64) -> Result<(), ErrorObj
         .get("method")
         .and_then(Value::as_str)
         .map(str::to_owned);
+    let params = |message: &mut Map<String, Value>| match message.remove("params") {
+        Some(Value::Object(params)) => params,
+        _ => Map::new(),
+    };
     match (message.get("id"), method) {
-        // A request the upstream sends the gateway (it answers none: it read the whole
-        // answer first, and declares no client capability to a 2025-11-25 upstream).
-        (Some(_), Some(_)) => {}
-        (None, Some(method)) => {
-            let params = match message.remove("params") {
-                Some(Value::Object(params)) => params,
-                _ => Map::new(),
-            };
-            exchange.notifications.push((method, params));
+        (Some(got), Some(method)) => {
+            let id = crate::jsonrpc::request_id(got).ok_or_else(|| {
+                malformed(format!(
+                    "the upstream sent a request whose id {got} is neither a string nor an integer"
+                ))
+            })?;
+            Ok(Message::Request {
+                id,
+                method,
+                params: params(&mut message),
+            })
         }
+        (None, Some(method)) => Ok(Message::Notification(method, params(&mut message))),
         (Some(got), None) if got.as_u64() == Some(id) => {
-            exchange.response = Some(match (message.remove("result"), message.remove("error")) {
-                (Some(result), None) => Ok(result),
-                (None, Some(error)) => Err(serde_json::from_value::<ErrorObject>(error)
-                    .map_err(|e| malformed(format!("the upstream sent a malformed error: {e}")))?),
-                _ => {
-                    return Err(malformed(
-                        "the upstream sent a response with neither or both of result and error",
-                    ));
-                }
-            });
+            match (message.remove("result"), message.remove("error")) {
+                (Some(result), None) => Ok(Message::Response(Ok(result))),
+                (None, Some(error)) => Ok(Message::Response(Err(serde_json::from_value::<
+                    ErrorObject,
+                >(error)
+                .map_err(|e| malformed(format!("the upstream sent a malformed error: {e}")))?))),
+                _ => Err(malformed(
+                    "the upstream sent a response with neither or both of result and error",
+                )),
+            }
         }
-        (Some(got), None) => {
-            return Err(malformed(format!(
-                "the upstream answered request {got} where {id} was asked"
-            )));
-        }
-        (None, None) => {
-            return Err(malformed(
-                "the upstream sent a message with no id and no method",
-            ));
-        }
+        (Some(got), None) => Err(malformed(format!(
+            "the upstream answered request {got} where {id} was asked"
+        ))),
+        (None, None) => Err(malformed(
+            "the upstream sent a message with no id and no method",
+        )),
     }
-    Ok(())
 }
