@@ -24,11 +24,13 @@ pub mod fake;
 mod outbound;
 pub mod policy;
 mod storage;
+mod streaming;
 
 pub use allow::AllowList;
 pub use outbound::{Inbound, Outbound, get, post};
 pub use policy::{Limits, Policy};
 pub use storage::{D1, Kv};
+pub use streaming::{Chunks, Streaming};
 
 use serde_json::{Map, Value};
 use std::any::Any;
@@ -98,6 +100,25 @@ pub trait Platform {
         request: Outbound,
         limits: Limits,
     ) -> BoxFuture<'a, Result<Inbound, HostError>>;
+    /// Sends exactly one request (no redirect is followed: a 3xx is the answer) to the
+    /// network (`binding` `None`) or to the Worker bound as `binding`, and answers as soon
+    /// as status and headers came; the body is then read with [`Streaming::next_chunk`]
+    /// within `limits` (the deadline counts from now and covers the whole body). Default:
+    /// [`Platform::fetch`] / [`Platform::fetch_service`], the body whole as one piece.
+    fn open<'a>(
+        &'a self,
+        binding: Option<&'a str>,
+        request: Outbound,
+        limits: Limits,
+    ) -> BoxFuture<'a, Result<Streaming, HostError>> {
+        Box::pin(async move {
+            let inbound = match binding {
+                None => self.fetch(request, limits).await?,
+                Some(binding) => self.fetch_service(binding, request, limits).await?,
+            };
+            Ok(Streaming::whole(inbound).max_bytes(limits.max_bytes))
+        })
+    }
     /// A plain variable (`[vars]` in wrangler.toml, `--var` on `wrangler dev`).
     fn var(&self, name: &str) -> Option<String>;
     /// A secret (`wrangler secret put`); adapters may fall back to a variable of that name.
@@ -216,15 +237,40 @@ impl Host {
         binding: &str,
         request: Outbound,
     ) -> Result<Inbound, HostError> {
-        let policy = match self.policy.as_ref() {
-            Ok(policy) => policy,
-            Err(e) => return Err(HostError::Misconfigured(e.clone())),
-        };
-        let limits = Limits {
-            timeout_ms: request.timeout_ms.unwrap_or(policy.timeout_ms),
-            max_bytes: request.max_bytes.unwrap_or(policy.max_bytes),
-        };
+        let limits = self.limits(&request)?;
         self.platform.fetch_service(binding, request, limits).await
+    }
+
+    /// Like [`Host::fetch`] (the outbound policy's allow-list checked first, its default
+    /// limits unless the request sets its own) but never follows a redirect and answers
+    /// with the body still arriving: read it with [`Streaming::next_chunk`] (a
+    /// `text/event-stream`, say), within the request's `timeout` (counted from now, the
+    /// whole body included) and `max_bytes` (in total). Dropping the answer stops it.
+    pub async fn open(&self, request: Outbound) -> Result<Streaming, HostError> {
+        self.check_url(&request.url)?;
+        let limits = self.limits(&request)?;
+        self.platform.open(None, request, limits).await
+    }
+
+    /// Like [`Host::fetch_service`], the body still arriving (see [`Host::open`]).
+    pub async fn open_service(
+        &self,
+        binding: &str,
+        request: Outbound,
+    ) -> Result<Streaming, HostError> {
+        let limits = self.limits(&request)?;
+        self.platform.open(Some(binding), request, limits).await
+    }
+
+    /// The bounds of one exchange: the request's own, else the policy's.
+    fn limits(&self, request: &Outbound) -> Result<Limits, HostError> {
+        match self.policy.as_ref() {
+            Ok(policy) => Ok(Limits {
+                timeout_ms: request.timeout_ms.unwrap_or(policy.timeout_ms),
+                max_bytes: request.max_bytes.unwrap_or(policy.max_bytes),
+            }),
+            Err(e) => Err(HostError::Misconfigured(e.clone())),
+        }
     }
 
     /// Whether the outbound policy lets a request reach `url` (the check every

@@ -12,7 +12,11 @@
 //! assert_eq!(fake.requests()[0].body, br#""main""#);
 //! ```
 
-use super::{BoxFuture, HostError, Inbound, Limits, Outbound, Platform};
+mod stream;
+
+pub use stream::Piece;
+
+use super::{BoxFuture, HostError, Inbound, Limits, Outbound, Platform, Streaming};
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::cell::RefCell;
@@ -25,6 +29,8 @@ pub type Answer = Result<Inbound, HostError>;
 #[derive(Default)]
 struct State {
     routes: Vec<(String, String, Vec<Answer>)>,
+    streams: Vec<stream::Route>,
+    streams_dropped: usize,
     requests: Vec<Outbound>,
     vars: HashMap<String, String>,
     secrets: HashMap<String, String>,
@@ -190,6 +196,75 @@ impl FakeHost {
         self.0.borrow().slept_ms
     }
 
+    /// An unknown binding (one without a `BINDING:<name>` variable) fails as the
+    /// platform's missing binding does.
+    fn bound(&self, binding: &str) -> Result<(), HostError> {
+        match self.var(&format!("BINDING:{binding}")) {
+            Some(_) => Ok(()),
+            None => Err(HostError::Missing {
+                what: "service binding",
+                name: binding.to_owned(),
+            }),
+        }
+    }
+
+    /// Records `request` and takes the fake latency, or the request's deadline if that is
+    /// shorter ([`HostError::Timeout`]).
+    fn record(&self, request: &Outbound, limits: Limits) -> Result<(), HostError> {
+        let mut state = self.0.borrow_mut();
+        state.requests.push(request.clone());
+        if state.latency_ms > limits.timeout_ms {
+            state.now_ms += limits.timeout_ms;
+            return Err(HostError::Timeout {
+                url: request.url.clone(),
+                ms: limits.timeout_ms,
+            });
+        }
+        state.now_ms += state.latency_ms;
+        Ok(())
+    }
+
+    /// The answer to one request ([`Platform::fetch`]).
+    fn exchange(&self, request: Outbound, limits: Limits) -> Answer {
+        self.record(&request, limits)?;
+        let mut state = self.0.borrow_mut();
+        let streamed = state.stream_for(&request).map(|route| {
+            let body = state.joined(&route.pieces)?;
+            Ok(Inbound {
+                status: route.status,
+                headers: vec![("content-type".into(), route.content_type.clone())],
+                body,
+                url: request.url.clone(),
+            })
+        });
+        let answer = match streamed {
+            Some(answer) => answer,
+            None => match state
+                .routes
+                .iter_mut()
+                .find(|(m, u, _)| *m == request.method && *u == request.url)
+            {
+                Some((_, _, answers)) if answers.len() > 1 => answers.remove(0),
+                Some((_, _, answers)) => answers[0].clone(),
+                None => Err(HostError::Network(format!(
+                    "no route to {} {}",
+                    request.method, request.url
+                ))),
+            },
+        };
+        // As the real platform: a body past the limit is not read on.
+        answer.and_then(|a| match a.body.len() > limits.max_bytes {
+            true => Err(HostError::TooLarge {
+                url: request.url.clone(),
+                limit: limits.max_bytes,
+            }),
+            false => Ok(Inbound {
+                url: request.url.clone(),
+                ..a
+            }),
+        })
+    }
+
     fn namespace<T>(
         &self,
         binding: &str,
@@ -218,11 +293,7 @@ impl Platform for FakeHost {
         request: Outbound,
         limits: Limits,
     ) -> BoxFuture<'a, Result<Inbound, HostError>> {
-        if self.var(&format!("BINDING:{binding}")).is_none() {
-            let missing = HostError::Missing {
-                what: "service binding",
-                name: binding.to_owned(),
-            };
+        if let Err(missing) = self.bound(binding) {
             return Box::pin(async move { Err(missing) });
         }
         self.fetch(request, limits)
@@ -233,40 +304,19 @@ impl Platform for FakeHost {
         request: Outbound,
         limits: Limits,
     ) -> BoxFuture<'_, Result<Inbound, HostError>> {
-        let mut state = self.0.borrow_mut();
-        state.requests.push(request.clone());
-        if state.latency_ms > limits.timeout_ms {
-            state.now_ms += limits.timeout_ms;
-            let timeout = HostError::Timeout {
-                url: request.url.clone(),
-                ms: limits.timeout_ms,
-            };
-            return Box::pin(async move { Err(timeout) });
-        }
-        state.now_ms += state.latency_ms;
-        let answer = match state
-            .routes
-            .iter_mut()
-            .find(|(m, u, _)| *m == request.method && *u == request.url)
-        {
-            Some((_, _, answers)) if answers.len() > 1 => answers.remove(0),
-            Some((_, _, answers)) => answers[0].clone(),
-            None => Err(HostError::Network(format!(
-                "no route to {} {}",
-                request.method, request.url
-            ))),
-        };
-        // As the real platform: a body past the limit is not read on.
-        let answer = answer.and_then(|a| match a.body.len() > limits.max_bytes {
-            true => Err(HostError::TooLarge {
-                url: request.url.clone(),
-                limit: limits.max_bytes,
-            }),
-            false => Ok(Inbound {
-                url: request.url.clone(),
-                ..a
-            }),
-        });
+        let answer = self.exchange(request, limits);
+        Box::pin(async move { answer })
+    }
+
+    /// A streamed route's answer as its pieces (recorded as `fetch` records a request);
+    /// another route's as one piece.
+    fn open<'a>(
+        &'a self,
+        binding: Option<&'a str>,
+        request: Outbound,
+        limits: Limits,
+    ) -> BoxFuture<'a, Result<Streaming, HostError>> {
+        let answer = self.opened(binding, request, limits);
         Box::pin(async move { answer })
     }
 
