@@ -7,5 +7,4 @@
 //! the tests exercise the very sequence the deployed object runs. The 2025-11-25 session
 //! object's runner belongs to its era: `legacy::object`.
 
-pub mod live;
 pub mod task;

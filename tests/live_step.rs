@@ -11,7 +11,7 @@ use common::NOW;
 use common::object::{ID, Object};
 use mcp_tasks_edge::host::{Host, block_on};
 use mcp_tasks_edge::mcp::input::elicit_form;
-use mcp_tasks_edge::objects::live;
+use mcp_tasks_edge::objects::task::live;
 use mcp_tasks_edge::objects::task::{self as runner, Runtime, TaskPlatform, Write};
 use mcp_tasks_edge::ops::log::Line;
 use mcp_tasks_edge::pairs::Pairs;

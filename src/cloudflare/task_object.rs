@@ -14,7 +14,7 @@ use super::log;
 use super::mirror::Mirror;
 use super::{WorkerHost, now_ms, upstreams};
 use crate::host::Host;
-use crate::objects::live;
+use crate::objects::task::live;
 use crate::objects::task::{self as runner, RunError, Runtime, TaskPlatform, Write};
 use crate::ops::log::{Line, LogSettings};
 use crate::pairs::Pairs;

@@ -7,8 +7,7 @@
 //! redirects, bounded in bytes and time.
 
 use super::Upstream;
-use super::sse::{self, Exchange};
-use crate::host::{Host, HostError, Inbound, Outbound, post};
+use crate::host::{Host, HostError, Inbound, Outbound, Streaming, post};
 use crate::jsonrpc;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
@@ -21,7 +20,9 @@ pub const MODERN: &str = "2026-07-28";
 const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 mod error;
+mod exchange;
 pub use error::UpstreamError;
+pub use exchange::{Relay, Reply};
 const ACCEPTED: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
 
 /// How much of one answer is read, and for how long.
@@ -49,21 +50,25 @@ pub struct Session {
 }
 
 impl Session {
-    /// Opens a session: `initialize`, then `notifications/initialized`. The gateway
-    /// declares no client capability: it cannot answer an upstream's questions mid-call.
+    /// Opens a session: `initialize` declaring `capabilities` (what the gateway's caller
+    /// can be asked mid-call: elicitation, sampling, roots), then
+    /// `notifications/initialized`.
     pub async fn open(
         host: &Host,
         upstream: &Upstream,
         bounds: Bounds,
+        capabilities: Value,
     ) -> Result<Session, UpstreamError> {
         let mut session = Session::resume(host, upstream, None, VERSION)?;
         let params = json!({
             "protocolVersion": VERSION,
-            "capabilities": {},
+            "capabilities": capabilities,
             "clientInfo": { "name": "mcp-tasks-edge-gateway", "version": env!("CARGO_PKG_VERSION") },
         });
-        let (result, answer) = session.exchange("initialize", params, bounds).await?;
-        session.id = answer.header("mcp-session-id").map(str::to_owned);
+        let (result, _, id) = session
+            .round_trip("initialize", params, bounds, Vec::new(), None)
+            .await?;
+        session.id = id;
         let version = result
             .get("protocolVersion")
             .and_then(Value::as_str)
@@ -130,23 +135,31 @@ impl Session {
             // Not a 2026-07-28 server (an error, a 400 or 404 without a session, another
             // answer): the 2025-11-25 handshake. A transport failure is not an answer.
             Err(UpstreamError::Host(e)) => Err(UpstreamError::Host(e)),
-            _ => Session::open(host, upstream, bounds).await,
+            _ => Session::open(host, upstream, bounds, json!({})).await,
         }
     }
 
-    /// A session of the era `version` names: at 2026-07-28 nothing to open; else
-    /// [`Session::open`].
+    /// A session of the era `version` names, declaring `declared` (the client
+    /// capabilities of the gateway's caller): at 2026-07-28 nothing to open (each request
+    /// declares them in its `_meta`); else [`Session::open`], declaring what can be asked.
     pub async fn start(
         host: &Host,
         upstream: &Upstream,
         version: &str,
         bounds: Bounds,
+        declared: Value,
     ) -> Result<Session, UpstreamError> {
-        if version == MODERN {
-            Session::resume(host, upstream, None, MODERN)
+        let mut session = if version == MODERN {
+            Session::resume(host, upstream, None, MODERN)?
         } else {
-            Session::open(host, upstream, bounds).await
-        }
+            let mut askable = declared.clone();
+            if let Value::Object(map) = &mut askable {
+                map.remove("extensions");
+            }
+            Session::open(host, upstream, bounds, askable).await?
+        };
+        session.declared = declared;
+        Ok(session)
     }
 
     /// Whether this session speaks 2026-07-28.
@@ -177,71 +190,6 @@ impl Session {
     /// The next request carries id `request` (a stored call's id, sent again).
     pub fn skip_to(&mut self, request: u64) {
         self.next_id = request.saturating_sub(1);
-    }
-
-    /// Sends `method` and reads its response: the result, or why there is none.
-    pub async fn request(
-        &mut self,
-        method: &str,
-        params: Value,
-        bounds: Bounds,
-    ) -> Result<(Value, Exchange), UpstreamError> {
-        self.request_with(method, params, bounds, Vec::new()).await
-    }
-
-    /// [`Session::request`] with `Mcp-Param-*` headers (2026-07-28, a tool's
-    /// `x-mcp-header` arguments).
-    pub async fn request_with(
-        &mut self,
-        method: &str,
-        params: Value,
-        bounds: Bounds,
-        headers: Vec<(String, String)>,
-    ) -> Result<(Value, Exchange), UpstreamError> {
-        let (result, exchange, _) = self.round_trip(method, params, bounds, headers).await?;
-        Ok((result, exchange))
-    }
-
-    /// Like [`Session::request`], with the HTTP answer too (for `initialize`'s headers).
-    async fn exchange(
-        &mut self,
-        method: &str,
-        params: Value,
-        bounds: Bounds,
-    ) -> Result<(Value, Inbound), UpstreamError> {
-        let (result, _, answer) = self.round_trip(method, params, bounds, Vec::new()).await?;
-        Ok((result, answer))
-    }
-
-    /// One request and its answer: the result (an object), what came with it, the HTTP
-    /// answer.
-    async fn round_trip(
-        &mut self,
-        method: &str,
-        mut params: Value,
-        bounds: Bounds,
-        mut headers: Vec<(String, String)>,
-    ) -> Result<(Value, Exchange, Inbound), UpstreamError> {
-        self.next_id += 1;
-        let id = self.next_id;
-        if self.is_modern() {
-            headers.extend(self.routing(method, &mut params));
-        }
-        let message = jsonrpc::client_request(id, method, params);
-        let answer = self.send_with(message, bounds, headers).await?;
-        let content_type = answer.header("content-type").unwrap_or_default();
-        let exchange = sse::read(content_type, &answer.body, id)
-            .map_err(|e| UpstreamError::Malformed(e.message))?;
-        match exchange.response.clone() {
-            Some(Ok(result @ Value::Object(_))) => Ok((result, exchange, answer)),
-            Some(Ok(_)) => Err(UpstreamError::Malformed(format!(
-                "its {method} result is not an object"
-            ))),
-            Some(Err(error)) => Err(UpstreamError::Rpc(error)),
-            None => Err(UpstreamError::Malformed(format!(
-                "its answer to {method} ended without a response"
-            ))),
-        }
     }
 
     /// A 2026-07-28 request's `_meta` (version, client, capabilities; MCP "Request
@@ -324,12 +272,8 @@ impl Session {
         self.send_with(message, bounds, Vec::new()).await
     }
 
-    async fn send_with(
-        &self,
-        message: Value,
-        bounds: Bounds,
-        headers: Vec<(String, String)>,
-    ) -> Result<Inbound, UpstreamError> {
+    /// The POST of `message`, with the session's headers and credentials.
+    fn post(&self, message: Value, bounds: Bounds, headers: Vec<(String, String)>) -> Outbound {
         let mut request = post(self.upstream.endpoint())
             .json(&message)
             .header("accept", "application/json, text/event-stream")
@@ -345,23 +289,62 @@ impl Session {
         for (name, value) in &headers {
             request = request.header(name, value);
         }
-        request = self.authorized(request);
+        self.authorized(request)
+    }
+
+    /// Sends `message` and reads its answer whole.
+    async fn send_with(
+        &self,
+        message: Value,
+        bounds: Bounds,
+        headers: Vec<(String, String)>,
+    ) -> Result<Inbound, UpstreamError> {
+        let request = self.post(message, bounds, headers);
         let answer = self.fetch(request).await.map_err(UpstreamError::Host)?;
         match answer.status {
             200..=299 => Ok(answer),
-            404 if self.id.is_some() => Err(UpstreamError::SessionGone),
-            300..=399 => Err(UpstreamError::Status {
+            _ => Err(self.refusal(&answer)),
+        }
+    }
+
+    /// Sends `message`; answers once status and headers came, the body still arriving.
+    async fn open_answer(
+        &self,
+        message: Value,
+        bounds: Bounds,
+        headers: Vec<(String, String)>,
+    ) -> Result<Streaming, UpstreamError> {
+        let request = self.post(message, bounds, headers);
+        let answer = match &self.upstream.binding {
+            Some(binding) => self.host.open_service(binding, request).await,
+            None => self.host.open(request).await,
+        }
+        .map_err(UpstreamError::Host)?;
+        match answer.status {
+            200..=299 => Ok(answer),
+            _ => {
+                let answer = answer.into_inbound().await.map_err(UpstreamError::Host)?;
+                Err(self.refusal(&answer))
+            }
+        }
+    }
+
+    /// What an answer that is not a success means.
+    fn refusal(&self, answer: &Inbound) -> UpstreamError {
+        match answer.status {
+            404 if self.id.is_some() => UpstreamError::SessionGone,
+            300..=399 => UpstreamError::Status {
                 status: answer.status,
                 excerpt: "a redirect, which the gateway does not follow to an upstream".into(),
-            }),
+            },
             // A JSON-RPC error with its HTTP status (2026-07-28 answers -32021 with 400,
             // say): the error, as it came.
-            status => match rpc_error(&answer) {
-                Some(error) => Err(UpstreamError::Rpc(error)),
+            status => match rpc_error(answer) {
+                Some(error) => UpstreamError::Rpc(error),
                 None => {
                     let text = String::from_utf8_lossy(&answer.body);
                     let excerpt: String = text.chars().take(200).collect();
-                    Err(UpstreamError::Status { status, excerpt })
+                    UpstreamError::Status { status, excerpt }
                 }
             },
         }

@@ -39,9 +39,11 @@ use std::time::Duration;
 
 mod follow;
 mod outcome;
+mod relay;
 
 use follow::follow;
 use outcome::answer;
+use relay::Relay;
 
 /// What a step knows of the upstream tool it calls.
 #[derive(Debug)]
@@ -127,11 +129,10 @@ impl UpstreamTool {
     /// A session in the upstream's era, declaring (at 2026-07-28) what `call`'s client
     /// can be asked, and the Tasks extension where the upstream offers it.
     async fn session(&self, call: &Call, host: &Host) -> Result<Session, ToolError> {
-        let mut session = Session::start(host, &self.upstream, &self.version, self.quick())
+        let declared = self.declared(call);
+        Session::start(host, &self.upstream, &self.version, self.quick(), declared)
             .await
-            .map_err(|e| self.fail(&e))?;
-        session.declared = self.declared(call);
-        Ok(session)
+            .map_err(|e| self.fail(&e))
     }
 
     fn resumed(
@@ -273,9 +274,10 @@ async fn first(tool: &UpstreamTool, call: &Call, host: &Host) -> Result<Step, To
     };
     let request = session.peek_id();
     match call_tool(tool, call, &mut session, inline, None).await {
-        Err(UpstreamError::Host(HostError::Timeout { .. })) => {
-            // Too slow for the Worker: the task object calls again (the tool is
-            // repeatable); this call is cancelled upstream so its work stops.
+        Err(UpstreamError::Host(HostError::Timeout { .. }) | UpstreamError::Handover) => {
+            // Too slow for the Worker, or it asked a question the Worker cannot relay:
+            // the task object calls again (the tool is repeatable); this call is
+            // cancelled upstream so its work stops.
             cancel_call(tool, &session, request).await;
             Ok(Step::wait(Duration::from_millis(1)).checkpoint(Checkpoint::Start))
         }
@@ -341,22 +343,7 @@ async fn call_tool(
             }
         }
     }
-    let (result, exchange) = session
-        .request_with("tools/call", params, bounds, extra)
-        .await?;
-    for (method, params) in &exchange.notifications {
-        if method == "notifications/progress"
-            && let Some(progress) = params.get("progress").and_then(Value::as_f64)
-        {
-            let total = params.get("total").and_then(Value::as_f64);
-            call.progress(
-                progress,
-                total,
-                params.get("message").and_then(Value::as_str),
-            );
-        }
-    }
-    Ok(result)
+    session.call(params, bounds, extra, &Relay(call)).await
 }
 
 /// Tells the upstream a call is cancelled (`notifications/cancelled`) and ends its

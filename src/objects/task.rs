@@ -8,7 +8,6 @@
 //! of a state that storage could still lose. Per alarm: expiry, a lost attempt, or the
 //! due step under a lease that is durable before the step runs (`tasks::execution`).
 
-use super::live;
 use crate::host::Host;
 use crate::ops::admin;
 use crate::ops::log::{self as logs, Line};
@@ -22,6 +21,8 @@ use crate::tasks::timeline;
 use crate::tasks::watch::{self, WatchMessage};
 use crate::tools::Registry;
 use std::fmt;
+
+pub mod live;
 
 /// Why a runner could not finish: the platform failed, or the state machine refused
 /// what it was asked (a bug to surface, never to hide).

@@ -4,7 +4,7 @@
 
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
 use mcp_tasks_edge::http::HttpRequest;
-use mcp_tasks_edge::objects::live;
+use mcp_tasks_edge::objects::task::live;
 use mcp_tasks_edge::objects::task::{self as runner, Runtime, TaskPlatform, Write};
 use mcp_tasks_edge::ops::log::Line;
 use mcp_tasks_edge::pairs::Pairs;

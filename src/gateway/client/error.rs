@@ -18,6 +18,9 @@ pub enum UpstreamError {
     Malformed(String),
     /// The upstream answered with a JSON-RPC error (kept as it came).
     Rpc(ErrorObject),
+    /// The upstream asked a question where it cannot be asked (a step in the Worker):
+    /// the call was dropped, for a task object to make again.
+    Handover,
 }
 
 impl fmt::Display for UpstreamError {
@@ -33,6 +36,9 @@ impl fmt::Display for UpstreamError {
             UpstreamError::SessionGone => f.write_str("its session ended (HTTP 404)"),
             UpstreamError::Malformed(why) => f.write_str(why),
             UpstreamError::Rpc(e) => write!(f, "{} ({})", e.message, e.code.0),
+            UpstreamError::Handover => {
+                f.write_str("it asked a question mid-call where none can be asked")
+            }
         }
     }
 }

@@ -58,7 +58,7 @@ pub(super) async fn follow(
     {
         // A 2025-11-25 session ended (the upstream restarted): the task outlives it.
         Err(UpstreamError::SessionGone) => {
-            match Session::open(host, &tool.upstream, tool.quick()).await {
+            match Session::open(host, &tool.upstream, tool.quick(), json!({})).await {
                 Ok(fresh) => {
                     session = fresh;
                     session.request("tasks/get", get, tool.quick()).await

@@ -24,11 +24,31 @@ impl FakeHost {
         self.0.borrow_mut().streams.push(Route {
             method: method.to_ascii_uppercase(),
             url: url.to_owned(),
+            when: None,
             status,
             content_type: content_type.to_owned(),
             pieces,
         });
         self
+    }
+
+    /// [`FakeHost::stream`] for the requests to `method url` whose body contains `when`
+    /// only (a server's answer to one kind of message on an endpoint that takes several);
+    /// the others go to the ordinary routes.
+    pub fn stream_when(
+        self,
+        method: &str,
+        url: &str,
+        when: &str,
+        status: u16,
+        content_type: &str,
+        pieces: Vec<Piece>,
+    ) -> Self {
+        let fake = self.stream(method, url, status, content_type, pieces);
+        if let Some(route) = fake.0.borrow_mut().streams.last_mut() {
+            route.when = Some(when.to_owned());
+        }
+        fake
     }
 
     /// How many streamed answers were dropped before their last piece was read (a request
@@ -88,6 +108,8 @@ pub enum Piece {
 pub(super) struct Route {
     pub method: String,
     pub url: String,
+    /// Only for a request whose body contains this.
+    pub when: Option<String>,
     pub status: u16,
     pub content_type: String,
     pub pieces: Vec<Piece>,
@@ -96,9 +118,13 @@ pub(super) struct Route {
 impl State {
     /// The streamed route for `request`, if any.
     pub(super) fn stream_for(&self, request: &Outbound) -> Option<&Route> {
-        self.streams
-            .iter()
-            .find(|r| r.method == request.method && r.url == request.url)
+        self.streams.iter().find(|r| {
+            r.method == request.method
+                && r.url == request.url
+                && r.when.as_ref().is_none_or(|when| {
+                    String::from_utf8_lossy(&request.body).contains(when.as_str())
+                })
+        })
     }
 
     /// The data of `piece`, or why it is held back.

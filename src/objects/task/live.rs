@@ -14,9 +14,8 @@
 //! The step is paused while an event is applied (it is simply not polled), so no write is
 //! ever abandoned half-way. Single-threaded: the queue and the answer slot are `Rc`s.
 
-use super::task::{Runtime, TaskPlatform, apply, load};
+use super::{RunError, Runtime, TaskPlatform, apply, load};
 use crate::host::BoxFuture;
-use crate::objects::task::RunError;
 use crate::tasks::layout::Need;
 use crate::tasks::live::{self, Answered, Asked};
 use crate::tools::{Progress, Report, Step, ToolError};

@@ -1,0 +1,150 @@
+//! One request to an upstream and its answer, read as it arrives: the response, the
+//! notifications before it, and the upstream's own requests meanwhile, answered through a
+//! [`Relay`] before the rest is read (streamable-http "Sending Messages": a server may send
+//! requests and notifications on a POST's stream before its response).
+
+use super::{Bounds, Session, UpstreamError};
+use crate::gateway::sse::{self, Exchange, Message};
+use crate::host::BoxFuture;
+use crate::jsonrpc::{self, ErrorObject, RequestId};
+use serde_json::{Map, Value};
+
+/// What hears an upstream's notifications and answers its own requests (2025-11-25
+/// `elicitation/create`, say) while a call's answer is read (`super::step`).
+pub trait Relay {
+    fn notified(&self, method: &str, params: &Map<String, Value>);
+    fn asked<'a>(&'a self, method: &'a str, params: Map<String, Value>) -> BoxFuture<'a, Reply>;
+}
+
+/// The gateway's answer to a request an upstream sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Result(Value),
+    Error(ErrorObject),
+    /// It cannot be answered here (a step in the Worker cannot ask): the call is dropped
+    /// ([`UpstreamError::Handover`]).
+    Handover,
+}
+
+impl Session {
+    /// Sends `method` and reads its response: the result, or why there is none.
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+        bounds: Bounds,
+    ) -> Result<(Value, Exchange), UpstreamError> {
+        let (result, exchange, _) = self
+            .round_trip(method, params, bounds, Vec::new(), None)
+            .await?;
+        Ok((result, exchange))
+    }
+
+    /// A call (`tools/call`) with `Mcp-Param-*` headers (2026-07-28, a tool's
+    /// `x-mcp-header` arguments), its answer read as it arrives: each notification and
+    /// each request the upstream sends meanwhile goes to `relay`, which answers the
+    /// requests (the answer is sent back upstream before the rest is read).
+    pub async fn call(
+        &mut self,
+        params: Value,
+        bounds: Bounds,
+        headers: Vec<(String, String)>,
+        relay: &dyn Relay,
+    ) -> Result<Value, UpstreamError> {
+        let (result, _, _) = self
+            .round_trip("tools/call", params, bounds, headers, Some(relay))
+            .await?;
+        Ok(result)
+    }
+
+    /// One request and its answer, read as it arrives: the result (an object), the
+    /// notifications before it (when no `relay` took them), the `Mcp-Session-Id` given.
+    pub(super) async fn round_trip(
+        &mut self,
+        method: &str,
+        mut params: Value,
+        bounds: Bounds,
+        mut headers: Vec<(String, String)>,
+        relay: Option<&dyn Relay>,
+    ) -> Result<(Value, Exchange, Option<String>), UpstreamError> {
+        self.next_id += 1;
+        let id = self.next_id;
+        if self.is_modern() {
+            headers.extend(self.routing(method, &mut params));
+        }
+        let message = jsonrpc::client_request(id, method, params);
+        let mut answer = self.open_answer(message, bounds, headers).await?;
+        let session = answer.header("mcp-session-id").map(str::to_owned);
+        let content_type = answer.header("content-type").unwrap_or_default();
+        let mut reader =
+            sse::Reader::new(content_type, id).map_err(|e| UpstreamError::Malformed(e.message))?;
+        let mut exchange = Exchange::default();
+        loop {
+            let piece = answer.next_chunk().await.map_err(UpstreamError::Host)?;
+            let messages = match &piece {
+                Some(piece) => reader.push(piece),
+                None => reader.finish(),
+            }
+            .map_err(|e| UpstreamError::Malformed(e.message))?;
+            for message in messages {
+                match (message, relay) {
+                    (Message::Response(response), _) => {
+                        exchange.response = Some(response);
+                        let result = response_of(method, &exchange)?;
+                        return Ok((result, exchange, session));
+                    }
+                    (Message::Notification(name, params), Some(relay)) => {
+                        relay.notified(&name, &params)
+                    }
+                    (Message::Notification(name, params), None) => {
+                        exchange.notifications.push((name, params))
+                    }
+                    (Message::Request { id, method, params }, Some(relay)) => {
+                        let reply = relay.asked(&method, params).await;
+                        self.reply(id, reply, bounds).await?;
+                    }
+                    // Nothing here can answer it: the upstream decides what no answer means.
+                    (Message::Request { .. }, None) => {}
+                }
+            }
+            if piece.is_none() {
+                return Err(UpstreamError::Malformed(format!(
+                    "its answer to {method} ended without a response"
+                )));
+            }
+        }
+    }
+
+    /// Sends the gateway's answer to the upstream's request `id`.
+    async fn reply(
+        &self,
+        id: RequestId,
+        reply: Reply,
+        bounds: Bounds,
+    ) -> Result<(), UpstreamError> {
+        let message = match reply {
+            Reply::Result(result) => jsonrpc::result_message(&id, result),
+            Reply::Error(error) => jsonrpc::error_message(&id, &error),
+            Reply::Handover => return Err(UpstreamError::Handover),
+        };
+        let quick = Bounds {
+            timeout_ms: bounds.timeout_ms.min(30_000),
+            ..bounds
+        };
+        self.send(message, quick).await.map(|_| ())
+    }
+}
+
+/// The result of `method` in `exchange`: an object, or why there is none.
+fn response_of(method: &str, exchange: &Exchange) -> Result<Value, UpstreamError> {
+    match &exchange.response {
+        Some(Ok(result @ Value::Object(_))) => Ok(result.clone()),
+        Some(Ok(_)) => Err(UpstreamError::Malformed(format!(
+            "its {method} result is not an object"
+        ))),
+        Some(Err(error)) => Err(UpstreamError::Rpc(error.clone())),
+        None => Err(UpstreamError::Malformed(format!(
+            "its answer to {method} ended without a response"
+        ))),
+    }
+}
