@@ -267,8 +267,7 @@ fn status_watch_fires_on_status_or_message_changes() {
 
 #[test]
 fn sse_parser_handles_chunks_comments_and_split_utf8() {
-    let stream =
-        "data: {\"a\":\"é\"}\r\n\r\n: keep-alive\n\ndata: one\ndata: two\n\nevent: x\ndata: skipped\n\nevent: message\ndata: last";
+    let stream = "data: {\"a\":\"é\"}\r\n\r\n: keep-alive\n\ndata: one\ndata: two\n\nevent: x\ndata: skipped\n\nevent: message\ndata: last";
     let bytes = stream.as_bytes();
     let mut parser = SseParser::default();
     let mut events = Vec::new();
