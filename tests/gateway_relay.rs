@@ -194,8 +194,8 @@ fn in_the_worker_a_question_hands_the_call_over_to_the_task_object() {
     let sent = bodies(&fake);
     assert_eq!(
         sent[0]["params"]["capabilities"],
-        json!({ "elicitation": {} }),
-        "what the caller can be asked is declared at initialize"
+        json!({ "elicitation": { "form": {}, "url": {} } }),
+        "what the caller can be asked is declared at initialize (a job's: job_answer's too)"
     );
     let cancelled = sent
         .iter()

@@ -40,12 +40,10 @@ fn a_call_that_may_not_repeat_is_stored_before_the_task_object_makes_it() {
             .collect::<Vec<_>>(),
         ["initialize", "notifications/initialized"]
     );
-    assert!(
-        sent[0]["params"]["capabilities"]
-            .as_object()
-            .unwrap()
-            .is_empty(),
-        "the gateway declares no client capability"
+    assert_eq!(
+        sent[0]["params"]["capabilities"],
+        json!({ "elicitation": { "form": {}, "url": {} } }),
+        "a caller without the extension gets a job: asked what job_answer answers, nothing else"
     );
 
     // In the task object: the call, on that session, with that id; progress on the way.

@@ -150,8 +150,20 @@ impl UpstreamTool {
 
     fn declared(&self, call: &Call) -> Value {
         let mut declared = Map::new();
+        // A 2025-11-25 upstream asks mid-call, so in a task object: a caller that gets a
+        // job can be asked there what a job's question can be (`job_answer`), already in
+        // the job's record in the task object, not yet in its first step in the Worker.
+        let askable = match self.jobs
+            && self.version != super::client::MODERN
+            && !call
+                .capabilities
+                .has(crate::mcp::meta::Capability::TasksExtension)
+        {
+            true => call.capabilities.answerable_by_job(),
+            false => call.capabilities.0.clone(),
+        };
         for key in ["elicitation", "sampling", "roots"] {
-            if let Some(value) = call.capabilities.0.get(key) {
+            if let Some(value) = askable.get(key) {
                 declared.insert(key.into(), value.clone());
             }
         }

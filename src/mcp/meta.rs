@@ -87,6 +87,24 @@ impl Capability {
 }
 
 impl ClientCapabilities {
+    /// The capabilities a job records for its questions: these, plus elicitation in form
+    /// and URL mode, which `job_answer` answers whatever the client declared.
+    pub fn answerable_by_job(&self) -> Map<String, Value> {
+        let mut recorded = self.0.clone();
+        let elicitation = recorded
+            .entry("elicitation")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(modes) = elicitation.as_object_mut() {
+            modes
+                .entry("form")
+                .or_insert_with(|| Value::Object(Map::new()));
+            modes
+                .entry("url")
+                .or_insert_with(|| Value::Object(Map::new()));
+        }
+        recorded
+    }
+
     /// Whether the client declared `capability` on this request.
     ///
     /// Elicitation: an empty `elicitation: {}` means form mode only (client/elicitation

@@ -373,7 +373,7 @@ fn detach(server: &Server, mut run: InlineRun, next: Continued, ctx: &Context) -
     // Its questions may need what the handle tools answer for any client (`jobs`); the
     // client is asked only what it declared.
     let client = run.capabilities.clone();
-    run.capabilities.0 = jobs::answerable(&client);
+    run.capabilities.0 = client.answerable_by_job();
     let reported = next.amount.map_or(0.0, |a| a.progress);
     let record = match record(server, &mut run, next, ctx) {
         Ok(record) => record,

@@ -112,20 +112,6 @@ pub fn declares_tasks(capabilities: &ClientCapabilities) -> bool {
     capabilities.has(Capability::TasksExtension)
 }
 
-/// The capabilities a job records for its questions: the client's, plus elicitation in
-/// form and URL mode, which `job_answer` answers whatever the client declared.
-pub fn answerable(capabilities: &ClientCapabilities) -> Map<String, Value> {
-    let mut recorded = capabilities.0.clone();
-    let elicitation = recorded
-        .entry("elicitation")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Some(modes) = elicitation.as_object_mut() {
-        modes.entry("form").or_insert_with(|| json!({}));
-        modes.entry("url").or_insert_with(|| json!({}));
-    }
-    recorded
-}
-
 /// The handle tools for `tools/list` (the longest wait is the inline budget).
 pub fn definitions(config: &Config) -> Vec<Value> {
     handle_tools(max_wait_s(config))

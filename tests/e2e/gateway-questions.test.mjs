@@ -4,16 +4,24 @@
 // `elicitation/create` request on the call's own response stream. The question reaches a
 // client with the Tasks extension as the task's `input_required` (answered with
 // `tasks/update`) and the SDK 1.x client as its job's question (its own elicitation
-// handler); the answer goes upstream and the tool goes on, its progress shown while it
-// runs; a decline is the upstream's own answer; a cancel while the question is pending
-// stops the upstream call.
+// handler, or job_status and job_answer through mcp-remote for a host that cannot be
+// asked), and the official Tasks client's own input handler; the answer goes upstream and
+// the tool goes on, its progress shown while it runs; a decline is the upstream's own
+// answer; a cancel (tasks/cancel, job_cancel) while the question is pending stops the
+// upstream call.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startServer, TEST_KEYS } from '../support/server.mjs';
-import { within } from '../interop/host.mjs';
+import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { ROOT, startServer, TEST_KEYS } from '../support/server.mjs';
+import { connect, within } from '../interop/host.mjs';
 import { startUpstream } from '../support/upstream.mjs';
 import { ALL_CAPS, ok, terminal } from './mcp.mjs';
 
@@ -178,4 +186,66 @@ test('a declined question is the upstream\'s to answer: the task completes with 
   assert.deepEqual(done.result.structuredContent, { label: 'decline', answer: 'decline', pages: 1 });
   assert.equal(callsOf('decline').length, 1);
   assert.equal(callsOf('decline')[0].answer, 'decline');
+});
+
+test('the official Tasks client (V2): the question reaches its input handler, the answer the upstream', async () => {
+  const asked = [];
+  const onInputRequest = async (request) => {
+    asked.push(request);
+    return { action: 'accept', content: { colour: 'red' } };
+  };
+  const client = await connect(gateway.mcpUrl, { generation: 'v2', token: TEST_KEYS.alice, onInputRequest });
+  clients.push(client);
+  const execution = await client.session.callTool('ts_survey', { seconds: 3, label: 'ext-tasks' });
+  assert.equal(execution.kind, 'task');
+  const { outcome } = await within(45_000, execution.settle(), 'ts_survey');
+  assert.equal(outcome.status, 'completed', String(outcome.error));
+  assert.deepEqual(resultFromTaskOutcome(outcome).structuredContent, { label: 'ext-tasks', answer: 'red', pages: 3 });
+  assert.deepEqual(asked.map((r) => r.kind), ['elicitation']);
+  assert.equal(asked[0].params.message, QUESTION);
+  assert.equal(callsOf('ext-tasks')[0].answer, 'red');
+});
+
+test('mcp-remote, a desktop host that cannot be asked: job_status shows the question, job_answer answers it, job_cancel stops another', async () => {
+  const proxy = join(ROOT, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
+  const env = { ...process.env, MCP_REMOTE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'mcp-remote-')) };
+  const bridge = spawn(process.execPath, [proxy, gateway.mcpUrl, '--allow-http', '--transport', 'http-only',
+    '--header', `Authorization:Bearer ${TEST_KEYS.alice}`], { stdio: ['pipe', 'pipe', 'pipe'], env });
+  clients.push({ close: () => bridge.kill() });
+  const waiting = new Map();
+  createInterface({ input: bridge.stdout }).on('line', (line) => {
+    const message = JSON.parse(line);
+    waiting.get(message.id)?.(message);
+  });
+  let id = 0;
+  const request = (method, params) => within(60_000, new Promise((resolve) => {
+    id += 1;
+    waiting.set(id, resolve);
+    bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+  }), method);
+  await request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'desktop-host', version: '1' } });
+  bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  const jobOf = async (label) => {
+    const pending = (await request('tools/call', { name: 'ts_survey', arguments: { seconds: 4, label } })).result;
+    return pending._meta['mcp-tasks-edge/job'].job;
+  };
+  const status = async (job) => (await request('tools/call', { name: 'job_status', arguments: { job, waitSeconds: 2 } })).result;
+  const job = await jobOf('bridged');
+  let read = await status(job);
+  for (let i = 0; i < 10 && read._meta['mcp-tasks-edge/job'].status === 'working'; i += 1) read = await status(job);
+  assert.equal(read._meta['mcp-tasks-edge/job'].status, 'input_required', JSON.stringify(read));
+  const [key] = Object.keys(read.structuredContent.inputRequests);
+  assert.match(read.content[0].text, /Which colour\?.*job_answer/s);
+  const wrong = (await request('tools/call', { name: 'job_answer', arguments: { job, answers: { [key]: { action: 'accept', content: { colour: 'mauve' } } } } })).result;
+  assert.equal(wrong.isError, true, 'an answer outside the upstream\'s schema is refused before it goes upstream');
+  await request('tools/call', { name: 'job_answer', arguments: { job, answers: { [key]: { action: 'accept', content: { colour: 'blue' } } } } });
+  for (let i = 0; i < 10 && read._meta['mcp-tasks-edge/job'].status !== 'completed'; i += 1) read = await status(job);
+  assert.ok(read.content.some((c) => c.text === 'Surveyed 4 pages for bridged: blue'), JSON.stringify(read));
+  assert.equal(callsOf('bridged')[0].answer, 'blue');
+  const other = await jobOf('bridged-cancel');
+  await eventually(() => callsOf('bridged-cancel').length === 1, 10_000);
+  const cancelled = (await request('tools/call', { name: 'job_cancel', arguments: { job: other } })).result;
+  assert.equal(cancelled._meta['mcp-tasks-edge/job'].status, 'cancelled', JSON.stringify(cancelled));
+  await eventually(() => callsOf('bridged-cancel')[0].outcome !== 'running', 10_000);
+  assert.equal(callsOf('bridged-cancel')[0].outcome, 'cancelled');
 });
