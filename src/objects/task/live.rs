@@ -17,7 +17,7 @@
 use super::{RunError, Runtime, TaskPlatform, apply, load};
 use crate::host::BoxFuture;
 use crate::tasks::layout::Need;
-use crate::tasks::live::{self, Answered, Asked};
+use crate::tasks::live::{self, Outcome};
 use crate::tools::{Progress, Report, Step, ToolError};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -145,7 +145,8 @@ pub async fn drive<P: TaskPlatform>(
     let mut step = pin!(step);
     let mut last_write = p.now_ms();
     let mut pending: Option<Report> = None;
-    let mut asked: Option<(Vec<String>, Slot)> = None;
+    // The keys the step waits on, and where their answers go.
+    let mut waiting: Option<(Vec<String>, Slot)> = None;
     let mut timer: Option<BoxFuture<'static, ()>> = None;
     loop {
         let next = {
@@ -167,68 +168,72 @@ pub async fn drive<P: TaskPlatform>(
             .await
         };
         let now = p.now_ms();
-        match next {
+        let mut asking = None;
+        let report;
+        let event = match next {
             Next::Done(done) => return Ok(Some(done)),
-            Next::Event(Event::Progress(report)) => {
-                pending = Some(report);
+            Next::Event(Event::Progress(latest)) => {
                 let due = last_write.saturating_add(PROGRESS_WRITE_MS);
                 if now < due {
+                    pending = Some(latest);
                     if timer.is_none() {
                         let host = host.clone();
                         timer = Some(Box::pin(async move { host.sleep(due - now).await }));
                     }
                     continue;
                 }
-            }
-            Next::Flush => {}
-            Next::Event(Event::Ask { requests, reply }) => {
+                timer = None;
                 pending = None;
-                let current = load(p, Need::Hot).await?;
-                let record = current.as_ref().map(|s| s.record.clone());
-                match live::asked(record, attempt, requests, now).map_err(RunError::Refused)? {
-                    Asked::Stored { effects, keys } => {
-                        apply(p, rt, current.as_ref(), *effects, None).await?;
-                        asked = Some((keys, reply));
+                last_write = now;
+                report = latest;
+                live::Event::Report(&report)
+            }
+            Next::Flush => {
+                timer = None;
+                last_write = now;
+                match pending.take() {
+                    Some(latest) => {
+                        report = latest;
+                        live::Event::Report(&report)
                     }
-                    Asked::Refused(error) => reply.put(Err(error)),
-                    Asked::Gone => return Ok(None),
+                    None => continue,
                 }
-                continue;
             }
-            Next::Event(Event::Changed) => {
-                let need = if asked.is_some() {
-                    Need::Step
-                } else {
-                    Need::Hot
-                };
-                let current = load(p, need).await?;
-                let record = current.as_ref().map(|s| &s.record);
-                match &asked {
-                    Some((keys, reply)) => match live::answered(record, attempt, keys) {
-                        Answered::Yes(answers) => {
-                            reply.put(Ok(answers));
-                            asked = None;
-                        }
-                        Answered::Waiting => {}
-                        Answered::Gone => return Ok(None),
-                    },
-                    None if live::gone(record, attempt) => return Ok(None),
-                    None => {}
-                }
-                continue;
+            Next::Event(Event::Ask { requests, reply }) => {
+                // The question supersedes a report not yet written.
+                pending = None;
+                asking = Some(reply);
+                live::Event::Ask(requests)
             }
+            Next::Event(Event::Changed) => live::Event::Changed,
+        };
+        // Answers may be stored apart from the hot record.
+        let need = match (&event, &waiting) {
+            (live::Event::Changed, Some(_)) => Need::Step,
+            _ => Need::Hot,
+        };
+        let current = load(p, need).await?;
+        let record = current.as_ref().map(|s| s.record.clone());
+        let keys = waiting.as_ref().map(|(keys, _)| keys.as_slice());
+        let (effects, outcome) =
+            live::plan(record, attempt, event, keys, now).map_err(RunError::Refused)?;
+        if let Some(effects) = effects {
+            apply(p, rt, current.as_ref(), effects, None).await?;
         }
-        // A report is due: written now.
-        timer = None;
-        if let Some(report) = pending.take() {
-            let current = load(p, Need::Hot).await?;
-            let record = current.as_ref().map(|s| s.record.clone());
-            let effects =
-                live::reported(record, attempt, &report, now).map_err(RunError::Refused)?;
-            if effects.store.is_some() {
-                apply(p, rt, current.as_ref(), effects, None).await?;
+        match outcome {
+            Outcome::Nothing => {}
+            Outcome::Asked(keys) => waiting = asking.map(|reply| (keys, reply)),
+            Outcome::Refused(error) => {
+                if let Some(reply) = asking {
+                    reply.put(Err(error));
+                }
             }
-            last_write = now;
+            Outcome::Answered(answers) => {
+                if let Some((_, reply)) = waiting.take() {
+                    reply.put(Ok(answers));
+                }
+            }
+            Outcome::Gone => return Ok(None),
         }
     }
 }
