@@ -297,3 +297,48 @@ fn only_a_step_a_task_object_runs_can_ask_while_it_runs() {
     let refused = block_on(call.ask_now(colour()));
     assert!(refused.is_err());
 }
+
+#[test]
+fn an_attempt_lost_while_it_asks_takes_its_question_with_it_and_the_step_runs_again() {
+    let (shared, registry) = started("asks", json!({ "elicitation": {} }));
+    let mut step = alarm(&shared, &registry);
+    assert!(!turn(&mut step));
+    assert_eq!(get(&shared)["status"], "input_required");
+    // The instance dies while the step waits: memory is gone, storage stays.
+    drop(step);
+    shared.0.borrow_mut().restart();
+    shared.0.borrow_mut().live = None;
+    // The alarm finds the lease of an attempt not running here: attempt 2, working again.
+    assert_eq!(shared.0.borrow_mut().plan(NOW + 10), Some(2));
+    let task = get(&shared);
+    assert_eq!(task["status"], "working", "{task}");
+    assert!(task.get("inputRequests").is_none());
+    // The step runs again and asks again; answered, it completes.
+    let mut again: Alarm<'_> = {
+        let mut platform = shared.clone();
+        let rt = Runtime {
+            registry: &registry,
+            limits: LIMITS,
+            counts_live_tasks: false,
+        };
+        Box::pin(async move { runner::alarm_step(&mut platform, rt, 2).await })
+    };
+    assert!(!turn(&mut again));
+    let task = get(&shared);
+    let key = task["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let ok = shared.0.borrow_mut().update(
+        json!({ key: { "action": "accept", "content": { "colour": "blue" } } }),
+        NOW + 11,
+    );
+    assert!(matches!(ok, ObjectReply::Result(_)), "{ok:?}");
+    assert!(turn(&mut again));
+    let task = get(&shared);
+    assert_eq!(task["status"], "completed", "{task}");
+    assert_eq!(task["result"]["content"][0]["text"], "colour \"blue\"");
+}

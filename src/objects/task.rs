@@ -82,7 +82,7 @@ pub trait TaskPlatform {
     fn running(&self) -> Option<u32>;
     fn set_running(&mut self, attempt: Option<u32>);
     /// Where this instance's running step hears that a request wrote the task (memory:
-    /// set while a step runs here, `objects::live`).
+    /// set while a step runs here, [`live`]).
     fn live(&self) -> Option<live::Sender>;
     fn set_live(&mut self, live: Option<live::Sender>);
 }

@@ -89,7 +89,14 @@ pub fn alarm(
                 now_ms,
             )));
         }
-        Some(lease) => lease.attempt + 1,
+        Some(lease) => {
+            if matches!(record.status(), TaskStatus::InputRequired { .. }) {
+                // Only a step asking mid-step holds a lease while input is required: its
+                // questions were lost with it (`tasks::live`).
+                record.withdraw_questions(now_ms)?;
+            }
+            lease.attempt + 1
+        }
         None => {
             let due = *record.status() == TaskStatus::Working
                 && record.next_step_at_ms().is_none_or(|at| at <= now_ms);

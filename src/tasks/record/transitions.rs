@@ -39,6 +39,19 @@ impl TaskRecord {
         Ok(keys)
     }
 
+    /// The questions an interrupted attempt asked mid-step (`Call::ask_now`) go with it:
+    /// the step runs again from its checkpoint, and asks again if it must.
+    pub(in crate::tasks) fn withdraw_questions(&mut self, now_ms: u64) -> Result<(), Illegal> {
+        self.apply(
+            Event::InputAnswered {
+                remaining: Map::new(),
+            },
+            now_ms,
+        )?;
+        self.status_message = Some("The step that asked was interrupted; it runs again".into());
+        Ok(())
+    }
+
     /// Attempt `attempt` at the current step starts; presumed lost after `deadline_ms`.
     pub(in crate::tasks) fn start_attempt(&mut self, attempt: u32, deadline_ms: u64) {
         self.lease = Some(Lease {
