@@ -70,7 +70,7 @@ fn settle(result: worker::Result<()>) -> Outcome {
 }
 
 /// The Worker's `fetch` export: [`super::fetch`] under the guard. An error the handler
-/// returns is logged and answered 500, as `#[event(fetch)]` does.
+/// returns is logged and answered JSON-RPC -32603 by the guard (guard.js).
 #[doc(hidden)]
 pub fn fetch(req: web_sys::Request, env: Env, ctx: Context, build: fn() -> Server) -> Promise {
     // The bench build's counters (`bench-counters`); nothing in the normal build.
@@ -82,10 +82,7 @@ pub fn fetch(req: web_sys::Request, env: Env, ctx: Context, build: fn() -> Serve
         let invocation = Some(worker::Context::new(ctx));
         match super::entry::serve(req.into(), env, invocation, build).await {
             Ok(response) => Ok(response.into()),
-            Err(e) => {
-                worker::console_error!("{e}");
-                respond(worker::Response::error("INTERNAL SERVER ERROR", 500))
-            }
+            Err(e) => Err(JsValue::from(e)),
         }
     };
     guarded("Worker", "fetch", &raw, &JsValue::NULL, work)

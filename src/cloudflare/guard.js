@@ -16,7 +16,7 @@
 //   record then re-runs the step, up to STEP_MAX_ATTEMPTS), and the object's watch
 //   sockets (pushed notifications) are closed with 1011: the listen streams holding them
 //   reconnect and read the durable state again, so a crash is surfaced, not hidden; its
-//   requests answer 500 and its WebSocket handlers settle;
+//   requests answer the object protocol's -32603 and its WebSocket handlers settle;
 // - the principal's quota ledger answers 500, so the Worker refuses instead of hanging;
 // - the session and principal objects' alarms (expiry, cleanup) reject and are retried.
 
@@ -50,37 +50,51 @@ function hookCrashMark() {
  * `panic` event of src/ops/log), then answered as the invocation needs:
  * - the Worker's fetch, a session's fetch: JSON-RPC -32603 with the request's id;
  * - a task object (`ctx`, its DurableObjectState, outlives the crashed wasm instance): its
- *   watchers are closed, then a fetch answers 500, an alarm rejects (the runtime retries
- *   it), a WebSocket handler settles;
+ *   watchers are closed, then a fetch answers the object protocol's error (-32603, which
+ *   the Worker passes to its client with the request's id), an alarm rejects (the runtime
+ *   retries it), a WebSocket handler settles;
  * - the quota ledger's fetch: 500, so the Worker refuses instead of hanging;
  * - any other alarm rejects, and is retried.
+ * An error the Worker's or a session's fetch returns (no crash) is logged and answered
+ * JSON-RPC -32603 with the request's id too, never the runtime's plain-text 500.
  *
- * Every request pays for it, so it costs one promise and one entry in a set: no async
- * frame, no `Promise.race` (whose losing promise would keep a reaction per call). A
- * crash settles it from the mark's setter, or from `work` rejecting with the trap.
+ * The answer is made in this invocation's own context: the instance is shared by every
+ * invocation of the isolate (a Worker and its objects, under `wrangler dev` at least), so
+ * the crash may be noticed by another one, which only resolves `settled`; the continuation
+ * attached here runs in the context that created it (workerd's cross-context promise
+ * resolution), where a Response may be made. Every request pays for it, so it costs two
+ * promises and one entry in a set: no async frame, no `Promise.race` (whose losing
+ * promise would keep a reaction per call). A crash settles it from the mark's setter, or
+ * from `work` rejecting with the trap.
  *
  * One function for all (not one each): wasm-bindgen imports a function that needs no
  * glue once per use, which repeats the module's key in its import object.
  */
 export function guard(work, object, method, request, ctx) {
   hookCrashMark();
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    // `how` is resolve, reject, or CRASH (then `value` is unused).
+  const settled = new Promise((resolve, reject) => {
+    let done = false;
     const settle = (how, value) => {
-      if (settled) return;
-      settled = true;
+      if (done) return;
+      done = true;
       inFlight.delete(onCrash);
-      if (how !== CRASH) return how(value);
-      try { resolve(afterCrash(object, method, request, ctx)); } catch (e) { reject(e); }
+      how(value);
     };
-    const onCrash = () => settle(CRASH);
+    const onCrash = () => settle(resolve, CRASH);
     inFlight.add(onCrash);
     work.then(
       (value) => settle(resolve, value),
-      (error) => settle(error instanceof WebAssembly.RuntimeError ? CRASH : reject, error),
+      (error) => (error instanceof WebAssembly.RuntimeError ? settle(resolve, CRASH) : settle(reject, error)),
     );
   });
+  return settled.then(
+    (value) => (value === CRASH ? afterCrash(object, method, request, ctx) : value),
+    (error) => {
+      if (method !== 'fetch' || (object !== 'Worker' && object !== 'SessionObject')) throw error;
+      console.error(`${object} fetch failed: ${error}`);
+      return rpcError(request, FAILED);
+    },
+  );
 }
 
 /** What an invocation answers once the instance crashed under it (see `guard`). */
@@ -97,13 +111,21 @@ function afterCrash(object, method, request, ctx) {
   switch (object) {
     case 'Worker':
     case 'SessionObject':
-      return crashed(request);
+      return rpcError(request, CRASHED);
     case 'PrincipalObject':
       return new Response('the quota ledger crashed while handling this request', { status: 500 });
     default:
-      return new Response('the task object crashed while handling this request', { status: 500 });
+      // The object protocol's error (`tasks::protocol`: 422 and an ErrorObject).
+      return new Response(JSON.stringify({ code: -32603, message: OBJECT_CRASHED }), {
+        status: 422,
+        headers: { 'content-type': 'application/json' },
+      });
   }
 }
+
+const CRASHED = 'Internal error: the server crashed while handling this request (a tool step panicked). Nothing was stored; the next request is served normally.';
+const FAILED = 'Internal error: the server could not complete this request (the reason is in its log); the next request is served normally.';
+const OBJECT_CRASHED = 'Internal error: the task object crashed while handling this request (a tool hook panicked); read the task again for its state.';
 
 /**
  * The structured log line of a crash (the `panic` event of src/ops/log, same format: one
@@ -121,20 +143,17 @@ function logPanic(object, method, request) {
 }
 
 /**
- * The answer to a request whose instance crashed: JSON-RPC -32603 with the request's id,
- * read from the body the Rust side left on the request when it read it (`mcpBody`, see
+ * The answer to a request whose instance crashed or whose handler failed: JSON-RPC -32603
+ * saying `message`, with the request's id, read from the body the Rust side left on the request when it read it (`mcpBody`, see
  * `read_whole_body` in src/cloudflare/http.rs); no id when it crashed before that.
  */
-function crashed(request) {
+function rpcError(request, message) {
   let id = null;
   try {
     const body = JSON.parse(new TextDecoder().decode(request.mcpBody));
     if (typeof body?.id === 'string' || typeof body?.id === 'number') id = body.id;
   } catch { /* no body read, or not JSON: the id stays null */ }
-  const error = {
-    code: -32603,
-    message: 'Internal error: the server crashed while handling this request (a tool step panicked). Nothing was stored; the next request is served normally.',
-  };
+  const error = { code: -32603, message };
   return new Response(JSON.stringify({ jsonrpc: '2.0', id, error }), {
     status: 500,
     headers: { 'content-type': 'application/json' },

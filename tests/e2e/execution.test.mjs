@@ -69,6 +69,21 @@ test('panic_inline: a panic before any task is a JSON-RPC -32603 with the reques
   }
 });
 
+test('panic_cancel: a task object that crashes in a request answers JSON-RPC -32603 with the id, not plain text; the task is cancelled', async () => {
+  const created = await ok(url, 'tools/call', { name: 'panic_cancel', arguments: {} });
+  const params = { taskId: created.taskId, _meta: meta(ALL_CAPS) };
+  const res = await fetch(url, { method: 'POST', headers: headersFor('tasks/cancel', params),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'cancel-1', method: 'tasks/cancel', params }), signal: AbortSignal.timeout(30_000) });
+  const text = await res.text();
+  assert.match(res.headers.get('content-type') ?? '', /application\/json/, `HTTP ${res.status}: ${text.slice(0, 200)}`);
+  const body = JSON.parse(text);
+  assert.equal(body.id, 'cancel-1', text);
+  assert.equal(body.error.code, -32603, text);
+  // The cancel was written before its hook ran: the task is cancelled, and stays so.
+  assert.equal((await ok(url, 'tasks/get', { taskId: created.taskId })).status, 'cancelled');
+  await greetWorks();
+});
+
 test('panic_job: the panicking step is retried, then the task fails naming the tool and the attempts', async () => {
   const created = await ok(url, 'tools/call', { name: 'panic_job', arguments: {} });
   assert.equal(created.resultType, 'task');
