@@ -1,12 +1,13 @@
 // The bench build's billable-operation counters (src/cloudflare/bench.rs, read by
 // tests/bench/cost.mjs): absent from the ordinary build, exact in the bench build (the
 // Worker built with WORKER_FEATURES=bench-counters), and not counting their own route.
-import { after, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
+import { startUpstream } from '../support/upstream.mjs';
 import { ok, rpc } from './mcp.mjs';
 
 const BENCH = { WORKER_FEATURES: 'bench-counters' };
@@ -14,6 +15,12 @@ const BENCH = { WORKER_FEATURES: 'bench-counters' };
 const JOB_WAIT_MS = 5000;
 const BUILD_TIMEOUT_MS = 15 * 60_000;
 let server;
+/** A server of the TypeScript SDK 1.x without tasks, behind the bench server's gateway. */
+let upstream;
+
+before(async () => {
+  upstream = await startUpstream();
+});
 
 /** Builds the Worker as wrangler would (a no-op when its inputs did not change). */
 const build = (env = {}) => promisify(execFile)('sh', [join(ROOT, 'scripts', 'build-worker.sh')],
@@ -21,6 +28,7 @@ const build = (env = {}) => promisify(execFile)('sh', [join(ROOT, 'scripts', 'bu
 
 after(async () => {
   await server?.stop();
+  await upstream?.close();
   // Leave the ordinary build behind for the tests that follow.
   await build();
 });
@@ -44,7 +52,8 @@ test('the ordinary build has no counters route', { timeout: BUILD_TIMEOUT_MS }, 
 test('the bench build counts what a tasks/get bills, and not its own route', { timeout: BUILD_TIMEOUT_MS }, async () => {
   await build(BENCH);
   server = await startServer({ env: BENCH, startTimeoutMs: BUILD_TIMEOUT_MS,
-    vars: { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', INLINE_BUDGET_MS: String(JOB_WAIT_MS) } });
+    vars: { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', INLINE_BUDGET_MS: String(JOB_WAIT_MS),
+      UPSTREAMS: JSON.stringify([{ name: 'ts', url: upstream.url, prefix: 'ts_' }]) } });
   const read = async () => {
     const { status, text } = await counters();
     assert.equal(status, 200, text);
@@ -104,4 +113,24 @@ test("a job's wait costs the same object requests however long it lasts: fewer t
   assert.ok(polls >= JOB_WAIT_MS / 1000 - 1, `waited ${waitedMs} ms`);
   console.log(`# a job's ${waitedMs} ms wait: ${objectRequests} TaskObject requests (creation + watch); polling at 1000 ms: 1 + ${polls}`);
   await ok(server.mcpUrl, 'tasks/cancel', { taskId: body.result.structuredContent.job });
+});
+
+test("a job's wait through the gateway costs the same object requests: the held call's progress comes as pushes", { timeout: BUILD_TIMEOUT_MS }, async () => {
+  // ts_report (not repeatable: its task object holds the upstream call) for a client
+  // without the extension, reporting progress each second while the call is held.
+  const read = async () => JSON.parse((await counters()).text);
+  const delta = (before, after, key) => (after.classes.TaskObject?.[key] ?? 0) - (before.classes.TaskObject?.[key] ?? 0);
+  const before = await read();
+  const started = Date.now();
+  const { body } = await rpc(server.mcpUrl, 'tools/call', { name: 'ts_report', arguments: { seconds: 600, label: 'bench' } }, { caps: {} });
+  const waitedMs = Date.now() - started;
+  const { job, status, statusMessage } = body.result.structuredContent;
+  assert.equal(status, 'working', JSON.stringify(body));
+  assert.match(statusMessage ?? '', /page \d+/, 'the held call\'s progress reached the waiting call');
+  const after = await read();
+  // Creation and the watch socket, as for a native job; the held call is the alarm's.
+  assert.equal(delta(before, after, 'requests'), 2, JSON.stringify(after));
+  const written = delta(before, after, 'rowsWritten');
+  console.log(`# a gateway job's ${waitedMs} ms wait: ${delta(before, after, 'requests')} TaskObject requests, ${delta(before, after, 'alarms')} alarm, ${written} rows written (the record, its checkpoint, progress at most once a second)`);
+  await ok(server.mcpUrl, 'tasks/cancel', { taskId: job });
 });
