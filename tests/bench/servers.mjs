@@ -21,12 +21,22 @@ export function mcpRequest(client, method, params = {}, extraHeaders = {}) {
   return { method: 'POST', path: '/mcp', headers: headersFor(method, full, extraHeaders), body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: full })) };
 }
 
-/** The JSON-RPC result of a response, or throws. */
+/**
+ * The JSON-RPC result of a response, JSON or an event stream (a job's wait is streamed to a
+ * client whose Accept names text/event-stream: heartbeats, then the response), or throws.
+ */
 export function resultOf({ status, text }) {
   if (status !== 200) throw new Error(`HTTP ${status}: ${text.slice(0, 300)}`);
-  const body = JSON.parse(text);
+  const body = text.startsWith('{') ? JSON.parse(text) : lastResponse(text);
   if (body.error || !body.result) throw new Error(`JSON-RPC error: ${text.slice(0, 300)}`);
   return body.result;
+}
+
+/** The last JSON-RPC response among an event stream's `data:` lines. */
+function lastResponse(text) {
+  const messages = text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim())
+    .filter((d) => d.startsWith('{')).map((d) => JSON.parse(d));
+  return messages.reverse().find((m) => 'result' in m || 'error' in m) ?? {};
 }
 
 /** CPU seconds (user + system) spent so far by each process of a process group, by command name. */
