@@ -45,9 +45,11 @@ fn asking(seen: &Seen, answer: Result<Value, ToolError>) -> Call {
         1,
     );
     let reports = seen.clone();
+    let logs = seen.clone();
     let asks = seen.clone();
-    call.progress = Progress::to(move |r| reports.borrow_mut().push(r.summary())).asking_to(
-        Rc::new(move |requests: Map<String, Value>| {
+    call.progress = Progress::to(move |r| reports.borrow_mut().push(r.summary()))
+        .logging_to(move |level, data| logs.borrow_mut().push(format!("{level}: {data}")))
+        .asking_to(Rc::new(move |requests: Map<String, Value>| {
             asks.borrow_mut().push(Value::Object(requests).to_string());
             let answer = answer.clone();
             Box::pin(async move {
@@ -57,8 +59,7 @@ fn asking(seen: &Seen, answer: Result<Value, ToolError>) -> Call {
                     answers
                 })
             })
-        }),
-    );
+        }));
     call
 }
 
@@ -72,6 +73,10 @@ fn upstream_asking() -> FakeHost {
             "text/event-stream",
             vec![
                 Piece::Data(event(progress(1))),
+                Piece::Data(event(
+                    json!({ "jsonrpc": "2.0", "method": "notifications/message",
+                    "params": { "level": "info", "data": "asking" } }),
+                )),
                 Piece::Data(event(question(0))),
                 // The rest comes only once the answer reached the upstream.
                 Piece::After {
@@ -105,12 +110,13 @@ fn a_question_asked_mid_call_is_the_callers_and_its_answer_goes_back_before_the_
         seen[0], "1/2: page 1",
         "progress as it came, before the question"
     );
-    let asked: Value = serde_json::from_str(&seen[1]).unwrap();
+    assert_eq!(seen[1], "info: \"asking\"", "its log message is the call's");
+    let asked: Value = serde_json::from_str(&seen[2]).unwrap();
     assert_eq!(
         asked,
         json!({ "upstream": { "method": "elicitation/create", "params": question(0)["params"] } })
     );
-    assert_eq!(seen[2], "2/2: page 2");
+    assert_eq!(seen[3], "2/2: page 2");
     // The answer: the JSON-RPC response to the upstream's request, on the call's session.
     let reply = fake
         .requests()

@@ -7,7 +7,8 @@ use crate::tools::{Call, ToolError};
 use serde_json::{Map, Value, json};
 
 /// The step's side of a call's stream: upstream progress is the call's (a task's, as it
-/// comes), and the upstream's own requests are the caller's questions, asked while the
+/// comes), its log messages the call's (`notifications/message` to a 2025-11-25 session
+/// that set a level), and the upstream's own requests are the caller's questions, asked while the
 /// call is held (`Call::ask_now`; a step in the Worker cannot: the call is handed over).
 pub(super) struct Relay<'a>(pub &'a Call);
 
@@ -16,12 +17,23 @@ const ASKED_KEY: &str = "upstream";
 
 impl client::Relay for Relay<'_> {
     fn notified(&self, method: &str, params: &Map<String, Value>) {
-        if method == "notifications/progress"
-            && let Some(progress) = params.get("progress").and_then(Value::as_f64)
-        {
-            let total = params.get("total").and_then(Value::as_f64);
-            let message = params.get("message").and_then(Value::as_str);
-            self.0.progress(progress, total, message);
+        match method {
+            "notifications/progress" => {
+                if let Some(progress) = params.get("progress").and_then(Value::as_f64) {
+                    let total = params.get("total").and_then(Value::as_f64);
+                    let message = params.get("message").and_then(Value::as_str);
+                    self.0.progress(progress, total, message);
+                }
+            }
+            "notifications/message" => {
+                if let (Some(level), Some(data)) = (
+                    params.get("level").and_then(Value::as_str),
+                    params.get("data"),
+                ) {
+                    self.0.log(level, data.clone());
+                }
+            }
+            _ => {}
         }
     }
 
