@@ -1,5 +1,5 @@
-//! What a step reports while it runs, as pure decisions (the runner's side is
-//! `objects::live`): progress written to the task as it comes, questions asked mid-step
+//! What a step reports while it runs, as pure decisions ([`plan`]; the runner's side is
+//! `objects::task::live`): progress written to the task as it comes, questions asked mid-step
 //! (`Call::ask_now`) stored as the task's input requests, and whether a request that
 //! changed the task answered them or ended the attempt.
 //!
