@@ -42,7 +42,7 @@ pub async fn list(
             Some(c) => json!({ "cursor": c }),
             None => json!({}),
         };
-        let (result, _) = session.request("tools/list", params, bounds).await?;
+        let result = session.request("tools/list", params, bounds).await?;
         match result.get("tools") {
             Some(Value::Array(tools)) => definitions.extend(tools.iter().cloned()),
             _ => {

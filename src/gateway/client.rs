@@ -65,7 +65,7 @@ impl Session {
             "capabilities": capabilities,
             "clientInfo": { "name": "mcp-tasks-edge-gateway", "version": env!("CARGO_PKG_VERSION") },
         });
-        let (result, _, id) = session
+        let (result, id) = session
             .round_trip("initialize", params, bounds, Vec::new(), None)
             .await?;
         session.id = id;
@@ -121,7 +121,7 @@ impl Session {
     ) -> Result<Session, UpstreamError> {
         let mut session = Session::resume(host, upstream, None, MODERN)?;
         match session.request("server/discover", json!({}), bounds).await {
-            Ok((result, _))
+            Ok(result)
                 if result
                     .get("supportedVersions")
                     .and_then(Value::as_array)

@@ -2,7 +2,7 @@
 //! `message` events carry JSON-RPC messages (streamable-http "Sending Messages"; events
 //! split by [`crate::http::sse::SseParser`]). Read as it arrives ([`Reader`]) while a call
 //! runs, so progress and the upstream's own requests (2025-11-25 `elicitation/create` on
-//! the call's stream) are relayed before the response; read whole ([`read`]) otherwise.
+//! the call's stream) are relayed before the response.
 //! A priming event (SEP-1699: an id and empty data) carries no message.
 
 use crate::http::sse::SseParser;
@@ -22,15 +22,6 @@ pub enum Message {
     },
     /// The response to the gateway's request (`result` or `error`).
     Response(Result<Value, ErrorObject>),
-}
-
-/// What one POST brought back, read whole.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Exchange {
-    /// The response to the request (`result` or `error`), if it came.
-    pub response: Option<Result<Value, ErrorObject>>,
-    /// Notifications that came before it (progress, messages, list changes), in order.
-    pub notifications: Vec<(String, Map<String, Value>)>,
 }
 
 /// Why an answer is not an MCP answer at all.
@@ -109,26 +100,6 @@ impl Reader {
         }
         Ok(out)
     }
-}
-
-/// Reads `body` (of content type `content_type`) whole for the response to request `id`;
-/// the upstream's requests in it go unanswered (only a live call answers them).
-pub fn read(content_type: &str, body: &[u8], id: u64) -> Result<Exchange, ErrorObject> {
-    let mut reader = Reader::new(content_type, id)?;
-    let mut messages = reader.push(body)?;
-    messages.extend(reader.finish()?);
-    let mut exchange = Exchange::default();
-    for message in messages {
-        match message {
-            Message::Notification(method, params) => exchange.notifications.push((method, params)),
-            Message::Request { .. } => {}
-            Message::Response(response) => {
-                exchange.response = Some(response);
-                break;
-            }
-        }
-    }
-    Ok(exchange)
 }
 
 /// What one JSON-RPC message is, checked: JSON-RPC 2.0, and a response answers `id`.

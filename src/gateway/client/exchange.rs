@@ -4,7 +4,7 @@
 //! requests and notifications on a POST's stream before its response).
 
 use super::{Bounds, Session, UpstreamError};
-use crate::gateway::sse::{self, Exchange, Message};
+use crate::gateway::sse::{self, Message};
 use crate::host::BoxFuture;
 use crate::jsonrpc::{self, ErrorObject, RequestId};
 use serde_json::{Map, Value};
@@ -33,11 +33,11 @@ impl Session {
         method: &str,
         params: Value,
         bounds: Bounds,
-    ) -> Result<(Value, Exchange), UpstreamError> {
-        let (result, exchange, _) = self
+    ) -> Result<Value, UpstreamError> {
+        let (result, _) = self
             .round_trip(method, params, bounds, Vec::new(), None)
             .await?;
-        Ok((result, exchange))
+        Ok(result)
     }
 
     /// A call (`tools/call`) with `Mcp-Param-*` headers (2026-07-28, a tool's
@@ -51,14 +51,16 @@ impl Session {
         headers: Vec<(String, String)>,
         relay: &dyn Relay,
     ) -> Result<Value, UpstreamError> {
-        let (result, _, _) = self
+        let (result, _) = self
             .round_trip("tools/call", params, bounds, headers, Some(relay))
             .await?;
         Ok(result)
     }
 
-    /// One request and its answer, read as it arrives: the result (an object), the
-    /// notifications before it (when no `relay` took them), the `Mcp-Session-Id` given.
+    /// One request and its answer, read as it arrives: the result (an object) and the
+    /// `Mcp-Session-Id` given. Without a `relay`, what comes before the response is read
+    /// past: a notification goes nowhere, a request goes unanswered (the upstream decides
+    /// what no answer means).
     pub(super) async fn round_trip(
         &mut self,
         method: &str,
@@ -66,7 +68,7 @@ impl Session {
         bounds: Bounds,
         mut headers: Vec<(String, String)>,
         relay: Option<&dyn Relay>,
-    ) -> Result<(Value, Exchange, Option<String>), UpstreamError> {
+    ) -> Result<(Value, Option<String>), UpstreamError> {
         self.next_id += 1;
         let id = self.next_id;
         if self.is_modern() {
@@ -78,7 +80,6 @@ impl Session {
         let content_type = answer.header("content-type").unwrap_or_default();
         let mut reader =
             sse::Reader::new(content_type, id).map_err(|e| UpstreamError::Malformed(e.message))?;
-        let mut exchange = Exchange::default();
         loop {
             let piece = answer.next_chunk().await.map_err(UpstreamError::Host)?;
             let messages = match &piece {
@@ -89,22 +90,16 @@ impl Session {
             for message in messages {
                 match (message, relay) {
                     (Message::Response(response), _) => {
-                        exchange.response = Some(response);
-                        let result = response_of(method, &exchange)?;
-                        return Ok((result, exchange, session));
+                        return Ok((result_of(method, response)?, session));
                     }
                     (Message::Notification(name, params), Some(relay)) => {
                         relay.notified(&name, &params)
-                    }
-                    (Message::Notification(name, params), None) => {
-                        exchange.notifications.push((name, params))
                     }
                     (Message::Request { id, method, params }, Some(relay)) => {
                         let reply = relay.asked(&method, params).await;
                         self.reply(id, reply, bounds).await?;
                     }
-                    // Nothing here can answer it: the upstream decides what no answer means.
-                    (Message::Request { .. }, None) => {}
+                    (_, None) => {}
                 }
             }
             if piece.is_none() {
@@ -135,16 +130,13 @@ impl Session {
     }
 }
 
-/// The result of `method` in `exchange`: an object, or why there is none.
-fn response_of(method: &str, exchange: &Exchange) -> Result<Value, UpstreamError> {
-    match &exchange.response {
-        Some(Ok(result @ Value::Object(_))) => Ok(result.clone()),
-        Some(Ok(_)) => Err(UpstreamError::Malformed(format!(
+/// The result of `method` in its `response`: an object, or why there is none.
+fn result_of(method: &str, response: Result<Value, ErrorObject>) -> Result<Value, UpstreamError> {
+    match response {
+        Ok(result @ Value::Object(_)) => Ok(result),
+        Ok(_) => Err(UpstreamError::Malformed(format!(
             "its {method} result is not an object"
         ))),
-        Some(Err(error)) => Err(UpstreamError::Rpc(error.clone())),
-        None => Err(UpstreamError::Malformed(format!(
-            "its answer to {method} ended without a response"
-        ))),
+        Err(error) => Err(UpstreamError::Rpc(error)),
     }
 }

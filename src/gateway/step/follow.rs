@@ -69,7 +69,7 @@ pub(super) async fn follow(
         other => other,
     };
     let status = match read {
-        Ok((status, _)) => status,
+        Ok(status) => status,
         Err(UpstreamError::Rpc(e)) => return Err(ToolError::Rpc(e)),
         Err(e) if f.failures + 1 >= MAX_FOLLOW_FAILURES => {
             return Err(tool.error(format!(
@@ -90,8 +90,7 @@ pub(super) async fn follow(
         Some("completed" | "failed") => {
             let outcome = session
                 .request("tasks/result", json!({ "taskId": f.task }), tool.call)
-                .await
-                .map(|(result, _)| result);
+                .await;
             session.close(tool.quick()).await;
             finish(tool, outcome.map(without_related_task))
         }
