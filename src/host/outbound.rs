@@ -103,10 +103,7 @@ pub struct Inbound {
 impl Inbound {
     /// The first value of header `name` (any case).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        header(&self.headers, name)
     }
 
     pub fn is_success(&self) -> bool {
@@ -136,6 +133,14 @@ impl Inbound {
         })?;
         resolve(&self.url, location)
     }
+}
+
+/// The first value of header `name` (any case) among an answer's `headers`.
+pub(super) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
 }
 
 /// `reference` resolved against `base` (RFC 3986 §5).

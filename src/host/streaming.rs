@@ -89,10 +89,7 @@ impl Streaming {
 
     /// The first value of header `name` (any case).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        super::outbound::header(&self.headers, name)
     }
 
     pub fn is_success(&self) -> bool {
