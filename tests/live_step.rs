@@ -17,7 +17,6 @@ use mcp_tasks_edge::ops::log::Line;
 use mcp_tasks_edge::pairs::Pairs;
 use mcp_tasks_edge::tasks::execution::Limits;
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
-use mcp_tasks_edge::tasks::record::{NewTask, TaskRecord};
 use mcp_tasks_edge::tasks::watch::WatchMessage;
 use mcp_tasks_edge::tools::{Call, Registry, Step, TaskSupport, Tool};
 use serde_json::{Map, Value, json};
@@ -131,27 +130,12 @@ impl TaskPlatform for Shared {
     }
 }
 
-/// A task of `tool` from a client that declared `capabilities`, its step due, and the
-/// alarm's first half run: the attempt to run.
+/// A task of `tool` from a client that declared `capabilities`, created in a new object,
+/// its step due and the alarm's first half run (attempt 1 leased): the object, shared.
 fn started(tool: &str, capabilities: Value) -> (Shared, Registry) {
     let registry = Registry::new(tools());
     let mut o = Object::new(registry.clone(), LIMITS);
-    let mut record = TaskRecord::new(NewTask {
-        tool: tool.into(),
-        title: None,
-        owner: "anonymous".into(),
-        arguments: Map::new(),
-        capabilities: capabilities.as_object().cloned().unwrap_or_default(),
-        checkpoint: Value::Null,
-        answers: Map::new(),
-        status_message: None,
-        amount: None,
-        now_ms: NOW,
-        ttl_ms: Some(3_600_000),
-        poll_interval_ms: 1000,
-        next_step_at_ms: NOW,
-    });
-    record.assign_id(ID.into());
+    let record = common::working_task(tool, capabilities, Value::Null);
     let create = ObjectRequest::Create {
         record: Box::new(record),
     };
@@ -166,14 +150,15 @@ fn started(tool: &str, capabilities: Value) -> (Shared, Registry) {
 
 type Alarm<'a> = Pin<Box<dyn Future<Output = Result<(), runner::RunError>> + 'a>>;
 
-fn alarm<'a>(shared: &Shared, registry: &'a Registry) -> Alarm<'a> {
+/// The alarm's second half, running attempt `attempt` of the step on `shared`.
+fn alarm<'a>(shared: &Shared, registry: &'a Registry, attempt: u32) -> Alarm<'a> {
     let mut platform = shared.clone();
     let rt = Runtime {
         registry,
         limits: LIMITS,
         counts_live_tasks: false,
     };
-    Box::pin(async move { runner::alarm_step(&mut platform, rt, 1).await })
+    Box::pin(async move { runner::alarm_step(&mut platform, rt, attempt).await })
 }
 
 /// Polls the alarm a few times (every event it can take now): whether it finished.
@@ -196,7 +181,7 @@ fn get(shared: &Shared) -> Value {
 fn a_question_asked_mid_step_is_the_tasks_and_its_answer_reaches_the_running_step() {
     DROPPED.with(|d| d.set(0));
     let (shared, registry) = started("asks", json!({ "elicitation": {} }));
-    let mut step = alarm(&shared, &registry);
+    let mut step = alarm(&shared, &registry, 1);
     assert!(!turn(&mut step), "the step waits for its answer");
     let task = get(&shared);
     assert_eq!(task["status"], "input_required", "{task}");
@@ -230,7 +215,7 @@ fn a_question_asked_mid_step_is_the_tasks_and_its_answer_reaches_the_running_ste
 fn a_cancel_while_the_step_waits_drops_the_step_and_what_it_held() {
     DROPPED.with(|d| d.set(0));
     let (shared, registry) = started("asks", json!({ "elicitation": {} }));
-    let mut step = alarm(&shared, &registry);
+    let mut step = alarm(&shared, &registry, 1);
     assert!(!turn(&mut step));
     assert_eq!(DROPPED.with(Cell::get), 0);
     let cancel = ObjectRequest::Cancel { task_id: ID.into() };
@@ -249,7 +234,7 @@ fn a_cancel_while_the_step_waits_drops_the_step_and_what_it_held() {
 #[test]
 fn a_question_the_client_cannot_answer_is_refused_to_the_step() {
     let (shared, registry) = started("asks", json!({}));
-    let mut step = alarm(&shared, &registry);
+    let mut step = alarm(&shared, &registry, 1);
     assert!(
         turn(&mut step),
         "refused at once: the step returns its error"
@@ -269,7 +254,7 @@ fn progress_reaches_the_task_while_the_step_runs_coalesced() {
     GATE.with(|g| g.set(false));
     let (shared, registry) = started("reports", json!({}));
     let writes_before = shared.0.borrow().effects.len();
-    let mut step = alarm(&shared, &registry);
+    let mut step = alarm(&shared, &registry, 1);
     assert!(!turn(&mut step), "the step waits at its gate");
     let task = get(&shared);
     assert_eq!(task["status"], "working");
@@ -301,7 +286,7 @@ fn only_a_step_a_task_object_runs_can_ask_while_it_runs() {
 #[test]
 fn an_attempt_lost_while_it_asks_takes_its_question_with_it_and_the_step_runs_again() {
     let (shared, registry) = started("asks", json!({ "elicitation": {} }));
-    let mut step = alarm(&shared, &registry);
+    let mut step = alarm(&shared, &registry, 1);
     assert!(!turn(&mut step));
     assert_eq!(get(&shared)["status"], "input_required");
     // The instance dies while the step waits: memory is gone, storage stays.
@@ -314,15 +299,7 @@ fn an_attempt_lost_while_it_asks_takes_its_question_with_it_and_the_step_runs_ag
     assert_eq!(task["status"], "working", "{task}");
     assert!(task.get("inputRequests").is_none());
     // The step runs again and asks again; answered, it completes.
-    let mut again: Alarm<'_> = {
-        let mut platform = shared.clone();
-        let rt = Runtime {
-            registry: &registry,
-            limits: LIMITS,
-            counts_live_tasks: false,
-        };
-        Box::pin(async move { runner::alarm_step(&mut platform, rt, 2).await })
-    };
+    let mut again = alarm(&shared, &registry, 2);
     assert!(!turn(&mut again));
     let task = get(&shared);
     let key = task["inputRequests"]
