@@ -63,33 +63,46 @@ fn asking(seen: &Seen, answer: Result<Value, ToolError>) -> Call {
     call
 }
 
+/// `fake` answering the call (`tools/call`) with an event stream of `pieces`.
+fn streaming_call(fake: FakeHost, pieces: Vec<Piece>) -> FakeHost {
+    fake.stream_when("POST", URL, "tools/call", 200, "text/event-stream", pieces)
+}
+
+/// A session open already whose call streams `pieces`; what else is sent is taken (202).
+fn resumed_streaming(pieces: Vec<Piece>) -> FakeHost {
+    streaming_call(resumed(), pieces).answer(
+        "POST",
+        URL,
+        answer(202, "text/plain", String::new(), None),
+    )
+}
+
+/// `data`, sent only once the upstream's request `id` was answered.
+fn once_answered(id: u64, data: String) -> Piece {
+    Piece::After {
+        method: "POST".into(),
+        url: URL.into(),
+        contains: format!(r#""id":{id},"#),
+        data,
+    }
+}
+
 fn upstream_asking() -> FakeHost {
-    resumed()
-        .stream_when(
-            "POST",
-            URL,
-            "tools/call",
-            200,
-            "text/event-stream",
-            vec![
-                Piece::Data(event(progress(1))),
-                Piece::Data(event(
-                    json!({ "jsonrpc": "2.0", "method": "notifications/message",
-                    "params": { "level": "info", "data": "asking" } }),
-                )),
-                Piece::Data(event(question(0))),
-                // The rest comes only once the answer reached the upstream.
-                Piece::After {
-                    method: "POST".into(),
-                    url: URL.into(),
-                    contains: r#""id":0,"#.into(),
-                    data: event(progress(2))
-                        + &event(json!({ "jsonrpc": "2.0", "id": 2, "result": {
-                        "content": [{ "type": "text", "text": "green it is" }] } })),
-                },
-            ],
-        )
-        .answer("POST", URL, answer(202, "text/plain", String::new(), None))
+    resumed_streaming(vec![
+        Piece::Data(event(progress(1))),
+        Piece::Data(event(
+            json!({ "jsonrpc": "2.0", "method": "notifications/message",
+            "params": { "level": "info", "data": "asking" } }),
+        )),
+        Piece::Data(event(question(0))),
+        // The rest comes only once the answer reached the upstream.
+        once_answered(
+            0,
+            event(progress(2))
+                + &event(json!({ "jsonrpc": "2.0", "id": 2, "result": {
+                "content": [{ "type": "text", "text": "green it is" }] } })),
+        ),
+    ])
 }
 
 #[test]
@@ -137,25 +150,14 @@ fn a_question_asked_mid_call_is_the_callers_and_its_answer_goes_back_before_the_
 #[test]
 fn a_question_the_caller_cannot_answer_goes_back_as_an_error_and_the_call_goes_on() {
     let tool = tool(plain("survey", json!({})), false);
-    let fake = resumed()
-        .stream_when(
-            "POST",
-            URL,
-            "tools/call",
-            200,
-            "text/event-stream",
-            vec![
-                Piece::Data(event(question(7))),
-                Piece::After {
-                    method: "POST".into(),
-                    url: URL.into(),
-                    contains: r#""id":7,"#.into(),
-                    data: event(json!({ "jsonrpc": "2.0", "id": 2, "result": {
-                        "content": [{ "type": "text", "text": "no colour" }] } })),
-                },
-            ],
-        )
-        .answer("POST", URL, answer(202, "text/plain", String::new(), None));
+    let fake = resumed_streaming(vec![
+        Piece::Data(event(question(7))),
+        once_answered(
+            7,
+            event(json!({ "jsonrpc": "2.0", "id": 2, "result": {
+                "content": [{ "type": "text", "text": "no colour" }] } })),
+        ),
+    ]);
     let refusal = mcp_tasks_edge::tools::internal_error("the client declared no elicitation");
     let step = block_on(tool.step(
         asking(&Seen::default(), Err(ToolError::Rpc(refusal.clone()))),
@@ -173,12 +175,8 @@ fn a_question_the_caller_cannot_answer_goes_back_as_an_error_and_the_call_goes_o
 fn in_the_worker_a_question_hands_the_call_over_to_the_task_object() {
     // Repeatable, so the Worker calls it first; it asks: the Worker cannot.
     let tool = tool(plain("lookup", json!({ "readOnlyHint": true })), false);
-    let fake = upstream(json!({})).stream_when(
-        "POST",
-        URL,
-        "tools/call",
-        200,
-        "text/event-stream",
+    let fake = streaming_call(
+        upstream(json!({})),
         vec![
             Piece::Data(event(question(0))),
             Piece::Data(event(
