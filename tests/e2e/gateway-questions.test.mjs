@@ -15,12 +15,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { ROOT, startServer, TEST_KEYS } from '../support/server.mjs';
+import { startServer, TEST_KEYS } from '../support/server.mjs';
+import { startBridge } from '../support/mcp-remote.mjs';
 import { connect, within } from '../interop/host.mjs';
 import { startUpstream } from '../support/upstream.mjs';
 import { ALL_CAPS, ok, terminal } from './mcp.mjs';
@@ -207,24 +203,11 @@ test('the official Tasks client (V2): the question reaches its input handler, th
 });
 
 test('mcp-remote, a desktop host that cannot be asked: job_status shows the question, job_answer answers it, job_cancel stops another', async () => {
-  const proxy = join(ROOT, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
-  const env = { ...process.env, MCP_REMOTE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'mcp-remote-')) };
-  const bridge = spawn(process.execPath, [proxy, gateway.mcpUrl, '--allow-http', '--transport', 'http-only',
-    '--header', `Authorization:Bearer ${TEST_KEYS.alice}`], { stdio: ['pipe', 'pipe', 'pipe'], env });
-  clients.push({ close: () => bridge.kill() });
-  const waiting = new Map();
-  createInterface({ input: bridge.stdout }).on('line', (line) => {
-    const message = JSON.parse(line);
-    waiting.get(message.id)?.(message);
-  });
-  let id = 0;
-  const request = (method, params) => within(60_000, new Promise((resolve) => {
-    id += 1;
-    waiting.set(id, resolve);
-    bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-  }), method);
+  const bridge = startBridge(gateway.mcpUrl, TEST_KEYS.alice);
+  clients.push(bridge);
+  const { request } = bridge;
   await request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'desktop-host', version: '1' } });
-  bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  bridge.notify('notifications/initialized');
   const jobOf = async (label) => {
     const pending = (await request('tools/call', { name: 'ts_survey', arguments: { seconds: 4, label } })).result;
     return pending._meta['mcp-tasks-edge/job'].job;

@@ -8,13 +8,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
-import { ROOT, startServer, TEST_KEYS } from '../support/server.mjs';
+import { startServer, TEST_KEYS } from '../support/server.mjs';
+import { startBridge } from '../support/mcp-remote.mjs';
 import { answering, connect, within } from '../interop/host.mjs';
 import { startUpstream } from '../support/upstream.mjs';
 import { ok, pollUntil, rpc, terminal } from './mcp.mjs';
@@ -163,24 +159,11 @@ test('the official Tasks client (V2): a task to its result, another cancelled up
 });
 
 test('mcp-remote, as desktop hosts use it: a handle, then the result through job_status', async () => {
-  const proxy = join(ROOT, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
-  const env = { ...process.env, MCP_REMOTE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'mcp-remote-')) };
-  const bridge = spawn(process.execPath, [proxy, gateway.mcpUrl, '--allow-http', '--transport', 'http-only',
-    '--header', `Authorization:Bearer ${TEST_KEYS.alice}`], { stdio: ['pipe', 'pipe', 'pipe'], env });
-  clients.push({ close: () => bridge.kill() });
-  const waiting = new Map();
-  createInterface({ input: bridge.stdout }).on('line', (line) => {
-    const message = JSON.parse(line);
-    waiting.get(message.id)?.(message);
-  });
-  let id = 0;
-  const request = (method, params) => new Promise((resolve) => {
-    id += 1;
-    waiting.set(id, resolve);
-    bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-  });
+  const bridge = startBridge(gateway.mcpUrl, TEST_KEYS.alice);
+  clients.push(bridge);
+  const { request } = bridge;
   await request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'desktop-host', version: '1' } });
-  bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  bridge.notify('notifications/initialized');
   const { tools } = (await request('tools/list', {})).result;
   assert.ok(tools.some((t) => t.name === 'ts_report'));
   const pending = (await request('tools/call', { name: 'ts_report', arguments: { seconds: 5, label: 'bridged' } })).result;

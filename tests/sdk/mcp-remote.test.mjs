@@ -4,50 +4,21 @@
 // which answers with a job handle (docs/hosts.md), and job_status until the result.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { ROOT, startServer, TEST_KEYS } from '../support/server.mjs';
+import { startServer, TEST_KEYS } from '../support/server.mjs';
+import { startBridge } from '../support/mcp-remote.mjs';
 
-const PROXY = join(ROOT, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
 const WAIT_MS = 3000;
 let server, bridge;
 before(async () => { server = await startServer({ vars: { INLINE_BUDGET_MS: String(WAIT_MS) } }); });
 after(async () => {
-  bridge?.kill();
+  bridge?.close();
   await server?.stop();
 });
 
-/** Starts mcp-remote on the server; `request(method, params)` answers over its stdio. */
+/** Starts mcp-remote on the server (tests/support/mcp-remote.mjs). */
 function connect() {
-  // Its OAuth state goes to a directory of its own, never the user's ~/.mcp-auth.
-  const env = { ...process.env, MCP_REMOTE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'mcp-remote-')) };
-  bridge = spawn(process.execPath, [PROXY, server.mcpUrl, '--allow-http', '--transport', 'http-only',
-    '--header', `Authorization:Bearer ${TEST_KEYS.alice}`], { stdio: ['pipe', 'pipe', 'pipe'], env });
-  let log = '';
-  bridge.stderr.on('data', (d) => { log += d; });
-  const waiting = new Map();
-  createInterface({ input: bridge.stdout }).on('line', (line) => {
-    const message = JSON.parse(line);
-    waiting.get(message.id)?.(message);
-    waiting.delete(message.id);
-  });
-  let id = 0;
-  return {
-    log: () => log,
-    notify: (method) => bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`),
-    request(method, params) {
-      id += 1;
-      const sent = id;
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${method}: no answer in 60 s\n${log}`)), 60_000);
-        waiting.set(sent, (m) => { clearTimeout(timer); resolve(m); });
-        bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: sent, method, params })}\n`);
-      });
-    },
-  };
+  bridge = startBridge(server.mcpUrl, TEST_KEYS.alice);
+  return bridge;
 }
 
 test('a desktop host through mcp-remote: a long call gives a handle, job_status its result', async () => {
