@@ -34,6 +34,7 @@ use crate::mcp::schema::Schema;
 use crate::tools::{Call, Step, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -159,8 +160,8 @@ impl UpstreamTool {
                 .capabilities
                 .has(crate::mcp::meta::Capability::TasksExtension)
         {
-            true => call.capabilities.answerable_by_job(),
-            false => call.capabilities.0.clone(),
+            true => Cow::Owned(call.capabilities.answerable_by_job()),
+            false => Cow::Borrowed(&call.capabilities.0),
         };
         for key in ["elicitation", "sampling", "roots"] {
             if let Some(value) = askable.get(key) {
