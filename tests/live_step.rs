@@ -319,3 +319,17 @@ fn an_attempt_lost_while_it_asks_takes_its_question_with_it_and_the_step_runs_ag
     assert_eq!(task["status"], "completed", "{task}");
     assert_eq!(task["result"]["content"][0]["text"], "colour \"blue\"");
 }
+
+#[test]
+fn what_waits_for_the_runner_is_bounded_however_fast_it_comes() {
+    let events = live::Sender::default();
+    for i in 0..10_000 {
+        events.send(live::Event::Progress(mcp_tasks_edge::tools::Report {
+            progress: f64::from(i),
+            total: None,
+            message: None,
+        }));
+        events.send(live::Event::Changed);
+    }
+    assert!(events.queued() <= 3, "{} events queued", events.queued());
+}

@@ -54,12 +54,30 @@ struct Queue {
 pub struct Sender(Rc<RefCell<Queue>>);
 
 impl Sender {
+    /// Queues `event`, bounded: a report replaces one queued just before it (only the
+    /// latest is ever written), and a change already queued stands for another (the task
+    /// is read again either way). A step that reports in a loop without yielding, or a
+    /// burst of requests, queues a few events, not one each.
     pub fn send(&self, event: Event) {
         let mut queue = self.0.borrow_mut();
-        queue.events.push_back(event);
+        let events = &mut queue.events;
+        match event {
+            Event::Changed if events.iter().any(|e| matches!(e, Event::Changed)) => {}
+            Event::Progress(_) if matches!(events.back(), Some(Event::Progress(_))) => {
+                if let Some(last) = events.back_mut() {
+                    *last = event;
+                }
+            }
+            event => events.push_back(event),
+        }
         if let Some(waker) = queue.waker.take() {
             waker.wake();
         }
+    }
+
+    /// How many events wait to be taken.
+    pub fn queued(&self) -> usize {
+        self.0.borrow().events.len()
     }
 
     /// A step's sinks: its progress reports and `Call::ask_now` come to this runner.
