@@ -18,7 +18,7 @@ import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { startServer, TEST_KEYS } from '../support/server.mjs';
 import { startBridge } from '../support/mcp-remote.mjs';
 import { connect, within } from '../interop/host.mjs';
-import { startUpstream } from '../support/upstream.mjs';
+import { gatewayVars, startUpstream } from '../support/upstream.mjs';
 import { ALL_CAPS, ok, terminal } from './mcp.mjs';
 
 const WAIT_MS = 3000;
@@ -28,17 +28,11 @@ let upstream;
 let gateway;
 const clients = [];
 
-const gatewayVars = () => ({
-  UPSTREAMS: JSON.stringify([{ name: 'ts', url: upstream.url, prefix: 'ts_', token: 'TS_UPSTREAM_TOKEN' }]),
-  TS_UPSTREAM_TOKEN: 'upstream-only-secret',
-  INLINE_BUDGET_MS: String(WAIT_MS),
-  UPSTREAM_INLINE_MS: '1000',
-  FETCH_ALLOWED_HOSTS: 'nothing.invalid',
-});
+const vars = () => gatewayVars(upstream, 'upstream-only-secret', WAIT_MS);
 
 before(async () => {
   upstream = await startUpstream();
-  gateway = await startServer({ vars: gatewayVars() });
+  gateway = await startServer({ vars: vars() });
 });
 after(async () => {
   for (const c of clients) { try { await c.close(); } catch { /* closed */ } }

@@ -12,7 +12,7 @@ import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { startServer, TEST_KEYS } from '../support/server.mjs';
 import { startBridge } from '../support/mcp-remote.mjs';
 import { answering, connect, within } from '../interop/host.mjs';
-import { startUpstream } from '../support/upstream.mjs';
+import { gatewayVars, startUpstream } from '../support/upstream.mjs';
 import { ok, pollUntil, rpc, terminal } from './mcp.mjs';
 
 const WAIT_MS = 3000;
@@ -22,19 +22,11 @@ let upstream;
 let gateway;
 const clients = [];
 
-const gatewayVars = () => ({
-  UPSTREAMS: JSON.stringify([{ name: 'ts', url: upstream.url, prefix: 'ts_', token: 'TS_UPSTREAM_TOKEN' }]),
-  TS_UPSTREAM_TOKEN: UPSTREAM_SECRET,
-  INLINE_BUDGET_MS: String(WAIT_MS),
-  UPSTREAM_INLINE_MS: '1000',
-  // The deployment's own allow-list has nothing of the upstream: its host is allowed for
-  // its tools alone.
-  FETCH_ALLOWED_HOSTS: 'nothing.invalid',
-});
+const vars = () => gatewayVars(upstream, UPSTREAM_SECRET, WAIT_MS);
 
 before(async () => {
   upstream = await startUpstream();
-  gateway = await startServer({ vars: gatewayVars() });
+  gateway = await startServer({ vars: vars() });
 });
 after(async () => {
   for (const c of clients) { try { await c.close(); } catch { /* closed */ } }
@@ -201,7 +193,7 @@ test('kill -9 mid-call: an idempotent tool is called again, another fails saying
   while ((callsOf('report', 'kill').length === 0 || lookups().length < 2) && Date.now() < deadline) await sleep(100);
   assert.equal(lookups().length, 2);
   await gateway.kill();
-  gateway = await startServer({ vars: gatewayVars(), port: gateway.port, persistDir: gateway.persistDir });
+  gateway = await startServer({ vars: vars(), port: gateway.port, persistDir: gateway.persistDir });
   const repeated = await pollUntil(gateway.mcpUrl, repeat.taskId, terminal, { timeoutMs: 40_000 });
   assert.equal(repeated.status, 'completed', JSON.stringify(repeated));
   assert.equal(lookups().length, 3, 'called again');

@@ -128,6 +128,22 @@ function define(record) {
   return server;
 }
 
+/**
+ * The variables of this server as a gateway in front of `upstream` (its tools as `ts_…`,
+ * reached with the gateway's own `secret`), answering with a job after `waitMs`, and
+ * calling a repeatable tool in the Worker for 1 s at most. The deployment's own allow-list
+ * has nothing of the upstream: its host is allowed for its tools alone.
+ */
+export function gatewayVars(upstream, secret, waitMs) {
+  return {
+    UPSTREAMS: JSON.stringify([{ name: 'ts', url: upstream.url, prefix: 'ts_', token: 'TS_UPSTREAM_TOKEN' }]),
+    TS_UPSTREAM_TOKEN: secret,
+    INLINE_BUDGET_MS: String(waitMs),
+    UPSTREAM_INLINE_MS: '1000',
+    FETCH_ALLOWED_HOSTS: 'nothing.invalid',
+  };
+}
+
 /** Starts the upstream on loopback (`port`, default a free one); resolves to { url, record, close }. */
 export async function startUpstream(port = 0) {
   const record = { calls: [], cancelled: [], authorizations: [], methods: [] };
