@@ -2,6 +2,7 @@
 //! its answers.
 #![allow(dead_code)]
 
+pub mod jobs;
 pub mod object;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod schema;
