@@ -1,9 +1,8 @@
-//! The 2025-11-25 session object's runner (`legacy::object`) and `tasks/result`'s loop
-//! (`legacy::result_loop`) on platforms that decide nothing: a session in memory, a quota
-//! ledger and a registry that answer as told, and a script of task states. Every effect is
-//! recorded in order, so reordering the runner's answers (storing a session before its
-//! ledger place is granted, erasing it before its subscriptions go, answering a
-//! `tasks/result` before its status notification) fails a test here.
+//! The 2025-11-25 session object's runner (`legacy::object`) on platforms that decide
+//! nothing: a session in memory, a quota ledger and a registry that answer as told. Every
+//! effect is recorded in order, so reordering the runner's answers (storing a session
+//! before its ledger place is granted, erasing it before its subscriptions go) fails a test
+//! here. `tasks/result`'s loop on a script of task states: tests/result_loop.rs.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -13,16 +12,15 @@ use mcp_tasks_edge::host::block_on;
 use mcp_tasks_edge::http::HttpResponse;
 use mcp_tasks_edge::legacy::object::{self, Next, Serve, SessionPlatform};
 use mcp_tasks_edge::legacy::plan::Decision;
-use mcp_tasks_edge::legacy::result_loop::{self, Waiting};
 use mcp_tasks_edge::legacy::{Session, TaskOp};
 use mcp_tasks_edge::ops::log::Line;
 use mcp_tasks_edge::quota::LedgerRequest;
 use mcp_tasks_edge::server::Server;
-use serde_json::{Map, Value, json};
-use std::collections::VecDeque;
+use serde_json::{Value, json};
 
 const ALICE: &str = "key:alice";
 const IDLE: u64 = 3_600_000;
+const TID: &str = "00112233445566778899aabbccddeeff";
 
 /// What the runner asked of its platform, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -289,206 +287,6 @@ fn the_alarm_ends_an_idle_session_and_rechecks_a_used_one() {
     p.effects.clear();
     block_on(object::alarm(&mut p, &s, NOW + 3 * IDLE)).unwrap();
     assert_eq!(p.effects, []);
-}
-
-const TID: &str = "00112233445566778899aabbccddeeff";
-
-/// What `tasks/result` asked of its platform, in order.
-#[derive(Debug, Clone, PartialEq)]
-enum Turn {
-    Get,
-    Sent(String),
-    Asked(Vec<String>),
-    Update(Value),
-    Offered,
-    Slept,
-}
-
-/// The task's states as its object would answer them in turn; `answers` is what the
-/// client answers (`None`: the task moved on first); `streams_open`: GET streams to offer
-/// questions on.
-struct Script {
-    states: VecDeque<Value>,
-    answers: Option<Map<String, Value>>,
-    streams_open: bool,
-    turns: Vec<Turn>,
-}
-
-fn task(status: &str, extra: Value) -> Value {
-    let mut task = json!({ "taskId": TID, "status": status, "createdAt": "2025-11-25T10:30:00Z",
-        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttlMs": 60000 });
-    task.as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    task
-}
-
-fn script(states: Vec<Value>) -> Script {
-    Script {
-        states: states.into(),
-        answers: None,
-        streams_open: false,
-        turns: Vec::new(),
-    }
-}
-
-impl Waiting for Script {
-    async fn get(&mut self) -> Result<Value, McpError> {
-        self.turns.push(Turn::Get);
-        Ok(self
-            .states
-            .pop_front()
-            .expect("the script has no more states"))
-    }
-
-    async fn update(&mut self, answers: Map<String, Value>) -> Result<(), McpError> {
-        self.turns.push(Turn::Update(Value::Object(answers)));
-        Ok(())
-    }
-
-    fn send(&mut self, message: Value) {
-        let status = message["params"]["status"].as_str().unwrap_or_default();
-        self.turns.push(Turn::Sent(format!(
-            "{} {status}",
-            message["method"].as_str().unwrap()
-        )));
-    }
-
-    async fn ask(
-        &mut self,
-        requests: Map<String, Value>,
-    ) -> Option<Result<Map<String, Value>, McpError>> {
-        self.turns
-            .push(Turn::Asked(requests.keys().cloned().collect()));
-        self.answers.take().map(Ok)
-    }
-
-    fn offer(&mut self, _: &Value) -> bool {
-        self.turns.push(Turn::Offered);
-        self.streams_open
-    }
-
-    async fn sleep(&mut self) {
-        self.turns.push(Turn::Slept);
-    }
-}
-
-fn asking() -> Value {
-    task(
-        "input_required",
-        json!({ "inputRequests": { "name": { "method": "elicitation/create",
-            "params": { "mode": "form", "message": "Name?", "requestedSchema": { "type": "object", "properties": {} } } } } }),
-    )
-}
-
-fn status(s: &str) -> Turn {
-    Turn::Sent(format!("notifications/tasks/status {s}"))
-}
-
-#[test]
-fn a_streamed_result_tells_each_status_once_asks_and_then_answers() {
-    let done = task("completed", json!({ "result": { "content": [] } }));
-    let mut w = script(vec![
-        task("working", json!({})),
-        task("working", json!({})),
-        asking(),
-        done,
-    ]);
-    w.answers = Some(
-        json!({ "name": { "action": "accept", "content": { "name": "Ada" } } })
-            .as_object()
-            .unwrap()
-            .clone(),
-    );
-    let result = block_on(result_loop::result(&mut w, TID, true, None)).unwrap();
-    assert_eq!(
-        result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
-        TID
-    );
-    assert_eq!(
-        w.turns,
-        [
-            Turn::Get,
-            status("working"),
-            Turn::Slept,
-            Turn::Get,
-            Turn::Slept,
-            Turn::Get,
-            status("input_required"),
-            Turn::Asked(vec!["name".into()]),
-            Turn::Update(json!({ "name": { "action": "accept", "content": { "name": "Ada" } } })),
-            Turn::Get,
-            status("completed"),
-        ]
-    );
-}
-
-#[test]
-fn a_result_starts_from_the_task_its_caller_read_without_reading_it_again() {
-    let done = task("completed", json!({ "result": { "content": [] } }));
-    let mut w = script(vec![done.clone()]);
-    let read = task("working", json!({}));
-    block_on(result_loop::result(&mut w, TID, true, Some(read))).unwrap();
-    assert_eq!(
-        w.turns,
-        [
-            status("working"),
-            Turn::Slept,
-            Turn::Get,
-            status("completed")
-        ]
-    );
-    // Already ended when read: answered with no request at all.
-    let mut w = script(vec![]);
-    block_on(result_loop::result(&mut w, TID, false, Some(done))).unwrap();
-    assert_eq!(w.turns, []);
-}
-
-#[test]
-fn a_result_whose_task_moved_on_reads_it_again_instead_of_answering_for_it() {
-    let mut w = script(vec![asking(), task("cancelled", json!({}))]);
-    let error = block_on(result_loop::result(&mut w, TID, true, None)).unwrap_err();
-    // A cancelled task's result is -32603 (legacy tasks "Result Retrieval"), told after
-    // its status.
-    assert_eq!(error.to_wire().code.0, -32603);
-    assert_eq!(
-        w.turns,
-        [
-            Turn::Get,
-            status("input_required"),
-            Turn::Asked(vec!["name".into()]),
-            Turn::Get,
-            status("cancelled"),
-        ]
-    );
-}
-
-#[test]
-fn a_failed_task_answers_its_own_error() {
-    let failed = task(
-        "failed",
-        json!({ "error": { "code": -32602, "message": "bad input" } }),
-    );
-    let mut w = script(vec![failed]);
-    let error = block_on(result_loop::result(&mut w, TID, true, None)).unwrap_err();
-    let wire = error.to_wire();
-    assert_eq!((wire.code.0, wire.message.as_str()), (-32602, "bad input"));
-}
-
-#[test]
-fn a_json_result_offers_questions_on_get_streams_or_says_what_to_accept() {
-    // No GET stream to carry the question: 406, sent nothing, updated nothing.
-    let mut w = script(vec![task("working", json!({})), asking()]);
-    let error = block_on(result_loop::result(&mut w, TID, false, None)).unwrap_err();
-    assert_eq!(error.http_status(), 406);
-    assert_eq!(w.turns, [Turn::Get, Turn::Slept, Turn::Get, Turn::Offered]);
-
-    // With one open, the question is offered there and the answer waits for the task.
-    let done = task("completed", json!({ "result": { "content": [] } }));
-    let mut w = script(vec![asking(), done]);
-    w.streams_open = true;
-    block_on(result_loop::result(&mut w, TID, false, None)).unwrap();
-    assert_eq!(w.turns, [Turn::Get, Turn::Offered, Turn::Slept, Turn::Get]);
 }
 
 #[test]
