@@ -2,6 +2,7 @@
 //! its answers.
 #![allow(dead_code)]
 
+pub mod auth;
 pub mod jobs;
 pub mod object;
 #[cfg(not(target_arch = "wasm32"))]
