@@ -1,29 +1,15 @@
 //! Golden wire tests: what the server puts on the wire validates against the official
-//! JSON schemas (2026-07-28 core, ext-tasks draft), and the spec's own examples round-trip
-//! through our types with their exact shape.
+//! JSON schema (2026-07-28 core): discovery, the catalogs, tool results and errors, and
+//! the spec's own examples parse. Tasks and their results against the ext-tasks draft:
+//! tests/wire_task_shapes.rs.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
+use common::schema::{CORE, assert_valid};
 use common::*;
 use mcp_tasks_edge::jsonrpc::ErrorObject;
 use mcp_tasks_edge::mcp::input::{self, Elicited};
-use mcp_tasks_edge::tasks::task::{StatusKind, Task};
 use serde_json::{Value, json};
-
-const CORE: &str = include_str!("fixtures/schema/mcp-2026-07-28.json");
-const TASKS_SCHEMA: &str = include_str!("fixtures/schema/ext-tasks.json");
-
-/// Validates `instance` against `#/$defs/{def}` of `schema`.
-fn assert_valid(schema: &str, def: &str, instance: &Value) {
-    let mut root: Value = serde_json::from_str(schema).unwrap();
-    root["$ref"] = json!(format!("#/$defs/{def}"));
-    let validator = jsonschema::validator_for(&root).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{def} invalid: {errors:?}\n{instance}");
-}
 
 fn result(method: &str, params: Value) -> Value {
     let response = respond(&server(), &post(method, params));
@@ -39,22 +25,29 @@ fn result(method: &str, params: Value) -> Value {
 #[test]
 fn discover_and_lists_match_the_core_schema() {
     let discover = result("server/discover", json!({}));
-    assert_valid(CORE, "DiscoverResult", &discover);
+    assert_valid(CORE, "DiscoverResult", &discover, "discover");
     assert_eq!(
         discover["capabilities"]["extensions"],
         json!({ "io.modelcontextprotocol/tasks": {} })
     );
     assert!(discover["capabilities"].get("tasks").is_none());
-    assert_valid(CORE, "ListToolsResult", &result("tools/list", json!({})));
+    assert_valid(
+        CORE,
+        "ListToolsResult",
+        &result("tools/list", json!({})),
+        "ListToolsResult",
+    );
     assert_valid(
         CORE,
         "ListPromptsResult",
         &result("prompts/list", json!({})),
+        "ListPromptsResult",
     );
     assert_valid(
         CORE,
         "ListResourcesResult",
         &result("resources/list", json!({})),
+        "ListResourcesResult",
     );
     for uri in [
         "test://static-text",
@@ -62,7 +55,7 @@ fn discover_and_lists_match_the_core_schema() {
         "test://template/123/data",
     ] {
         let read = result("resources/read", json!({ "uri": uri }));
-        assert_valid(CORE, "ReadResourceResult", &read);
+        assert_valid(CORE, "ReadResourceResult", &read, "read");
         assert_eq!(read["contents"][0]["uri"], uri);
     }
     assert!(
@@ -78,6 +71,7 @@ fn discover_and_lists_match_the_core_schema() {
         CORE,
         "ListResourceTemplatesResult",
         &result("resources/templates/list", json!({})),
+        "ListResourceTemplatesResult",
     );
     for (name, arguments) in [
         ("test_simple_prompt", json!({})),
@@ -95,14 +89,14 @@ fn discover_and_lists_match_the_core_schema() {
             "prompts/get",
             json!({ "name": name, "arguments": arguments }),
         );
-        assert_valid(CORE, "GetPromptResult", &prompt);
+        assert_valid(CORE, "GetPromptResult", &prompt, "prompt");
     }
     let completion = result(
         "completion/complete",
         json!({ "ref": { "type": "ref/prompt", "name": "test_prompt_with_arguments" },
                 "argument": { "name": "arg1", "value": "pa" } }),
     );
-    assert_valid(CORE, "CompleteResult", &completion);
+    assert_valid(CORE, "CompleteResult", &completion, "completion");
     assert_eq!(
         completion["completion"]["values"],
         json!(["paris", "park", "party"])
@@ -117,6 +111,7 @@ fn discover_and_lists_match_the_core_schema() {
             CORE,
             "CallToolResult",
             &result("tools/call", json!({ "name": tool })),
+            "CallToolResult",
         );
     }
 }
@@ -214,6 +209,7 @@ fn tool_results_and_input_required_match_the_core_schema() {
             "tools/call",
             json!({ "name": "greet", "arguments": { "name": "Ada" } }),
         ),
+        "CallToolResult",
     );
     assert_valid(
         CORE,
@@ -222,18 +218,19 @@ fn tool_results_and_input_required_match_the_core_schema() {
             "tools/call",
             json!({ "name": "test_error_handling", "arguments": {} }),
         ),
+        "CallToolResult",
     );
     let multiple = result(
         "tools/call",
         json!({ "name": "test_input_required_result_multiple_inputs" }),
     );
-    assert_valid(CORE, "InputRequiredResult", &multiple);
+    assert_valid(CORE, "InputRequiredResult", &multiple, "multiple");
     assert_eq!(multiple["inputRequests"].as_object().unwrap().len(), 3);
     let prompt = result(
         "prompts/get",
         json!({ "name": "test_input_required_result_prompt" }),
     );
-    assert_valid(CORE, "InputRequiredResult", &prompt);
+    assert_valid(CORE, "InputRequiredResult", &prompt, "prompt");
 }
 
 #[test]
@@ -244,116 +241,23 @@ fn errors_match_the_core_schema() {
         "tools/call",
         json!({ "name": "test_missing_capability", "_meta": meta(json!({})) }),
     ));
-    assert_valid(CORE, "MissingRequiredClientCapabilityError", &missing);
+    assert_valid(
+        CORE,
+        "MissingRequiredClientCapabilityError",
+        &missing,
+        "missing",
+    );
     let mut request = post("tools/list", json!({}));
     request.headers.push("mcp-method", "x");
-    assert_valid(CORE, "HeaderMismatchError", &error(request));
-    let unknown = error(post("ping", json!({})));
-    assert_valid(CORE, "JSONRPCErrorResponse", &unknown);
-}
-
-fn tasks_of_every_status() -> Vec<Value> {
-    let base = json!({ "taskId": "786512e2-9e0d-44bd-8f29-789f320fe840", "createdAt": "2025-11-25T10:30:00Z",
-        "lastUpdatedAt": "2025-11-25T10:50:00Z", "ttlMs": 60000, "pollIntervalMs": 5000 });
-    let with = |extra: Value| {
-        let mut v = base.clone();
-        v.as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        v
-    };
-    vec![
-        with(json!({ "status": "working", "statusMessage": "The operation is now in progress." })),
-        with(
-            json!({ "status": "input_required", "inputRequests": { "name": { "method": "elicitation/create", "params": {
-            "mode": "form", "message": "Please enter your name.", "requestedSchema": { "type": "object",
-            "properties": { "name": { "type": "string" } }, "required": ["name"] } } } } }),
-        ),
-        with(
-            json!({ "status": "completed", "result": { "content": [{ "type": "text", "text": "Hello, Luca!" }], "isError": false } }),
-        ),
-        with(
-            json!({ "status": "failed", "statusMessage": "Tool execution failed: API rate limit exceeded",
-            "error": { "code": -32603, "message": "API rate limit exceeded" } }),
-        ),
-        with(json!({ "status": "cancelled", "ttlMs": null })),
-    ]
-}
-
-#[test]
-fn spec_task_examples_round_trip_exactly() {
-    for example in tasks_of_every_status() {
-        let task: Task = serde_json::from_value(example.clone()).unwrap();
-        assert_eq!(serde_json::to_value(&task).unwrap(), example);
-        assert_valid(TASKS_SCHEMA, "DetailedTask", &example);
-        assert_valid(TASKS_SCHEMA, "GetTaskResult", &task.to_result("complete"));
-        assert_valid(TASKS_SCHEMA, "TaskStatusNotificationParams", &example);
-    }
-}
-
-#[test]
-fn ttl_null_is_serialized_not_omitted() {
-    let example = tasks_of_every_status().pop().unwrap();
-    let task: Task = serde_json::from_value(example).unwrap();
-    let wire = serde_json::to_string(&task).unwrap();
-    assert!(wire.contains(r#""ttlMs":null"#), "{wire}");
-    assert!(
-        !wire.contains("requestState")
-            && !wire.contains("\"ttl\"")
-            && !wire.contains("pollInterval\"")
+    assert_valid(
+        CORE,
+        "HeaderMismatchError",
+        &error(request),
+        "HeaderMismatchError",
     );
+    let unknown = error(post("ping", json!({})));
+    assert_valid(CORE, "JSONRPCErrorResponse", &unknown, "unknown");
 }
-
-#[test]
-fn illegal_task_shapes_do_not_parse() {
-    for bad in [
-        json!({ "taskId": "t", "status": "completed", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1 }),
-        json!({ "taskId": "t", "status": "failed", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1 }),
-        json!({ "taskId": "t", "status": "input_required", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1 }),
-        json!({ "taskId": "t", "status": "paused", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1 }),
-    ] {
-        assert!(
-            serde_json::from_value::<Task>(bad.clone()).is_err(),
-            "{bad}"
-        );
-    }
-}
-
-#[test]
-fn server_task_results_match_the_tasks_schema() {
-    use mcp_tasks_edge::server::Action;
-    let s = server();
-    let Action::CreateTask { mut record, .. } = run_action(
-        &s,
-        s.handle(
-            &post(
-                "tools/call",
-                json!({ "name": "slow_compute", "arguments": { "seconds": 5 } }),
-            ),
-            &ctx(),
-        ),
-    ) else {
-        panic!("expected a task")
-    };
-    record.assign_id("0123456789abcdef0123456789abcdef".into());
-    let created = record.to_task().to_result("task");
-    assert_valid(TASKS_SCHEMA, "CreateTaskResult", &created);
-    for key in [
-        "task",
-        "result",
-        "error",
-        "inputRequests",
-        "requestState",
-        "ttl",
-        "pollInterval",
-    ] {
-        assert!(
-            created.get(key).is_none(),
-            "CreateTaskResult must not carry {key}"
-        );
-    }
-}
-
 /// The schema's examples, parsed by the functions that read them.
 #[test]
 fn spec_examples_parse() {
@@ -389,49 +293,7 @@ fn spec_examples_parse() {
             CORE,
             "CallToolResult",
             &serde_json::from_str(example).unwrap(),
+            "CallToolResult",
         );
     }
-}
-
-#[test]
-fn the_task_list_method_is_dispatched_to_the_adapter() {
-    use mcp_tasks_edge::server::{Action, LIST_TASKS};
-    let s = server();
-    let listed = s.handle(&post(LIST_TASKS, json!({ "cursor": "50" })), &ctx());
-    assert!(
-        matches!(listed, Action::ListTasks { ref params, .. } if params.cursor.as_deref() == Some("50")),
-        "{listed:?}"
-    );
-    // The filters are read and checked too.
-    let filtered = s.handle(
-        &post(
-            LIST_TASKS,
-            json!({ "status": "input_required", "tool": "t" }),
-        ),
-        &ctx(),
-    );
-    let Action::ListTasks { params, .. } = filtered else {
-        panic!("{filtered:?}")
-    };
-    assert_eq!(
-        (params.filter.status, params.filter.tool.as_deref()),
-        (Some(StatusKind::InputRequired), Some("t"))
-    );
-    let refused = body(&respond(&s, &post(LIST_TASKS, json!({ "status": "done" }))));
-    assert_eq!(refused["error"]["code"], -32602);
-    let message = refused["error"]["message"].as_str().unwrap();
-    assert!(message.contains("working, input_required"), "{message}");
-    assert_eq!(
-        error_of(&respond(&s, &post(LIST_TASKS, json!({ "tool": 7 })))).1,
-        -32602
-    );
-    assert_eq!(
-        error_of(&respond(&s, &post(LIST_TASKS, json!({ "cursor": 5 })))).1,
-        -32602
-    );
-    // The Tasks extension's removed tasks/list stays removed (SEP-2663).
-    assert_eq!(
-        error_of(&respond(&s, &post("tasks/list", json!({})))),
-        (404, -32601)
-    );
 }
