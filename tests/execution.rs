@@ -1,13 +1,13 @@
 //! The execution model of task steps (docs/architecture.md, "Executing steps"), as a table: leases current and
 //! stale, a cancel during a step, lost attempts re-run and then exhausted, illegal step
-//! outputs, the alarm always present, sizes, answers validated on arrival, and records
-//! of the previous storage format.
+//! outputs, the alarm always present, sizes, answers validated on arrival, progress, and
+//! records of the previous storage format. What a step reaches through its host (the allow
+//! list, resource updates): tests/execution_host.rs.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 use common::object::{ID, Object};
 use common::*;
-use mcp_tasks_edge::host::AllowList;
 use mcp_tasks_edge::mcp::input::elicit_form;
 use mcp_tasks_edge::server::Server;
 use mcp_tasks_edge::tasks::execution::{self, Limits};
@@ -359,54 +359,10 @@ fn a_format_1_record_is_read_and_rewritten() {
     o.run(2, NOW + 2);
     assert_eq!(o.get(NOW + 3)["result"]["content"][0]["text"], "attempt 2");
 }
-
-#[test]
-fn the_allow_list_decides_before_any_connection() {
-    let allow = AllowList::parse("api.example.com, 127.0.0.1:*, localhost:8080, [::1]:*").unwrap();
-    for ok in [
-        "https://api.example.com/x",
-        "http://127.0.0.1:9999/",
-        "http://localhost:8080/a",
-        "http://[::1]:1/",
-    ] {
-        assert!(allow.check(ok).is_ok(), "{ok}");
-    }
-    for refused in [
-        "https://api.example.com:8443/",
-        "http://localhost:8081/",
-        "ftp://127.0.0.1/",
-        "http://evil.test/",
-        "not a url",
-    ] {
-        assert!(allow.check(refused).is_err(), "{refused}");
-    }
-    assert!(
-        AllowList::parse("")
-            .unwrap()
-            .check("http://127.0.0.1/")
-            .is_err()
-    );
-    assert!(AllowList::parse("host:port").is_err());
-}
-
 #[test]
 fn progress_shows_in_the_status_message_of_a_task() {
     let mut o = object();
     start(&mut o, "reports", json!({}));
     o.tick(NOW);
     assert_eq!(o.get(NOW + 1)["statusMessage"], "50/100: half");
-}
-
-#[test]
-fn a_step_can_announce_a_resource_update() {
-    use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
-    let fake = FakeHost::new();
-    let s = server();
-    let tool = s.registry.get("test_update_resource").unwrap();
-    let step = block_on(tool.step(
-        Call::new(json!({ "uri": "test://watched" })),
-        Host::new(fake.clone()),
-    ));
-    assert_eq!(step, Step::text("Announced an update of test://watched."));
-    assert_eq!(fake.updated_resources(), ["test://watched"]);
 }
