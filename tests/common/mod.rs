@@ -6,6 +6,7 @@ pub mod auth;
 pub mod jobs;
 pub mod object;
 pub mod plan;
+pub mod results;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod schema;
 #[cfg(all(not(target_arch = "wasm32"), feature = "gateway"))]
