@@ -8,6 +8,8 @@
 
 #[path = "browser/calls.rs"]
 mod calls;
+#[path = "browser/listen.rs"]
+mod listen;
 #[path = "browser/support.rs"]
 mod support;
 #[path = "browser/tasks.rs"]
