@@ -74,16 +74,19 @@
 //   BENCH_COLD_STARTS=5           cold starts of each Worker (rounds; 0: skip them)
 // Output: the tables on stdout (./tables.mjs prints them), everything as JSON in
 // tests/bench/last-run.json.
+// The load loop is ./measure.mjs; the report's sizes, rows and logs are ./report.mjs; the
+// agents peer's packages and the build without [assets] are ./agents.mjs.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { dirname, join } from 'node:path';
 import { ROOT, TEST_VARS, startServer } from '../support/server.mjs';
+import { peerAgentsPackages, writeNoAssetsConfig } from './agents.mjs';
 import { coldStarts } from './coldstart.mjs';
 import { printTables } from './tables.mjs';
-import { ceilingTarget, lifecycles, listeningLifecycles, mcpTarget, percentile } from './lifecycles.mjs';
+import { ceilingTarget, lifecycles, listeningLifecycles, mcpTarget } from './lifecycles.mjs';
+import { measure as measureLoad, newAgent, pool } from './measure.mjs';
+import { bundleSizes, hotPathRows, serverLogs } from './report.mjs';
 import { directPort, mcpRequest, resultOf, send, startPeer, startWrangler, workerdPorts, workerdProcesses } from './servers.mjs';
 
 const env = (name, fallback) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]);
@@ -116,102 +119,7 @@ const okStatus = ({ status, text }) => { if (status !== 200) throw new Error(`HT
 async function call(agent, port, req) { return resultOf(await send(agent, port, req.method, req.path, req.headers, req.body)); }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const newAgent = (n) => new http.Agent({ keepAlive: true, maxSockets: n, maxFreeSockets: n });
-
-// ---------------------------------------------------------------- measurement
-
-/**
- * Closed loop: `connections` loops each with one request in flight, for warm-up then
- * `seconds` (or `maxRequests`). `check(response)` throws on a wrong answer.
- */
-async function measure(port, req, check, { connections = SETTINGS.connections, seconds = SETTINGS.seconds } = {}) {
-  const agent = newAgent(connections);
-  const latencies = new Float64Array(SETTINGS.maxRequests);
-  let count = 0;
-  let errors = 0;
-  let firstError;
-  const phase = async (ms, record) => {
-    const end = performance.now() + ms;
-    await Promise.all(Array.from({ length: connections }, async () => {
-      while (performance.now() < end && (!record || count < SETTINGS.maxRequests)) {
-        const t0 = performance.now();
-        try {
-          check(await send(agent, port, req.method, req.path, req.headers, req.body));
-          if (record && count < SETTINGS.maxRequests) latencies[count++] = performance.now() - t0;
-        } catch (e) {
-          errors++;
-          firstError ??= e.message;
-          if (errors > 20) return;
-        }
-      }
-    }));
-  };
-  await phase(SETTINGS.warmupSeconds * 1000, false);
-  const t0 = performance.now();
-  await phase(seconds * 1000, true);
-  const elapsed = (performance.now() - t0) / 1000;
-  agent.destroy();
-  const sorted = latencies.slice(0, count).sort();
-  return { requests: count, seconds: elapsed, rps: count / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors, firstError };
-}
-
-/** Runs `fn(item)` over items with `n` in flight; resolves to the number that succeeded. */
-async function pool(items, n, fn) {
-  let i = 0;
-  let ok = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (i < items.length) {
-      const item = items[i++];
-      try { await fn(item); ok++; } catch { /* counted by ok */ }
-    }
-  }));
-  return ok;
-}
-
-// ---------------------------------------------------------------- sizes
-
-function bundleSizes(dir) {
-  const files = [];
-  const walk = (d) => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (/\.(wasm|js|mjs)$/.test(name)) {
-        const bytes = readFileSync(p);
-        files.push({ file: relative(ROOT, p), bytes: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
-      }
-    }
-  };
-  walk(dir);
-  const sum = (f) => files.reduce((a, x) => a + x[f], 0);
-  return { files, bytes: sum('bytes'), gzip: sum('gzip') };
-}
-
-// ---------------------------------------------------------------- the agents peer
-
-/** The agents peer's packages as installed (name → version), for the report. */
-function peerAgentsPackages() {
-  const lock = JSON.parse(readFileSync(join(HERE, 'peer-agents', 'package-lock.json'), 'utf8'));
-  return Object.fromEntries(['agents', '@modelcontextprotocol/server', 'zod'].map((n) => [n, lock.packages[`node_modules/${n}`]?.version]));
-}
-
-/**
- * A copy of the project's wrangler.toml without its `[assets]` section, in a directory of
- * its own (./.no-assets, paths made relative to it): the same build, the same bindings and
- * vars, no assets router in front of the Worker. Returns the directory.
- */
-function writeNoAssetsConfig() {
-  const dir = join(HERE, '.no-assets');
-  const up = relative(dir, ROOT);
-  const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8')
-    .replace(/^\[assets\]\n(?:(?!\[)[^\n]*\n)*/m, '')
-    .replace(/^main = "([^"]+)"/m, (_, main) => `main = "${up}/${main}"`)
-    .replace(/^command = "sh ([^"]+)"/m, (_, script) => `command = "sh ${up}/${script}"\nwatch_dir = "${up}/src"`);
-  if (/^\[assets\]/m.test(toml)) throw new Error('the [assets] section of wrangler.toml was not removed');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'wrangler.toml'), toml);
-  return dir;
-}
+const measure = (port, req, check) => measureLoad(port, req, check, SETTINGS);
 
 // ---------------------------------------------------------------- the run
 
@@ -404,18 +312,7 @@ try {
     m.create.createdIncludingWarmup = ids.length;
 
     report.baselines[mode] = b;
-    report.hotPaths[mode] = [
-      { path: 'tools/list', ...m.toolsList, baseline: 'JS no-op Worker', baselineRps: b.jsNoop.rps },
-      { path: 'tools/list', ...m.toolsList, baseline: 'Rust no-op Worker', baselineRps: b.rustNoop.rps },
-      ...(agents ? [
-        { path: 'tools/list, no [assets]', ...m.toolsListNoAssets, baseline: 'Rust no-op Worker', baselineRps: b.rustNoop.rps },
-        { path: 'tools/list', ...m.toolsList, baseline: 'agents peer (JS)', baselineRps: b.agentsList.rps },
-        { path: 'tools/call echo (sync)', ...m.echo, baseline: 'agents peer echo', baselineRps: b.agentsEcho.rps },
-      ] : []),
-      { path: 'tasks/get', ...m.tasksGet, baseline: 'bare DO read', baselineRps: b.doRead.rps },
-      { path: 'tasks/update (no-op ack)', ...m.tasksUpdate, baseline: 'bare DO write', baselineRps: b.doWrite.rps },
-      { path: 'task creation', ...m.create, baseline: 'DO write, new object', baselineRps: b.doNew.rps },
-    ].map((r) => ({ ...r, ratio: r.rps / r.baselineRps }));
+    report.hotPaths[mode] = hotPathRows(m, b, agents);
   }
 
   // Per concurrency, back to back: the ceiling (bare Durable Objects, the JS baseline's
@@ -467,18 +364,7 @@ try {
   report.error = e.stack ?? String(e);
   console.error(e);
 }
-if (failed) try {
-  // What wrangler said, minus the per-request lines: restarts and crashes show here.
-  const names = ['JS baseline', 'Rust baseline', 'project'];
-  report.logs = {};
-  servers.forEach((s, i) => {
-    const name = s.name ?? names[i];
-    const lines = s.log().replace(/\x1b\[[0-9;]*m/g, '').split('\n')
-      .filter((l) => l.trim() && !/^\[wrangler:info\] (GET|POST) /.test(l) && !/workerd@[0-9a-f]+/.test(l));
-    report.logs[name] = lines.slice(-40);
-    console.error(`--- ${name}: ${s.name ? 'its output' : 'wrangler dev log (request lines left out)'}, last ${Math.min(lines.length, 40)} lines\n${lines.slice(-40).join('\n')}`);
-  });
-} catch (e) { console.error(e); }
+if (failed) try { report.logs = serverLogs(servers); } catch (e) { console.error(e); }
 for (const s of servers.reverse()) {
   await s.stop();
   if (s.persistDir) try { rmSync(s.persistDir, { recursive: true, force: true }); } catch { /* best effort */ }

@@ -1,0 +1,31 @@
+// `make bench`'s agents peer (tests/bench/run.mjs, BENCH_AGENTS=1): the packages it runs on,
+// for the report, and the project's own build served without `[assets]` beside it.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { ROOT } from '../support/server.mjs';
+
+const HERE = join(ROOT, 'tests', 'bench');
+
+/** The agents peer's packages as installed (name → version), for the report. */
+export function peerAgentsPackages() {
+  const lock = JSON.parse(readFileSync(join(HERE, 'peer-agents', 'package-lock.json'), 'utf8'));
+  return Object.fromEntries(['agents', '@modelcontextprotocol/server', 'zod'].map((n) => [n, lock.packages[`node_modules/${n}`]?.version]));
+}
+
+/**
+ * A copy of the project's wrangler.toml without its `[assets]` section, in a directory of
+ * its own (./.no-assets, paths made relative to it): the same build, the same bindings and
+ * vars, no assets router in front of the Worker. Returns the directory.
+ */
+export function writeNoAssetsConfig() {
+  const dir = join(HERE, '.no-assets');
+  const up = relative(dir, ROOT);
+  const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8')
+    .replace(/^\[assets\]\n(?:(?!\[)[^\n]*\n)*/m, '')
+    .replace(/^main = "([^"]+)"/m, (_, main) => `main = "${up}/${main}"`)
+    .replace(/^command = "sh ([^"]+)"/m, (_, script) => `command = "sh ${up}/${script}"\nwatch_dir = "${up}/src"`);
+  if (/^\[assets\]/m.test(toml)) throw new Error('the [assets] section of wrangler.toml was not removed');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'wrangler.toml'), toml);
+  return dir;
+}
