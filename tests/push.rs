@@ -8,7 +8,7 @@ mod common;
 use common::object::{ID, Object};
 use common::*;
 use mcp_tasks_edge::server::Action;
-use mcp_tasks_edge::server::fanin::{Command, Fanin, Opened, backoff_ms};
+use mcp_tasks_edge::server::fanin::{Command, Fanin, Opened, Reconnects, backoff_ms};
 use mcp_tasks_edge::server::listen::StreamLimits;
 use mcp_tasks_edge::server::listen::{KEEPALIVE_MS, Listen};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
@@ -214,6 +214,15 @@ fn a_lost_socket_is_reopened_with_backoff_then_the_stream_fails_without_the_resu
         (backoff_ms(1), backoff_ms(2), backoff_ms(3), backoff_ms(9)),
         (250, 1_000, 4_000, 4_000)
     );
+}
+
+#[test]
+fn every_watcher_reopens_a_lost_socket_by_one_budget_and_backoff() {
+    // A listen stream's tasks and a job's wait share this policy (cloudflare/job.rs).
+    let mut reconnects = Reconnects::new(3);
+    let delays: Vec<_> = (0..5).map(|_| reconnects.lost()).collect();
+    assert_eq!(delays, [Some(250), Some(1_000), Some(4_000), None, None]);
+    assert_eq!(Reconnects::new(0).lost(), None);
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Jobs for clients without the Tasks extension (`server::jobs`): the I/O only. The task
 //! is created as any task is (`creation`); the call then waits on the task's own push,
 //! the watch WebSocket of `subscriptions/listen`, so a wait costs one object request
-//! however long it lasts (docs/benchmarks.md, "Jobs"). What each state means is decided
-//! by the pure `jobs::Follow`.
+//! however long it lasts (docs/benchmarks.md, "Jobs"); a lost socket is reopened as
+//! listen's are (`fanin::Reconnects`). What each state means is decided by the pure
+//! `jobs::Follow`.
 
 use super::leave::Leave;
 use super::listen::open_watch;
@@ -15,7 +16,7 @@ use crate::jsonrpc::ErrorObject;
 use crate::mcp::input;
 use crate::ops::log as logs;
 use crate::server::call::Asker;
-use crate::server::fanin::Opened;
+use crate::server::fanin::{Opened, Reconnects};
 use crate::server::jobs::{self, Follow, JobRun, Next};
 use crate::server::{Context, Server, error_response, result_response};
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
@@ -174,17 +175,30 @@ pub(crate) async fn follow(
         return job.refusal(refusal);
     }
     if run.wait_ms > 0 {
-        match open_watch(env, &run.job, &ctx.principal).await {
-            (Opened::Watching, Some(socket)) => {
-                let answer = job.watched(&socket).await;
-                shut(&socket);
-                if let Some(answer) = answer {
-                    return answer;
+        let mut reconnects = Reconnects::new(server.config.listen_reconnects);
+        loop {
+            match open_watch(env, &run.job, &ctx.principal).await {
+                (Opened::Watching, Some(socket)) => {
+                    let answer = job.watched(&socket).await;
+                    shut(&socket);
+                    if let Some(answer) = answer {
+                        return answer;
+                    }
                 }
+                (Opened::NotFound, _) => {
+                    return job.follow.refused(&McpError::TaskNotFound.to_wire());
+                }
+                _ => {}
             }
-            (Opened::NotFound, _) => return job.follow.refused(&McpError::TaskNotFound.to_wire()),
-            // No socket: read instead.
-            _ => {}
+            // The socket was lost or not opened: reopen it as listen does, while the
+            // budget and the wait last; then read instead.
+            let left = job.deadline.saturating_sub(now_ms());
+            match reconnects.lost() {
+                Some(after_ms) if after_ms < left => {
+                    Delay::from(Duration::from_millis(after_ms)).await;
+                }
+                _ => break,
+            }
         }
     }
     job.polled().await
@@ -203,7 +217,7 @@ struct Job<'a> {
 
 impl Job<'_> {
     /// Follows the job's pushes: `None` if the socket is lost first (a crashed or
-    /// evicted object), so the follow goes on by reading.
+    /// evicted object), so the follow reopens it or goes on by reading.
     async fn watched(&mut self, socket: &WebSocket) -> Option<HttpResponse> {
         // Listen first, accept second: an accepted socket dispatches its messages at once,
         // and the first (the current state) is sent once.

@@ -37,6 +37,33 @@ pub fn backoff_ms(n: u32) -> u64 {
         .min(4_000)
 }
 
+/// The lost-socket policy of every watch on a task's object, one for all: a listen
+/// stream's tasks and a job's wait (`cloudflare/job.rs`). A lost socket (a crashed or
+/// evicted object closes it) is reopened after [`backoff_ms`], at most `limit` times
+/// (`LISTEN_RECONNECTS`); the reopened socket's first message is the current state, so
+/// nothing is missed. Past the budget the watcher gives up: a listen stream ends without
+/// its result (the client reconnects), a job's wait reads the task instead.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reconnects {
+    used: u32,
+    limit: u32,
+}
+
+impl Reconnects {
+    pub fn new(limit: u32) -> Reconnects {
+        Reconnects { used: 0, limit }
+    }
+
+    /// A socket was lost: the delay before reopening it, or `None` once the budget is spent.
+    pub fn lost(&mut self) -> Option<u64> {
+        if self.used >= self.limit {
+            return None;
+        }
+        self.used += 1;
+        Some(backoff_ms(self.used))
+    }
+}
+
 /// How opening a task's socket went.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Opened {
@@ -83,7 +110,7 @@ struct Watched {
     version: u64,
     /// The last state forwarded (or to forward at the ack).
     last: Option<Value>,
-    reconnects: u32,
+    reconnects: Reconnects,
 }
 
 /// One stream's state.
@@ -109,7 +136,7 @@ impl Fanin {
                 phase: Phase::Opening,
                 version: 0,
                 last: None,
-                reconnects: 0,
+                reconnects: Reconnects::new(limits.reconnects),
             })
             .collect();
         let mut fanin = Fanin {
@@ -308,24 +335,23 @@ impl Fanin {
     /// The task's socket closed or failed (or could not be opened).
     pub fn lost(&mut self, task_id: &str, now_ms: u64) -> Vec<Command> {
         let mut out = Vec::new();
-        let limit = self.limits.reconnects;
+        if self.ended {
+            return out;
+        }
         let Some(w) = self.find(task_id) else {
             return out;
         };
-        if matches!(w.phase, Phase::Done | Phase::Refused) || self.ended {
+        if matches!(w.phase, Phase::Done | Phase::Refused) {
             return out;
         }
-        let w = self.find(task_id).expect("found above");
-        if w.reconnects >= limit {
+        let Some(after_ms) = w.reconnects.lost() else {
             self.end(false, now_ms, &mut out);
             return out;
-        }
-        w.reconnects += 1;
+        };
         if w.phase == Phase::Open {
-            w.phase = Phase::Opening;
             // Re-acking is not needed: the ack went out already.
+            w.phase = Phase::Opening;
         }
-        let after_ms = backoff_ms(w.reconnects);
         out.push(Command::Open {
             task_id: task_id.to_owned(),
             after_ms,
