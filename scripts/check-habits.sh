@@ -1,13 +1,16 @@
 #!/bin/sh
 # `make lint`: the size and shape habits docs/architecture.md states, checked.
 #   - no source file of the library, the demo or the starter over MAX_LINES lines (small files);
+#   - no test file (tests/: .rs, .mjs, .js) over TEST_MAX_LINES lines, split by topic with
+#     shared helpers in a module of their own (tests/common, tests/support); node_modules,
+#     build output (target, build, pkg, dist) and hidden folders such as .wrangler are not ours;
 #   - every JSON-RPC message is built by the wire modules' builders: a `"jsonrpc"` key in
 #     code appears only in src/jsonrpc.rs and the browser client's src/browser/wire.rs
 #     (tests and test fixtures aside);
-#   - one module convention: no `mod.rs` (a module with submodules is `foo.rs` beside `foo/`;
+#   - one module convention: no `mod.rs` in the sources (a module with submodules is `foo.rs` beside `foo/`;
 #     clippy's `mod_module_files` says the same when it compiles).
 # `scripts/check-habits.sh --self-test` plants one violation of each in a copy of the tree
-# and checks that each is caught.
+# and checks that each is caught, and that a test file at the limit or under node_modules is not.
 set -eu
 cd "$(dirname "$0")/.."
 python3 - "$@" <<'PY'
@@ -15,6 +18,10 @@ import os, re, shutil, sys, tempfile
 
 MAX_LINES = 420
 ROOTS = ["src", "demo/src", "templates/starter/src"]
+TEST_MAX_LINES = 400
+TEST_ROOT = "tests"
+TEST_EXTENSIONS = (".rs", ".mjs", ".js")
+NOT_OURS = {"node_modules", "target", "build", "pkg", "dist"}
 WIRE = {os.path.join("src", "jsonrpc.rs"), os.path.join("src", "browser", "wire.rs")}
 TESTS = re.compile(r"(^|/)(tests?|fixtures)(\.rs|/)|_tests\.rs$")
 JSONRPC_KEY = re.compile(r'"jsonrpc"\s*:')
@@ -27,8 +34,23 @@ def sources(root):
                     full = os.path.join(dirpath, name)
                     yield os.path.relpath(full, root), full
 
+def not_ours(name):
+    return name in NOT_OURS or name.startswith(".")
+
+def test_files(root):
+    for dirpath, dirnames, names in os.walk(os.path.join(root, TEST_ROOT)):
+        dirnames[:] = sorted(d for d in dirnames if not not_ours(d))
+        for name in sorted(names):
+            if name.endswith(TEST_EXTENSIONS):
+                full = os.path.join(dirpath, name)
+                yield os.path.relpath(full, root), full
+
 def problems(root):
     found = []
+    for rel, full in test_files(root):
+        lines = open(full, encoding="utf-8").read().count("\n")
+        if lines > TEST_MAX_LINES:
+            found.append(f"{rel}: {lines} lines (tests: at most {TEST_MAX_LINES}: split it by topic)")
     for rel, full in sources(root):
         text = open(full, encoding="utf-8").read()
         lines = text.count("\n")
@@ -47,18 +69,36 @@ def self_test():
         ("src/planted_long.rs", "fn f() {}\n" * (MAX_LINES + 1), "lines"),
         ("src/planted/mod.rs", "\n", "mod.rs"),
         ("src/planted_message.rs", 'fn f() { json!({ "jsonrpc": "2.0" }); }\n', "by hand"),
+        ("tests/planted_long.rs", "fn f() {}\n" * (TEST_MAX_LINES + 1), "lines"),
+        ("tests/support/planted_long.mjs", "f();\n" * (TEST_MAX_LINES + 1), "lines"),
+        ("tests/browser/planted_long.js", "f();\n" * (TEST_MAX_LINES + 1), "lines"),
     ]
+    # Not violations: a test file at the limit, and files that are not the project's.
+    spared = [
+        ("tests/planted_at_limit.rs", "fn f() {}\n" * TEST_MAX_LINES),
+        ("tests/bench/planted/node_modules/long.js", "f();\n" * (TEST_MAX_LINES + 1)),
+        ("tests/planted/.wrangler/long.mjs", "f();\n" * (TEST_MAX_LINES + 1)),
+        ("tests/planted/target/long.rs", "fn f() {}\n" * (TEST_MAX_LINES + 1)),
+    ]
+    def planted(path, text):
+        tmp = tempfile.mkdtemp()
+        for base in ROOTS + [TEST_ROOT]:
+            shutil.copytree(base, os.path.join(tmp, base), ignore=lambda _, names: [n for n in names if not_ours(n)])
+        target = os.path.join(tmp, path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        open(target, "w").write(text)
+        return tmp, [p for p in problems(tmp) if p.startswith(path.replace("/", os.sep))]
     for path, text, marker in plants:
-        with tempfile.TemporaryDirectory() as tmp:
-            for base in ROOTS:
-                shutil.copytree(base, os.path.join(tmp, base))
-            target = os.path.join(tmp, path)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            open(target, "w").write(text)
-            caught = [p for p in problems(tmp) if p.startswith(path.replace("/", os.sep)) and marker in p]
-            if not caught:
-                sys.exit(f"check-habits self-test: planting {path} was not caught")
-    print(f"check-habits self-test: {len(plants)} planted violations caught")
+        tmp, found = planted(path, text)
+        shutil.rmtree(tmp)
+        if not any(marker in p for p in found):
+            sys.exit(f"check-habits self-test: planting {path} was not caught")
+    for path, text in spared:
+        tmp, found = planted(path, text)
+        shutil.rmtree(tmp)
+        if found:
+            sys.exit(f"check-habits self-test: {path} was reported: {found}")
+    print(f"check-habits self-test: {len(plants)} planted violations caught, {len(spared)} files at the limit or not ours spared")
 
 if sys.argv[1:] == ["--self-test"]:
     self_test()
@@ -68,5 +108,6 @@ else:
         print(p)
     if found:
         sys.exit(1)
-    print(f"check-habits: {sum(1 for _ in sources('.'))} files, none over {MAX_LINES} lines, no hand-built JSON-RPC message, no mod.rs")
+    print(f"check-habits: {sum(1 for _ in sources('.'))} files, none over {MAX_LINES} lines, no hand-built JSON-RPC message, no mod.rs; "
+          f"{sum(1 for _ in test_files('.'))} test files, none over {TEST_MAX_LINES} lines")
 PY
