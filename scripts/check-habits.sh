@@ -2,7 +2,7 @@
 # `make lint`: the size and shape habits docs/architecture.md states, checked.
 #   - no source file of the library, the demo or the starter over MAX_LINES lines (small files);
 #   - no test file (tests/: .rs, .mjs, .js) over TEST_MAX_LINES lines, split by topic with
-#     shared helpers in a module of their own (tests/common, tests/support); node_modules,
+#     the helpers its parts share in a module of their own (tests/common/…); node_modules,
 #     build output (target, build, pkg, dist) and hidden folders such as .wrangler are not ours;
 #   - every JSON-RPC message is built by the wire modules' builders: a `"jsonrpc"` key in
 #     code appears only in src/jsonrpc.rs and the browser client's src/browser/wire.rs
