@@ -96,12 +96,11 @@ pub fn answer(id: Option<&RequestId>, outcome: Result<Value, McpError>) -> HttpR
     }
 }
 
-/// The 2025-11-25 transport's "session not found".
+/// The 2025-11-25 transport's "session not found" (404, 2025-11-25 transports "Session
+/// Management"), as the Worker's route answers it too (`legacy::route`).
 pub fn not_found() -> HttpResponse {
-    let e = McpError::InvalidRequest(
-        "Session not found: it ended or never existed; send initialize to start a new one".into(),
-    );
-    HttpResponse::json(404, jsonrpc::error_response(None, &e.to_wire()))
+    let e = McpError::SessionNotFound;
+    HttpResponse::json(e.http_status(), jsonrpc::error_response(None, &e.to_wire()))
 }
 
 /// One HTTP request on the session object, at `now_ms`; `trace` is the Worker's request

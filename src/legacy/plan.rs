@@ -136,9 +136,11 @@ fn reply(id: Option<&RequestId>, outcome: Result<Value, McpError>) -> Decision {
     }
 }
 
-fn bad_request(e: &McpError, id: Option<&RequestId>) -> Decision {
+/// A refusal of the transport itself (a body that is not JSON-RPC, a method or an Accept
+/// the session does not take): the status is the error's own ([`McpError::http_status`]).
+fn refused(e: &McpError, id: Option<&RequestId>) -> Decision {
     Decision::Reply {
-        status: 400,
+        status: e.http_status(),
         body: jsonrpc::error_response(id, &e.to_wire()),
     }
 }
@@ -160,35 +162,23 @@ pub fn plan(
                 // A GET is answered with a stream or not at all (2025-11-25 transports
                 // "Listening for Messages from the Server"): a client whose Accept refuses
                 // it gets a 406 saying what to accept, never a body it did not ask for.
-                Some(_) if !incoming.accepts_event_stream() => Decision::Reply {
-                    status: 406,
-                    body: jsonrpc::error_response(
-                        None,
-                        &McpError::NotAcceptable(
-                            "a GET (the session's notification stream, or the replay of a response stream after Last-Event-ID)".into(),
-                        )
-                        .to_wire(),
+                Some(_) if !incoming.accepts_event_stream() => refused(
+                    &McpError::NotAcceptable(
+                        "a GET (the session's notification stream, or the replay of a response stream after Last-Event-ID)".into(),
                     ),
-                },
+                    None,
+                ),
                 Some(_) => Decision::OpenStream {
                     last_event_id: incoming.last_event_id.map(str::to_owned),
                 },
             };
         }
         "POST" => {}
-        other => {
-            return Decision::Reply {
-                status: 405,
-                body: jsonrpc::error_response(
-                    None,
-                    &McpError::MethodNotAllowed(other.to_owned()).to_wire(),
-                ),
-            };
-        }
+        other => return refused(&McpError::MethodNotAllowed(other.to_owned()), None),
     }
     let value: Value = match serde_json::from_slice(incoming.body) {
         Ok(value) => value,
-        Err(e) => return bad_request(&McpError::Parse(format!("Parse error: {e}")), None),
+        Err(e) => return refused(&McpError::Parse(format!("Parse error: {e}")), None),
     };
     if value.get("method").is_none() && value.get("id").is_some() {
         return match owned {
@@ -198,12 +188,7 @@ pub fn plan(
     }
     let message = match jsonrpc::parse_message(incoming.body) {
         Ok(message) => message,
-        Err(e) => {
-            return Decision::Reply {
-                status: 400,
-                body: jsonrpc::error_response(e.id.as_ref(), &e.error),
-            };
-        }
+        Err(e) => return refused(&McpError::Wire(e.error), e.id.as_ref()),
     };
     let rpc = match (message, &owned) {
         (Message::Notification(n), Some(_)) => return notified(&n),
