@@ -70,12 +70,12 @@ after(async () => {
 test('a job whose watch socket is closed by its crashing object mid-wait reconnects and delivers the result', async () => {
   // No Tasks extension: the call becomes a job and waits for its end on the watch socket.
   const started = Date.now();
-  const result = await ok(server.mcpUrl, 'tools/call', { name: 'crash_once', arguments: {} }, { caps: {} });
+  const result = await ok(server.mcpUrl, 'tools/call', { name: 'panic_once', arguments: {} }, { caps: {} });
   const elapsed = Date.now() - started;
-  assert.equal(result.content?.[0]?.text, 'crash_once survived: attempt 2', JSON.stringify(result));
+  assert.equal(result.content?.[0]?.text, 'panic_once survived: attempt 2', JSON.stringify(result));
   assert.ok(elapsed < Number(VARS.INLINE_BUDGET_MS), `answered in ${elapsed} ms, before the wait was over`);
   // The object did crash (the guard's panic line, from the objects' Worker).
   const panics = server.events().filter((e) => e.event === 'panic');
   assert.ok(panics.length >= 1, server.log());
-  console.log(`# crash_once answered in ${elapsed} ms after ${panics.length} crash(es)`);
+  console.log(`# panic_once answered in ${elapsed} ms after ${panics.length} crash(es)`);
 });
