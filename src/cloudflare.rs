@@ -65,7 +65,7 @@ pub const SESSIONS_BINDING: &str = "SESSIONS";
 
 thread_local! {
     /// One server per isolate: configuration is fixed for the isolate's life.
-    static SERVER: OnceCell<Result<Rc<Server>, String>> = const { OnceCell::new() };
+    static SERVER: OnceCell<Result<Rc<Server>, (crate::error::McpError, String)>> = const { OnceCell::new() };
 }
 
 /// The isolate's server: the author's definition with the deployment's variables
@@ -88,20 +88,17 @@ pub(crate) fn built(
                 .config
                 .clone()
                 .with_vars(|name| env.var(name).ok().map(|v| v.to_string()))
-                .map_err(|e| format!("invalid configuration: {e}"))?;
+                .map_err(|e| (e.refusal(), format!("invalid configuration: {e}")))?;
             let server = definition.configure(config);
             match server.problems().as_slice() {
                 [] => Ok(Rc::new(server)),
-                problems => Err(format!(
-                    "invalid server definition: {}",
-                    problems.join("; ")
+                problems => Err((
+                    crate::error::McpError::misdefined(),
+                    format!("invalid server definition: {}", problems.join("; ")),
                 )),
             }
         });
-        server.clone().map_err(|why| {
-            let reason = why.strip_prefix("invalid configuration: ").unwrap_or("");
-            (crate::error::McpError::misconfigured(reason), why)
-        })
+        server.clone()
     })
 }
 

@@ -286,19 +286,12 @@ fn status_for_code(code: ErrorCode) -> u16 {
 }
 
 impl McpError {
-    /// The refusal for a deployment whose configuration (or definition) `why` rejects:
-    /// it names the variable `why` begins with (every configuration error does:
-    /// `OAUTH_ISSUER must be an https URL …`), never the value it goes on to quote.
-    pub fn misconfigured(why: &str) -> McpError {
-        let variable: String = why
-            .chars()
-            .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
-            .collect();
+    /// The refusal for a server whose definition (its tools, prompts, resources) is
+    /// invalid; the log says what is wrong. (A deployment variable's is
+    /// `vars::ConfigError::refusal`.)
+    pub fn misdefined() -> McpError {
         McpError::Misconfigured {
-            what: match variable.len() {
-                0 | 1 => "the server's definition".to_owned(),
-                _ => variable,
-            },
+            what: "the server's definition".to_owned(),
         }
     }
 }

@@ -185,7 +185,7 @@ impl Host {
     /// (`FETCH_ALLOWED_HOSTS`, …; see [`policy`]): nothing may be fetched unless they
     /// allow it.
     pub fn new(platform: impl Platform + 'static) -> Self {
-        let policy = Policy::from_vars(|name| platform.var(name));
+        let policy = Policy::from_vars(|name| platform.var(name)).map_err(|e| e.reason);
         Host {
             platform: Rc::new(platform),
             policy: Rc::new(policy),

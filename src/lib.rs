@@ -70,6 +70,7 @@ pub mod server;
 pub mod tasks;
 pub mod time;
 pub mod tools;
+pub mod vars;
 
 #[cfg(feature = "cloudflare")]
 pub mod cloudflare;

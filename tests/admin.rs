@@ -15,6 +15,7 @@ use mcp_tasks_edge::ops::log::LogSettings;
 use mcp_tasks_edge::server::{Action, Config, Context, Server};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::{NewTask, TaskRecord};
+use mcp_tasks_edge::vars::ConfigError;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
@@ -27,7 +28,7 @@ fn digest(key: &str) -> String {
         .collect()
 }
 
-fn config(vars: &[(&str, String)]) -> Result<Config, String> {
+fn config(vars: &[(&str, String)]) -> Result<Config, ConfigError> {
     Config::from_vars(|name| {
         vars.iter()
             .find(|(n, _)| *n == name)
@@ -93,11 +94,15 @@ fn operator_keys_and_scopes_are_configured_apart_from_callers() {
     ]);
     assert_eq!(
         both.unwrap_err(),
-        "ADMIN_KEYS: the key \"ops\" is also in API_KEYS; an operator key must be a key of its own"
+        ConfigError::new(
+            "ADMIN_KEYS",
+            "ADMIN_KEYS: the key \"ops\" is also in API_KEYS; an operator key must be a key of its own"
+        )
     );
     assert!(
         config(&[("ADMIN_KEYS", "not-a-digest".into())])
             .unwrap_err()
+            .reason
             .starts_with("ADMIN_KEYS: \"not-a-digest\" is not a lowercase SHA-256 hex digest")
     );
     assert!(config(&[("OAUTH_ADMIN_SCOPE", "a b".into())]).is_err());

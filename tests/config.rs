@@ -3,9 +3,10 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use mcp_tasks_edge::server::Config;
+use mcp_tasks_edge::vars::ConfigError;
 use std::collections::HashMap;
 
-fn config(vars: &[(&str, &str)]) -> Result<Config, String> {
+fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
     let vars: HashMap<String, String> = vars
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -59,7 +60,9 @@ fn malformed_values_are_refused() {
         ("OAUTH_ISSUER", "ftp://issuer.example"),
     ] {
         let e = config(&[(name, value)]).unwrap_err();
-        assert!(e.contains(name), "{e}");
+        // The variable is data (what a caller is told), the reason names it too (the log).
+        assert_eq!(e.variable, name, "{e}");
+        assert!(e.reason.contains(name), "{e}");
     }
 }
 

@@ -9,7 +9,7 @@ use mcp_tasks_edge::server::{Config, Server};
 use mcp_tasks_edge::tools::TaskSupport;
 use serde_json::{Value, json};
 
-fn settings(upstreams: &str) -> Result<Settings, String> {
+fn settings(upstreams: &str) -> Result<Settings, mcp_tasks_edge::vars::ConfigError> {
     Settings::default().with_vars(|name| (name == "UPSTREAMS").then(|| upstreams.to_owned()))
 }
 
@@ -90,15 +90,16 @@ fn bad_upstreams_are_refused_naming_the_problem() {
     ];
     for (value, expected) in cases {
         let error = settings(value).unwrap_err();
-        assert!(error.starts_with("UPSTREAMS: "), "{error}");
-        assert!(error.contains(expected), "{value}: {error}");
+        assert_eq!(error.variable, "UPSTREAMS", "{error}");
+        assert!(error.reason.starts_with("UPSTREAMS: "), "{error}");
+        assert!(error.reason.contains(expected), "{value}: {error}");
     }
     // The whole configuration says which variable is wrong.
     let error = Config::from_vars(|n| (n == "UPSTREAMS").then(|| "[1]".to_owned())).unwrap_err();
-    assert!(error.starts_with("UPSTREAMS: "), "{error}");
+    assert_eq!(error.variable, "UPSTREAMS", "{error}");
     let error =
         Config::from_vars(|n| (n == "UPSTREAM_MAX_TOOLS").then(|| "many".to_owned())).unwrap_err();
-    assert!(error.contains("UPSTREAM_MAX_TOOLS"), "{error}");
+    assert_eq!(error.variable, "UPSTREAM_MAX_TOOLS", "{error}");
 }
 
 fn listing(prefix: &str, definitions: Vec<Value>, tasks: bool) -> catalog::Listing {

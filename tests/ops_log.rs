@@ -13,6 +13,7 @@ use mcp_tasks_edge::tasks::execution::Limits;
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::record::{LEASE_CHECK_MS, NewTask, TaskRecord};
 use mcp_tasks_edge::tools::{Call, Step, TaskSupport, Tool, internal_error};
+use mcp_tasks_edge::vars::ConfigError;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
 
@@ -352,11 +353,17 @@ fn log_settings_come_from_log_level_and_log_payloads() {
     );
     assert_eq!(
         defaults.with_vars(vars(&[("LOG_LEVEL", "loud")])),
-        Err("LOG_LEVEL must be debug, info, warn or error, got \"loud\"".into())
+        Err(ConfigError::new(
+            "LOG_LEVEL",
+            "LOG_LEVEL must be debug, info, warn or error, got \"loud\""
+        ))
     );
     assert_eq!(
         defaults.with_vars(vars(&[("LOG_PAYLOADS", "yes")])),
-        Err("LOG_PAYLOADS must be true or false, got \"yes\"".into())
+        Err(ConfigError::new(
+            "LOG_PAYLOADS",
+            "LOG_PAYLOADS must be true or false, got \"yes\""
+        ))
     );
     // Through the server's configuration, as a deployment sets it.
     let config = mcp_tasks_edge::server::Config::from_vars(vars(&[("LOG_LEVEL", "warn")]));

@@ -205,13 +205,17 @@ fn a_misconfiguration_names_the_variable_never_its_value() {
     let why =
         Config::from_vars(|name| (name == "OAUTH_ISSUER").then(|| "http://id.example/".into()))
             .unwrap_err();
-    let refusal = McpError::misconfigured(&why);
+    assert!(
+        why.reason.contains("id.example"),
+        "the log has the value: {why}"
+    );
+    let refusal = why.refusal();
     let wire = refusal.to_wire();
     assert_eq!((refusal.http_status(), wire.code.0), (500, -32603));
     assert_eq!(wire.data, Some(json!({ "misconfigured": "OAUTH_ISSUER" })));
     assert!(!format!("{wire:?}").contains("id.example"), "{wire:?}");
-    // A reason that names no variable is the server's definition.
-    let definition = McpError::misconfigured("tool name \"\" must be 1-128 characters");
+    // A server whose definition is invalid is refused as such.
+    let definition = McpError::misdefined();
     assert_eq!(
         definition.to_wire().data,
         Some(json!({ "misconfigured": "the server's definition" }))

@@ -17,6 +17,7 @@
 //! ```
 
 use crate::host::AllowList;
+use crate::vars::{ConfigError, number};
 use serde::Deserialize;
 
 /// One upstream MCP server (see the module docs).
@@ -199,31 +200,29 @@ impl Default for Settings {
     }
 }
 
-fn number(name: &str, value: &str) -> Result<u64, String> {
-    value
-        .trim()
-        .parse::<u64>()
-        .map_err(|_| format!("{name} must be a non-negative integer, got {value:?}"))
-}
-
 impl Settings {
     /// These settings with the variables `get` finds applied; `Err` names the bad one.
-    pub fn with_vars(mut self, get: impl Fn(&str) -> Option<String>) -> Result<Settings, String> {
+    pub fn with_vars(
+        mut self,
+        get: impl Fn(&str) -> Option<String>,
+    ) -> Result<Settings, ConfigError> {
         if let Some(v) = get("UPSTREAMS") {
-            self.upstreams = parse(&v).map_err(|e| format!("UPSTREAMS: {e}"))?;
+            self.upstreams =
+                parse(&v).map_err(|e| ConfigError::new("UPSTREAMS", format!("UPSTREAMS: {e}")))?;
         }
         if let Some(v) = get("UPSTREAM_LIST_TTL_MS") {
             self.list_ttl_ms = number("UPSTREAM_LIST_TTL_MS", &v)?;
         }
         if let Some(v) = get("UPSTREAM_MAX_TOOLS") {
-            self.max_tools = number("UPSTREAM_MAX_TOOLS", &v)?.clamp(1, 10_000) as usize;
+            self.max_tools = number::<u64>("UPSTREAM_MAX_TOOLS", &v)?.clamp(1, 10_000) as usize;
         }
         if let Some(v) = get("UPSTREAM_MAX_BYTES") {
-            self.max_bytes = number("UPSTREAM_MAX_BYTES", &v)?.max(1024) as usize;
+            self.max_bytes = number::<u64>("UPSTREAM_MAX_BYTES", &v)?.max(1024) as usize;
         }
         if let Some(v) = get("UPSTREAM_CALL_TIMEOUT_MS") {
             // An alarm handler runs at most 15 minutes on Cloudflare.
-            self.call_timeout_ms = number("UPSTREAM_CALL_TIMEOUT_MS", &v)?.clamp(1_000, 840_000);
+            self.call_timeout_ms =
+                number::<u64>("UPSTREAM_CALL_TIMEOUT_MS", &v)?.clamp(1_000, 840_000);
         }
         if let Some(v) = get("UPSTREAM_INLINE_MS") {
             self.inline_ms = number("UPSTREAM_INLINE_MS", &v)?;

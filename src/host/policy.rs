@@ -31,6 +31,7 @@
 use super::allow::AllowList;
 use super::outbound::{Inbound, Outbound, resolve};
 use super::{HostError, Platform};
+use crate::vars::{ConfigError, number};
 
 /// Defaults of the variables above.
 pub const DEFAULT_MAX_REDIRECTS: u32 = 5;
@@ -69,24 +70,22 @@ pub struct Limits {
     pub max_bytes: usize,
 }
 
-fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
-    value
-        .trim()
-        .parse()
-        .map_err(|_| format!("{name} must be a non-negative integer, not {value:?}"))
-}
-
 impl Policy {
     /// The policy the variables above configure, over the defaults; `Err` names the bad
     /// one.
-    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Policy, String> {
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Policy, ConfigError> {
         Policy::default().with_vars(var)
     }
 
     /// This policy with the variables that `var` finds applied over it.
-    pub fn with_vars(mut self, var: impl Fn(&str) -> Option<String>) -> Result<Policy, String> {
+    pub fn with_vars(
+        mut self,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Result<Policy, ConfigError> {
         if let Some(v) = var("FETCH_ALLOWED_HOSTS") {
-            self.allow = AllowList::parse(&v).map_err(|e| format!("FETCH_ALLOWED_HOSTS: {e}"))?;
+            self.allow = AllowList::parse(&v).map_err(|e| {
+                ConfigError::new("FETCH_ALLOWED_HOSTS", format!("FETCH_ALLOWED_HOSTS: {e}"))
+            })?;
         }
         if let Some(v) = var("FETCH_MAX_REDIRECTS") {
             self.max_redirects = number("FETCH_MAX_REDIRECTS", &v)?;

@@ -20,6 +20,7 @@ mod events;
 pub use events::*;
 
 use crate::tasks::timeline;
+use crate::vars::{ConfigError, flag};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -69,7 +70,7 @@ impl LogSettings {
 
     /// These settings with `LOG_LEVEL` and `LOG_PAYLOADS` applied; a malformed value is
     /// an error naming the variable.
-    pub fn with_vars(mut self, get: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
+    pub fn with_vars(mut self, get: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         if let Some(v) = get("LOG_LEVEL") {
             self.level = match v.trim().to_ascii_lowercase().as_str() {
                 "debug" => Level::Debug,
@@ -77,18 +78,15 @@ impl LogSettings {
                 "warn" | "warning" => Level::Warn,
                 "error" => Level::Error,
                 other => {
-                    return Err(format!(
-                        "LOG_LEVEL must be debug, info, warn or error, got {other:?}"
+                    return Err(ConfigError::new(
+                        "LOG_LEVEL",
+                        format!("LOG_LEVEL must be debug, info, warn or error, got {other:?}"),
                     ));
                 }
             };
         }
         if let Some(v) = get("LOG_PAYLOADS") {
-            self.payloads = match v.trim() {
-                "true" | "1" => true,
-                "false" | "0" | "" => false,
-                other => return Err(format!("LOG_PAYLOADS must be true or false, got {other:?}")),
-            };
+            self.payloads = flag("LOG_PAYLOADS", &v)?;
         }
         Ok(self)
     }

@@ -5,6 +5,7 @@
 use crate::auth::{self, AuthConfig};
 use crate::host::Policy;
 use crate::quota::Quotas;
+use crate::vars::{ConfigError, flag, limit, number};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -112,30 +113,6 @@ fn words(value: &str) -> Vec<String> {
         .collect()
 }
 
-fn number(name: &str, value: &str) -> Result<u64, String> {
-    value
-        .trim()
-        .parse::<u64>()
-        .map_err(|_| format!("{name} must be a non-negative integer, got {value:?}"))
-}
-
-fn flag(name: &str, value: &str) -> Result<bool, String> {
-    match value.trim() {
-        "true" | "1" => Ok(true),
-        "false" | "0" | "" => Ok(false),
-        other => Err(format!("{name} must be true or false, got {other:?}")),
-    }
-}
-
-/// A duration that may be `unlimited`.
-fn limit(name: &str, value: &str) -> Result<Option<u64>, String> {
-    if value.trim().eq_ignore_ascii_case("unlimited") {
-        Ok(None)
-    } else {
-        number(name, value).map(Some)
-    }
-}
-
 /// Whether `v` may be an issuer: https, or http on a loopback host (development and
 /// tests); keys fetched in clear from anywhere else could be replaced on the way.
 fn issuer_url(v: &str) -> bool {
@@ -153,12 +130,12 @@ fn issuer_url(v: &str) -> bool {
 
 impl Config {
     /// Builds the configuration from a variable lookup, over the defaults.
-    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
         Config::default().with_vars(get)
     }
 
     /// This configuration with the variables that `get` finds applied over it.
-    pub fn with_vars(self, get: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+    pub fn with_vars(self, get: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
         let mut c = self;
         if let Some(v) = get("SERVER_NAME") {
             c.server_name = v;
@@ -171,7 +148,7 @@ impl Config {
                 .collect();
         }
         if let Some(v) = get("MAX_BODY_BYTES") {
-            c.max_body_bytes = number("MAX_BODY_BYTES", &v)? as usize;
+            c.max_body_bytes = number::<u64>("MAX_BODY_BYTES", &v)? as usize;
         }
         if let Some(v) = get("TASK_TTL_MS") {
             c.task_ttl_ms = limit("TASK_TTL_MS", &v)?;
@@ -180,11 +157,14 @@ impl Config {
             c.task_max_ttl_ms = limit("TASK_MAX_TTL_MS", &v)?;
         }
         if let Some(v) = get("TASK_POLL_INTERVAL_MS") {
-            c.poll_interval_ms = number("TASK_POLL_INTERVAL_MS", &v)?.max(1);
+            c.poll_interval_ms = number::<u64>("TASK_POLL_INTERVAL_MS", &v)?.max(1);
         }
         if let Some(v) = get("REQUEST_STATE_SECRET") {
             if v.len() < 16 {
-                return Err("REQUEST_STATE_SECRET must be at least 16 characters".into());
+                return Err(ConfigError::new(
+                    "REQUEST_STATE_SECRET",
+                    "REQUEST_STATE_SECRET must be at least 16 characters",
+                ));
             }
             c.request_state_secret = Some(v.into_bytes());
         }
@@ -198,19 +178,19 @@ impl Config {
             c.detach_jobs = flag("DETACH_JOBS", &v)?;
         }
         if let Some(v) = get("MAX_RESULT_BYTES") {
-            c.max_result_bytes = number("MAX_RESULT_BYTES", &v)? as usize;
+            c.max_result_bytes = number::<u64>("MAX_RESULT_BYTES", &v)? as usize;
         }
         if let Some(v) = get("STEP_MAX_ATTEMPTS") {
-            c.step_max_attempts = number("STEP_MAX_ATTEMPTS", &v)?.clamp(1, 100) as u32;
+            c.step_max_attempts = number::<u64>("STEP_MAX_ATTEMPTS", &v)?.clamp(1, 100) as u32;
         }
         if let Some(v) = get("STEP_LEASE_MS") {
-            c.step_lease_ms = number("STEP_LEASE_MS", &v)?.max(1000);
+            c.step_lease_ms = number::<u64>("STEP_LEASE_MS", &v)?.max(1000);
         }
         if let Some(v) = get("LISTEN_RECONNECTS") {
-            c.listen_reconnects = number("LISTEN_RECONNECTS", &v)?.min(10) as u32;
+            c.listen_reconnects = number::<u64>("LISTEN_RECONNECTS", &v)?.min(10) as u32;
         }
         if let Some(v) = get("LISTEN_MAX_MS") {
-            c.listen_max_ms = number("LISTEN_MAX_MS", &v)?.clamp(1_000, 3_600_000);
+            c.listen_max_ms = number::<u64>("LISTEN_MAX_MS", &v)?.clamp(1_000, 3_600_000);
         }
         if let Some(v) = get("CONFORMANCE_FIXTURES") {
             c.fixtures = flag("CONFORMANCE_FIXTURES", &v)?;
@@ -225,8 +205,11 @@ impl Config {
             } else if issuer_url(v) {
                 Some(v.to_owned())
             } else {
-                return Err(format!(
-                    "OAUTH_ISSUER must be an https URL (http only on loopback, for development), got {v:?}"
+                return Err(ConfigError::new(
+                    "OAUTH_ISSUER",
+                    format!(
+                        "OAUTH_ISSUER must be an https URL (http only on loopback, for development), got {v:?}"
+                    ),
                 ));
             };
         }
@@ -240,18 +223,24 @@ impl Config {
             c.auth.jwks_min_refetch_ms = number("OAUTH_JWKS_MIN_REFETCH_MS", &v)?;
         }
         if let Some(v) = get("API_KEYS") {
-            c.auth.api_keys = auth::parse_api_keys(&v)?;
+            c.auth.api_keys =
+                auth::parse_api_keys(&v).map_err(|e| ConfigError::new("API_KEYS", e))?;
         }
         if let Some(v) = get("ADMIN_KEYS") {
-            c.auth.admin_keys =
-                auth::parse_api_keys(&v).map_err(|e| e.replace("API_KEYS", "ADMIN_KEYS"))?;
+            c.auth.admin_keys = auth::parse_api_keys(&v)
+                .map_err(|e| ConfigError::new("ADMIN_KEYS", e.replace("API_KEYS", "ADMIN_KEYS")))?;
         }
         if let Some(v) = get("OAUTH_ADMIN_SCOPE") {
             let v = v.trim();
             c.auth.admin_scope = match words(v).as_slice() {
                 [] => None,
                 [scope] => Some(scope.clone()),
-                _ => return Err(format!("OAUTH_ADMIN_SCOPE must be one scope, got {v:?}")),
+                _ => {
+                    return Err(ConfigError::new(
+                        "OAUTH_ADMIN_SCOPE",
+                        format!("OAUTH_ADMIN_SCOPE must be one scope, got {v:?}"),
+                    ));
+                }
             };
         }
         if let Some(key) = c
@@ -260,9 +249,12 @@ impl Config {
             .iter()
             .find(|a| c.auth.api_keys.iter().any(|k| k.digest == a.digest))
         {
-            return Err(format!(
-                "ADMIN_KEYS: the key {:?} is also in API_KEYS; an operator key must be a key of its own",
-                key.name
+            return Err(ConfigError::new(
+                "ADMIN_KEYS",
+                format!(
+                    "ADMIN_KEYS: the key {:?} is also in API_KEYS; an operator key must be a key of its own",
+                    key.name
+                ),
             ));
         }
         if let Some(v) = get("ALLOW_ANONYMOUS") {
@@ -281,7 +273,7 @@ impl Config {
             c.quotas.sessions = limit("QUOTA_SESSIONS", &v)?;
         }
         if let Some(v) = get("SESSION_IDLE_MS") {
-            c.session_idle_ms = number("SESSION_IDLE_MS", &v)?.max(1_000);
+            c.session_idle_ms = number::<u64>("SESSION_IDLE_MS", &v)?.max(1_000);
         }
         c.outbound = c.outbound.with_vars(&get)?;
         c.log = c.log.with_vars(&get)?;
@@ -293,7 +285,10 @@ impl Config {
         // Said, not ignored: a deployment that lists upstreams expects their tools.
         #[cfg(not(feature = "gateway"))]
         if get("UPSTREAMS").is_some_and(|v| !v.trim().is_empty()) {
-            return Err("UPSTREAMS: this build has no gateway (the `gateway` feature of mcp-tasks-edge is off; docs/gateway.md)".into());
+            return Err(ConfigError::new(
+                "UPSTREAMS",
+                "UPSTREAMS: this build has no gateway (the `gateway` feature of mcp-tasks-edge is off; docs/gateway.md)",
+            ));
         }
         Ok(c)
     }

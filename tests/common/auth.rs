@@ -7,6 +7,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use mcp_tasks_edge::auth::AuthConfig;
 use mcp_tasks_edge::server::Config;
+use mcp_tasks_edge::vars::ConfigError;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -20,7 +21,7 @@ pub fn digest(key: &str) -> String {
         .collect()
 }
 
-pub fn config(vars: &[(&str, &str)]) -> Result<Config, String> {
+pub fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
     Config::from_vars(|name| {
         vars.iter()
             .find(|(n, _)| *n == name)
