@@ -3,8 +3,20 @@
 //! writes once, then has the effects happen (watchers pushed, lines printed, the quota
 //! ledger told). A runner is generic over its object's platform, a small trait of
 //! storage rows, an alarm and effect sinks: the Cloudflare adapter implements it on a
-//! Durable Object's storage (`cloudflare::task_object`), the native tests on a map, so
-//! the tests exercise the very sequence the deployed object runs. The 2025-11-25 session
-//! object's runner belongs to its era: `legacy::object`.
+//! Durable Object's storage (`cloudflare::task_object`, `cloudflare::principal_object`),
+//! the native tests on a map, so the tests exercise the very sequence the deployed object
+//! runs. The 2025-11-25 session object's runner belongs to its era: `legacy::object`.
 
+pub mod principal;
 pub mod task;
+
+/// One write of an object's rows and alarm, issued as one transaction.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Write {
+    /// Erase every row and the alarm (the object's state expired); nothing else is set.
+    pub erase: bool,
+    pub put: Vec<(String, String)>,
+    pub delete: Vec<String>,
+    /// Set the alarm to this absolute time, or clear it (`Some(None)`); `None`: leave it.
+    pub alarm: Option<Option<u64>>,
+}

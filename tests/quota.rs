@@ -6,6 +6,9 @@ use mcp_tasks_edge::quota::{
     WINDOW_MS, cursor_ok, index_key, index_value, read_index, read_page,
 };
 
+mod common;
+use common::ledger::LedgerObject;
+
 const T0: u64 = 1_000_000;
 
 fn quotas(per_minute: Option<u64>, live: Option<u64>, streams: Option<u64>) -> Quotas {
@@ -376,11 +379,11 @@ fn an_anonymous_sessions_runs_count_among_all_anonymous_runs() {
         assert_eq!(quota::shared_run(principal, &run), None, "{principal}");
     }
     // So two sessions share the shared ledger's two runs a minute: the third is refused.
-    let mut stored: Option<String> = None;
+    let mut shared_ledger = LedgerObject::at(T0);
     for (n, allowed) in [(1, true), (2, true), (3, false)] {
         let request = quota::shared_run(session, &run).unwrap();
-        let plan = quota::plan(stored.as_deref(), &request, T0 + n, None).unwrap();
-        assert_eq!(plan.reply.exceeded.is_none(), allowed, "run {n}");
-        stored = plan.ledger.or(stored);
+        shared_ledger.now = T0 + n;
+        let reply = shared_ledger.ask(&request).0.unwrap();
+        assert_eq!(reply.exceeded.is_none(), allowed, "run {n}");
     }
 }

@@ -1,34 +1,31 @@
-//! The quota Durable Object, [`PrincipalRunner`]: one object per ledger (named by
-//! `auth::anonymous::ledger_name`), holding that principal's counters under one key and its
-//! task index as one key per task ([`crate::quota::index_key`]). A Durable Object handles
-//! its requests one at a time around storage, so read-decide-write is atomic and the
-//! counters hold across every isolate. It only loads, asks [`quota::plan`] and stores.
+//! The quota Durable Object: the I/O of the core's principal runner
+//! ([`crate::objects::principal`]), which loads, plans and writes once. One object per
+//! ledger (named by `auth::anonymous::ledger_name`).
 
 use super::bench::{self, PRINCIPAL};
 use super::mirror::Mirror;
 use super::now_ms;
 use crate::auth::anonymous::ledger_name;
 use crate::error::McpError;
-use crate::quota::{self, INDEX_PREFIX, LedgerRequest, Quotas, RENEW_MS, Reply};
-use js_sys::{Object, Reflect};
+use crate::objects::Write;
+use crate::objects::principal::{self, LEDGER_KEY, LedgerError, LedgerPlatform};
+use crate::quota::{INDEX_PREFIX, LedgerRequest, Quotas, RENEW_MS, Reply};
 use std::cell::Cell;
-use wasm_bindgen::JsValue;
 use worker::{Env, Request, Response, Result, State};
 
 /// The Durable Object binding name (wrangler.toml).
 pub const PRINCIPALS_BINDING: &str = "PRINCIPALS";
-const LEDGER_KEY: &str = "ledger";
 const LEDGER_URL: &str = "https://principal-object/ledger";
 
 /// What the `PrincipalObject` class of `export_worker!` runs.
 pub struct PrincipalRunner {
     state: State,
-    /// The value under [`LEDGER_KEY`] as this instance last read or wrote it
-    /// (`super::mirror`): a warm ledger answers without reading it again.
+    /// The [`LEDGER_KEY`] row as this instance last read or wrote it (`super::mirror`): a
+    /// warm ledger answers without reading it again.
     ledger: Mirror,
 }
 
-fn rust_error(e: impl std::fmt::Display) -> worker::Error {
+fn failed(e: LedgerError) -> worker::Error {
     worker::Error::RustError(e.to_string())
 }
 
@@ -40,108 +37,72 @@ impl PrincipalRunner {
         }
     }
 
-    /// One [`LedgerRequest`] (a failure forgets the mirrored ledger).
+    /// One [`LedgerRequest`].
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
         let request: LedgerRequest = match super::request_json(&mut req).await {
             Ok(request) => request,
             Err(e) => return Response::error(format!("bad ledger request: {e}"), 400),
         };
-        let answered = self.answer(request).await;
-        if answered.is_err() {
-            self.ledger.forget();
-        }
-        answered
+        let reply = principal::request(&mut Platform(self), &request).await;
+        Response::from_json(&reply.map_err(failed)?)
     }
 
-    async fn answer(&self, request: LedgerRequest) -> Result<Response> {
-        let storage = self.state.storage();
-        let stored = self.ledger.get(&storage).await?;
-        let listed = match quota::listing(&request) {
-            Some((before, limit)) => {
-                Some(index_keys(&self.state, true, Some(limit), before).await?)
-            }
-            None => None,
-        };
-        // A ledger that does not decode is an error to surface, never a reset of quotas.
-        let mut plan =
-            quota::plan(stored.as_deref(), &request, now_ms(), listed).map_err(rust_error)?;
-        if plan.trim > 0 {
-            let oldest = index_keys(&self.state, false, Some(plan.trim), None).await?;
-            plan.trimmed(oldest).map_err(rust_error)?;
-        }
-        let puts = Object::new();
-        for (key, value) in &plan.put {
-            Reflect::set(&puts, &JsValue::from_str(key), &JsValue::from_str(value))?;
-        }
-        if let Some(ledger) = &plan.ledger {
-            self.ledger.wrote(Some(ledger.clone()));
-            Reflect::set(
-                &puts,
-                &JsValue::from_str(LEDGER_KEY),
-                &JsValue::from_str(ledger),
-            )?;
-        }
-        let put = plan.put.len() + usize::from(plan.ledger.is_some());
-        bench::rows_written(PRINCIPAL, plan.delete.len() + put);
-        if !plan.delete.is_empty() {
-            storage.delete_multiple(plan.delete.clone()).await?;
-        }
-        if plan.ledger.is_some() || !plan.put.is_empty() {
-            storage.put_multiple_raw(puts).await?;
-        }
-        if let Some(at) = plan.alarm {
-            bench::rows_written(PRINCIPAL, 1);
-            storage.set_alarm(scheduled(at)).await?;
-        }
-        Response::from_json(&plan.reply)
-    }
-
-    /// The alarm: once everything the ledger holds has expired, the object deletes its
-    /// storage (an abandoned principal leaves nothing behind); otherwise it looks again
-    /// at the latest deadline.
+    /// The alarm: the object erases itself once everything its ledger holds has expired.
     pub async fn alarm(&self) -> Result<Response> {
-        let expired = self.expire().await;
-        if expired.is_err() {
-            self.ledger.forget();
-        }
-        expired
-    }
-
-    async fn expire(&self) -> Result<Response> {
-        let storage = self.state.storage();
-        let stored = self.ledger.get(&storage).await?;
-        match quota::expired(stored.as_deref(), now_ms()).map_err(rust_error)? {
-            None => {
-                self.ledger.wrote(None);
-                bench::before_delete_all(PRINCIPAL, &storage).await;
-                storage.delete_all().await?
-            }
-            Some(at) => {
-                bench::rows_written(PRINCIPAL, 1);
-                storage.set_alarm(scheduled(at)).await?
-            }
-        }
+        principal::alarm(&mut Platform(self))
+            .await
+            .map_err(failed)?;
         Response::empty()
     }
 }
 
-fn scheduled(at_ms: u64) -> worker::ScheduledTime {
-    worker::ScheduledTime::new(js_sys::Date::new(&JsValue::from_f64(at_ms as f64)))
+/// The object's storage as the runner's platform.
+struct Platform<'a>(&'a PrincipalRunner);
+
+impl LedgerPlatform for Platform<'_> {
+    async fn ledger(&mut self) -> std::result::Result<Option<String>, String> {
+        let storage = self.0.state.storage();
+        self.0.ledger.get(&storage).await.map_err(|e| e.to_string())
+    }
+
+    async fn index(
+        &mut self,
+        newest: bool,
+        limit: usize,
+        before: Option<&str>,
+    ) -> std::result::Result<Vec<(String, String)>, String> {
+        index_rows(&self.0.state, newest, limit, before)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn write(&mut self, write: Write) -> std::result::Result<(), String> {
+        let storage = self.0.state.storage();
+        self.0
+            .ledger
+            .write(&storage, write)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    fn now_ms(&self) -> u64 {
+        now_ms()
+    }
 }
 
-/// The index's entries (key, value), newest first when `newest`, at most `limit`, only
+/// The index's rows (key, value), newest first when `newest`, at most `limit`, only
 /// those before the key `before` when given.
-async fn index_keys(
+async fn index_rows(
     state: &State,
     newest: bool,
-    limit: Option<usize>,
+    limit: usize,
     before: Option<&str>,
 ) -> Result<Vec<(String, String)>> {
     let map = super::js_api::storage_list(
         &state.as_raw().storage()?,
         INDEX_PREFIX,
         newest,
-        limit,
+        Some(limit),
         before,
     )
     .await?;

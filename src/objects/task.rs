@@ -24,6 +24,8 @@ use std::fmt;
 
 pub mod live;
 
+pub use super::Write;
+
 /// Why a runner could not finish: the platform failed, or the state machine refused
 /// what it was asked (a bug to surface, never to hide).
 #[derive(Debug, Clone, PartialEq)]
@@ -42,17 +44,6 @@ impl fmt::Display for RunError {
             RunError::Corrupt(why) => write!(f, "task record does not decode: {why}"),
         }
     }
-}
-
-/// One write, issued as one transaction.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Write {
-    /// Erase every row and the alarm (the task expired); nothing else is set.
-    pub erase: bool,
-    pub put: Vec<(String, String)>,
-    pub delete: Vec<String>,
-    /// Set the alarm to this absolute time, or clear it (`Some(None)`); `None`: leave it.
-    pub alarm: Option<Option<u64>>,
 }
 
 /// What a task object needs of its platform: rows, an alarm, a clock, and where effects

@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod jobs;
+pub mod ledger;
 pub mod object;
 pub mod plan;
 pub mod results;
