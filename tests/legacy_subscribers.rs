@@ -59,3 +59,174 @@ fn a_full_registry_refuses_a_new_session_naming_the_resource() {
         matches!(change(full, URI, &member, false).unwrap(), Write::Store(s) if s.len() == MAX_SUBSCRIBERS - 1)
     );
 }
+
+// ── the registry object's runner, on a platform that decides nothing ──
+
+use mcp_tasks_edge::host::block_on;
+use mcp_tasks_edge::legacy::subscribers::{RegistryPlatform, RegistryRequest, run};
+
+/// What the runner asked of its platform, in order.
+#[derive(Debug, Clone, PartialEq)]
+enum Call {
+    Subscribers,
+    Write(Write),
+    Tell(String),
+    Updated(String),
+    Untold(String),
+}
+
+#[derive(Default)]
+struct Registry {
+    stored: SortedSet<String>,
+    calls: Vec<Call>,
+    /// Sessions that cannot be told (ended).
+    gone: Vec<&'static str>,
+    broken: bool,
+}
+
+impl RegistryPlatform for Registry {
+    async fn subscribers(&mut self) -> Result<SortedSet<String>, String> {
+        self.calls.push(Call::Subscribers);
+        if self.broken {
+            return Err("storage unavailable".into());
+        }
+        Ok(self.stored.clone())
+    }
+
+    async fn write(&mut self, write: Write) -> Result<(), String> {
+        self.calls.push(Call::Write(write.clone()));
+        match write {
+            Write::Store(set) => self.stored = set,
+            Write::Delete => self.stored = SortedSet::new(),
+            Write::Nothing => {}
+        }
+        Ok(())
+    }
+
+    async fn tell(&mut self, session: &str, uri: &str) -> Result<(), String> {
+        assert_eq!(uri, URI);
+        self.calls.push(Call::Tell(session.into()));
+        match self.gone.contains(&session) {
+            true => Err("session not found".into()),
+            false => Ok(()),
+        }
+    }
+
+    async fn updated(&mut self, uri: &str) -> Result<(), String> {
+        self.calls.push(Call::Updated(uri.into()));
+        Ok(())
+    }
+
+    fn untold(&mut self, session: &str, uri: &str, why: &str) {
+        assert_eq!((uri, why), (URI, "session not found"));
+        self.calls.push(Call::Untold(session.into()));
+    }
+}
+
+impl Registry {
+    fn run(&mut self, request: RegistryRequest) -> (Result<(), McpError>, Vec<Call>) {
+        self.calls.clear();
+        let done = block_on(run(self, request));
+        (done, std::mem::take(&mut self.calls))
+    }
+}
+
+fn add(session: &str) -> RegistryRequest {
+    RegistryRequest::Add {
+        uri: URI.into(),
+        session: session.into(),
+    }
+}
+
+fn remove(session: &str) -> RegistryRequest {
+    RegistryRequest::Remove {
+        uri: URI.into(),
+        session: session.into(),
+    }
+}
+
+#[test]
+fn the_registry_reads_its_set_then_writes_once_and_only_a_change() {
+    let mut registry = Registry::default();
+    let (done, calls) = registry.run(add("s1"));
+    assert_eq!(done, Ok(()));
+    assert_eq!(
+        calls,
+        [Call::Subscribers, Call::Write(Write::Store(set(&["s1"])))]
+    );
+    assert_eq!(registry.run(add("s1")).1, [Call::Subscribers]);
+    let (_, calls) = registry.run(remove("s1"));
+    assert_eq!(calls, [Call::Subscribers, Call::Write(Write::Delete)]);
+    assert!(registry.stored.is_empty());
+}
+
+#[test]
+fn a_full_registry_refuses_and_writes_nothing() {
+    let mut registry = Registry {
+        stored: (0..MAX_SUBSCRIBERS).map(|n| format!("s{n}")).collect(),
+        ..Registry::default()
+    };
+    let (done, calls) = registry.run(add("late"));
+    assert!(matches!(done, Err(McpError::InvalidParams(_))), "{done:?}");
+    assert_eq!(calls, [Call::Subscribers]);
+}
+
+#[test]
+fn an_announcement_tells_every_subscriber_even_past_one_that_ended() {
+    let mut registry = Registry {
+        stored: set(&["s1", "s2", "s3"]),
+        gone: vec!["s2"],
+        ..Registry::default()
+    };
+    let (done, calls) = registry.run(RegistryRequest::Announce { uri: URI.into() });
+    assert_eq!(done, Ok(()));
+    assert_eq!(
+        calls,
+        [
+            Call::Subscribers,
+            Call::Tell("s1".into()),
+            Call::Tell("s2".into()),
+            Call::Untold("s2".into()),
+            Call::Tell("s3".into()),
+        ]
+    );
+    // A session told of an update only sends it on: no storage of the registry's.
+    let (_, calls) = registry.run(RegistryRequest::Updated { uri: URI.into() });
+    assert_eq!(calls, [Call::Updated(URI.into())]);
+}
+
+#[test]
+fn a_registry_whose_storage_fails_answers_an_internal_error() {
+    let mut registry = Registry {
+        broken: true,
+        ..Registry::default()
+    };
+    let (done, calls) = registry.run(add("s1"));
+    assert!(matches!(done, Err(McpError::Internal(_))), "{done:?}");
+    assert_eq!(calls, [Call::Subscribers]);
+}
+
+#[test]
+fn registry_requests_round_trip_and_malformed_ones_are_refused() {
+    for request in [
+        add("s1"),
+        remove("s1"),
+        RegistryRequest::Announce { uri: URI.into() },
+        RegistryRequest::Updated { uri: URI.into() },
+    ] {
+        let decoded = RegistryRequest::decode(request.op(), request.body().as_bytes());
+        assert_eq!(decoded, Ok(request));
+    }
+    for (op, body) in [
+        ("add", r#"{"uri":"file:///a.txt"}"#),
+        ("announce", r#"{"uri":"file:///a.txt","session":"s1"}"#),
+        ("drop", r#"{"uri":"file:///a.txt"}"#),
+        ("add", "not json"),
+    ] {
+        let refused = RegistryRequest::decode(op, body.as_bytes());
+        assert!(
+            matches!(refused, Err(McpError::InvalidRequest(_))),
+            "{op} {body}: {refused:?}"
+        );
+    }
+}

@@ -121,9 +121,7 @@ impl SessionPlatform for Platform<'_> {
         session_id: &str,
         subscribed: bool,
     ) -> std::result::Result<(), McpError> {
-        registry::set(&self.runner.env, uri, session_id, subscribed)
-            .await
-            .map_err(McpError::from)
+        registry::set(&self.runner.env, uri, session_id, subscribed).await
     }
 
     fn print(&mut self, lines: Vec<logs::Line>) {

@@ -1,11 +1,15 @@
-//! Who subscribed to one resource (2025-11-25 `resources/subscribe`): what the subscription
-//! registry object stores after an `add` or a `remove`, decided here (pure). The object
-//! (`cloudflare::session_object::registry`) loads the set, asks [`change`] and performs the
-//! [`Write`]: a set is bounded by [`MAX_SUBSCRIBERS`], and the object's storage is deleted
-//! when its last subscriber leaves, so a URI nobody listens to costs nothing.
+//! Who subscribed to one resource (2025-11-25 `resources/subscribe`): the subscription
+//! registry object's protocol ([`RegistryRequest`], answered as any object answers,
+//! `tasks::protocol::ObjectReply`) and its runner ([`run`]), generic over the storage and
+//! sinks of [`RegistryPlatform`]. The object (`cloudflare::session_object::registry`) only
+//! carries I/O. Per `add` or `remove`: load the set, decide ([`change`]), write once; a set
+//! is bounded by [`MAX_SUBSCRIBERS`], and the object's storage is deleted when its last
+//! subscriber leaves, so a URI nobody listens to costs nothing. Per `announce`: tell each
+//! subscribed session, which sends `notifications/resources/updated` on its GET streams.
 
 use crate::error::McpError;
 use crate::pairs::SortedSet;
+use serde::{Deserialize, Serialize};
 
 /// Sessions that may subscribe to one resource at once (each id is 32 hex digits: the
 /// stored set stays far below a storage value's limit).
@@ -50,4 +54,122 @@ pub fn change(
     } else {
         Write::Nothing
     })
+}
+
+/// A request to a resource's registry object (`add`, `remove`, `announce`), or from it to
+/// a subscribed session's object (`updated`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RegistryRequest {
+    Add {
+        uri: String,
+        session: String,
+    },
+    Remove {
+        uri: String,
+        session: String,
+    },
+    /// `uri` changed: tell every session subscribed to it.
+    Announce {
+        uri: String,
+    },
+    /// (To a session.) `uri` changed.
+    Updated {
+        uri: String,
+    },
+}
+
+/// A request on the wire: the operation in a header, this as the body.
+#[derive(Serialize, Deserialize)]
+struct Body {
+    uri: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    session: Option<String>,
+}
+
+impl RegistryRequest {
+    /// The operation's name, sent in the object request's header.
+    pub fn op(&self) -> &'static str {
+        match self {
+            RegistryRequest::Add { .. } => "add",
+            RegistryRequest::Remove { .. } => "remove",
+            RegistryRequest::Announce { .. } => "announce",
+            RegistryRequest::Updated { .. } => "updated",
+        }
+    }
+
+    /// The body sent with [`RegistryRequest::op`].
+    pub fn body(&self) -> String {
+        let (uri, session) = match self {
+            RegistryRequest::Add { uri, session } | RegistryRequest::Remove { uri, session } => {
+                (uri, Some(session.clone()))
+            }
+            RegistryRequest::Announce { uri } | RegistryRequest::Updated { uri } => (uri, None),
+        };
+        let body = Body {
+            uri: uri.clone(),
+            session,
+        };
+        serde_json::to_string(&body).expect("a struct of strings serializes")
+    }
+
+    /// The request `op` and `body` make, or why they make none.
+    pub fn decode(op: &str, body: &[u8]) -> Result<RegistryRequest, McpError> {
+        let Body { uri, session } = crate::jsonrpc::read(body)
+            .map_err(|e| McpError::InvalidRequest(format!("bad registry message: {e}")))?;
+        Ok(match (op, session) {
+            ("add", Some(session)) => RegistryRequest::Add { uri, session },
+            ("remove", Some(session)) => RegistryRequest::Remove { uri, session },
+            ("announce", None) => RegistryRequest::Announce { uri },
+            ("updated", None) => RegistryRequest::Updated { uri },
+            (op, session) => {
+                return Err(McpError::InvalidRequest(format!(
+                    "unknown registry operation {op:?} (with a session: {})",
+                    session.is_some()
+                )));
+            }
+        })
+    }
+}
+
+/// What a registry object (or a session told of an update) needs of its platform.
+// Futures here are never sent between threads (wasm and the tests' executor are single
+// threaded), so the `Send` bound `async fn` in a public trait cannot state is not needed.
+#[allow(async_fn_in_trait)]
+pub trait RegistryPlatform {
+    /// The subscribed sessions stored (empty when none).
+    async fn subscribers(&mut self) -> Result<SortedSet<String>, String>;
+    /// Performs `write` ([`Write::Store`] or [`Write::Delete`]; never [`Write::Nothing`]).
+    async fn write(&mut self, write: Write) -> Result<(), String>;
+    /// Sends [`RegistryRequest::Updated`] to the session object `session`.
+    async fn tell(&mut self, session: &str, uri: &str) -> Result<(), String>;
+    /// (A session.) Sends `notifications/resources/updated` for `uri` on the session's
+    /// open streams, if it is subscribed to it.
+    async fn updated(&mut self, uri: &str) -> Result<(), String>;
+    /// A session that could not be told (it may have ended): for the log.
+    fn untold(&mut self, session: &str, uri: &str, why: &str);
+}
+
+/// One [`RegistryRequest`]: a full set refuses an `add` ([`change`]'s error); a storage
+/// failure is an internal error. A session that cannot be told of an update is logged
+/// and skipped: the others are still told.
+pub async fn run<P: RegistryPlatform>(p: &mut P, request: RegistryRequest) -> Result<(), McpError> {
+    let storage = |why: String| McpError::Internal(format!("subscription registry: {why}"));
+    let (uri, session, subscribed) = match request {
+        RegistryRequest::Add { uri, session } => (uri, session, true),
+        RegistryRequest::Remove { uri, session } => (uri, session, false),
+        RegistryRequest::Announce { uri } => {
+            for session in &p.subscribers().await.map_err(storage)? {
+                if let Err(why) = p.tell(session, &uri).await {
+                    p.untold(session, &uri, &why);
+                }
+            }
+            return Ok(());
+        }
+        RegistryRequest::Updated { uri } => return p.updated(&uri).await.map_err(storage),
+    };
+    let subscribers = p.subscribers().await.map_err(storage)?;
+    match change(subscribers, &uri, &session, subscribed)? {
+        Write::Nothing => Ok(()),
+        write => p.write(write).await.map_err(storage),
+    }
 }
