@@ -176,7 +176,11 @@ impl TaskRunner {
         }
         let request: ObjectRequest = match super::request_json(&mut req).await {
             Ok(request) => request,
-            Err(e) => return Response::error(format!("bad object request: {e}"), 400),
+            Err(e) => {
+                let refused =
+                    crate::error::McpError::InvalidRequest(format!("bad object request: {e}"));
+                return reply_response(&ObjectReply::Error(refused.to_wire()));
+            }
         };
         let rt = Runtime::of(&server);
         let reply = runner::request(

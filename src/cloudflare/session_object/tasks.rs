@@ -102,7 +102,7 @@ pub(super) async fn handle(
                     let questions = runner.polled(&task, accepts_sse);
                     let result = legacy::legacy_task(&task);
                     if !questions.is_empty() {
-                        return Ok(poll_stream(runner, id, &questions, &result));
+                        return poll_stream(runner, id, &questions, &result);
                     }
                     Ok(result)
                 }
@@ -122,7 +122,7 @@ pub(super) async fn handle(
                 Err(e) => Err(e),
                 Ok((principal, read)) if accepts_sse => {
                     let turn = Turn::new(runner, server, task_id, &principal);
-                    return Ok(result_stream(runner, id, turn, read));
+                    return result_stream(runner, id, turn, read);
                 }
                 // A client whose Accept refuses a stream still blocks until the task ends;
                 // its questions go to the session's GET streams.
@@ -145,16 +145,16 @@ fn poll_stream(
     id: &RequestId,
     questions: &[Value],
     result: &Value,
-) -> Response {
+) -> Result<Response> {
     let channel = Channel::default();
     let out = runner.resumable.open(channel.clone());
     for question in questions {
         out.send(question.to_string().as_bytes());
     }
     out.finish(&jsonrpc::result_response(id, result));
-    channel
-        .response(HttpResponse::empty(200))
-        .unwrap_or_else(|e| Response::error(e.to_string(), 500).expect("a plain error response"))
+    // A failure is the session fetch's error: JSON-RPC -32603 with the request's id
+    // (`guard.js`), never a plain-text 500.
+    channel.response(HttpResponse::empty(200))
 }
 
 /// `tasks/result` blocks until the task ends, asking the client for input on the way; it
@@ -164,7 +164,7 @@ fn result_stream(
     id: &RequestId,
     mut turn: Turn,
     read: Option<Value>,
-) -> Response {
+) -> Result<Response> {
     let channel = Channel::default();
     let out = runner.resumable.open(channel.clone());
     let asker = runner.asker(Some(out.clone()), Some(turn.task_id.clone()));
@@ -178,9 +178,9 @@ fn result_stream(
         };
         out.finish(&body);
     });
-    channel
-        .response(HttpResponse::empty(200))
-        .unwrap_or_else(|e| Response::error(e.to_string(), 500).expect("a plain error response"))
+    // A failure is the session fetch's error: JSON-RPC -32603 with the request's id
+    // (`guard.js`), never a plain-text 500.
+    channel.response(HttpResponse::empty(200))
 }
 
 /// One `tasks/result` (`legacy::result_loop`) on the task objects and this session's
