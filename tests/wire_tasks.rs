@@ -200,3 +200,36 @@ fn a_tool_error_result_carries_it_in_both_shapes() {
     assert!(legacy::task_result(&task).get("resultType").is_none());
     assert_eq!(legacy::legacy_task(&task)["status"], "failed");
 }
+
+#[test]
+fn an_object_call_comes_to_its_result_its_refusal_or_why_it_was_unreachable() {
+    use mcp_tasks_edge::error::McpError;
+    use mcp_tasks_edge::tasks::protocol::ObjectError;
+    let result = ObjectReply::Result(json!({ "resultType": "complete" }));
+    assert_eq!(
+        ObjectReply::outcome(Ok(result.encode())),
+        Ok(json!({ "resultType": "complete" }))
+    );
+    // A refusal reaches the client as the object said it.
+    let not_found = McpError::TaskNotFound.to_wire();
+    let refused = ObjectReply::outcome(Ok(ObjectReply::Error(not_found.clone()).encode()));
+    assert_eq!(refused, Err(ObjectError::Refused(not_found.clone())));
+    assert!(refused.as_ref().unwrap_err().is_not_found());
+    assert_eq!(McpError::from(refused.unwrap_err()).to_wire(), not_found);
+    // Unreachable, or a reply that is not the object protocol's: an internal error.
+    for reply in [
+        Err("connection reset".to_owned()),
+        Ok((500, b"Internal Server Error".to_vec())),
+        Ok((200, b"{not json".to_vec())),
+    ] {
+        let error = ObjectReply::outcome(reply).unwrap_err();
+        assert!(matches!(error, ObjectError::Unreachable(_)) && !error.is_not_found());
+        let wire = McpError::from(error).to_wire();
+        assert_eq!(wire.code.0, -32603);
+        assert!(
+            wire.message.contains("task storage unavailable"),
+            "{}",
+            wire.message
+        );
+    }
+}

@@ -80,9 +80,7 @@ async fn list(
         let request = ObjectRequest::Inspect { task_id };
         let reply = call_object_traced(env, &request, operator, Some(trace)).await;
         // A listed task that expired meanwhile is skipped, as in the owner's list.
-        if let Ok(ObjectReply::Result(mut result)) =
-            reply.and_then(|(status, body)| ObjectReply::decode(status, &body))
-        {
+        if let Ok(mut result) = ObjectReply::outcome(reply) {
             tasks.push(result["task"].take());
         }
     }

@@ -12,14 +12,13 @@ use super::rpc::call_object_traced;
 use super::{new_task_id, now_ms, store_new_task};
 use crate::error::McpError;
 use crate::http::HttpResponse;
-use crate::jsonrpc::ErrorObject;
 use crate::mcp::input;
 use crate::ops::log as logs;
 use crate::server::call::Asker;
 use crate::server::fanin::{Opened, Reconnects};
 use crate::server::jobs::{self, Follow, JobRun, Next};
 use crate::server::{Context, Server, error_response, result_response};
-use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use crate::tasks::protocol::{ObjectError, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use crate::tasks::watch::WatchMessage;
 use crate::tools::Progress;
@@ -146,8 +145,8 @@ async fn abandon(
 ) -> Result<(), String> {
     match object(env, cancel, principal, trace).await {
         Ok(_) => Ok(()),
-        Err(Refusal::Refused(error)) => Err(error.message),
-        Err(Refusal::Unreachable(why)) => Err(why),
+        Err(ObjectError::Refused(error)) => Err(error.message),
+        Err(ObjectError::Unreachable(why)) => Err(why),
     }
 }
 
@@ -233,7 +232,7 @@ impl Job<'_> {
                         Some(Ok(WatchMessage::Task { task, .. })) => Ok(task),
                         Some(Ok(WatchMessage::Changed { .. })) => self.read().await,
                         Some(Ok(WatchMessage::Gone)) => {
-                            Err(Refusal::Refused(McpError::TaskNotFound.to_wire()))
+                            Err(ObjectError::Refused(McpError::TaskNotFound.to_wire()))
                         }
                         _ => continue,
                     }
@@ -264,7 +263,7 @@ impl Job<'_> {
     }
 
     /// Carries out what the follower makes of a state: `Some` answers the request.
-    async fn next(&mut self, state: Result<Value, Refusal>) -> Option<HttpResponse> {
+    async fn next(&mut self, state: Result<Value, ObjectError>) -> Option<HttpResponse> {
         let task = match state {
             Ok(task) => task,
             Err(refusal) => return Some(self.refusal(refusal)),
@@ -324,17 +323,17 @@ impl Job<'_> {
     }
 
     /// The job's state, read.
-    async fn read(&self) -> Result<Value, Refusal> {
+    async fn read(&self) -> Result<Value, ObjectError> {
         let get = ObjectRequest::Get {
             task_id: self.run.job.clone(),
         };
         object(self.env, &get, &self.ctx.principal, None).await
     }
 
-    fn refusal(&self, refusal: Refusal) -> HttpResponse {
+    fn refusal(&self, refusal: ObjectError) -> HttpResponse {
         match refusal {
-            Refusal::Refused(error) => self.follow.refused(&error),
-            Refusal::Unreachable(why) => self.follow.unreachable(&why),
+            ObjectError::Refused(error) => self.follow.refused(&error),
+            ObjectError::Unreachable(why) => self.follow.unreachable(&why),
         }
     }
 }
@@ -345,24 +344,11 @@ fn shut(socket: &WebSocket) {
     }
 }
 
-/// Why a request to the job's object gave no result.
-enum Refusal {
-    Refused(ErrorObject),
-    Unreachable(String),
-}
-
 async fn object(
     env: &Env,
     request: &ObjectRequest,
     principal: &str,
     trace: Option<&str>,
-) -> Result<Value, Refusal> {
-    let (status, body) = call_object_traced(env, request, principal, trace)
-        .await
-        .map_err(Refusal::Unreachable)?;
-    match ObjectReply::decode(status, &body) {
-        Ok(ObjectReply::Result(value)) => Ok(value),
-        Ok(ObjectReply::Error(error)) => Err(Refusal::Refused(error)),
-        Err(why) => Err(Refusal::Unreachable(why)),
-    }
+) -> Result<Value, ObjectError> {
+    ObjectReply::outcome(call_object_traced(env, request, principal, trace).await)
 }

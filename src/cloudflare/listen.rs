@@ -181,11 +181,10 @@ async fn get(env: &Env, task_id: &str, principal: &str) -> Result<Option<Value>,
     let request = ObjectRequest::Get {
         task_id: task_id.to_owned(),
     };
-    let (status, body) = call_object(env, &request, principal).await?;
-    match ObjectReply::decode(status, &body)? {
-        ObjectReply::Result(task) => Ok(Some(task)),
-        ObjectReply::Error(e) if is_not_found(&e) => Ok(None),
-        ObjectReply::Error(e) => Err(e.message),
+    match ObjectReply::outcome(call_object(env, &request, principal).await) {
+        Ok(task) => Ok(Some(task)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e.to_string()),
     }
 }
 

@@ -46,8 +46,8 @@ pub(crate) async fn read(
             task_id: task_id.clone(),
         };
         let reply = call_object(env, &request, principal).await;
-        let task = match reply.and_then(|(status, body)| ObjectReply::decode(status, &body)) {
-            Ok(ObjectReply::Result(Value::Object(mut task))) => {
+        let task = match ObjectReply::outcome(reply) {
+            Ok(Value::Object(mut task)) => {
                 task.remove("resultType");
                 Some(Value::Object(task))
             }

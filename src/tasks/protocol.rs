@@ -26,6 +26,7 @@
 //! found from the `Mcp-Name` header alone.
 
 use super::record::TaskRecord;
+use crate::error::McpError;
 use crate::jsonrpc::ErrorObject;
 use crate::jsonrpc::tagged::{self, Tagged};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -165,6 +166,18 @@ impl ObjectReply {
         }
     }
 
+    /// What a call to an object came to: its result, or why not. `reply`: the (status,
+    /// body) the object answered, or why it could not be reached. Every caller reads
+    /// replies through this (or [`ObjectReply::decode`] where it needs the error itself).
+    pub fn outcome(reply: Result<(u16, Vec<u8>), String>) -> Result<Value, ObjectError> {
+        let (status, body) = reply.map_err(ObjectError::Unreachable)?;
+        match ObjectReply::decode(status, &body) {
+            Ok(ObjectReply::Result(result)) => Ok(result),
+            Ok(ObjectReply::Error(error)) => Err(ObjectError::Refused(error)),
+            Err(why) => Err(ObjectError::Unreachable(why)),
+        }
+    }
+
     /// Parses a reply (for callers that need the value, such as the listen stream).
     pub fn decode(status: u16, body: &[u8]) -> Result<ObjectReply, String> {
         let parse_error =
@@ -180,6 +193,41 @@ impl ObjectReply {
                 "task object answered HTTP {other}: {}",
                 String::from_utf8_lossy(body)
             )),
+        }
+    }
+}
+
+/// Why a call to an object gave no result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ObjectError {
+    /// The object refused (an unknown task, answers that do not fit…): its error, which
+    /// reaches the client as it is.
+    Refused(ErrorObject),
+    /// The object could not be reached, or answered something unreadable.
+    Unreachable(String),
+}
+
+impl ObjectError {
+    /// Whether the object said the task does not exist for this caller.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, ObjectError::Refused(e) if e.code == McpError::TaskNotFound.to_wire().code)
+    }
+}
+
+impl std::fmt::Display for ObjectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ObjectError::Refused(error) => f.write_str(&error.message),
+            ObjectError::Unreachable(why) => write!(f, "task storage unavailable: {why}"),
+        }
+    }
+}
+
+impl From<ObjectError> for McpError {
+    fn from(error: ObjectError) -> McpError {
+        match error {
+            ObjectError::Refused(error) => McpError::Wire(error),
+            unreachable => McpError::Internal(unreachable.to_string()),
         }
     }
 }

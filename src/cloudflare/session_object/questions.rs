@@ -11,7 +11,7 @@ use crate::jsonrpc::ErrorObject;
 use crate::legacy::questions::{Outgoing, StreamId};
 use crate::legacy::replay::Closable;
 use crate::legacy::{Questions, Session};
-use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use crate::tasks::protocol::{ObjectError, ObjectReply, ObjectRequest};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::time::Duration;
@@ -92,15 +92,15 @@ impl SessionRunner {
         };
         let principal = session.principal_for(&to.task_id);
         let reply = call_object(&self.env, &update, principal).await;
-        match reply.map(|(status, body)| ObjectReply::decode(status, &body)) {
-            Ok(Ok(ObjectReply::Result(_))) => {}
-            Ok(Ok(ObjectReply::Error(e))) => worker::console_warn!(
+        match ObjectReply::outcome(reply) {
+            Ok(_) => {}
+            Err(ObjectError::Refused(e)) => worker::console_warn!(
                 "task {} refused the answer to {}: {}",
                 to.task_id,
                 to.key,
                 e.message
             ),
-            Ok(Err(why)) | Err(why) => {
+            Err(why) => {
                 worker::console_warn!("answering task {}: {why}", to.task_id)
             }
         }

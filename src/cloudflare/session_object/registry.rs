@@ -22,7 +22,7 @@ use crate::error::McpError;
 use crate::legacy::subscribers::{self, RegistryPlatform, RegistryRequest, Write};
 use crate::ops::log as logs;
 use crate::pairs::SortedSet;
-use crate::tasks::protocol::{OBJECT_URL, ObjectReply};
+use crate::tasks::protocol::{OBJECT_URL, ObjectError, ObjectReply};
 use serde_json::{Map, Value};
 use worker::{Env, Request, Response, Result};
 
@@ -52,10 +52,10 @@ async fn send(
     let body = crate::cloudflare::response_bytes(&mut response)
         .await
         .map_err(unavailable)?;
-    match ObjectReply::decode(response.status_code(), &body) {
-        Ok(ObjectReply::Result(_)) => Ok(()),
-        Ok(ObjectReply::Error(error)) => Err(McpError::Wire(error)),
-        Err(why) => Err(unavailable(why)),
+    match ObjectReply::outcome(Ok((response.status_code(), body))) {
+        Ok(_) => Ok(()),
+        Err(ObjectError::Refused(error)) => Err(McpError::Wire(error)),
+        Err(ObjectError::Unreachable(why)) => Err(unavailable(why)),
     }
 }
 

@@ -35,16 +35,7 @@ pub(super) async fn object(
 fn decode(
     reply: std::result::Result<(u16, Vec<u8>), String>,
 ) -> std::result::Result<Value, McpError> {
-    match reply {
-        Ok((status, body)) => match ObjectReply::decode(status, &body) {
-            Ok(ObjectReply::Result(value)) => Ok(value),
-            Ok(ObjectReply::Error(error)) => Err(McpError::Wire(error)),
-            Err(why) => Err(McpError::Internal(why)),
-        },
-        Err(why) => Err(McpError::Internal(format!(
-            "task storage unavailable: {why}"
-        ))),
-    }
+    ObjectReply::outcome(reply).map_err(McpError::from)
 }
 
 async fn get(
