@@ -4,17 +4,30 @@
 //! creates, and what `tasks/result` does at each state of the task.
 
 use crate::error::McpError;
-use crate::jsonrpc::ErrorObject;
+use crate::jsonrpc::{self, ErrorObject};
 use crate::mcp::meta::RequestMeta;
 use crate::server::call::checked_call;
 use crate::server::{Context, Server};
 use crate::tasks::record::{NewTask, TaskRecord};
 use crate::tasks::task::{StatusKind, TaskStatus};
 use crate::tools::TaskSupport;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 /// The `_meta` key tying a message to a task.
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// What `_meta`'s [`RELATED_TASK`] holds (legacy tasks "Associating Task-Related Messages").
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RelatedTask<'a> {
+    task_id: &'a str,
+}
+
+/// Tags a message's params or a result with the task it belongs to.
+pub fn tag_related(params: &mut Value, task_id: &str) {
+    params["_meta"][RELATED_TASK] = jsonrpc::payload(&RelatedTask { task_id });
+}
 
 /// A modern `DetailedTask` (as the task object answers) as a 2025-11-25 `Task`:
 /// `ttlMs` → `ttl`, `pollIntervalMs` → `pollInterval`, no status payload.
@@ -60,11 +73,7 @@ pub fn legacy_task(detailed: &Value) -> Value {
 /// `DetailedTask`s, newest first) and the cursor of the next page, if any.
 pub fn list_result(tasks: &[Value], next: Option<String>) -> Value {
     let tasks: Vec<Value> = tasks.iter().map(legacy_task).collect();
-    let mut result = json!({ "tasks": tasks });
-    if let Some(next) = next {
-        result["nextCursor"] = next.into();
-    }
-    result
+    crate::tasks::task::list_result(false, tasks, next)
 }
 
 /// What `tasks/result` returns for a completed task, from the modern `DetailedTask`: its
@@ -72,12 +81,13 @@ pub fn list_result(tasks: &[Value], next: Option<String>) -> Value {
 /// readers get, see `TaskRecord::to_task`), tagged with the task (legacy tasks
 /// "Associating Task-Related Messages", and the `tasks/result` example).
 pub fn task_result(detailed: &Value) -> Value {
-    tagged_result(detailed["result"].clone(), &detailed["taskId"])
+    let task_id = detailed["taskId"].as_str().unwrap_or_default();
+    tagged_result(detailed["result"].clone(), task_id)
 }
 
-fn tagged_result(result: Value, task_id: &Value) -> Value {
+fn tagged_result(result: Value, task_id: &str) -> Value {
     let mut result = super::legacy_result(result);
-    result["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
+    tag_related(&mut result, task_id);
     result
 }
 
@@ -165,9 +175,7 @@ pub enum ResultStep {
 /// internal error naming why (invariant 5), never a reason to wait.
 pub fn result_step(task: &Value, task_id: &str) -> Result<ResultStep, McpError> {
     Ok(match TaskStatus::of_task(task)? {
-        TaskStatus::Completed { result } => {
-            ResultStep::Complete(tagged_result(result, &json!(task_id)))
-        }
+        TaskStatus::Completed { result } => ResultStep::Complete(tagged_result(result, task_id)),
         TaskStatus::Failed { error } => ResultStep::Fail(error),
         TaskStatus::Cancelled => ResultStep::Cancelled,
         TaskStatus::InputRequired { input_requests } => ResultStep::Ask(input_requests),
