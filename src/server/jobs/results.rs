@@ -22,6 +22,7 @@ use super::{ANSWER_TOOL, CANCEL_TOOL, JobRun, Reader, STATUS_TOOL};
 use crate::error::McpError;
 use crate::jsonrpc::{self, Empty, ErrorObject, ErrorSummary, OneEntry};
 use crate::tasks::task::RESULT_COMPLETE;
+use crate::tools::TextContent;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -33,26 +34,12 @@ pub const JOB_META: &str = "mcp-tasks-edge/job";
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct JobResult<'a> {
-    content: [TextBlock<'a>; 1],
+    content: [TextContent<'a>; 1],
     #[serde(rename = "_meta")]
     meta: OneEntry<'a, &'a Facts<'a>>,
     is_error: bool,
     result_type: &'static str,
     structured_content: &'a Facts<'a>,
-}
-
-/// A text content block.
-#[derive(Serialize)]
-struct TextBlock<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    text: &'a str,
-}
-
-impl<'a> TextBlock<'a> {
-    fn new(text: &'a str) -> Self {
-        TextBlock { kind: "text", text }
-    }
 }
 
 /// What the result says of the job (the `# Format` above).
@@ -123,7 +110,7 @@ impl Serialize for Template<'_> {
 
 fn result(text: &str, facts: &Facts, is_error: bool) -> Value {
     jsonrpc::payload(&JobResult {
-        content: [TextBlock::new(text)],
+        content: [TextContent::new(text)],
         meta: OneEntry(JOB_META, facts),
         is_error,
         result_type: RESULT_COMPLETE,
@@ -258,7 +245,7 @@ pub fn finished(run: &JobRun, mut job_result: Value, task: &Value) -> Value {
     if let Some(object) = job_result.as_object_mut() {
         let said = format!("{} has completed:", subject(run));
         if let Some(Value::Array(content)) = object.get_mut("content") {
-            content.insert(0, jsonrpc::payload(&TextBlock::new(&said)));
+            content.insert(0, jsonrpc::payload(&TextContent::new(&said)));
         }
         let meta = object
             .entry("_meta")
