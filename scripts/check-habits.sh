@@ -31,14 +31,12 @@ JSON_LITERALS = {
 }
 # Payloads still built with json! (issue 42): type them, then take the file off this list.
 JSON_PENDING = {
-    "src/auth.rs", "src/auth/jwt.rs", "src/mcp/input.rs", "src/mcp/meta.rs",
-    "src/legacy/object.rs", "src/legacy/plan.rs", "src/legacy/results.rs",
-    "src/legacy/session.rs", "src/legacy/tasks.rs", "src/gateway/catalog.rs",
-    "src/gateway/client.rs", "src/gateway/step.rs", "src/gateway/step/follow.rs",
-    "src/gateway/step/relay.rs", "src/cloudflare/bench/on.rs", "src/browser/challenge.rs",
-    "src/browser/client.rs", "src/browser/error.rs", "src/browser/flow.rs",
-    "src/browser/grant.rs", "src/browser/oauth.rs", "src/browser/sign_in.rs",
-    "src/browser/store.rs", "src/browser/hub/stream.rs",
+    "src/auth.rs", "src/auth/jwt.rs", "src/gateway/catalog.rs", "src/gateway/client.rs",
+    "src/gateway/step.rs", "src/gateway/step/follow.rs", "src/gateway/step/relay.rs",
+    "src/cloudflare/bench/on.rs", "src/browser/challenge.rs", "src/browser/client.rs",
+    "src/browser/error.rs", "src/browser/flow.rs", "src/browser/grant.rs",
+    "src/browser/oauth.rs", "src/browser/sign_in.rs", "src/browser/store.rs",
+    "src/browser/hub/stream.rs",
 }
 
 def sources(root):

@@ -40,6 +40,7 @@ pub use tool::{TaskSupport, Tool};
 
 use crate::host::HostError;
 use crate::jsonrpc::{self, ErrorCode, ErrorObject};
+use crate::mcp::TextContent;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
@@ -238,20 +239,6 @@ impl From<HostError> for ToolError {
 /// An `inputRequests` map with one request.
 pub fn one_request(key: &str, request: Value) -> Map<String, Value> {
     [(key.to_owned(), request)].into_iter().collect()
-}
-
-/// `TextContent`: a content block of text.
-#[derive(Serialize)]
-pub(crate) struct TextContent<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    text: &'a str,
-}
-
-impl<'a> TextContent<'a> {
-    pub(crate) fn new(text: &'a str) -> Self {
-        TextContent { kind: "text", text }
-    }
 }
 
 /// A `CallToolResult` of one text block, and its `structuredContent` if any.

@@ -4,7 +4,7 @@
 //! creates, and what `tasks/result` does at each state of the task.
 
 use crate::error::McpError;
-use crate::jsonrpc::{self, ErrorObject};
+use crate::jsonrpc::{self, ErrorObject, payload};
 use crate::mcp::meta::RequestMeta;
 use crate::server::call::checked_call;
 use crate::server::{Context, Server};
@@ -12,7 +12,7 @@ use crate::tasks::record::{NewTask, TaskRecord};
 use crate::tasks::task::{StatusKind, TaskStatus};
 use crate::tools::TaskSupport;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// The `_meta` key tying a message to a task.
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -39,34 +39,47 @@ pub fn tag_related(params: &mut Value, task_id: &str) {
 pub fn legacy_task(detailed: &Value) -> Value {
     let tool_error = StatusKind::of_task(detailed) == Some(StatusKind::Completed)
         && detailed.pointer("/result/isError") == Some(&Value::Bool(true));
-    let status = if tool_error {
-        json!("failed")
-    } else {
-        detailed["status"].clone()
+    let failed = Value::from("failed");
+    let reported = match detailed.get("statusMessage") {
+        None if tool_error => {
+            let text = detailed
+                .pointer("/result/content/0/text")
+                .and_then(Value::as_str);
+            Some(Value::from(format!(
+                "The tool reported an error: {}",
+                text.unwrap_or("see tasks/result")
+            )))
+        }
+        _ => None,
     };
-    let mut task = json!({
-        "taskId": detailed["taskId"],
-        "status": status,
-        "createdAt": detailed["createdAt"],
-        "lastUpdatedAt": detailed["lastUpdatedAt"],
-        "ttl": detailed["ttlMs"],
-    });
-    if let Some(poll) = detailed.get("pollIntervalMs") {
-        task["pollInterval"] = poll.clone();
-    }
-    if let Some(message) = detailed.get("statusMessage") {
-        task["statusMessage"] = message.clone();
-    } else if tool_error {
-        let text = detailed
-            .pointer("/result/content/0/text")
-            .and_then(Value::as_str);
-        task["statusMessage"] = format!(
-            "The tool reported an error: {}",
-            text.unwrap_or("see tasks/result")
-        )
-        .into();
-    }
-    task
+    payload(&LegacyTask {
+        task_id: &detailed["taskId"],
+        status: if tool_error {
+            &failed
+        } else {
+            &detailed["status"]
+        },
+        created_at: &detailed["createdAt"],
+        last_updated_at: &detailed["lastUpdatedAt"],
+        ttl: &detailed["ttlMs"],
+        poll_interval: detailed.get("pollIntervalMs"),
+        status_message: detailed.get("statusMessage").or(reported.as_ref()),
+    })
+}
+
+/// A 2025-11-25 `Task`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LegacyTask<'a> {
+    task_id: &'a Value,
+    status: &'a Value,
+    created_at: &'a Value,
+    last_updated_at: &'a Value,
+    ttl: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    poll_interval: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_message: Option<&'a Value>,
 }
 
 /// A `tasks/list` result (legacy tasks "Task Listing") from a page of "my tasks" (modern

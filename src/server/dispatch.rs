@@ -6,6 +6,7 @@ use crate::error::McpError;
 use crate::http::Headers;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, Empty, OneEntry, Request};
+use crate::mcp::Implementation;
 use crate::mcp::headers;
 use crate::mcp::meta::{self, Capability, RequestMeta, TASKS_EXTENSION};
 use crate::mcp::params::{
@@ -259,7 +260,7 @@ struct DiscoverResult<'a> {
     capabilities: ServerCapabilities,
     instructions: &'a str,
     #[serde(rename = "_meta")]
-    meta: OneEntry<'static, ServerInfo<'a>>,
+    meta: OneEntry<'static, Implementation<'a>>,
 }
 
 /// `ServerCapabilities`: tools and the Tasks extension always, the rest as the catalog has.
@@ -275,17 +276,10 @@ struct ServerCapabilities {
     completions: Option<Empty>,
 }
 
-/// `_meta`'s `serverInfo` (an `Implementation`).
-#[derive(Serialize)]
-struct ServerInfo<'a> {
-    name: &'a str,
-    version: &'a str,
-}
-
 /// `server/discover` (server/discover "Response").
 fn discover(config: &Config, catalog: &Catalog, instructions: Option<&str>) -> Value {
     let offered = |offers: bool| offers.then_some(Empty {});
-    let info = ServerInfo {
+    let info = Implementation {
         name: &config.server_name,
         version: &config.server_version,
     };

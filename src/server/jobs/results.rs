@@ -21,8 +21,8 @@
 use super::{ANSWER_TOOL, CANCEL_TOOL, JobRun, Reader, STATUS_TOOL};
 use crate::error::McpError;
 use crate::jsonrpc::{self, Empty, ErrorObject, ErrorSummary, OneEntry};
+use crate::mcp::TextContent;
 use crate::tasks::task::RESULT_COMPLETE;
-use crate::tools::TextContent;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
