@@ -31,12 +31,9 @@ JSON_LITERALS = {
 }
 # Payloads still built with json! (issue 42): type them, then take the file off this list.
 JSON_PENDING = {
-    "src/auth.rs", "src/auth/jwt.rs", "src/gateway/catalog.rs", "src/gateway/client.rs",
-    "src/gateway/step.rs", "src/gateway/step/follow.rs", "src/gateway/step/relay.rs",
-    "src/cloudflare/bench/on.rs", "src/browser/challenge.rs", "src/browser/client.rs",
-    "src/browser/error.rs", "src/browser/flow.rs", "src/browser/grant.rs",
-    "src/browser/oauth.rs", "src/browser/sign_in.rs", "src/browser/store.rs",
-    "src/browser/hub/stream.rs",
+    "src/browser/challenge.rs", "src/browser/client.rs", "src/browser/error.rs",
+    "src/browser/flow.rs", "src/browser/grant.rs", "src/browser/oauth.rs",
+    "src/browser/sign_in.rs", "src/browser/store.rs", "src/browser/hub/stream.rs",
 }
 
 def sources(root):
