@@ -6,9 +6,8 @@
 #     (tests and test fixtures aside);
 #   - protocol payloads (results, notifications' params, error data) are `Serialize` types
 #     written through `jsonrpc::payload`: no `json!` in code outside the wire modules, tests
-#     and test fixtures, but for the files JSON_LITERALS names, each with its reason (a JSON
-#     Schema literal, a document passed through as it is) and those JSON_PENDING names
-#     (payloads issue 42 has not typed yet: the list only shrinks);
+#     and test fixtures, but for the few files JSON_LITERALS names, each with its reason (a
+#     JSON Schema literal); a listed file without json! is reported too;
 #   - one module convention: no `mod.rs` (a module with submodules is `foo.rs` beside `foo/`;
 #     clippy's `mod_module_files` says the same when it compiles).
 # `scripts/check-habits.sh --self-test` plants one violation of each in a copy of the tree
@@ -28,12 +27,6 @@ JSON_MACRO = re.compile(r'\bjson!\s*[({\[]')
 JSON_LITERALS = {
     "src/tools/question.rs": "the JSON Schemas of a typed question's fields",
     "src/tools/tool.rs": "a tool's default inputSchema, a JSON Schema literal",
-}
-# Payloads still built with json! (issue 42): type them, then take the file off this list.
-JSON_PENDING = {
-    "src/browser/challenge.rs", "src/browser/client.rs", "src/browser/error.rs",
-    "src/browser/flow.rs", "src/browser/grant.rs", "src/browser/oauth.rs",
-    "src/browser/sign_in.rs", "src/browser/store.rs", "src/browser/hub/stream.rs",
 }
 
 def sources(root):
@@ -58,12 +51,12 @@ def problems(root):
             code = "\n".join(l for l in text.splitlines() if not l.lstrip().startswith("//"))
             if JSONRPC_KEY.search(code):
                 found.append(f"{rel}: builds a JSON-RPC message by hand (use jsonrpc::notification, server_request, result_message)")
-            allowed = rel.replace(os.sep, "/") in JSON_LITERALS or rel.replace(os.sep, "/") in JSON_PENDING
+            allowed = rel.replace(os.sep, "/") in JSON_LITERALS
             if JSON_MACRO.search(code):
                 macro_users.add(rel.replace(os.sep, "/"))
             if rel.startswith("src" + os.sep) and not allowed and JSON_MACRO.search(code):
                 found.append(f"{rel}: builds a payload with json! (write a Serialize type, jsonrpc::payload; docs/architecture.md)")
-    for listed in sorted(set(JSON_LITERALS) | JSON_PENDING):
+    for listed in sorted(JSON_LITERALS):
         if listed not in macro_users:
             found.append(f"{listed}: allowed json! but has none (take it off the list)")
     return found
