@@ -7,6 +7,10 @@
 #   - every JSON-RPC message is built by the wire modules' builders: a `"jsonrpc"` key in
 #     code appears only in src/jsonrpc.rs and the browser client's src/browser/wire.rs
 #     (tests and test fixtures aside);
+#   - protocol payloads (results, notifications' params, error data) are `Serialize` types
+#     written through `jsonrpc::payload`: no `json!` in code outside the wire modules, tests
+#     and test fixtures, but for the few files JSON_LITERALS names, each with its reason (a
+#     JSON Schema literal); a listed file without json! is reported too;
 #   - one module convention: no `mod.rs` in the sources (a module with submodules is `foo.rs` beside `foo/`;
 #     clippy's `mod_module_files` says the same when it compiles).
 # `scripts/check-habits.sh --self-test` plants one violation of each in a copy of the tree
@@ -25,6 +29,12 @@ NOT_OURS = {"node_modules", "target", "build", "pkg", "dist"}
 WIRE = {os.path.join("src", "jsonrpc.rs"), os.path.join("src", "browser", "wire.rs")}
 TESTS = re.compile(r"(^|/)(tests?|fixtures)(\.rs|/)|_tests\.rs$")
 JSONRPC_KEY = re.compile(r'"jsonrpc"\s*:')
+JSON_MACRO = re.compile(r'\bjson!\s*[({\[]')
+# Where a JSON literal is the point, not a protocol payload: the file and why.
+JSON_LITERALS = {
+    "src/tools/question.rs": "the JSON Schemas of a typed question's fields",
+    "src/tools/tool.rs": "a tool's default inputSchema, a JSON Schema literal",
+}
 
 def sources(root):
     for base in ROOTS:
@@ -47,6 +57,7 @@ def test_files(root):
 
 def problems(root):
     found = []
+    macro_users = set()
     for rel, full in test_files(root):
         lines = open(full, encoding="utf-8").read().count("\n")
         if lines > TEST_MAX_LINES:
@@ -62,6 +73,14 @@ def problems(root):
             code = "\n".join(l for l in text.splitlines() if not l.lstrip().startswith("//"))
             if JSONRPC_KEY.search(code):
                 found.append(f"{rel}: builds a JSON-RPC message by hand (use jsonrpc::notification, server_request, result_message)")
+            allowed = rel.replace(os.sep, "/") in JSON_LITERALS
+            if JSON_MACRO.search(code):
+                macro_users.add(rel.replace(os.sep, "/"))
+            if rel.startswith("src" + os.sep) and not allowed and JSON_MACRO.search(code):
+                found.append(f"{rel}: builds a payload with json! (write a Serialize type, jsonrpc::payload; docs/architecture.md)")
+    for listed in sorted(JSON_LITERALS):
+        if listed not in macro_users:
+            found.append(f"{listed}: allowed json! but has none (take it off the list)")
     return found
 
 def self_test():
@@ -72,6 +91,7 @@ def self_test():
         ("tests/planted_long.rs", "fn f() {}\n" * (TEST_MAX_LINES + 1), "lines"),
         ("tests/support/planted_long.mjs", "f();\n" * (TEST_MAX_LINES + 1), "lines"),
         ("tests/browser/planted_long.js", "f();\n" * (TEST_MAX_LINES + 1), "lines"),
+        ("src/server/planted_payload.rs", '// json!({}) in a comment is no payload\nfn f() -> Value { serde_json::json!({ "resultType": "complete" }) }\n', "json!"),
     ]
     # Not violations: a test file at the limit, and files that are not the project's.
     spared = [
@@ -98,7 +118,12 @@ def self_test():
         shutil.rmtree(tmp)
         if found:
             sys.exit(f"check-habits self-test: {path} was reported: {found}")
-    print(f"check-habits self-test: {len(plants)} planted violations caught, {len(spared)} files at the limit or not ours spared")
+    comment = '/// `json!({ "a": 1 })` in a doc comment\n// and json!([]) in a comment\n'
+    tmp, found = planted("src/server/planted_comment.rs", comment)
+    shutil.rmtree(tmp)
+    if found:
+        sys.exit(f"check-habits self-test: a json! in a comment was taken for code: {found}")
+    print(f"check-habits self-test: {len(plants)} planted violations caught, {len(spared)} files at the limit or not ours spared, comments left alone")
 
 if sys.argv[1:] == ["--self-test"]:
     self_test()
@@ -108,6 +133,6 @@ else:
         print(p)
     if found:
         sys.exit(1)
-    print(f"check-habits: {sum(1 for _ in sources('.'))} files, none over {MAX_LINES} lines, no hand-built JSON-RPC message, no mod.rs; "
+    print(f"check-habits: {sum(1 for _ in sources('.'))} files, none over {MAX_LINES} lines, no hand-built JSON-RPC message, no json! payload, no mod.rs; "
           f"{sum(1 for _ in test_files('.'))} test files, none over {TEST_MAX_LINES} lines")
 PY

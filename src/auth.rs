@@ -17,7 +17,8 @@ pub use crate::http::challenge;
 
 use crate::error::McpError;
 use crate::http::Headers;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// The principal of requests without credentials, when `ALLOW_ANONYMOUS=true`.
@@ -147,6 +148,17 @@ pub fn parse_api_keys(value: &str) -> Result<Vec<ApiKey>, String> {
         });
     }
     Ok(keys)
+}
+
+/// The protected resource metadata document (RFC 9728 section 2).
+#[derive(Serialize)]
+struct ResourceMetadata<'a> {
+    resource: &'a str,
+    bearer_methods_supported: &'static [&'static str],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    authorization_servers: Option<[&'a str; 1]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scopes_supported: Option<&'a [String]>,
 }
 
 /// The principal of a JWT's subject: issuer and subject, hashed so that any characters
@@ -281,17 +293,12 @@ impl AuthConfig {
 
     /// The Protected Resource Metadata document (RFC 9728 section 2) for `resource`.
     pub fn resource_metadata(&self, resource: &str) -> Value {
-        let mut doc = json!({
-            "resource": resource,
-            "bearer_methods_supported": ["header"],
-        });
-        if let Some(issuer) = &self.issuer {
-            doc["authorization_servers"] = json!([issuer]);
-        }
-        if !self.required_scopes.is_empty() {
-            doc["scopes_supported"] = json!(self.required_scopes);
-        }
-        doc
+        crate::jsonrpc::payload(&ResourceMetadata {
+            resource,
+            bearer_methods_supported: &["header"],
+            authorization_servers: self.issuer.as_deref().map(|issuer| [issuer]),
+            scopes_supported: Some(self.required_scopes.as_slice()).filter(|s| !s.is_empty()),
+        })
     }
 }
 

@@ -4,8 +4,9 @@
 //! one place that picks the JSON-RPC error object, and [`McpError::http_status`] the one
 //! place that picks the HTTP status.
 
-use crate::jsonrpc::{ErrorCode, ErrorObject};
-use serde_json::{Value, json};
+use crate::jsonrpc::{self, ErrorCode, ErrorObject};
+use serde::Serialize;
+use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum McpError {
@@ -75,6 +76,44 @@ pub enum McpError {
     },
 }
 
+/// An error's `data`: the fields its kind fills in, the others absent.
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ErrorData<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    required_capabilities: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    supported: Option<&'a [&'static str]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requested: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    misconfigured: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit_bytes: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    http_status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accept: Option<&'static [&'static str]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after_seconds: Option<u64>,
+}
+
+fn data(data: ErrorData) -> Option<Value> {
+    Some(jsonrpc::payload(&data))
+}
+
 /// The wire message (what a client would read).
 impl std::fmt::Display for McpError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -91,7 +130,7 @@ impl McpError {
             McpError::MethodNotFound(method) => (
                 ErrorCode::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),
-                Some(json!({ "method": method })),
+                data(ErrorData { method: Some(method), ..ErrorData::default() }),
             ),
             McpError::InvalidParams(m) => (ErrorCode::INVALID_PARAMS, m.clone(), None),
             McpError::TaskNotFound => (
@@ -108,7 +147,7 @@ impl McpError {
             McpError::ResourceNotFound(uri) => (
                 ErrorCode::INVALID_PARAMS,
                 format!("Resource not found: {uri}"),
-                Some(json!({ "uri": uri })),
+                data(ErrorData { uri: Some(uri), ..ErrorData::default() }),
             ),
             McpError::HeaderMismatch(m) => {
                 (ErrorCode::HEADER_MISMATCH, format!("Header mismatch: {m}"), None)
@@ -116,19 +155,19 @@ impl McpError {
             McpError::MissingCapability { message, required } => (
                 ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
                 message.clone(),
-                Some(json!({ "requiredCapabilities": required })),
+                data(ErrorData { required_capabilities: Some(required), ..ErrorData::default() }),
             ),
             McpError::UnsupportedVersion { requested, supported } => (
                 ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
                 format!("Unsupported protocol version: {requested}"),
-                Some(json!({ "supported": supported, "requested": requested })),
+                data(ErrorData { supported: Some(supported), requested: Some(requested), ..ErrorData::default() }),
             ),
             McpError::Wire(error) => return error.clone(),
             McpError::Internal(m) => (ErrorCode::INTERNAL_ERROR, format!("Internal error: {m}"), None),
             McpError::Misconfigured { what } => (
                 ErrorCode::INTERNAL_ERROR,
                 format!("The server is misconfigured: {what} is invalid (its log says why)"),
-                Some(json!({ "misconfigured": what })),
+                data(ErrorData { misconfigured: Some(what), ..ErrorData::default() }),
             ),
             McpError::ForbiddenOrigin(origin) => (
                 ErrorCode::INVALID_REQUEST,
@@ -138,7 +177,7 @@ impl McpError {
             McpError::PayloadTooLarge { limit } => (
                 ErrorCode::INVALID_REQUEST,
                 format!("Request body too large: the limit is {limit} bytes"),
-                Some(json!({ "limitBytes": limit })),
+                data(ErrorData { limit_bytes: Some(*limit), ..ErrorData::default() }),
             ),
             McpError::UnsupportedMediaType(got) => (
                 ErrorCode::INVALID_REQUEST,
@@ -159,17 +198,17 @@ impl McpError {
                     "Not Acceptable: {what} can only be answered with a text/event-stream, which \
                      this request's Accept refuses; send Accept: application/json, text/event-stream"
                 ),
-                Some(json!({ "httpStatus": 406, "accept": ["application/json", "text/event-stream"] })),
+                data(ErrorData { http_status: Some(406), accept: Some(&["application/json", "text/event-stream"]), ..ErrorData::default() }),
             ),
             McpError::Unauthorized { error, message } => (
                 ErrorCode::INVALID_REQUEST,
                 format!("Unauthorized: {message}"),
-                Some(json!({ "httpStatus": 401, "error": error.unwrap_or("unauthorized") })),
+                data(ErrorData { http_status: Some(401), error: Some(error.unwrap_or("unauthorized")), ..ErrorData::default() }),
             ),
             McpError::InsufficientScope { scope, message } => (
                 ErrorCode::INVALID_REQUEST,
                 format!("Forbidden: {message}"),
-                Some(json!({ "httpStatus": 403, "error": "insufficient_scope", "scope": scope })),
+                data(ErrorData { http_status: Some(403), error: Some("insufficient_scope"), scope: Some(scope), ..ErrorData::default() }),
             ),
             McpError::TooManyRequests {
                 limit,
@@ -186,7 +225,7 @@ impl McpError {
                         _ => "this caller has the most listen streams allowed open at once",
                     }
                 ),
-                Some(json!({ "limit": limit, "max": max, "retryAfterSeconds": retry_after_s })),
+                data(ErrorData { limit: Some(limit), max: Some(*max), retry_after_seconds: Some(*retry_after_s), ..ErrorData::default() }),
             ),
         };
         ErrorObject {

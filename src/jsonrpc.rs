@@ -109,6 +109,46 @@ pub struct ErrorObject {
     pub data: Option<Value>,
 }
 
+/// An error's code and message without its `data`: how a result or a view reports an
+/// error it carries (a job's facts, the operator's task view).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ErrorSummary<'a> {
+    pub code: ErrorCode,
+    pub message: &'a str,
+}
+
+impl ErrorObject {
+    pub fn summary(&self) -> ErrorSummary<'_> {
+        ErrorSummary {
+            code: self.code,
+            message: &self.message,
+        }
+    }
+}
+
+/// A protocol payload (a result or a notification's params, a `Serialize` type) as a
+/// value, for the builders below.
+pub fn payload(payload: &impl Serialize) -> Value {
+    serde_json::to_value(payload).expect("protocol payloads serialize")
+}
+
+/// `{key: value}`: a map of one entry under a constant key (a `_meta` key, an extension's
+/// name), which a derived field name cannot be.
+pub struct OneEntry<'a, T>(pub &'a str, pub T);
+
+impl<T: Serialize> Serialize for OneEntry<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry(self.0, &self.1)?;
+        map.end()
+    }
+}
+
+/// `{}`: an empty object (a capability without settings, content left to fill in).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Empty {}
+
 /// A parsed message body: what the client POSTed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {

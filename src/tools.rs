@@ -39,9 +39,10 @@ pub use registry::Registry;
 pub use tool::{TaskSupport, Tool};
 
 use crate::host::HostError;
-use crate::jsonrpc::{ErrorCode, ErrorObject};
+use crate::jsonrpc::{self, ErrorCode, ErrorObject};
+use crate::mcp::TextContent;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::fmt;
 use std::time::Duration;
 
@@ -240,19 +241,37 @@ pub fn one_request(key: &str, request: Value) -> Map<String, Value> {
     [(key.to_owned(), request)].into_iter().collect()
 }
 
+/// A `CallToolResult` of one text block, and its `structuredContent` if any.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CallToolResult<'a> {
+    content: [TextContent<'a>; 1],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structured_content: Option<&'a Value>,
+    is_error: bool,
+}
+
+fn call_tool_result(text: &str, structured_content: Option<&Value>, is_error: bool) -> Value {
+    jsonrpc::payload(&CallToolResult {
+        content: [TextContent::new(text)],
+        structured_content,
+        is_error,
+    })
+}
+
 /// A text content block.
 pub fn text(s: impl Into<String>) -> Value {
-    json!({ "type": "text", "text": s.into() })
+    jsonrpc::payload(&TextContent::new(&s.into()))
 }
 
 /// A successful `CallToolResult` with one text block.
 pub fn text_result(s: impl Into<String>) -> Value {
-    json!({ "content": [text(s)], "isError": false })
+    call_tool_result(&s.into(), None, false)
 }
 
 /// A tool-level error result (`isError: true`): the model sees it; the task completes.
 pub fn error_result(s: impl Into<String>) -> Value {
-    json!({ "content": [text(s)], "isError": true })
+    call_tool_result(&s.into(), None, true)
 }
 
 /// A JSON-RPC internal error for `Step::Fail`.

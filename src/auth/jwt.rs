@@ -5,7 +5,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The largest token accepted (bytes); larger ones are refused before decoding.
@@ -159,6 +159,23 @@ pub struct Jwk {
     pub y: Option<String>,
 }
 
+/// A JWK's public parameters only (written, never read: untagged costs nothing here).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PublicJwk<'a> {
+    Rsa {
+        kty: &'static str,
+        n: Option<&'a str>,
+        e: Option<&'a str>,
+    },
+    Ec {
+        kty: &'static str,
+        crv: Option<&'a str>,
+        x: Option<&'a str>,
+        y: Option<&'a str>,
+    },
+}
+
 impl Jwk {
     /// Whether this key can verify `alg`: the right key type (and curve), not marked for
     /// another algorithm or for encryption, and with its public parameters.
@@ -183,10 +200,19 @@ impl Jwk {
     /// The public key as a JWK object for WebCrypto's `importKey("jwk", …)`: only the
     /// public parameters, never anything else the document carried.
     pub fn public_jwk(&self) -> Value {
-        match self.kty.as_str() {
-            "RSA" => serde_json::json!({ "kty": "RSA", "n": self.n, "e": self.e }),
-            _ => serde_json::json!({ "kty": "EC", "crv": self.crv, "x": self.x, "y": self.y }),
-        }
+        crate::jsonrpc::payload(&match self.kty.as_str() {
+            "RSA" => PublicJwk::Rsa {
+                kty: "RSA",
+                n: self.n.as_deref(),
+                e: self.e.as_deref(),
+            },
+            _ => PublicJwk::Ec {
+                kty: "EC",
+                crv: self.crv.as_deref(),
+                x: self.x.as_deref(),
+                y: self.y.as_deref(),
+            },
+        })
     }
 }
 

@@ -2,7 +2,8 @@
 //! (RFC 6750 section 3) and the error a page gets when nobody signs in.
 
 use super::error::ClientError;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// The auth-params of a `WWW-Authenticate: Bearer …` challenge (RFC 6750 section 3),
 /// e.g. `resource_metadata`, `error`, `scope`.
@@ -40,6 +41,17 @@ pub fn challenge_params(header: &str) -> Map<String, Value> {
         rest = next.trim_start().trim_start_matches(',').trim_start();
     }
     params
+}
+
+/// The `data` of [`auth_error`]: what the challenge said (`null` where it said nothing).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Refusal {
+    http_status: u16,
+    error: Option<String>,
+    scope: Option<String>,
+    resource_metadata: Option<String>,
+    authorization_servers: Vec<String>,
 }
 
 /// A 401 or 403 made plain: what the server wants and which authorization server issues
@@ -87,12 +99,12 @@ pub fn auth_error(
             .as_ref()
             .map_or(ClientError::INVALID_REQUEST, |e| e.code),
         message,
-        Some(json!({
-            "httpStatus": status,
-            "error": param("error"),
-            "scope": scope,
-            "resourceMetadata": param("resource_metadata"),
-            "authorizationServers": servers,
+        Some(crate::jsonrpc::payload(&Refusal {
+            http_status: status,
+            error: param("error"),
+            scope,
+            resource_metadata: param("resource_metadata"),
+            authorization_servers: servers,
         })),
     )
 }

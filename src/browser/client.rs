@@ -1,13 +1,13 @@
 //! The shared state of one `McpClient` and its JSON-RPC round trip. Everything that talks
 //! to the server goes through [`Inner::send`] (credentials, sign-in and one retry).
 
-use super::error::ClientError;
+use super::error::{ClientError, Details};
 use super::js::{self, Abort, JsResult, to_js_error};
 use super::sign_in::SignIn;
 use super::sse::bare_task;
 use super::wire::{Session, read_response};
 use js_sys::Function;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
@@ -236,7 +236,11 @@ pub fn from_options(url: &str, options: &wasm_bindgen::JsValue) -> JsResult<Inne
             return Err(to_js_error(ClientError::new(
                 ClientError::INVALID_PARAMS,
                 "options.clientInfo must be an object with a string name",
-                Some(json!({ "clientInfo": info })),
+                Details {
+                    client_info: Some(&info),
+                    ..Details::default()
+                }
+                .data(),
             )));
         }
         session.client_info = info;

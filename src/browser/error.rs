@@ -2,7 +2,8 @@
 //! server or made up by the client (docs/js-api.md "Errors"); `js.rs` turns it into the
 //! JS `McpError`.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 /// An error as the JS side sees it (`McpError`): a JSON-RPC error object, either from the
 /// server or made up by the client for failures that never reached JSON-RPC.
@@ -11,6 +12,37 @@ pub struct ClientError {
     pub code: i64,
     pub message: String,
     pub data: Option<Value>,
+}
+
+/// The `data` of an error the client makes up: the fields its kind fills in, the others
+/// absent.
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Details<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reachable: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handler: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_info: Option<&'a Value>,
+}
+
+impl Details<'_> {
+    pub fn data(&self) -> Option<Value> {
+        Some(crate::jsonrpc::payload(self))
+    }
 }
 
 /// Codes the client uses for failures of its own (docs/js-api.md "Errors").
@@ -37,7 +69,11 @@ impl ClientError {
         ClientError::new(
             Self::INTERNAL_ERROR,
             format!("Network error: {why}"),
-            Some(json!({ "cause": why })),
+            Details {
+                cause: Some(why),
+                ..Details::default()
+            }
+            .data(),
         )
     }
 
@@ -61,7 +97,14 @@ impl ClientError {
         ClientError::new(
             Self::INTERNAL_ERROR,
             format!("Network error: {reason}"),
-            Some(json!({ "url": url, "cause": cause, "reachable": reachable, "reason": reason })),
+            Details {
+                url: Some(url),
+                cause: Some(cause),
+                reachable: Some(reachable),
+                reason: Some(&reason),
+                ..Details::default()
+            }
+            .data(),
         )
     }
 

@@ -15,11 +15,11 @@
 //!     └ cancelled ──▶ McpError(-32800)
 //! ```
 
-use super::error::ClientError;
+use super::error::{ClientError, Details};
 use super::sse::bare_task;
 use crate::mcp::input::{ELICIT, LIST_ROOTS, SAMPLE};
 use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED, RESULT_TASK, StatusKind};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
 /// MRTR rounds one call may take before the client gives up on a looping server.
@@ -111,13 +111,21 @@ pub fn input_kind(key: &str, request: &Value) -> Result<(InputKind, Value), Clie
             return Err(ClientError::new(
                 ClientError::INVALID_REQUEST,
                 format!("Input request {key:?} has an unsupported method {other:?}"),
-                Some(json!({ "key": key, "request": request })),
+                Details {
+                    key: Some(key),
+                    request: Some(request),
+                    ..Details::default()
+                }
+                .data(),
             ));
         }
     };
     Ok((
         kind,
-        request.get("params").cloned().unwrap_or_else(|| json!({})),
+        request
+            .get("params")
+            .cloned()
+            .unwrap_or_else(|| Value::Object(Map::new())),
     ))
 }
 
@@ -129,7 +137,12 @@ pub fn no_handler(key: &str, kind: InputKind) -> ClientError {
             "The server asked for input {key:?} but no {} handler was given",
             kind.handler_name()
         ),
-        Some(json!({ "key": key, "handler": kind.handler_name() })),
+        Details {
+            key: Some(key),
+            handler: Some(kind.handler_name()),
+            ..Details::default()
+        }
+        .data(),
     )
 }
 
@@ -188,7 +201,11 @@ pub fn task_state(task: &Value) -> Result<TaskState, ClientError> {
                     .and_then(Value::as_str)
                     .unwrap_or("The task failed")
                     .to_owned(),
-                Some(json!({ "taskId": id })),
+                Details {
+                    task_id: Some(id),
+                    ..Details::default()
+                }
+                .data(),
             ),
         })),
         Some(StatusKind::Cancelled) => Ok(TaskState::Cancelled),
@@ -204,7 +221,11 @@ pub fn cancelled(task_id: &str) -> ClientError {
     ClientError::new(
         ClientError::CANCELLED,
         format!("Task {task_id} was cancelled"),
-        Some(json!({ "taskId": task_id })),
+        Details {
+            task_id: Some(task_id),
+            ..Details::default()
+        }
+        .data(),
     )
 }
 

@@ -2,11 +2,12 @@
 //! pair, the authorization request, its callback, the token requests and their answers.
 
 use super::error::ClientError;
-use super::oauth::{AuthorizationServer, failure, text};
+use super::oauth::{AuthorizationServer, SignInDetails, failure, text};
 use super::urls;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// A token this close to its expiry is refreshed before it is sent.
@@ -25,7 +26,7 @@ pub fn s256(verifier: &str) -> String {
 
 /// An authorization in flight: what the callback and the code exchange need. Kept in
 /// memory for a popup, in `sessionStorage` across a redirect.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Pending {
     pub server: AuthorizationServer,
     pub client_id: String,
@@ -38,9 +39,7 @@ pub struct Pending {
 
 impl Pending {
     pub fn to_json(&self) -> Value {
-        json!({ "server": self.server.to_json(), "client_id": self.client_id,
-                "redirect_uri": self.redirect_uri, "resource": self.resource, "scope": self.scope,
-                "state": self.state, "verifier": self.verifier })
+        crate::jsonrpc::payload(self)
     }
 
     pub fn from_json(doc: &Value) -> Option<Self> {
@@ -88,13 +87,18 @@ impl Pending {
     /// The code of callback `href` (RFC 6749 section 4.1.2), or the refusal it reports.
     /// `iss`, when present, must be our issuer (RFC 9207: mix-up defence).
     pub fn read_callback(&self, href: &str) -> Result<String, ClientError> {
-        let at = urls::split(href)
-            .ok_or_else(|| failure("authorization", "the callback is not a URL", json!({})))?;
+        let at = urls::split(href).ok_or_else(|| {
+            failure(
+                "authorization",
+                "the callback is not a URL",
+                SignInDetails::default(),
+            )
+        })?;
         if at.param("state").as_deref() != Some(self.state.as_str()) {
             return Err(failure(
                 "authorization",
                 "the callback's state does not match this sign-in",
-                json!({}),
+                SignInDetails::default(),
             ));
         }
         if let Some(iss) = at.param("iss")
@@ -106,7 +110,10 @@ impl Pending {
                     "the callback comes from issuer {iss:?}, not {}",
                     self.server.issuer
                 ),
-                json!({ "issuer": self.server.issuer }),
+                SignInDetails {
+                    issuer: Some(&self.server.issuer),
+                    ..SignInDetails::default()
+                },
             ));
         }
         if let Some(error) = at.param("error") {
@@ -121,11 +128,20 @@ impl Pending {
                         .map(|d| format!(": {d}"))
                         .unwrap_or_default()
                 ),
-                json!({ "error": error, "errorDescription": description }),
+                SignInDetails {
+                    error: Some(&error),
+                    error_description: Some(description.as_deref()),
+                    ..SignInDetails::default()
+                },
             ));
         }
-        at.param("code")
-            .ok_or_else(|| failure("authorization", "the callback carries no code", json!({})))
+        at.param("code").ok_or_else(|| {
+            failure(
+                "authorization",
+                "the callback carries no code",
+                SignInDetails::default(),
+            )
+        })
     }
 
     /// The token request body exchanging `code` (RFC 6749 section 4.1.3, RFC 7636 4.5).
@@ -157,7 +173,7 @@ pub fn without_callback_params(href: &str) -> String {
 }
 
 /// What a sign-in keeps: the tokens and where to refresh them.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Tokens {
     pub access_token: String,
     pub refresh_token: Option<String>,
@@ -169,8 +185,7 @@ pub struct Tokens {
 
 impl Tokens {
     pub fn to_json(&self) -> Value {
-        json!({ "access_token": self.access_token, "refresh_token": self.refresh_token,
-                "expires_at": self.expires_at, "server": self.server.to_json() })
+        crate::jsonrpc::payload(self)
     }
 
     pub fn from_json(doc: &Value) -> Option<Self> {
@@ -221,7 +236,12 @@ pub fn read_token_response(
                     .map(|d| format!(": {d}"))
                     .unwrap_or_default()
             ),
-            json!({ "error": error, "errorDescription": field("error_description"), "httpStatus": status }),
+            SignInDetails {
+                error: Some(error),
+                error_description: Some(field("error_description")),
+                http_status: Some(status),
+                ..SignInDetails::default()
+            },
         ));
     }
     let access = field("access_token").filter(|_| (200..300).contains(&status));
@@ -232,7 +252,10 @@ pub fn read_token_response(
                 "the token endpoint of {} answered HTTP {status} without an access_token",
                 server.issuer
             ),
-            json!({ "httpStatus": status }),
+            SignInDetails {
+                http_status: Some(status),
+                ..SignInDetails::default()
+            },
         ));
     };
     if !field("token_type").is_some_and(|t| t.eq_ignore_ascii_case("bearer")) {
@@ -242,7 +265,10 @@ pub fn read_token_response(
                 "the token endpoint of {} issued a token that is not a Bearer token",
                 server.issuer
             ),
-            json!({ "tokenType": field("token_type") }),
+            SignInDetails {
+                token_type: Some(field("token_type")),
+                ..SignInDetails::default()
+            },
         ));
     }
     Ok(Tokens {

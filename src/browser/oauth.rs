@@ -20,18 +20,47 @@
 
 use super::error::ClientError;
 use super::urls::{self, Parts};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
+
+/// The `data` of a sign-in failure: `signIn` (the stage, [`failure`] sets it) and what
+/// the stage knows; a field that is `Some(None)` is written `null`.
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInDetails<'a> {
+    pub sign_in: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub urls: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_description: Option<Option<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_type: Option<Option<&'a str>>,
+}
 
 /// A sign-in failure: -32603 with `data.signIn` naming the stage.
-pub fn failure(stage: &str, message: impl Into<String>, extra: Value) -> ClientError {
-    let mut data = json!({ "signIn": stage });
-    if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
-        data.extend(extra);
-    }
+pub fn failure<'a>(
+    stage: &'a str,
+    message: impl Into<String>,
+    details: SignInDetails<'a>,
+) -> ClientError {
+    let data = SignInDetails {
+        sign_in: stage,
+        ..details
+    };
     ClientError::new(
         ClientError::INTERNAL_ERROR,
         format!("Sign-in failed: {}", message.into()),
-        Some(data),
+        Some(crate::jsonrpc::payload(&data)),
     )
 }
 
@@ -45,7 +74,10 @@ fn parse<'a>(what: &str, url: &'a str) -> Result<Parts<'a>, ClientError> {
         failure(
             "discovery",
             format!("{what} is not an absolute URL: {url}"),
-            json!({ "url": url }),
+            SignInDetails {
+                url: Some(url),
+                ..SignInDetails::default()
+            },
         )
     })
 }
@@ -56,7 +88,10 @@ fn secure<'a>(what: &str, url: &'a str) -> Result<Parts<'a>, ClientError> {
         return Err(failure(
             "discovery",
             format!("{what} must be https (plain http only on loopback): {url}"),
-            json!({ "url": url }),
+            SignInDetails {
+                url: Some(url),
+                ..SignInDetails::default()
+            },
         ));
     }
     Ok(parts)
@@ -123,7 +158,10 @@ pub fn read_protected_resource(
         return Err(failure(
             "discovery",
             format!("the Protected Resource Metadata is for {named:?}, not for {resource}"),
-            json!({ "resource": resource }),
+            SignInDetails {
+                resource: Some(resource),
+                ..SignInDetails::default()
+            },
         ));
     }
     let authorization_servers = strings(doc, "authorization_servers");
@@ -131,7 +169,10 @@ pub fn read_protected_resource(
         return Err(failure(
             "discovery",
             format!("the Protected Resource Metadata of {resource} names no authorization server"),
-            json!({ "resource": resource }),
+            SignInDetails {
+                resource: Some(resource),
+                ..SignInDetails::default()
+            },
         ));
     }
     Ok(ProtectedResource {
@@ -158,7 +199,7 @@ pub fn authorization_server_urls(issuer: &str) -> Result<Vec<String>, ClientErro
 }
 
 /// The endpoints of an authorization server.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AuthorizationServer {
     pub issuer: String,
     pub authorization_endpoint: String,
@@ -170,12 +211,12 @@ pub fn text(doc: &Value, field: &str) -> Option<String> {
     doc.get(field).and_then(Value::as_str).map(str::to_owned)
 }
 
-// Stored and read by hand, like `grant::Pending` and `grant::Tokens`: serde's derived
-// readers bring float formatting and a reader per struct, 15 KB of wasm for three structs.
+// Read by hand, like `grant::Pending` and `grant::Tokens` (written by serde's derive):
+// serde's derived readers bring float formatting and a reader per struct, 15 KB of wasm
+// for three structs.
 impl AuthorizationServer {
     pub fn to_json(&self) -> Value {
-        json!({ "issuer": self.issuer, "authorization_endpoint": self.authorization_endpoint,
-                "token_endpoint": self.token_endpoint })
+        crate::jsonrpc::payload(self)
     }
 
     pub fn from_json(doc: &Value) -> Option<Self> {
@@ -199,7 +240,10 @@ pub fn read_authorization_server(
         return Err(failure(
             "discovery",
             format!("the metadata of {issuer} names another issuer, {named:?}"),
-            json!({ "issuer": issuer }),
+            SignInDetails {
+                issuer: Some(issuer),
+                ..SignInDetails::default()
+            },
         ));
     }
     let endpoint = |field: &str| -> Result<String, ClientError> {
@@ -207,7 +251,10 @@ pub fn read_authorization_server(
             failure(
                 "discovery",
                 format!("the authorization server {issuer} has no {field}"),
-                json!({ "issuer": issuer }),
+                SignInDetails {
+                    issuer: Some(issuer),
+                    ..SignInDetails::default()
+                },
             )
         })?;
         secure(field, url)?;
@@ -222,7 +269,10 @@ pub fn read_authorization_server(
             format!(
                 "the authorization server {issuer} does not offer PKCE with S256 (code_challenge_methods_supported)"
             ),
-            json!({ "issuer": issuer }),
+            SignInDetails {
+                issuer: Some(issuer),
+                ..SignInDetails::default()
+            },
         ));
     }
     Ok(AuthorizationServer {

@@ -17,7 +17,7 @@ use super::oauth::{self, AuthorizationServer};
 use super::token_store::TokenStore;
 use super::urls;
 use js_sys::{Function, Promise};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::cell::RefCell;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -250,7 +250,10 @@ impl SignIn {
                     "no Protected Resource Metadata could be read at {}",
                     urls.join(", ")
                 ),
-                json!({ "urls": urls }),
+                oauth::SignInDetails {
+                    urls: Some(&urls),
+                    ..oauth::SignInDetails::default()
+                },
             ))
         })?;
         let protected =
@@ -292,7 +295,10 @@ impl SignIn {
                     "no metadata of the authorization server {issuer} could be read at {}",
                     urls.join(", ")
                 ),
-                json!({ "urls": urls }),
+                oauth::SignInDetails {
+                    urls: Some(&urls),
+                    ..oauth::SignInDetails::default()
+                },
             ))
         })?;
         oauth::read_authorization_server(&doc, issuer).map_err(to_js_error)
@@ -310,7 +316,7 @@ impl SignIn {
                 to_js_error(oauth::failure(
                     "popup",
                     "the browser blocked the sign-in window: sign in from a click (connect in its handler) or use mode: \"redirect\"",
-                    json!({}),
+                    oauth::SignInDetails::default(),
                 ))
             })?;
         let started = js_sys::Date::now();
@@ -320,7 +326,7 @@ impl SignIn {
                 return Err(to_js_error(oauth::failure(
                     "popup",
                     "the sign-in window was closed before sign-in finished",
-                    json!({}),
+                    oauth::SignInDetails::default(),
                 )));
             }
             // Reading another origin's address throws: the window is still at the
@@ -337,7 +343,7 @@ impl SignIn {
                 return Err(to_js_error(oauth::failure(
                     "popup",
                     "sign-in took more than 10 minutes",
-                    json!({}),
+                    oauth::SignInDetails::default(),
                 )));
             }
         }

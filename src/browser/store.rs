@@ -17,7 +17,7 @@ use super::js::{self, to_js};
 use super::my_tasks;
 use super::watch::{self, Hooks, MyTasksWatch};
 use js_sys::{Function, Object, Reflect};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -46,10 +46,10 @@ impl State {
         if let Some(snapshot) = &*self.snapshot.borrow() {
             return snapshot.clone();
         }
-        let value = json!({
-            "tasks": self.board.borrow().tasks(),
-            "connection": self.connection.get(),
-            "loading": self.loading.get(),
+        let value = crate::jsonrpc::payload(&Snapshot {
+            tasks: self.board.borrow().tasks(),
+            connection: self.connection.get(),
+            loading: self.loading.get(),
         });
         let snapshot = to_js(&value);
         let _ = Reflect::set(&snapshot, &"error".into(), &self.error.borrow());
@@ -269,4 +269,12 @@ async fn run(hub: Rc<Hub>, state: Rc<State>, interval: u64, signal: Option<web_s
         }
         if js::wait(js::sleep(interval), None).await.is_err() { /* a timer does not reject */ }
     }
+}
+
+/// What a snapshot holds besides its `error` (set on the JS object).
+#[derive(serde::Serialize)]
+struct Snapshot {
+    tasks: Vec<Value>,
+    connection: &'static str,
+    loading: bool,
 }

@@ -1,7 +1,9 @@
 //! Completions (server/utilities/completion): suggestions for a prompt argument or a
 //! resource template variable as the user types.
 
-use serde_json::{Map, Value, json};
+use crate::jsonrpc::{self, OneEntry};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use std::rc::Rc;
 
 /// Suggestions for the partial `value`, given the other arguments already filled in.
@@ -11,7 +13,8 @@ pub type Completer = Rc<dyn Fn(&str, &Map<String, Value>) -> Vec<String>>;
 pub const MAX_VALUES: usize = 100;
 
 /// A `completion` result.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Completion {
     pub values: Vec<String>,
     pub total: usize,
@@ -31,7 +34,7 @@ impl Completion {
 
     /// The `CompleteResult`.
     pub fn to_result(&self) -> Value {
-        json!({ "completion": { "values": self.values, "total": self.total, "hasMore": self.has_more } })
+        jsonrpc::payload(&OneEntry("completion", self))
     }
 }
 

@@ -3,9 +3,11 @@
 use super::completion::Completer;
 use super::template::UriTemplate;
 use crate::host::{BoxFuture, Host};
+use crate::jsonrpc;
 use crate::tools::ToolError;
 use base64::Engine;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use std::fmt;
 use std::future::Future;
 use std::rc::Rc;
@@ -37,15 +39,37 @@ where
     Rc::new(move |r, host| Box::pin(read(r, host)))
 }
 
+/// `TextResourceContents` (`text`) or `BlobResourceContents` (`blob`, base64).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Contents<'a> {
+    uri: &'a str,
+    mime_type: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blob: Option<String>,
+}
+
 /// One `TextResourceContents`.
 pub fn text_contents(uri: &str, mime_type: &str, text: impl Into<String>) -> Value {
-    json!({ "uri": uri, "mimeType": mime_type, "text": text.into() })
+    jsonrpc::payload(&Contents {
+        uri,
+        mime_type,
+        text: Some(text.into()),
+        blob: None,
+    })
 }
 
 /// One `BlobResourceContents` (the bytes, base64-encoded).
 pub fn blob_contents(uri: &str, mime_type: &str, bytes: &[u8]) -> Value {
     let blob = base64::engine::general_purpose::STANDARD.encode(bytes);
-    json!({ "uri": uri, "mimeType": mime_type, "blob": blob })
+    jsonrpc::payload(&Contents {
+        uri,
+        mime_type,
+        text: None,
+        blob: Some(blob),
+    })
 }
 
 /// A resource at a fixed URI:

@@ -32,7 +32,8 @@ use asker::Pending;
 use questions::GetStreams;
 pub(crate) use resumable::Stream;
 use resumable::Streams;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
 use worker::{Env, Request, Response, Result, State};
@@ -57,6 +58,12 @@ pub struct SessionRunner {
 
 fn rust_error(e: impl std::fmt::Display) -> worker::Error {
     worker::Error::RustError(e.to_string())
+}
+
+/// `notifications/resources/updated`'s params.
+#[derive(Serialize)]
+struct ResourceUpdated<'a> {
+    uri: &'a str,
 }
 
 /// A JSON-RPC answer for a legacy client (`legacy::object::answer`).
@@ -273,8 +280,10 @@ impl SessionRunner {
             .await?
             .is_some_and(|s| s.subscriptions.contains(uri));
         if subscribed {
-            let message =
-                jsonrpc::notification("notifications/resources/updated", json!({ "uri": uri }));
+            let message = jsonrpc::notification(
+                "notifications/resources/updated",
+                jsonrpc::payload(&ResourceUpdated { uri }),
+            );
             let text = message.to_string();
             for (_, stream) in self.streams.borrow_mut().live() {
                 stream.send(text.as_bytes());

@@ -9,8 +9,16 @@ use super::{Settings, Upstream};
 use crate::host::Host;
 use crate::mcp::schema::Schema;
 use crate::tools::{TaskSupport, Tool};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::rc::Rc;
+
+/// `tools/list`'s params: the cursor of the page asked, if not the first.
+#[derive(Serialize)]
+struct ListParams<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cursor: Option<&'a str>,
+}
 
 /// Pages of `tools/list` read at most (a cursor that never ends is refused).
 const MAX_PAGES: usize = 20;
@@ -38,10 +46,9 @@ pub async fn list(
     let mut definitions = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_PAGES {
-        let params = match &cursor {
-            Some(c) => json!({ "cursor": c }),
-            None => json!({}),
-        };
+        let params = crate::jsonrpc::payload(&ListParams {
+            cursor: cursor.as_deref(),
+        });
         let result = session.request("tools/list", params, bounds).await?;
         match result.get("tools") {
             Some(Value::Array(tools)) => definitions.extend(tools.iter().cloned()),
@@ -129,7 +136,11 @@ fn tool(
         return Err(format!("tool {prefixed:?}: not a valid tool name"));
     }
     let input = match definition.remove("inputSchema") {
-        Some(schema @ Value::Object(_)) if schema.get("type") == Some(&json!("object")) => schema,
+        Some(schema @ Value::Object(_))
+            if schema.get("type").and_then(Value::as_str) == Some("object") =>
+        {
+            schema
+        }
         _ => {
             return Err(format!(
                 "tool {name}: its inputSchema is not an object schema"

@@ -9,7 +9,7 @@
 use super::Upstream;
 use crate::host::{Host, HostError, Inbound, Outbound, Streaming, post};
 use crate::jsonrpc;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::time::Duration;
 
 /// The protocol revision the gateway asks for at `initialize`, and those it accepts an
@@ -21,8 +21,12 @@ const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 mod error;
 mod exchange;
+pub mod params;
 pub use error::UpstreamError;
 pub use exchange::{Relay, Reply};
+use params::{CLIENT_INFO, InitializeParams, ModernMeta};
+pub use params::{no_params, task_params};
+
 const ACCEPTED: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
 
 /// How much of one answer is read, and for how long.
@@ -60,10 +64,10 @@ impl Session {
         capabilities: Value,
     ) -> Result<Session, UpstreamError> {
         let mut session = Session::resume(host, upstream, None, VERSION)?;
-        let params = json!({
-            "protocolVersion": VERSION,
-            "capabilities": capabilities,
-            "clientInfo": { "name": "mcp-tasks-edge-gateway", "version": env!("CARGO_PKG_VERSION") },
+        let params = jsonrpc::payload(&InitializeParams {
+            protocol_version: VERSION,
+            capabilities,
+            client_info: CLIENT_INFO,
         });
         let (result, id) = session
             .round_trip("initialize", params, bounds, Vec::new(), None)
@@ -84,7 +88,7 @@ impl Session {
             session.capabilities = capabilities.clone();
         }
         session
-            .notify("notifications/initialized", json!({}), bounds)
+            .notify("notifications/initialized", no_params(), bounds)
             .await?;
         Ok(session)
     }
@@ -107,7 +111,7 @@ impl Session {
             id,
             version: version.to_owned(),
             capabilities: Map::new(),
-            declared: json!({}),
+            declared: no_params(),
             next_id: 0,
         })
     }
@@ -120,7 +124,10 @@ impl Session {
         bounds: Bounds,
     ) -> Result<Session, UpstreamError> {
         let mut session = Session::resume(host, upstream, None, MODERN)?;
-        match session.request("server/discover", json!({}), bounds).await {
+        match session
+            .request("server/discover", no_params(), bounds)
+            .await
+        {
             Ok(result)
                 if result
                     .get("supportedVersions")
@@ -135,7 +142,7 @@ impl Session {
             // Not a 2026-07-28 server (an error, a 400 or 404 without a session, another
             // answer): the 2025-11-25 handshake. A transport failure is not an answer.
             Err(UpstreamError::Host(e)) => Err(UpstreamError::Host(e)),
-            _ => Session::open(host, upstream, bounds, json!({})).await,
+            _ => Session::open(host, upstream, bounds, no_params()).await,
         }
     }
 
@@ -196,10 +203,10 @@ impl Session {
     /// Metadata"), set in `params`, and its routing headers (streamable-http "Standard
     /// Headers": `Mcp-Method`, and `Mcp-Name` for the methods that name something).
     fn routing(&self, method: &str, params: &mut Value) -> Vec<(String, String)> {
-        let meta = json!({
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientInfo": { "name": "mcp-tasks-edge-gateway", "version": env!("CARGO_PKG_VERSION") },
-            "io.modelcontextprotocol/clientCapabilities": self.declared,
+        let meta = jsonrpc::payload(&ModernMeta {
+            protocol_version: MODERN,
+            client_info: CLIENT_INFO,
+            client_capabilities: &self.declared,
         });
         if let Value::Object(params) = params {
             match params.get_mut("_meta") {

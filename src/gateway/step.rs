@@ -26,14 +26,15 @@
 //! annotations: calling such a tool again changes nothing that the first call did not.
 
 use super::Upstream;
-use super::client::{Bounds, Session, UpstreamError};
+use super::client::params::{CallParams, CancelledParams};
+use super::client::{self, Bounds, Session, UpstreamError};
 use crate::host::{Host, HostError};
-use crate::jsonrpc::{ErrorCode, ErrorObject};
+use crate::jsonrpc::{self, Empty, ErrorCode, ErrorObject, OneEntry};
 use crate::mcp::headers::{self, ParamHeader};
 use crate::mcp::schema::Schema;
 use crate::tools::{Call, Step, ToolError};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::rc::Rc;
 use std::time::Duration;
@@ -171,7 +172,7 @@ impl UpstreamTool {
         if self.upstream_task(call) {
             declared.insert(
                 "extensions".into(),
-                json!({ "io.modelcontextprotocol/tasks": {} }),
+                jsonrpc::payload(&OneEntry("io.modelcontextprotocol/tasks", Empty {})),
             );
         }
         Value::Object(declared)
@@ -328,20 +329,18 @@ async fn call_tool(
     retry: Option<(Map<String, Value>, Option<String>)>,
 ) -> Result<Value, UpstreamError> {
     let token = call.task_id.clone().unwrap_or_else(|| "gateway".into());
-    let mut params = json!({
-        "name": tool.name,
-        "arguments": call.arguments,
-        "_meta": { "progressToken": token },
+    let (input_responses, request_state) = match retry {
+        Some((responses, state)) => (Some(responses), state),
+        None => (None, None),
+    };
+    let params = jsonrpc::payload(&CallParams {
+        name: &tool.name,
+        arguments: &call.arguments,
+        meta: OneEntry("progressToken", &token),
+        task: (tool.upstream_task(call) && !session.is_modern()).then_some(Empty {}),
+        input_responses,
+        request_state,
     });
-    if tool.upstream_task(call) && !session.is_modern() {
-        params["task"] = json!({});
-    }
-    if let Some((responses, state)) = retry {
-        params["inputResponses"] = Value::Object(responses);
-        if let Some(state) = state {
-            params["requestState"] = state.into();
-        }
-    }
     let mut extra = Vec::new();
     if session.is_modern() {
         for header in &tool.param_headers {
@@ -363,7 +362,10 @@ async fn call_tool(
 /// session (2025-11-25; at 2026-07-28 a call is cancelled by closing its connection).
 async fn cancel_call(tool: &UpstreamTool, session: &Session, request: u64) {
     if !session.is_modern() {
-        let params = json!({ "requestId": request, "reason": "cancelled by the gateway's caller" });
+        let params = jsonrpc::payload(&CancelledParams {
+            request_id: request,
+            reason: "cancelled by the gateway's caller",
+        });
         let _ = session
             .notify("notifications/cancelled", params, tool.quick())
             .await;
@@ -391,7 +393,11 @@ pub async fn cancelled(tool: Rc<UpstreamTool>, call: Call, host: Host) {
         })) => {
             if let Ok(mut session) = tool.resumed(&call, &host, session, &version) {
                 let _ = session
-                    .request("tasks/cancel", json!({ "taskId": task }), tool.quick())
+                    .request(
+                        "tasks/cancel",
+                        client::task_params(&task, None),
+                        tool.quick(),
+                    )
                     .await;
             }
         }

@@ -29,7 +29,7 @@ use crate::jsonrpc::{self, RequestId};
 use crate::ops::log::{self as logs, Line, event, fingerprint};
 use crate::quota::LedgerRequest;
 use crate::server::Server;
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
 /// What a session object needs of its platform: its one row, its alarm, the quota
 /// ledger, the subscription registry and where effects go. No decisions.
@@ -137,7 +137,7 @@ pub async fn request<P: SessionPlatform>(
         }
         Decision::Store { id, session } => {
             p.store(&session).await?;
-            answer(Some(&id), Ok(json!({})))
+            answer(Some(&id), Ok(Value::Object(Map::new())))
         }
         Decision::Subscribe {
             id,
@@ -148,7 +148,7 @@ pub async fn request<P: SessionPlatform>(
             Err(refused) => answer(Some(&id), Err(refused)),
             Ok(()) => {
                 p.store(&session).await?;
-                answer(Some(&id), Ok(json!({})))
+                answer(Some(&id), Ok(Value::Object(Map::new())))
             }
         },
         decision => return Ok(Next::Serve(Box::new(Serve { decision, session }))),

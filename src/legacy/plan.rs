@@ -26,7 +26,7 @@ use crate::mcp::params::{self, CursorParams, SetLevelParams, TaskIdParams, UriPa
 use crate::server::{Context, Server};
 use crate::tasks::id;
 use crate::tasks::record::TaskRecord;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// Resources one session may subscribe to at once.
 pub const MAX_SUBSCRIPTIONS: usize = 100;
@@ -251,7 +251,7 @@ fn request(server: &Server, mut session: Session, rpc: Request, now_ms: u64) -> 
     let id = rpc.id.clone();
     let answer = |outcome| reply(Some(&id), outcome);
     match rpc.method.as_str() {
-        "ping" => answer(Ok(json!({}))),
+        "ping" => answer(Ok(Value::Object(Map::new()))),
         "logging/setLevel" => match params::parse::<SetLevelParams>(&rpc.params) {
             Ok(p) => {
                 session.log_level = Some(p.level);

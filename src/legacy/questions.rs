@@ -36,10 +36,10 @@
 //! Bounds: [`MAX_TASKS`] tasks remembered and [`MAX_SENT`] questions awaiting answers per
 //! session (the oldest are dropped: a dropped question is asked again on the next poll).
 
-use super::tasks::RELATED_TASK;
+use super::tasks::tag_related;
 use crate::pairs::SortedSet;
 use crate::tasks::task::StatusKind;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::collections::VecDeque;
 
 /// Waiting tasks a session remembers.
@@ -283,8 +283,8 @@ impl Questions {
 
 /// The server→client request `id` asking `request` for `task_id`, tagged with the task.
 fn tagged(task_id: &str, id: &str, request: &Value) -> Value {
-    let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
-    params["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
+    let mut params = (request.get("params").cloned()).unwrap_or_else(|| Value::Object(Map::new()));
+    tag_related(&mut params, task_id);
     crate::jsonrpc::server_request(id, &request["method"], params)
 }
 

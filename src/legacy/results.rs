@@ -2,10 +2,11 @@
 
 use super::tasks::method_not_found;
 use crate::error::McpError;
+use crate::jsonrpc::{OneEntry, payload};
 use crate::mcp::meta::RequestMeta;
 use crate::server::{Server, jobs};
 use crate::tools::TaskSupport;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// A modern result as a 2025-11-25 client expects it: without the 2026-07-28 fields.
 pub fn legacy_result(mut result: Value) -> Value {
@@ -64,7 +65,7 @@ pub fn legacy_tools(server: &Server, meta: &RequestMeta) -> Value {
                 TaskSupport::Optional => "optional",
                 TaskSupport::Required => "required",
             };
-            definition["execution"] = json!({ "taskSupport": support });
+            definition["execution"] = payload(&OneEntry("taskSupport", support));
             definition
         })
         .collect();
@@ -74,10 +75,10 @@ pub fn legacy_tools(server: &Server, meta: &RequestMeta) -> Value {
                 .into_iter()
                 .map(|mut definition| {
                     // The handle tools answer at once: never as a task.
-                    definition["execution"] = json!({ "taskSupport": "forbidden" });
+                    definition["execution"] = payload(&OneEntry("taskSupport", "forbidden"));
                     definition
                 }),
         );
     }
-    json!({ "tools": tools })
+    payload(&OneEntry("tools", tools))
 }

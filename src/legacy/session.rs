@@ -3,12 +3,14 @@
 use super::{LEGACY_VERSIONS, MODERN};
 use crate::auth::anonymous::{ANY_SESSION, is_session, session_principal};
 use crate::error::McpError;
+use crate::jsonrpc::{Empty, OneEntry, payload};
+use crate::mcp::Implementation;
 use crate::mcp::meta::{ClientCapabilities, RequestMeta};
 use crate::mcp::params::{self, InitializeParams, LoggingLevel};
 use crate::pairs::SortedSet;
 use crate::server::Server;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// What a session keeps (in its Durable Object's storage).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -150,14 +152,15 @@ pub fn initialize(
         .find(|v| **v == requested)
         .copied()
         .unwrap_or(LEGACY_VERSIONS[0]);
-    let mut result = json!({
-        "protocolVersion": version,
-        "capabilities": capabilities_of(server),
-        "serverInfo": { "name": server.config.server_name, "version": server.config.server_version },
+    let result = payload(&InitializeResult {
+        protocol_version: version,
+        capabilities: capabilities_of(server),
+        server_info: Implementation {
+            name: &server.config.server_name,
+            version: &server.config.server_version,
+        },
+        instructions: server.instructions.as_deref(),
     });
-    if let Some(instructions) = &server.instructions {
-        result["instructions"] = instructions.clone().into();
-    }
     let session = Session {
         id: id.to_owned(),
         principal: session_principal(caller, id).into_owned(),
@@ -175,21 +178,75 @@ pub fn initialize(
     Ok((result, session))
 }
 
+/// `InitializeResult` (2025-11-25 lifecycle).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeResult<'a> {
+    protocol_version: &'a str,
+    capabilities: Value,
+    server_info: Implementation<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+}
+
+/// 2025-11-25 `ServerCapabilities`, with legacy tasks.
+#[derive(Serialize)]
+struct LegacyCapabilities {
+    tools: ListChanged,
+    logging: Empty,
+    tasks: TasksCapability,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompts: Option<ListChanged>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resources: Option<ResourcesCapability>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    completions: Option<Empty>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListChanged {
+    list_changed: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResourcesCapability {
+    subscribe: bool,
+    list_changed: bool,
+}
+
+/// `{"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}`.
+#[derive(Serialize)]
+struct TasksCapability {
+    list: Empty,
+    cancel: Empty,
+    requests: OneEntry<'static, OneEntry<'static, Empty>>,
+}
+
 /// The server's capabilities as a 2025-11-25 client reads them (with legacy tasks).
 pub fn capabilities_of(server: &Server) -> Value {
-    let mut capabilities = json!({
-        "tools": { "listChanged": false },
-        "logging": {},
-        "tasks": { "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } },
-    });
-    if !server.catalog.prompts.is_empty() {
-        capabilities["prompts"] = json!({ "listChanged": false });
-    }
-    if server.catalog.has_resources() {
-        capabilities["resources"] = json!({ "subscribe": true, "listChanged": false });
-    }
-    if server.catalog.has_completions() {
-        capabilities["completions"] = json!({});
-    }
-    capabilities
+    let unchanging = ListChanged {
+        list_changed: false,
+    };
+    payload(&LegacyCapabilities {
+        tools: unchanging,
+        logging: Empty {},
+        tasks: TasksCapability {
+            list: Empty {},
+            cancel: Empty {},
+            requests: OneEntry("tools", OneEntry("call", Empty {})),
+        },
+        prompts: (!server.catalog.prompts.is_empty()).then_some(ListChanged {
+            list_changed: false,
+        }),
+        resources: server
+            .catalog
+            .has_resources()
+            .then_some(ResourcesCapability {
+                subscribe: true,
+                list_changed: false,
+            }),
+        completions: server.catalog.has_completions().then_some(Empty {}),
+    })
 }

@@ -4,17 +4,30 @@
 //! creates, and what `tasks/result` does at each state of the task.
 
 use crate::error::McpError;
-use crate::jsonrpc::ErrorObject;
+use crate::jsonrpc::{self, ErrorObject, payload};
 use crate::mcp::meta::RequestMeta;
 use crate::server::call::checked_call;
 use crate::server::{Context, Server};
 use crate::tasks::record::{NewTask, TaskRecord};
 use crate::tasks::task::{StatusKind, TaskStatus};
 use crate::tools::TaskSupport;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// The `_meta` key tying a message to a task.
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// What `_meta`'s [`RELATED_TASK`] holds (legacy tasks "Associating Task-Related Messages").
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RelatedTask<'a> {
+    task_id: &'a str,
+}
+
+/// Tags a message's params or a result with the task it belongs to.
+pub fn tag_related(params: &mut Value, task_id: &str) {
+    params["_meta"][RELATED_TASK] = jsonrpc::payload(&RelatedTask { task_id });
+}
 
 /// A modern `DetailedTask` (as the task object answers) as a 2025-11-25 `Task`:
 /// `ttlMs` → `ttl`, `pollIntervalMs` → `pollInterval`, no status payload.
@@ -26,45 +39,54 @@ pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 pub fn legacy_task(detailed: &Value) -> Value {
     let tool_error = StatusKind::of_task(detailed) == Some(StatusKind::Completed)
         && detailed.pointer("/result/isError") == Some(&Value::Bool(true));
-    let status = if tool_error {
-        json!("failed")
-    } else {
-        detailed["status"].clone()
+    let failed = Value::from("failed");
+    let reported = match detailed.get("statusMessage") {
+        None if tool_error => {
+            let text = detailed
+                .pointer("/result/content/0/text")
+                .and_then(Value::as_str);
+            Some(Value::from(format!(
+                "The tool reported an error: {}",
+                text.unwrap_or("see tasks/result")
+            )))
+        }
+        _ => None,
     };
-    let mut task = json!({
-        "taskId": detailed["taskId"],
-        "status": status,
-        "createdAt": detailed["createdAt"],
-        "lastUpdatedAt": detailed["lastUpdatedAt"],
-        "ttl": detailed["ttlMs"],
-    });
-    if let Some(poll) = detailed.get("pollIntervalMs") {
-        task["pollInterval"] = poll.clone();
-    }
-    if let Some(message) = detailed.get("statusMessage") {
-        task["statusMessage"] = message.clone();
-    } else if tool_error {
-        let text = detailed
-            .pointer("/result/content/0/text")
-            .and_then(Value::as_str);
-        task["statusMessage"] = format!(
-            "The tool reported an error: {}",
-            text.unwrap_or("see tasks/result")
-        )
-        .into();
-    }
-    task
+    payload(&LegacyTask {
+        task_id: &detailed["taskId"],
+        status: if tool_error {
+            &failed
+        } else {
+            &detailed["status"]
+        },
+        created_at: &detailed["createdAt"],
+        last_updated_at: &detailed["lastUpdatedAt"],
+        ttl: &detailed["ttlMs"],
+        poll_interval: detailed.get("pollIntervalMs"),
+        status_message: detailed.get("statusMessage").or(reported.as_ref()),
+    })
+}
+
+/// A 2025-11-25 `Task`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LegacyTask<'a> {
+    task_id: &'a Value,
+    status: &'a Value,
+    created_at: &'a Value,
+    last_updated_at: &'a Value,
+    ttl: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    poll_interval: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_message: Option<&'a Value>,
 }
 
 /// A `tasks/list` result (legacy tasks "Task Listing") from a page of "my tasks" (modern
 /// `DetailedTask`s, newest first) and the cursor of the next page, if any.
 pub fn list_result(tasks: &[Value], next: Option<String>) -> Value {
     let tasks: Vec<Value> = tasks.iter().map(legacy_task).collect();
-    let mut result = json!({ "tasks": tasks });
-    if let Some(next) = next {
-        result["nextCursor"] = next.into();
-    }
-    result
+    crate::tasks::task::list_result(false, tasks, next)
 }
 
 /// What `tasks/result` returns for a completed task, from the modern `DetailedTask`: its
@@ -72,12 +94,13 @@ pub fn list_result(tasks: &[Value], next: Option<String>) -> Value {
 /// readers get, see `TaskRecord::to_task`), tagged with the task (legacy tasks
 /// "Associating Task-Related Messages", and the `tasks/result` example).
 pub fn task_result(detailed: &Value) -> Value {
-    tagged_result(detailed["result"].clone(), &detailed["taskId"])
+    let task_id = detailed["taskId"].as_str().unwrap_or_default();
+    tagged_result(detailed["result"].clone(), task_id)
 }
 
-fn tagged_result(result: Value, task_id: &Value) -> Value {
+fn tagged_result(result: Value, task_id: &str) -> Value {
     let mut result = super::legacy_result(result);
-    result["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
+    tag_related(&mut result, task_id);
     result
 }
 
@@ -165,9 +188,7 @@ pub enum ResultStep {
 /// internal error naming why (invariant 5), never a reason to wait.
 pub fn result_step(task: &Value, task_id: &str) -> Result<ResultStep, McpError> {
     Ok(match TaskStatus::of_task(task)? {
-        TaskStatus::Completed { result } => {
-            ResultStep::Complete(tagged_result(result, &json!(task_id)))
-        }
+        TaskStatus::Completed { result } => ResultStep::Complete(tagged_result(result, task_id)),
         TaskStatus::Failed { error } => ResultStep::Fail(error),
         TaskStatus::Cancelled => ResultStep::Cancelled,
         TaskStatus::InputRequired { input_requests } => ResultStep::Ask(input_requests),

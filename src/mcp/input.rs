@@ -12,38 +12,105 @@
 //!                   "roots":     {"roots":[{"uri":"file:///a"}]} }
 //! ```
 
+use super::TextContent;
 use super::meta::{Capability, ClientCapabilities};
 use super::params;
 use super::schema::Schema;
 use crate::error::McpError;
-use serde_json::{Map, Value, json};
+use crate::jsonrpc::{Empty, payload};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 pub const ELICIT: &str = "elicitation/create";
 pub const SAMPLE: &str = "sampling/createMessage";
 pub const LIST_ROOTS: &str = "roots/list";
 
+/// An input request: a method and its params.
+#[derive(Serialize)]
+struct InputRequest<P> {
+    method: &'static str,
+    params: P,
+}
+
+/// `ElicitRequestParams`, form mode (`requestedSchema`) or URL mode (`url`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ElicitParams<'a> {
+    mode: &'static str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requested_schema: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elicitation_id: Option<&'a str>,
+}
+
+/// `CreateMessageRequestParams` with one user message.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SamplingParams<'a> {
+    messages: [SamplingMessage<'a>; 1],
+    max_tokens: u32,
+}
+
+#[derive(Serialize)]
+struct SamplingMessage<'a> {
+    role: &'static str,
+    content: TextContent<'a>,
+}
+
 /// A form-mode elicitation asking the user to fill `requested_schema`.
 pub fn elicit_form(message: &str, requested_schema: Value) -> Value {
-    json!({ "method": ELICIT, "params": {
-        "mode": "form", "message": message, "requestedSchema": requested_schema } })
+    let params = ElicitParams {
+        mode: "form",
+        message,
+        requested_schema: Some(requested_schema),
+        url: None,
+        elicitation_id: None,
+    };
+    payload(&InputRequest {
+        method: ELICIT,
+        params,
+    })
 }
 
 /// A URL-mode elicitation sending the user to `url` (client/elicitation "URL mode").
 pub fn elicit_url(message: &str, url: &str, elicitation_id: &str) -> Value {
-    json!({ "method": ELICIT, "params": {
-        "mode": "url", "message": message, "url": url, "elicitationId": elicitation_id } })
+    let params = ElicitParams {
+        mode: "url",
+        message,
+        requested_schema: None,
+        url: Some(url),
+        elicitation_id: Some(elicitation_id),
+    };
+    payload(&InputRequest {
+        method: ELICIT,
+        params,
+    })
 }
 
 /// A sampling request with one user text message.
 pub fn sample_text(prompt: &str, max_tokens: u32) -> Value {
-    json!({ "method": SAMPLE, "params": {
-        "messages": [{ "role": "user", "content": { "type": "text", "text": prompt } }],
-        "maxTokens": max_tokens } })
+    let message = SamplingMessage {
+        role: "user",
+        content: TextContent::new(prompt),
+    };
+    payload(&InputRequest {
+        method: SAMPLE,
+        params: SamplingParams {
+            messages: [message],
+            max_tokens,
+        },
+    })
 }
 
 /// A `roots/list` request.
 pub fn list_roots() -> Value {
-    json!({ "method": LIST_ROOTS, "params": {} })
+    payload(&InputRequest {
+        method: LIST_ROOTS,
+        params: Empty {},
+    })
 }
 
 /// The capability a client must declare before a server may send `request`
@@ -207,14 +274,33 @@ fn requested_schema(request: &Value) -> Option<&Value> {
 /// this in `requestState` for the requests it sent, so the retry's answers are checked
 /// against exactly what was asked.
 pub fn answer_check(request: &Value) -> Value {
-    let mut kept = json!({ "method": request.get("method").cloned().unwrap_or(Value::Null) });
-    if let Some(mode) = request.pointer("/params/mode") {
-        kept["params"] = json!({ "mode": mode });
-    }
-    if let Some(schema) = requested_schema(request) {
-        kept["params"]["requestedSchema"] = schema.clone();
-    }
-    kept
+    let mode = request.pointer("/params/mode");
+    let requested_schema = requested_schema(request);
+    payload(&AnswerCheck {
+        method: request.get("method"),
+        params: (mode.is_some() || requested_schema.is_some()).then_some(CheckedParams {
+            mode,
+            requested_schema,
+        }),
+    })
+}
+
+/// What [`answer_check`] keeps of an input request.
+#[derive(Serialize)]
+struct AnswerCheck<'a> {
+    /// `null` when the request has none.
+    method: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<CheckedParams<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CheckedParams<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requested_schema: Option<&'a Value>,
 }
 
 /// Checks that `answer` is a valid response to `request` (an input request this server

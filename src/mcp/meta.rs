@@ -11,7 +11,8 @@
 //! ```
 
 use crate::error::McpError;
-use serde_json::{Map, Value, json};
+use crate::jsonrpc::{Empty, OneEntry, payload};
+use serde_json::{Map, Value};
 
 pub const KEY_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub const KEY_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -55,13 +56,18 @@ impl Capability {
     /// The `ClientCapabilities` object that declares exactly this capability, as used in
     /// `MissingRequiredClientCapability.data.requiredCapabilities`.
     pub fn as_required(self) -> Value {
-        match self {
-            Capability::ElicitationForm => json!({ "elicitation": {} }),
-            Capability::ElicitationUrl => json!({ "elicitation": { "url": {} } }),
-            Capability::Sampling => json!({ "sampling": {} }),
-            Capability::Roots => json!({ "roots": {} }),
-            Capability::TasksExtension => json!({ "extensions": { TASKS_EXTENSION: {} } }),
-        }
+        let key = match self {
+            Capability::ElicitationUrl => {
+                return payload(&OneEntry("elicitation", OneEntry("url", Empty {})));
+            }
+            Capability::TasksExtension => {
+                return payload(&OneEntry("extensions", OneEntry(TASKS_EXTENSION, Empty {})));
+            }
+            Capability::ElicitationForm => "elicitation",
+            Capability::Sampling => "sampling",
+            Capability::Roots => "roots",
+        };
+        payload(&OneEntry(key, Empty {}))
     }
 
     pub fn describe(self) -> &'static str {

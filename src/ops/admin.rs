@@ -27,6 +27,7 @@
 use super::log::{Level, Line, event, fingerprint};
 use crate::auth::OPERATOR_PREFIX;
 use crate::error::McpError;
+use crate::jsonrpc::{self, ErrorSummary};
 use crate::mcp::params::{self, TaskIdParams};
 use crate::tasks::id;
 use crate::tasks::layout::Stored;
@@ -34,7 +35,8 @@ use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use crate::tasks::task::{RESULT_COMPLETE, TaskStatus};
 use crate::tasks::timeline;
 use crate::time::iso8601;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 pub const GET: &str = "mcp-tasks-edge/admin/tasks/get";
 pub const LIST: &str = "mcp-tasks-edge/admin/tasks/list";
@@ -146,6 +148,38 @@ impl params::Params for ListParams {
     }
 }
 
+/// `mcp-tasks-edge/admin/tasks/get`'s result.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InspectResult<'a> {
+    result_type: &'static str,
+    task: Inspected<'a>,
+}
+
+/// The operator's view of a task (`Inspected` in the `# Format` above).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Inspected<'a> {
+    task_id: &'a str,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_message: Option<&'a str>,
+    tool: &'a str,
+    owner: String,
+    principal: &'a str,
+    created_at: String,
+    last_updated_at: String,
+    ttl_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attempt: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorSummary<'a>>,
+    timeline: &'a Value,
+    omitted_entries: &'a Value,
+}
+
 /// The operator's view of a stored task (loaded with its timeline), whoever owns it;
 /// "not found" when there is none or it expired.
 pub fn inspect(stored: Option<&Stored>, task_id: &str, now_ms: u64) -> ObjectReply {
@@ -155,30 +189,29 @@ pub fn inspect(stored: Option<&Stored>, task_id: &str, now_ms: u64) -> ObjectRep
         return ObjectReply::Error(McpError::TaskNotFound.to_wire());
     };
     let record = &stored.record;
-    let mut view = json!({
-        "taskId": record.task_id(),
-        "status": record.status().name(),
-        "tool": record.tool(),
-        "owner": fingerprint(record.owner()),
-        "principal": record.owner(),
-        "createdAt": iso8601(record.created_at_ms()),
-        "lastUpdatedAt": iso8601(record.last_updated_at_ms()),
-        "ttlMs": record.ttl_ms(),
-    });
-    if let Some(message) = record.status_message() {
-        view["statusMessage"] = message.into();
-    }
-    if let Some(at) = record.expires_at_ms() {
-        view["expiresAt"] = iso8601(at).into();
-    }
-    if let Some(lease) = record.lease() {
-        view["attempt"] = lease.attempt.into();
-    }
-    if let TaskStatus::Failed { error } = record.status() {
-        view["error"] = json!({ "code": error.code, "message": error.message });
-    }
     let timeline = timeline::wire(stored);
-    view["timeline"] = timeline["timeline"].clone();
-    view["omittedEntries"] = timeline["omittedEntries"].clone();
-    ObjectReply::Result(json!({ "resultType": RESULT_COMPLETE, "task": view }))
+    let error = match record.status() {
+        TaskStatus::Failed { error } => Some(error.summary()),
+        _ => None,
+    };
+    let task = Inspected {
+        task_id: record.task_id(),
+        status: record.status().name(),
+        status_message: record.status_message(),
+        tool: record.tool(),
+        owner: fingerprint(record.owner()),
+        principal: record.owner(),
+        created_at: iso8601(record.created_at_ms()),
+        last_updated_at: iso8601(record.last_updated_at_ms()),
+        ttl_ms: record.ttl_ms(),
+        expires_at: record.expires_at_ms().map(iso8601),
+        attempt: record.lease().map(|lease| lease.attempt),
+        error,
+        timeline: &timeline["timeline"],
+        omitted_entries: &timeline["omittedEntries"],
+    };
+    ObjectReply::Result(jsonrpc::payload(&InspectResult {
+        result_type: RESULT_COMPLETE,
+        task,
+    }))
 }

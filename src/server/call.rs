@@ -26,7 +26,8 @@ use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
 use crate::mcp::params;
 use crate::mcp::request_state::{self, Binding, Carried};
 use crate::tools::{Report, TaskSupport, Tool};
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// What is being called: a tool, or the fixture prompt (prompts use the same steps).
 #[derive(Debug, Clone, PartialEq)]
@@ -100,16 +101,27 @@ pub trait Asker {
     ) -> BoxFuture<'_, Result<Map<String, Value>, McpError>>;
 }
 
+/// `notifications/progress`'s params.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProgressParams<'a> {
+    progress_token: &'a Value,
+    progress: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+}
+
 /// The `notifications/progress` message for `report` (basic/patterns/progress).
 pub fn progress_notification(token: &Value, report: &Report) -> Value {
-    let mut params = json!({ "progressToken": token, "progress": report.progress });
-    if let Some(total) = report.total {
-        params["total"] = total.into();
-    }
-    if let Some(message) = &report.message {
-        params["message"] = message.clone().into();
-    }
-    crate::jsonrpc::notification("notifications/progress", params)
+    let params = ProgressParams {
+        progress_token: token,
+        progress: report.progress,
+        total: report.total,
+        message: report.message.as_deref(),
+    };
+    crate::jsonrpc::notification("notifications/progress", crate::jsonrpc::payload(&params))
 }
 
 fn arguments(params: &Map<String, Value>) -> Result<Map<String, Value>, McpError> {

@@ -5,8 +5,8 @@ use crate::catalog::Catalog;
 use crate::error::McpError;
 use crate::http::Headers;
 use crate::http::HttpResponse;
-use crate::jsonrpc;
-use crate::jsonrpc::Request;
+use crate::jsonrpc::{self, Empty, OneEntry, Request};
+use crate::mcp::Implementation;
 use crate::mcp::headers;
 use crate::mcp::meta::{self, Capability, RequestMeta, TASKS_EXTENSION};
 use crate::mcp::params::{
@@ -15,7 +15,8 @@ use crate::mcp::params::{
 use crate::tasks::id;
 use crate::tasks::protocol::ObjectRequest;
 use crate::tools::Registry;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// List results are the same for every caller and change only on deploy.
 const LIST_TTL_MS: u64 = 60_000;
@@ -195,25 +196,45 @@ impl StaticResults {
         let offers_resources = catalog.has_resources();
         StaticResults {
             discover: bytes(discover(config, catalog, instructions)),
-            tools: bytes(json!({ "tools": registry.definitions() })),
+            tools: bytes(list("tools", registry.definitions())),
             tools_without_tasks: jobs::offered(config, registry).then(|| {
                 let mut tools: Vec<Value> =
                     registry.tools().iter().map(jobs::listed_for_jobs).collect();
                 tools.extend(jobs::definitions(config));
-                bytes(json!({ "tools": tools }))
+                bytes(list("tools", tools))
             }),
-            prompts: (!prompts.is_empty()).then(|| bytes(json!({ "prompts": prompts }))),
-            resources: offers_resources.then(|| bytes(json!({ "resources": resources }))),
+            prompts: (!prompts.is_empty()).then(|| bytes(list("prompts", prompts))),
+            resources: offers_resources.then(|| bytes(list("resources", resources))),
             resource_templates: offers_resources
-                .then(|| bytes(json!({ "resourceTemplates": templates }))),
+                .then(|| bytes(list("resourceTemplates", templates))),
         }
     }
 }
 
+/// A list result (`ListToolsResult`, …) before its caching hints: its list under `key`.
+fn list(key: &'static str, items: Vec<Value>) -> Value {
+    jsonrpc::payload(&OneEntry(key, items))
+}
+
+/// `ReadResourceResult`, with the resource's caching hints.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReadResourceResult {
+    result_type: &'static str,
+    contents: Vec<Value>,
+    ttl_ms: u64,
+    cache_scope: &'static str,
+}
+
 /// A `ReadResourceResult` with the resource's caching hints.
 pub fn read_result(contents: Vec<Value>, cache: crate::catalog::Cache) -> Value {
-    let (ttl_ms, scope) = cache.fields();
-    json!({ "resultType": "complete", "contents": contents, "ttlMs": ttl_ms, "cacheScope": scope })
+    let (ttl_ms, cache_scope) = cache.fields();
+    jsonrpc::payload(&ReadResourceResult {
+        result_type: "complete",
+        contents,
+        ttl_ms,
+        cache_scope,
+    })
 }
 
 /// `completion/complete` (server/utilities/completion).
@@ -231,24 +252,48 @@ fn complete(catalog: &Catalog, params: &Map<String, Value>) -> Result<Value, Mcp
 
 const DEFAULT_INSTRUCTIONS: &str = "Tools that take a while run as tasks for clients that declare io.modelcontextprotocol/tasks: poll tasks/get, answer input_required tasks with tasks/update, stop them with tasks/cancel. For other clients a long call answers with a job handle: read the job with job_status (waitSeconds to wait for its end), answer its questions with job_answer, stop it with job_cancel.";
 
+/// `DiscoverResult` (server/discover "Response"), before its caching hints.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DiscoverResult<'a> {
+    supported_versions: &'static [&'static str],
+    capabilities: ServerCapabilities,
+    instructions: &'a str,
+    #[serde(rename = "_meta")]
+    meta: OneEntry<'static, Implementation<'a>>,
+}
+
+/// `ServerCapabilities`: tools and the Tasks extension always, the rest as the catalog has.
+#[derive(Serialize)]
+struct ServerCapabilities {
+    tools: Empty,
+    extensions: OneEntry<'static, Empty>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompts: Option<Empty>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resources: Option<Empty>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    completions: Option<Empty>,
+}
+
 /// `server/discover` (server/discover "Response").
 fn discover(config: &Config, catalog: &Catalog, instructions: Option<&str>) -> Value {
-    let instructions = instructions.unwrap_or(DEFAULT_INSTRUCTIONS);
-    let mut capabilities = json!({ "tools": {}, "extensions": { TASKS_EXTENSION: {} } });
-    if !catalog.prompts.is_empty() {
-        capabilities["prompts"] = json!({});
-    }
-    if catalog.has_resources() {
-        capabilities["resources"] = json!({});
-    }
-    if catalog.has_completions() {
-        capabilities["completions"] = json!({});
-    }
-    json!({
-        "supportedVersions": meta::SUPPORTED_VERSIONS,
-        "capabilities": capabilities,
-        "instructions": instructions,
-        "_meta": { meta::KEY_SERVER_INFO: { "name": config.server_name, "version": config.server_version } }
+    let offered = |offers: bool| offers.then_some(Empty {});
+    let info = Implementation {
+        name: &config.server_name,
+        version: &config.server_version,
+    };
+    jsonrpc::payload(&DiscoverResult {
+        supported_versions: meta::SUPPORTED_VERSIONS,
+        capabilities: ServerCapabilities {
+            tools: Empty {},
+            extensions: OneEntry(TASKS_EXTENSION, Empty {}),
+            prompts: offered(!catalog.prompts.is_empty()),
+            resources: offered(catalog.has_resources()),
+            completions: offered(catalog.has_completions()),
+        },
+        instructions: instructions.unwrap_or(DEFAULT_INSTRUCTIONS),
+        meta: OneEntry(meta::KEY_SERVER_INFO, info),
     })
 }
 

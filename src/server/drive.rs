@@ -12,9 +12,9 @@ use crate::mcp::meta::Capability;
 use crate::mcp::request_state::{Binding, Carried};
 use crate::ops::log::{self as logs, Level, Line};
 use crate::tasks::record::{NewTask, TaskRecord, check_result};
-use crate::tasks::task::{RESULT_COMPLETE, RESULT_INPUT_REQUIRED};
+use crate::tasks::task::{self, RESULT_COMPLETE};
 use crate::tools::{Amount, Call, Progress, Step};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// Steps run back to back (no wait between them) before the server gives up on a tool
 /// that never finishes; protects the Worker from a looping step function.
@@ -302,7 +302,7 @@ fn input_required(
         arguments: &run.arguments,
     };
     let state = server.seal_round(&requests, carried, binding, ctx.now_ms)?;
-    let result = json!({ "resultType": RESULT_INPUT_REQUIRED, "inputRequests": requests, "requestState": state });
+    let result = task::input_required(&requests, &state);
     Ok(Action::Respond(result_response(
         &run.request_id,
         &result,

@@ -35,9 +35,9 @@ use crate::mcp::request_state::{Binding, Carried};
 use crate::mcp::schema::Schema;
 use crate::tasks::id;
 use crate::tasks::protocol::ObjectRequest;
-use crate::tasks::task::RESULT_INPUT_REQUIRED;
+use crate::tasks::task;
 use crate::tools::{Registry, TaskSupport, Tool};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// Reads a job: its status, its question, or its result once it has ended.
 pub const STATUS_TOOL: &str = "job_status";
@@ -312,7 +312,5 @@ pub fn input_required(
         arguments: &run.arguments,
     };
     let state = server.seal_round(requests, carried, binding, ctx.now_ms)?;
-    Ok(
-        json!({ "resultType": RESULT_INPUT_REQUIRED, "inputRequests": requests, "requestState": state }),
-    )
+    Ok(task::input_required(requests, &state))
 }

@@ -21,11 +21,12 @@
 
 use super::{Action, Context, Cors, Server};
 use crate::error::McpError;
-use crate::jsonrpc::{self, Request, RequestId};
+use crate::jsonrpc::{self, OneEntry, Request, RequestId};
 use crate::mcp::meta::{Capability, KEY_SUBSCRIPTION_ID, RequestMeta};
 use crate::mcp::params::{self, ListenParams};
 use crate::tasks::id;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 /// At most this many tasks per stream (one socket each: see [`super::fanin`] for the
 /// subrequest budget this keeps).
@@ -105,17 +106,47 @@ fn frame(message: &Value) -> Vec<u8> {
     format!("data: {message}\n\n").into_bytes()
 }
 
+/// `_meta` of the stream's messages: `{KEY_SUBSCRIPTION_ID: the listen request's id}`.
+type SubscriptionMeta<'a> = OneEntry<'a, &'a RequestId>;
+
+/// `notifications/subscriptions/acknowledged`'s params.
+#[derive(Serialize)]
+struct Acknowledged<'a> {
+    #[serde(rename = "_meta")]
+    meta: SubscriptionMeta<'a>,
+    notifications: AcceptedNotifications<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AcceptedNotifications<'a> {
+    task_ids: &'a [String],
+}
+
+/// `SubscriptionsListenResult`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListenResult<'a> {
+    #[serde(rename = "_meta")]
+    meta: SubscriptionMeta<'a>,
+    result_type: &'static str,
+}
+
 impl Listen {
-    fn meta(&self) -> Value {
-        json!({ KEY_SUBSCRIPTION_ID: self.request_id })
+    fn meta(&self) -> SubscriptionMeta<'_> {
+        OneEntry(KEY_SUBSCRIPTION_ID, &self.request_id)
     }
 
     /// The first message: which of the requested notifications the server will send.
     /// List-changed and resource notifications are not offered (the lists are static).
     pub fn ack(&self, accepted: &[String]) -> Vec<u8> {
+        let params = Acknowledged {
+            meta: self.meta(),
+            notifications: AcceptedNotifications { task_ids: accepted },
+        };
         frame(&jsonrpc::notification(
             "notifications/subscriptions/acknowledged",
-            json!({ "notifications": { "taskIds": accepted }, "_meta": self.meta() }),
+            jsonrpc::payload(&params),
         ))
     }
 
@@ -127,10 +158,13 @@ impl Listen {
             object.remove("resultType");
             match object.get_mut("_meta") {
                 Some(Value::Object(meta)) => {
-                    meta.insert(KEY_SUBSCRIPTION_ID.into(), json!(self.request_id));
+                    meta.insert(
+                        KEY_SUBSCRIPTION_ID.into(),
+                        jsonrpc::payload(&self.request_id),
+                    );
                 }
                 _ => {
-                    object.insert("_meta".into(), self.meta());
+                    object.insert("_meta".into(), jsonrpc::payload(&self.meta()));
                 }
             }
         }
@@ -141,7 +175,10 @@ impl Listen {
     pub fn closed(&self) -> Vec<u8> {
         frame(&jsonrpc::result_message(
             &self.request_id,
-            json!({ "resultType": "complete", "_meta": self.meta() }),
+            jsonrpc::payload(&ListenResult {
+                meta: self.meta(),
+                result_type: "complete",
+            }),
         ))
     }
 

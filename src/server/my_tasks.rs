@@ -14,8 +14,8 @@
 use crate::error::McpError;
 use crate::mcp::params::{Fields, Params};
 use crate::tasks::record::task_facts;
-use crate::tasks::task::StatusKind;
-use serde_json::{Value, json};
+use crate::tasks::task::{self, StatusKind};
+use serde_json::Value;
 
 /// The params of `mcp-tasks-edge/tasks/list`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -71,9 +71,5 @@ impl TaskFilter {
 /// The result of a page: the tasks `filter` keeps, in order, and the next page's cursor.
 pub fn page_result(tasks: Vec<Value>, next: Option<String>, filter: &TaskFilter) -> Value {
     let tasks: Vec<Value> = tasks.into_iter().filter(|t| filter.keeps(t)).collect();
-    let mut result = json!({ "resultType": "complete", "tasks": tasks });
-    if let Some(next) = next {
-        result["nextCursor"] = next.into();
-    }
-    result
+    task::list_result(true, tasks, next)
 }

@@ -12,8 +12,9 @@ use super::record::{TaskRecord, tool_key};
 use super::task::{RESULT_COMPLETE, RESULT_TASK, TaskStatus};
 use crate::auth::anonymous;
 use crate::error::McpError;
+use crate::jsonrpc::OneEntry;
 use crate::mcp::input;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// What the adapter must do to storage, in one transaction.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -65,7 +66,10 @@ pub const CANCELLED_BY_CLIENT: &str = "Cancelled by the client";
 pub const CANCELLED_BY_OPERATOR: &str = "Cancelled by an operator";
 
 fn empty_ack() -> ObjectReply {
-    ObjectReply::Result(json!({ "resultType": RESULT_COMPLETE }))
+    ObjectReply::Result(crate::jsonrpc::payload(&OneEntry(
+        "resultType",
+        RESULT_COMPLETE,
+    )))
 }
 
 fn error(e: McpError) -> ObjectReply {

@@ -185,3 +185,43 @@ impl Task {
         value
     }
 }
+
+/// `InputRequiredResult` (mrtr): the requests to answer, and the state the client sends
+/// back with the answers.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InputRequiredResult<'a> {
+    result_type: &'static str,
+    input_requests: &'a Map<String, Value>,
+    request_state: &'a str,
+}
+
+/// An `InputRequiredResult` asking `requests`, with the sealed `request_state`.
+pub fn input_required(requests: &Map<String, Value>, request_state: &str) -> Value {
+    crate::jsonrpc::payload(&InputRequiredResult {
+        result_type: RESULT_INPUT_REQUIRED,
+        input_requests: requests,
+        request_state,
+    })
+}
+
+/// `ListTasksResult`: a page of tasks and the next page's cursor, if any (`resultType`
+/// only for 2026-07-28 readers).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListTasksResult {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_type: Option<&'static str>,
+    tasks: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+}
+
+/// A `tasks/list` result of `tasks`: with `resultType` `"complete"` when `typed`.
+pub fn list_result(typed: bool, tasks: Vec<Value>, next_cursor: Option<String>) -> Value {
+    crate::jsonrpc::payload(&ListTasksResult {
+        result_type: typed.then_some(RESULT_COMPLETE),
+        tasks,
+        next_cursor,
+    })
+}

@@ -30,7 +30,8 @@ use super::protocol::ObjectReply;
 use super::record::TaskRecord;
 use super::task::RESULT_COMPLETE;
 use crate::error::McpError;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 pub use super::transition::{Entry, KEEP, Kind, MAX_MESSAGE_CHARS, clip, entry};
 
@@ -43,12 +44,23 @@ pub fn note(effects: &mut Effects, before: Option<&TaskRecord>) {
     }
 }
 
+/// A task's timeline on the wire.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Timeline {
+    timeline: Vec<Value>,
+    omitted_entries: u32,
+}
+
 /// The wire timeline of a stored task: its entries and how many were dropped between
 /// the first and the kept ones.
 pub fn wire(stored: &Stored) -> Value {
-    let entries: Vec<Value> = stored.timeline.iter().map(Entry::to_wire).collect();
-    let omitted = stored.parts.timeline.saturating_sub(entries.len() as u32);
-    json!({ "timeline": entries, "omittedEntries": omitted })
+    let timeline: Vec<Value> = stored.timeline.iter().map(Entry::to_wire).collect();
+    let omitted_entries = stored.parts.timeline.saturating_sub(timeline.len() as u32);
+    crate::jsonrpc::payload(&Timeline {
+        timeline,
+        omitted_entries,
+    })
 }
 
 /// `mcp-tasks-edge/tasks/timeline`: the owner's view (anyone else: "not found", as

@@ -7,7 +7,7 @@ use super::task::TaskStatus;
 use crate::jsonrpc::ErrorObject;
 use crate::time::iso8601;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Entries kept per task: the first and the last `KEEP - 1`.
 pub const KEEP: u32 = 50;
@@ -74,19 +74,29 @@ pub struct Entry {
 impl Entry {
     /// The wire form: `at` as an ISO 8601 timestamp.
     pub fn to_wire(&self) -> Value {
-        let mut value =
-            json!({ "at": iso8601(self.at_ms), "event": self.event, "status": self.status });
-        if let Some(attempt) = self.attempt {
-            value["attempt"] = attempt.into();
-        }
-        if let Some(message) = &self.message {
-            value["message"] = message.clone().into();
-        }
-        if let Some(error) = &self.error {
-            value["error"] = serde_json::to_value(error).unwrap_or(Value::Null);
-        }
-        value
+        crate::jsonrpc::payload(&WireEntry {
+            at: iso8601(self.at_ms),
+            event: &self.event,
+            status: &self.status,
+            attempt: self.attempt,
+            message: self.message.as_deref(),
+            error: self.error.as_ref(),
+        })
     }
+}
+
+/// An [`Entry`] as the wire has it.
+#[derive(Serialize)]
+struct WireEntry<'a> {
+    at: String,
+    event: &'a Kind,
+    status: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attempt: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a ErrorObject>,
 }
 
 /// `text`, cut to [`MAX_MESSAGE_CHARS`] characters.

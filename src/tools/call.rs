@@ -2,10 +2,10 @@
 
 use super::ToolError;
 use crate::host::BoxFuture;
-use crate::jsonrpc::ErrorObject;
+use crate::jsonrpc::{self, ErrorObject, OneEntry};
 use crate::mcp::meta::ClientCapabilities;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
@@ -21,7 +21,7 @@ fn checkpoint_mismatch<T>(why: &str) -> ToolError {
             "its stored checkpoint does not decode as {}: {why}. It was stored by an earlier step (perhaps before a deploy changed the checkpoint type); the step was not run again, so nothing it did is repeated",
             std::any::type_name::<T>()
         ),
-        data: Some(json!({ CHECKPOINT_MISMATCH: true })),
+        data: Some(jsonrpc::payload(&OneEntry(CHECKPOINT_MISMATCH, true))),
     })
 }
 

@@ -3,10 +3,10 @@
 //! `structuredContent`, with its JSON in a text block too (the tools page of the spec
 //! recommends both, for clients that read only `content`).
 
-use super::{Step, ToolError, internal_error, text};
+use super::{Step, ToolError, call_tool_result, internal_error, text};
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// What a step function may return ([`Tool::run`](super::Tool::run),
 /// [`Tool::run_sync`](super::Tool::run_sync)): a [`Step`], or `Result<R, ToolError>` where `R` is
@@ -141,11 +141,7 @@ impl Step {
         match serde_json::to_value(output) {
             Ok(Value::Object(structured)) => {
                 let json = Value::Object(structured);
-                Step::Complete(json!({
-                    "content": [text(json.to_string())],
-                    "structuredContent": json,
-                    "isError": false
-                }))
+                Step::Complete(call_tool_result(&json.to_string(), Some(&json), false))
             }
             Ok(other) => Step::Fail(internal_error(format!(
                 "the tool's output must serialize to a JSON object (structuredContent), not {}",

@@ -7,8 +7,9 @@ use super::super::hub_state::AfterStream;
 use super::super::js::{self, Abort};
 use super::super::sse::{ListenEvent, SseParser, listen_event};
 use super::{Hub, resolve_all};
+use crate::jsonrpc::{OneEntry, payload};
 use js_sys::Promise;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
@@ -116,7 +117,10 @@ impl Hub {
         abort: &Abort,
     ) -> Option<(Reader, SseParser, Vec<ListenEvent>)> {
         let mut params = Map::new();
-        params.insert("notifications".into(), json!({ "taskIds": task_ids }));
+        params.insert(
+            "notifications".into(),
+            payload(&OneEntry("taskIds", task_ids)),
+        );
         let (_, response) = self
             .inner
             .send("subscriptions/listen", params, None, Some(abort))

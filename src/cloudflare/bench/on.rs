@@ -1,6 +1,8 @@
 //! The bench build's counters (see [`super`]).
 
-use serde_json::{Map, Value, json};
+use crate::jsonrpc::{Empty, payload};
+use serde::Serialize;
+use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -15,7 +17,8 @@ const WORKER: &str = "Worker";
 /// The route that answers the counts (GET).
 pub(crate) const ROUTE: &str = "/__bench/counters";
 
-#[derive(Default)]
+#[derive(Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Counts {
     requests: u64,
     alarms: u64,
@@ -28,6 +31,8 @@ struct Counts {
     awake_ms: f64,
 }
 
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Ledger {
     /// Drawn at the first count: a new value means the counts started again.
     instance: String,
@@ -76,30 +81,24 @@ pub(crate) async fn before_delete_all(class: &'static str, storage: &Storage) {
     }
 }
 
-/// The counts as JSON: `{instance, classes: {class: {requests, alarms, ...}}}`.
+/// The counts before any was made.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NoLedger {
+    instance: (),
+    classes: Empty,
+    log_lines: u64,
+}
+
+/// The counts as JSON: `{instance, classes: {class: {requests, alarms, ...}}, logLines}`.
 fn snapshot() -> Value {
-    LEDGER.with(|ledger| {
-        let ledger = ledger.borrow();
-        let Some(ledger) = ledger.as_ref() else {
-            return json!({ "instance": null, "classes": {}, "logLines": 0 });
-        };
-        let classes: Map<String, Value> = ledger
-            .classes
-            .iter()
-            .map(|(class, c)| {
-                let counts = json!({
-                    "requests": c.requests,
-                    "alarms": c.alarms,
-                    "websocketMessages": c.websocket_messages,
-                    "websocketEvents": c.websocket_events,
-                    "rowsRead": c.rows_read,
-                    "rowsWritten": c.rows_written,
-                    "awakeMs": c.awake_ms,
-                });
-                ((*class).to_owned(), counts)
-            })
-            .collect();
-        json!({ "instance": ledger.instance, "classes": classes, "logLines": ledger.log_lines })
+    LEDGER.with(|ledger| match ledger.borrow().as_ref() {
+        Some(ledger) => payload(ledger),
+        None => payload(&NoLedger {
+            instance: (),
+            classes: Empty {},
+            log_lines: 0,
+        }),
     })
 }
 

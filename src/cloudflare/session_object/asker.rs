@@ -8,10 +8,10 @@ use crate::cloudflare::new_task_id;
 use crate::error::McpError;
 use crate::host::BoxFuture;
 use crate::jsonrpc::ErrorObject;
-use crate::legacy::tasks::RELATED_TASK;
+use crate::legacy::tasks::tag_related;
 use crate::server::call::Asker;
 use futures_util::future::{Either, select};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
@@ -118,9 +118,10 @@ impl Asker for SessionAsker {
             let mut forget = Forget(&self.pending, Vec::new());
             for (key, request) in requests {
                 let id = new_task_id().map_err(|e| McpError::Internal(e.to_string()))?;
-                let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+                let mut params =
+                    (request.get("params").cloned()).unwrap_or_else(|| Value::Object(Map::new()));
                 if let Some(task_id) = &self.related_task {
-                    params["_meta"][RELATED_TASK] = json!({ "taskId": task_id });
+                    tag_related(&mut params, task_id);
                 }
                 let message = crate::jsonrpc::server_request(&id, &request["method"], params);
                 let slot: Slot = Rc::default();

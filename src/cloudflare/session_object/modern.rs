@@ -15,7 +15,8 @@ use crate::server::call::progress_notification;
 use crate::server::dispatch;
 use crate::server::{Action, Context, Cors, Server};
 use crate::tools::Progress;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::rc::Rc;
 use worker::{Response, Result};
 
@@ -213,7 +214,7 @@ impl SessionRunner {
             if session.logs(level) {
                 let message = crate::jsonrpc::notification(
                     "notifications/message",
-                    json!({ "level": level, "data": data }),
+                    crate::jsonrpc::payload(&LoggingMessage { level, data }),
                 );
                 channel.send(message.to_string().as_bytes());
             }
@@ -250,4 +251,11 @@ fn legacy_answer(response: HttpResponse) -> Result<Response> {
         .filter(|(name, _)| *name == "retry-after");
     answer.headers.extend(retry);
     crate::cloudflare::to_worker_response(answer)
+}
+
+/// `notifications/message`'s params (2025-11-25 logging).
+#[derive(Serialize)]
+struct LoggingMessage<'a> {
+    level: &'a str,
+    data: &'a Value,
 }

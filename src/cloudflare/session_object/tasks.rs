@@ -9,14 +9,14 @@ use crate::cloudflare::sse::Channel;
 use crate::cloudflare::{call_object, my_tasks, store_new_task};
 use crate::error::McpError;
 use crate::http::HttpResponse;
-use crate::jsonrpc::{self, RequestId};
+use crate::jsonrpc::{self, OneEntry, RequestId};
 use crate::legacy::result_loop::{self, Waiting};
 use crate::legacy::{self, ResultStep, Session, TaskOp, reach};
 use crate::server::Server;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use futures_util::future::{Either, select};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -62,7 +62,8 @@ pub(super) async fn create(
     record.assign_id(crate::cloudflare::new_task_id()?);
     let stored = store_new_task(server, &runner.env, principal, record, false, trace).await;
     let outcome = match stored {
-        Ok(reply) => decode(reply).map(|created| json!({ "task": legacy::legacy_task(&created) })),
+        Ok(reply) => decode(reply)
+            .map(|created| jsonrpc::payload(&OneEntry("task", legacy::legacy_task(&created)))),
         Err(refused) => Err(refused),
     };
     json_reply(Some(id), outcome)

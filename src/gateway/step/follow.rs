@@ -5,11 +5,11 @@
 
 use super::outcome::finish;
 use super::{Checkpoint, UpstreamTool};
-use crate::gateway::client::{Session, UpstreamError};
+use crate::gateway::client::{self, Session, UpstreamError};
 use crate::host::Host;
 use crate::jsonrpc::ErrorObject;
 use crate::tools::{Call, Step, ToolError};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::time::Duration;
 
 /// Failed reads of an upstream task in a row before the task fails.
@@ -51,14 +51,14 @@ pub(super) async fn follow(
     mut f: Following,
     host: &Host,
 ) -> Result<Step, ToolError> {
-    let get = json!({ "taskId": f.task });
+    let get = client::task_params(&f.task, None);
     let read = match session
         .request("tasks/get", get.clone(), tool.quick())
         .await
     {
         // A 2025-11-25 session ended (the upstream restarted): the task outlives it.
         Err(UpstreamError::SessionGone) => {
-            match Session::open(host, &tool.upstream, tool.quick(), json!({})).await {
+            match Session::open(host, &tool.upstream, tool.quick(), client::no_params()).await {
                 Ok(fresh) => {
                     session = fresh;
                     session.request("tasks/get", get, tool.quick()).await
@@ -89,7 +89,11 @@ pub(super) async fn follow(
         Some("completed" | "failed") if session.is_modern() => ended(tool, &status),
         Some("completed" | "failed") => {
             let outcome = session
-                .request("tasks/result", json!({ "taskId": f.task }), tool.call)
+                .request(
+                    "tasks/result",
+                    client::task_params(&f.task, None),
+                    tool.call,
+                )
                 .await;
             session.close(tool.quick()).await;
             finish(tool, outcome.map(without_related_task))
@@ -105,7 +109,11 @@ pub(super) async fn follow(
         }
         Some("input_required") => {
             let _ = session
-                .request("tasks/cancel", json!({ "taskId": f.task }), tool.quick())
+                .request(
+                    "tasks/cancel",
+                    client::task_params(&f.task, None),
+                    tool.quick(),
+                )
                 .await;
             Err(tool.error(format!(
                 "The upstream tool {:?} of {:?} asked for input on its 2025-11-25 task, which the gateway does not relay (docs/gateway.md \"Limits\"); its task was cancelled",
@@ -174,7 +182,7 @@ async fn asked(
     }
     if !responses.is_empty() {
         let keys: Vec<String> = responses.keys().cloned().collect();
-        let update = json!({ "taskId": f.task, "inputResponses": responses });
+        let update = client::task_params(&f.task, Some(&responses));
         session
             .request("tasks/update", update, tool.quick())
             .await

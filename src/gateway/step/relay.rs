@@ -4,7 +4,8 @@ use crate::gateway::client::{self, Reply};
 use crate::host::BoxFuture;
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::tools::{Call, ToolError};
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// The step's side of a call's stream: upstream progress is the call's (a task's, as it
 /// comes), its log messages the call's (`notifications/message` to a 2025-11-25 session
@@ -40,7 +41,7 @@ impl client::Relay for Relay<'_> {
     fn asked<'a>(&'a self, method: &'a str, params: Map<String, Value>) -> BoxFuture<'a, Reply> {
         Box::pin(async move {
             match method {
-                "ping" => Reply::Result(json!({})),
+                "ping" => Reply::Result(client::no_params()),
                 "elicitation/create" | "sampling/createMessage" | "roots/list" => {
                     if !self.0.can_ask_now() {
                         return Reply::Handover;
@@ -48,7 +49,7 @@ impl client::Relay for Relay<'_> {
                     let mut requests = Map::new();
                     requests.insert(
                         ASKED_KEY.into(),
-                        json!({ "method": method, "params": params }),
+                        crate::jsonrpc::payload(&Asked { method, params }),
                     );
                     match self.0.ask_now(requests).await {
                         Ok(mut answers) => match answers.remove(ASKED_KEY) {
@@ -75,4 +76,11 @@ fn internal(message: &str) -> ErrorObject {
         message: message.into(),
         data: None,
     }
+}
+
+/// An upstream's question, as an input request of the call.
+#[derive(Serialize)]
+struct Asked<'a> {
+    method: &'a str,
+    params: Map<String, Value>,
 }

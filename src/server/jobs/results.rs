@@ -20,24 +20,102 @@
 
 use super::{ANSWER_TOOL, CANCEL_TOOL, JobRun, Reader, STATUS_TOOL};
 use crate::error::McpError;
-use crate::jsonrpc::ErrorObject;
+use crate::jsonrpc::{self, Empty, ErrorObject, ErrorSummary, OneEntry};
+use crate::mcp::TextContent;
 use crate::tasks::task::RESULT_COMPLETE;
-use serde_json::{Map, Value, json};
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
 
 /// This server's `_meta` key for the job facts of a result.
 pub const JOB_META: &str = "mcp-tasks-edge/job";
 
-fn result(text: String, facts: Value, is_error: bool, structured: bool) -> Value {
-    let mut result = json!({
-        "content": [{ "type": "text", "text": text }],
-        "_meta": { JOB_META: facts.clone() },
-        "isError": is_error,
-        "resultType": RESULT_COMPLETE,
-    });
-    if structured {
-        result["structuredContent"] = facts;
+/// A job's `CallToolResult`: its text, and its facts both as `structuredContent` and
+/// under `_meta`'s [`JOB_META`].
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JobResult<'a> {
+    content: [TextContent<'a>; 1],
+    #[serde(rename = "_meta")]
+    meta: OneEntry<'a, &'a Facts<'a>>,
+    is_error: bool,
+    result_type: &'static str,
+    structured_content: &'a Facts<'a>,
+}
+
+/// What the result says of the job (the `# Format` above).
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Facts<'a> {
+    job: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_message: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input_requests: Option<&'a Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<JobError<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    next: Vec<Next<'a>>,
+}
+
+/// A failed job's error, or the rule a refused request broke.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum JobError<'a> {
+    Failed(ErrorSummary<'a>),
+    Rule(&'static str),
+}
+
+/// A call the model can make next, with its exact arguments.
+#[derive(Serialize)]
+struct Next<'a> {
+    tool: &'static str,
+    arguments: Arguments<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Arguments<'a> {
+    job: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wait_seconds: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answers: Option<Template<'a>>,
+}
+
+/// `{"action": "accept", "content": {}}`: an answer for the model to fill in.
+#[derive(Serialize)]
+struct Accept {
+    action: &'static str,
+    content: Empty,
+}
+
+/// `job_answer`'s `answers` to fill in: an [`Accept`] under each question's key.
+struct Template<'a>(&'a Map<String, Value>);
+
+impl Serialize for Template<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let accept = Accept {
+            action: "accept",
+            content: Empty {},
+        };
+        serializer.collect_map(self.0.keys().map(|key| (key, &accept)))
     }
-    result
+}
+
+fn result(text: &str, facts: &Facts, is_error: bool) -> Value {
+    jsonrpc::payload(&JobResult {
+        content: [TextContent::new(text)],
+        meta: OneEntry(JOB_META, facts),
+        is_error,
+        result_type: RESULT_COMPLETE,
+        structured_content: facts,
+    })
 }
 
 /// What a finished job's facts and texts call it.
@@ -49,17 +127,17 @@ fn subject(run: &JobRun) -> String {
 }
 
 /// The job's facts: handle, status, last message, the tool (when this reader knows it).
-fn facts(run: &JobRun, task: &Value, status: &str) -> Map<String, Value> {
-    let mut facts = Map::new();
-    facts.insert("job".into(), run.job.clone().into());
-    facts.insert("status".into(), status.into());
-    if let Some(message) = task.get("statusMessage").filter(|m| m.is_string()) {
-        facts.insert("statusMessage".into(), message.clone());
+fn facts<'a>(run: &'a JobRun, task: &'a Value, status: &'static str) -> Facts<'a> {
+    Facts {
+        job: &run.job,
+        status: Some(status),
+        status_message: task.get("statusMessage").filter(|m| m.is_string()),
+        tool: match &run.reader {
+            Reader::Call { tool, .. } => Some(tool.as_str()),
+            Reader::Handle => None,
+        },
+        ..Facts::default()
     }
-    if let Reader::Call { tool, .. } = &run.reader {
-        facts.insert("tool".into(), tool.clone().into());
-    }
-    facts
 }
 
 /// A job that has not ended: working, or waiting for answers nobody could give during
@@ -70,9 +148,14 @@ pub fn pending(run: &JobRun, task: &Value) -> Value {
     let status_call =
         format!("call {STATUS_TOOL} with {{\"job\": \"{job}\", \"waitSeconds\": {wait}}}");
     let cancel_call = format!("call {CANCEL_TOOL} with {{\"job\": \"{job}\"}}");
-    let status_next =
-        json!({ "tool": STATUS_TOOL, "arguments": { "job": job, "waitSeconds": wait } });
-    let cancel_next = json!({ "tool": CANCEL_TOOL, "arguments": { "job": job } });
+    let call = |tool, wait_seconds, answers| Next {
+        tool,
+        arguments: Arguments {
+            job,
+            wait_seconds,
+            answers,
+        },
+    };
     let questions = task
         .get("inputRequests")
         .and_then(Value::as_object)
@@ -104,7 +187,6 @@ pub fn pending(run: &JobRun, task: &Value) -> Value {
                 Some(message) => format!(" Its latest status: {message}."),
                 None => String::new(),
             };
-            facts.insert("next".into(), json!([status_next, cancel_next]));
             (
                 format!(
                     "{opening}{status} For its result, {status_call} (again while it runs). To stop it, {cancel_call}."
@@ -115,17 +197,10 @@ pub fn pending(run: &JobRun, task: &Value) -> Value {
             )
         }
         Some(questions) => {
-            facts.insert("inputRequests".into(), Value::Object(questions.clone()));
-            let template: Map<String, Value> = questions
-                .keys()
-                .map(|key| (key.clone(), json!({ "action": "accept", "content": {} })))
-                .collect();
-            let answer_next =
-                json!({ "tool": ANSWER_TOOL, "arguments": { "job": job, "answers": template } });
-            facts.insert(
-                "next".into(),
-                json!([answer_next, status_next, cancel_next]),
-            );
+            facts.input_requests = Some(questions);
+            facts
+                .next
+                .push(call(ANSWER_TOOL, None, Some(Template(questions))));
             let asked: Vec<String> = questions.iter().map(|(k, q)| question(k, q)).collect();
             let key = questions.keys().next().cloned().unwrap_or_default();
             (
@@ -139,8 +214,10 @@ pub fn pending(run: &JobRun, task: &Value) -> Value {
             )
         }
     };
-    facts.insert("message".into(), message.into());
-    result(text, Value::Object(facts), false, true)
+    facts.next.push(call(STATUS_TOOL, Some(wait), None));
+    facts.next.push(call(CANCEL_TOOL, None, None));
+    facts.message = Some(message.as_str());
+    result(&text, &facts, false)
 }
 
 /// One question as a line a model can act on.
@@ -164,11 +241,11 @@ fn question(key: &str, request: &Value) -> String {
 
 /// A job read by a handle tool after it completed: its own result, first saying so.
 pub fn finished(run: &JobRun, mut job_result: Value, task: &Value) -> Value {
-    let facts = Value::Object(facts(run, task, "completed"));
+    let facts = jsonrpc::payload(&facts(run, task, "completed"));
     if let Some(object) = job_result.as_object_mut() {
-        let said = json!({ "type": "text", "text": format!("{} has completed:", subject(run)) });
+        let said = format!("{} has completed:", subject(run));
         if let Some(Value::Array(content)) = object.get_mut("content") {
-            content.insert(0, said);
+            content.insert(0, jsonrpc::payload(&TextContent::new(&said)));
         }
         let meta = object
             .entry("_meta")
@@ -183,24 +260,20 @@ pub fn finished(run: &JobRun, mut job_result: Value, task: &Value) -> Value {
 
 /// A job read by a handle tool after it failed with a JSON-RPC error.
 pub fn failed(run: &JobRun, error: &ErrorObject, task: &Value) -> Value {
-    let mut facts = facts(run, task, "failed");
-    facts.insert(
-        "error".into(),
-        json!({ "code": error.code, "message": error.message }),
-    );
+    let facts = Facts {
+        error: Some(JobError::Failed(error.summary())),
+        ..facts(run, task, "failed")
+    };
     let text = format!("{} failed: {}", subject(run), error.message);
-    result(text, Value::Object(facts), true, true)
+    result(&text, &facts, true)
 }
 
 /// A cancelled job: for the call that started it, an error result (it has no result);
 /// for a handle tool, the fact.
 pub fn cancelled(run: &JobRun, task: &Value) -> Value {
-    let facts = Value::Object(facts(run, task, "cancelled"));
+    let facts = facts(run, task, "cancelled");
     let text = format!("{} was cancelled; it has no result.", subject(run));
-    match &run.reader {
-        Reader::Call { .. } => result(text, facts, true, true),
-        Reader::Handle => result(text, facts, false, true),
-    }
+    result(&text, &facts, matches!(run.reader, Reader::Call { .. }))
 }
 
 /// The task object refused a request about the job: unknown (never existed, expired, or
@@ -221,8 +294,13 @@ pub fn refused(run: &JobRun, error: &ErrorObject) -> Value {
             format!("Job {job} refused the request: {}", error.message),
         )
     };
-    let facts = json!({ "job": job, "error": rule, "message": error.message });
-    result(text, facts, true, true)
+    let facts = Facts {
+        job,
+        error: Some(JobError::Rule(rule)),
+        message: Some(error.message.as_str()),
+        ..Facts::default()
+    };
+    result(&text, &facts, true)
 }
 
 /// A handle that is not one this server could have made.
@@ -230,6 +308,10 @@ pub fn malformed(handle: &str) -> Value {
     let text = format!(
         "Malformed job handle {handle:?}: a handle is 32 lower-case hexadecimal characters."
     );
-    let facts = json!({ "job": handle, "error": "malformed_handle" });
-    result(text, facts, true, true)
+    let facts = Facts {
+        job: handle,
+        error: Some(JobError::Rule("malformed_handle")),
+        ..Facts::default()
+    };
+    result(&text, &facts, true)
 }
