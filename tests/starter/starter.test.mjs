@@ -31,10 +31,11 @@ import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 // Not "my-mcp": the script's renaming (crate, Worker, server, tests) is exercised too.
 const NAME = 'link-checker';
 // The Worker's size budget, gzipped, in KiB (wrangler's figure): what the starter measures
-// now plus 2 KiB or so, so a regression shows. It measures 459.02 KiB, and 428.44 KiB on its
-// smallest build (4.6 KiB more than before a task's steps could report while they run:
-// progress written as it comes and questions asked mid-step, `objects::task::live`, and
-// outbound answers read as they arrive, `Host::open`): its four tools (two of them typed D1
+// now plus 2 KiB or so, so a regression shows. It measures 457.68 KiB, and 428.80 KiB on its
+// smallest build (a fresh-clone run after protocol payloads became Serialize types, the
+// principal and registry objects core runners: 1.3 KiB less and 0.4 KiB more than before
+// them; 4.6 KiB more than before a task's steps could report while they run, `objects::task::live`,
+// `Host::open`): its four tools (two of them typed D1
 // tools with a typed question, about 13 KiB together) on the library (docs/authoring.md
 // "Building, and what the Worker weighs").
 const SMALL = process.env.STARTER_BUILD === 'small';
