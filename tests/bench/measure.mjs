@@ -24,7 +24,8 @@ export async function measure(port, req, check, { connections, seconds, warmupSe
       while (performance.now() < end && (!record || count < maxRequests)) {
         const t0 = performance.now();
         try {
-          check(await send(agent, port, req.method, req.path, req.headers, req.body));
+          const r = typeof req === 'function' ? req() : req;
+          check(await send(agent, port, r.method, r.path, r.headers, r.body), r);
           if (record && count < maxRequests) latencies[count++] = performance.now() - t0;
         } catch (e) {
           errors++;

@@ -17,6 +17,7 @@
 //   tasks/get (a working task)   vs a bare DO read (storage.get in an existing object)
 //   tasks/update (no-op ack)     vs a bare DO write (storage.put in an existing object)
 //   task creation (tools/call)   vs a write to a brand-new object (one put, fresh name)
+//   creation by one API key      vs the same spread over sixteen keys (one ledger vs sixteen)
 // and against the `agents` peer, the MCP server a Cloudflare user would write in JavaScript
 // instead (./peer-agents: agents' createMcpHandler with an SDK v2 McpServer and an `echo`
 // tool, from pinned npm packages installed by its install.sh, under wrangler dev like the
@@ -87,7 +88,7 @@ import { printTables } from './tables.mjs';
 import { ceilingTarget, lifecycles, listeningLifecycles, mcpTarget } from './lifecycles.mjs';
 import { measure as measureLoad, newAgent, pool } from './measure.mjs';
 import { bundleSizes, hotPathRows, serverLogs } from './report.mjs';
-import { directPort, mcpRequest, resultOf, send, startPeer, startWrangler, workerdPorts, workerdProcesses } from './servers.mjs';
+import { BENCH_KEYS, benchApiKeys, directPort, mcpRequest, resultOf, send, startPeer, startWrangler, workerdPorts, workerdProcesses } from './servers.mjs';
 
 const env = (name, fallback) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]);
 const SETTINGS = {
@@ -162,7 +163,8 @@ try {
   // Quotas off (QUOTA_*, where the server has them) so the load is never refused; the
   // server still counts each creation in its per-principal ledger. Every request comes from
   // one principal, anonymous, as in the other test layers.
-  const projectVars = { TASK_POLL_INTERVAL_MS: String(SETTINGS.pollIntervalMs), QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited' };
+  const projectVars = { TASK_POLL_INTERVAL_MS: String(SETTINGS.pollIntervalMs), QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited',
+    API_KEYS: benchApiKeys(TEST_VARS.API_KEYS) };
   report.projectVars = projectVars;
   const project = await startServer({ vars: projectVars });
   servers.push(project);
@@ -305,6 +307,20 @@ try {
     created = [];
     m.create = await run('task creation', async () => measure(await at('project'), mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 30 } }), isCreated));
     const ids = created;
+    // The same creations, authenticated: all by one key, then spread over sixteen; each
+    // task is cancelled afterwards by the key that created it.
+    const byKey = (pick) => () => {
+      const key = BENCH_KEYS[pick()];
+      return { ...mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 30 } }, { authorization: `Bearer ${key}` }), key };
+    };
+    const keyed = [];
+    const isCreatedBy = (r, req) => { const t = resultOf(r); if (t.resultType !== 'task') throw new Error('not a task'); keyed.push([t.taskId, req.key]); };
+    let n = 0;
+    m.createOneKey = await run('task creation, one key', async () => measure(await at('project'), byKey(() => 0), isCreatedBy));
+    m.createKeys = await run('task creation, 16 keys', async () => measure(await at('project'), byKey(() => n++ % BENCH_KEYS.length), isCreatedBy));
+    const keyedCancelled = await pool(keyed, SETTINGS.connections, ([taskId, key]) =>
+      call(setupAgent, p, mcp('tasks/cancel', { taskId }, { authorization: `Bearer ${key}` })));
+    log(`    cancelled ${keyedCancelled}/${keyed.length} tasks created by key`);
     const t0 = Date.now();
     const cancelled = await pool(ids, SETTINGS.connections, (taskId) => call(setupAgent, p, mcp('tasks/cancel', { taskId })));
     log(`    cancelled ${cancelled}/${ids.length} created tasks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

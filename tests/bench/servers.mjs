@@ -3,12 +3,22 @@
 // proxy in front of it), and start the rmcp peer (tests/bench/peer-rmcp, a native binary).
 // Servers listen on 127.0.0.1 only; wrangler is stopped by process group, the peer by PID.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, freePort } from '../support/server.mjs';
 import { ALL_CAPS, headersFor } from '../e2e/mcp.mjs';
+
+/** Sixteen API keys, each its own principal (and ledger): creation by one against all. */
+export const BENCH_KEYS = Array.from({ length: 16 }, (_, i) => `bench-key-${i}`);
+
+/** `API_KEYS` with the bench keys added to `base` (name=SHA-256 digest each). */
+export function benchApiKeys(base) {
+  const digest = (key) => createHash('sha256').update(key).digest('hex');
+  return [base, ...BENCH_KEYS.map((key, i) => `bench${i}=${digest(key)}`)].join(',');
+}
 
 let nextId = 1;
 /**
