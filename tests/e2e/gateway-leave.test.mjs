@@ -10,7 +10,7 @@ import { startServer, TEST_KEYS } from '../support/server.mjs';
 import { openSession, responseOf } from '../support/legacy.mjs';
 import { readSse } from '../support/sse.mjs';
 import { gatewayVars, startUpstream } from '../support/upstream.mjs';
-import { headersFor, rpc } from './mcp.mjs';
+import { headersFor, rpc, until } from './mcp.mjs';
 
 // The first call's wait before its handle: long enough to leave inside it.
 const WAIT_MS = 8000;
@@ -26,16 +26,6 @@ after(async () => {
   await gateway?.stop();
   await upstream?.close();
 });
-
-const until = async (what, check, timeoutMs = 15_000) => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 /** The upstream's one call of `report` labelled `label`, once it has started. */
 const upstreamCall = (label) => until(`the upstream's call ${label}`, () => {

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, TEST_KEYS } from '../support/server.mjs';
 import { startJobServer } from '../support/job-server.mjs';
-import { headersFor, rpc } from './mcp.mjs';
+import { headersFor, rpc, until } from './mcp.mjs';
 import { openSession, responseOf } from '../support/legacy.mjs';
 import { readSse } from '../support/sse.mjs';
 
@@ -25,16 +25,6 @@ after(async () => { await server?.stop(); await jobs?.close(); });
 
 /** http_job's arguments: a job that runs about a minute unless cancelled. */
 const longJob = (tag) => ({ startUrl: `${jobs.url}/jobs`, body: { tag, steps: 60, retryAfter: 1 } });
-
-const until = async (what, check, timeoutMs = 15_000) => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-};
 
 /** The DELETE http_job's cancel hook sends to the job API, once it has. */
 const deleted = (tag) => until(`DELETE of job ${tag}`, () => {

@@ -46,3 +46,14 @@ export async function pollUntil(url, taskId, done, { timeoutMs = 20_000, options
 }
 
 export const terminal = (t) => ['completed', 'failed', 'cancelled'].includes(t.status);
+
+/** `check()`'s first truthy value (awaited), tried every 200 ms; throws naming `what` past the deadline. */
+export async function until(what, check, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
