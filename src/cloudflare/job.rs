@@ -143,11 +143,8 @@ async fn abandon(
     principal: &str,
     trace: Option<&str>,
 ) -> Result<(), String> {
-    match object(env, cancel, principal, trace).await {
-        Ok(_) => Ok(()),
-        Err(ObjectError::Refused(error)) => Err(error.message),
-        Err(ObjectError::Unreachable(why)) => Err(why),
-    }
+    let cancelled = object(env, cancel, principal, trace).await;
+    cancelled.map(drop).map_err(|why| why.to_string())
 }
 
 /// [`crate::server::Action::Job`]: sends `run.first`, then follows the job until the
