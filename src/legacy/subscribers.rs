@@ -97,6 +97,16 @@ impl RegistryRequest {
         }
     }
 
+    /// The resource the request is about.
+    pub fn uri(&self) -> &str {
+        match self {
+            RegistryRequest::Add { uri, .. }
+            | RegistryRequest::Remove { uri, .. }
+            | RegistryRequest::Announce { uri }
+            | RegistryRequest::Updated { uri } => uri,
+        }
+    }
+
     /// The body sent with [`RegistryRequest::op`].
     pub fn body(&self) -> String {
         let (uri, session) = match self {

@@ -76,16 +76,7 @@ pub(crate) async fn set(
     } else {
         RegistryRequest::Remove { uri, session }
     };
-    send(env, &registry(request_uri(&request)), &request).await
-}
-
-fn request_uri(request: &RegistryRequest) -> &str {
-    match request {
-        RegistryRequest::Add { uri, .. }
-        | RegistryRequest::Remove { uri, .. }
-        | RegistryRequest::Announce { uri }
-        | RegistryRequest::Updated { uri } => uri,
-    }
+    send(env, &registry(request.uri()), &request).await
 }
 
 /// Tells every session subscribed to `uri` that it changed.
