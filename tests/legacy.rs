@@ -298,3 +298,21 @@ fn task_augmented_calls_check_the_tool_like_tools_call() {
         assert_eq!(e.to_wire().code.0, -32602, "{bad}");
     }
 }
+
+#[test]
+fn a_modern_answer_is_reshaped_for_the_session_and_a_broken_one_is_said_to_be() {
+    let modern = br#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[]}}"#;
+    let shaped: Value = serde_json::from_slice(&legacy::legacy_body(modern)).unwrap();
+    assert_eq!(shaped["id"], 3);
+    assert!(shaped["result"].get("resultType").is_none(), "{shaped}");
+    assert_eq!(shaped["result"]["content"], json!([]));
+    // The core's bytes always parse; if they ever did not, the session says so.
+    let broken: Value = serde_json::from_slice(&legacy::legacy_body(b"{oops")).unwrap();
+    assert_eq!(broken["error"]["code"], -32603);
+    assert!(
+        broken["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not JSON")
+    );
+}

@@ -18,17 +18,21 @@ pub fn legacy_result(mut result: Value) -> Value {
     result
 }
 
-/// A modern response body (JSON-RPC) with its result reshaped for 2025-11-25.
+/// A modern response body (JSON-RPC) with its result reshaped for 2025-11-25. The body
+/// is the core's own: one that does not parse is a bug, answered as a -32603 that says so,
+/// never passed on unshaped.
 pub fn legacy_body(body: &[u8]) -> Vec<u8> {
-    match serde_json::from_slice::<Value>(body) {
-        Ok(mut message) => {
-            if let Some(result) = message.get_mut("result") {
-                *result = legacy_result(result.take());
-            }
-            serde_json::to_vec(&message).unwrap_or_else(|_| body.to_vec())
+    let mut message: Value = match serde_json::from_slice(body) {
+        Ok(message) => message,
+        Err(e) => {
+            let bug = McpError::Internal(format!("an answer that is not JSON ({e})"));
+            return crate::jsonrpc::error_response(None, &bug.to_wire());
         }
-        Err(_) => body.to_vec(),
+    };
+    if let Some(result) = message.get_mut("result") {
+        *result = legacy_result(result.take());
     }
+    serde_json::to_vec(&message).expect("a parsed value serializes")
 }
 
 /// A `tools/call` without `params.task` of a tool whose `taskSupport` is `required`:
