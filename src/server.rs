@@ -86,7 +86,8 @@ pub enum Action {
     /// Follow a job (`jobs`): send `run.first`, then feed each state of the task to a
     /// [`jobs::Follow`] until it answers or `run.wait_ms` is over ([`jobs::Follow::waited`]).
     Job(Box<jobs::JobRun>),
-    /// Read a resource with the adapter's host: `server.read(read, host).await`.
+    /// Read a resource with the adapter's host: `server.read(read, host).await` is the
+    /// response.
     Read(Box<ReadRun>),
     /// List the caller's tasks from its principal's index (method [`LIST_TASKS`]) and
     /// answer with a page of them.
@@ -334,7 +335,7 @@ impl Server {
     }
 
     /// Reads a resource (after [`Action::Read`]) with the adapter's host.
-    pub async fn read(&self, read: ReadRun, host: &Host) -> Action {
+    pub async fn read(&self, read: ReadRun, host: &Host) -> HttpResponse {
         let request = catalog::Read {
             uri: read.uri.clone(),
             vars: match &read.target {
@@ -369,10 +370,10 @@ impl Server {
                 read.uri
             ))),
         };
-        Action::Respond(match result {
+        match result {
             Ok(result) => result_response(&read.request_id, &result, &read.cors),
             Err(e) => error_response(Some(&read.request_id), &e, &read.cors),
-        })
+        }
     }
 
     /// Turns a TaskObject reply (as sent: status and body) into the JSON-RPC response for

@@ -213,9 +213,8 @@ async fn perform(
                     .await
             }
             Action::Read(read) => {
-                server
-                    .read(*read, &WorkerHost::host(env.clone(), &server))
-                    .await
+                let host = WorkerHost::host(env.clone(), &server);
+                Action::Respond(server.read(*read, &host).await)
             }
             Action::ListTasks {
                 request_id,

@@ -84,7 +84,15 @@ pub async fn stream(
                         .body
                 }
                 Action::Job(run) => job::follow(&server, &env, &ctx, *run, &channel).await.body,
-                other => jsonrpc::error_response(None, &other.unexpected().to_wire()),
+                // Each named, so that a new kind of action is a compile error here.
+                other @ (Action::Run(_)
+                | Action::Forward { .. }
+                | Action::Read(_)
+                | Action::ListTasks { .. }
+                | Action::Listen(_)
+                | Action::Admin { .. }) => {
+                    jsonrpc::error_response(None, &other.unexpected().to_wire())
+                }
             }
         };
         let body = match select(pin!(answered), pin!(heartbeat(&beat))).await {

@@ -146,7 +146,9 @@ pub fn run_action_at(server: &Server, action: Action, ctx: &Context) -> Action {
             let host = Host::new(FakeHost::new().at(ctx.now_ms));
             block_on(server.run(*run, ctx, &host, &Default::default(), None, &|_| {}))
         }
-        Action::Read(read) => block_on(server.read(*read, &Host::new(FakeHost::new()))),
+        Action::Read(read) => {
+            Action::Respond(block_on(server.read(*read, &Host::new(FakeHost::new()))))
+        }
         other => other,
     }
 }

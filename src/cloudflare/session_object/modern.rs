@@ -55,10 +55,7 @@ impl SessionRunner {
         let host = WorkerHost::host(self.env.clone(), &server);
         match action {
             Action::Respond(response) => legacy_answer(response),
-            Action::Read(read) => match server.read(*read, &host).await {
-                Action::Respond(response) => legacy_answer(response),
-                other => json_reply(Some(&rpc.id), Err(other.unexpected())),
-            },
+            Action::Read(read) => legacy_answer(server.read(*read, &host).await),
             Action::Run(run) => {
                 if run.target.is_tool()
                     && let Err(refused) =
@@ -108,7 +105,13 @@ impl SessionRunner {
                 let response = job::follow(&server, &self.env, &ctx, *run, &channel).await;
                 legacy_answer(response)
             }
-            other => json_reply(Some(&rpc.id), Err(other.unexpected())),
+            // Each named, so that a new kind of action is a compile error here.
+            other @ (Action::CreateTask { .. }
+            | Action::Forward { .. }
+            | Action::Detach { .. }
+            | Action::ListTasks { .. }
+            | Action::Listen(_)
+            | Action::Admin { .. }) => json_reply(Some(&rpc.id), Err(other.unexpected())),
         }
     }
 
@@ -150,7 +153,13 @@ impl SessionRunner {
                     Ok(job::detach(&server, &env, &ctx, record, *run, &jobs, leave).await)
                 }
                 Action::Job(run) => Ok(job::follow(&server, &env, &ctx, *run, &jobs).await),
-                other => Err(other.unexpected()),
+                other @ (Action::CreateTask { .. }
+                | Action::Forward { .. }
+                | Action::Run(_)
+                | Action::Read(_)
+                | Action::ListTasks { .. }
+                | Action::Listen(_)
+                | Action::Admin { .. }) => Err(other.unexpected()),
             };
             let body = match response {
                 Ok(response) => legacy::legacy_body(&response.body),
@@ -194,7 +203,14 @@ impl SessionRunner {
                     job::detach(server, &self.env, ctx, record, *run, &channel, leave).await;
                 legacy_answer(response)
             }
-            other => json_reply(Some(&id), Err(other.unexpected())),
+            other @ (Action::CreateTask { .. }
+            | Action::Forward { .. }
+            | Action::Run(_)
+            | Action::Job(_)
+            | Action::Read(_)
+            | Action::ListTasks { .. }
+            | Action::Listen(_)
+            | Action::Admin { .. }) => json_reply(Some(&id), Err(other.unexpected())),
         }
     }
 
