@@ -135,3 +135,13 @@ fn issuers_are_https_except_on_loopback() {
         assert!(config(&[("OAUTH_ISSUER", bad)]).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn the_server_reads_a_task_it_follows_no_faster_than_its_floor() {
+    use mcp_tasks_edge::server::config::SERVER_POLL_FLOOR_MS;
+    let eager = config(&[("TASK_POLL_INTERVAL_MS", "1")]).unwrap();
+    assert_eq!(eager.poll_interval_ms, 1, "what clients are told");
+    assert_eq!(eager.server_poll_ms(), SERVER_POLL_FLOOR_MS);
+    let calm = config(&[("TASK_POLL_INTERVAL_MS", "2500")]).unwrap();
+    assert_eq!(calm.server_poll_ms(), 2500);
+}

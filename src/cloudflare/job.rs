@@ -245,7 +245,7 @@ impl Job<'_> {
     /// Follows the job by reading it each poll interval until the wait is over (once,
     /// when no wait was asked).
     async fn polled(&mut self) -> HttpResponse {
-        let poll_ms = self.server.config.poll_interval_ms.max(250);
+        let poll_ms = self.server.config.server_poll_ms();
         loop {
             let state = self.read().await;
             if let Some(answer) = self.next(state).await {

@@ -128,7 +128,18 @@ fn issuer_url(v: &str) -> bool {
     url.scheme() == "https" || (url.scheme() == "http" && loopback)
 }
 
+/// The shortest interval at which the server itself reads a task it follows (a job's wait
+/// past its socket's reconnects, a 2025-11-25 `tasks/result`), whatever
+/// `TASK_POLL_INTERVAL_MS` says to clients.
+pub const SERVER_POLL_FLOOR_MS: u64 = 100;
+
 impl Config {
+    /// How often the server itself reads a task it follows: `TASK_POLL_INTERVAL_MS`, at
+    /// least [`SERVER_POLL_FLOOR_MS`].
+    pub fn server_poll_ms(&self) -> u64 {
+        self.poll_interval_ms.max(SERVER_POLL_FLOOR_MS)
+    }
+
     /// Builds the configuration from a variable lookup, over the defaults.
     pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
         Config::default().with_vars(get)

@@ -194,7 +194,7 @@ impl Turn {
             env: runner.env.clone(),
             task_id,
             principal: principal.to_owned(),
-            poll_ms: server.config.poll_interval_ms.max(100),
+            poll_ms: server.config.server_poll_ms(),
             stream: None,
             streams: runner.streams.clone(),
             questions: runner.questions.clone(),
