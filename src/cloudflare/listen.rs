@@ -10,11 +10,10 @@ use super::principal_object::StreamSlot;
 use super::stream::{Next, Source};
 use super::{TASKS_BINDING, call_object, join_all, now_ms};
 use crate::auth::anonymous::task_principal;
-use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::server::fanin::{Command, Fanin, Opened};
 use crate::server::listen::Listen;
-use crate::tasks::protocol::{ERROR_STATUS, ObjectReply, ObjectRequest, PRINCIPAL_HEADER};
+use crate::tasks::protocol::{ObjectReply, ObjectRequest, PRINCIPAL_HEADER, is_task_not_found};
 use crate::tasks::watch::{WatchMessage, watch_url};
 use futures_util::StreamExt;
 use futures_util::future::{Either, select};
@@ -159,9 +158,7 @@ async fn try_open(
     }
     let body = super::response_bytes(&mut response).await?;
     Ok(match ObjectReply::decode(status, &body) {
-        Ok(ObjectReply::Error(e)) if status == ERROR_STATUS && is_not_found(&e) => {
-            (Opened::NotFound, None)
-        }
+        Ok(ObjectReply::Error(e)) if is_task_not_found(&e) => (Opened::NotFound, None),
         Ok(_) | Err(_) => (
             Opened::Failed(format!(
                 "watch answered HTTP {status}: {}",
@@ -170,10 +167,6 @@ async fn try_open(
             None,
         ),
     })
-}
-
-fn is_not_found(error: &crate::jsonrpc::ErrorObject) -> bool {
-    error.code == McpError::TaskNotFound.to_wire().code
 }
 
 /// Reads a task whose state was too large to push: `None` if it is gone.

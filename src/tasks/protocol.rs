@@ -210,8 +210,14 @@ pub enum ObjectError {
 impl ObjectError {
     /// Whether the object said the task does not exist for this caller.
     pub fn is_not_found(&self) -> bool {
-        matches!(self, ObjectError::Refused(e) if e.code == McpError::TaskNotFound.to_wire().code)
+        matches!(self, ObjectError::Refused(e) if is_task_not_found(e))
     }
+}
+
+/// Whether a task object's error says the task does not exist for this caller (unknown,
+/// expired or someone else's: one answer for all).
+pub fn is_task_not_found(error: &ErrorObject) -> bool {
+    error.code == McpError::TaskNotFound.to_wire().code
 }
 
 impl std::fmt::Display for ObjectError {

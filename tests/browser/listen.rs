@@ -27,6 +27,7 @@ async fn states_in_the_chunk_of_the_acknowledgement_count() {
     let result = JsFuture::from(raced).await.unwrap();
     assert_eq!(first_text(&result), "Deleted chunk.txt.");
 }
+
 #[wasm_bindgen_test]
 async fn listen_streams_task_notifications() {
     let client = connect().await;
