@@ -19,6 +19,7 @@ mod admin;
 mod auth;
 mod bench;
 mod creation;
+mod effects;
 mod entry;
 #[doc(hidden)]
 pub mod export;
@@ -48,7 +49,6 @@ pub use principal_object::{PRINCIPALS_BINDING, PrincipalRunner};
 pub use session_object::SessionRunner;
 pub use task_object::TaskRunner;
 
-pub(crate) use creation::create_task;
 pub(crate) use creation::{store_new_task, task_ended};
 pub(crate) use http::{read_whole_body, to_headers, to_worker_response};
 pub(crate) use rpc::{call_object, post_to_object, request_json, response_bytes};

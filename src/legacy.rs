@@ -37,9 +37,10 @@ mod session;
 pub mod subscribers;
 pub mod tasks;
 
+pub use crate::server::era::{legacy_body, legacy_result};
 pub use plan::{Decision, Incoming, TaskOp};
 pub use questions::Questions;
-pub use results::{legacy_body, legacy_result, legacy_tools, needs_task};
+pub use results::{legacy_tools, needs_task};
 pub use route::{Route, route};
 pub use session::{MAX_REACHED, Reach, Session, capabilities_of, initialize};
 pub use tasks::{

@@ -8,11 +8,13 @@ pub mod call;
 pub mod config;
 pub mod dispatch;
 mod drive;
+pub mod era;
 pub mod fanin;
 mod gate;
 pub mod jobs;
 pub mod listen;
 pub mod my_tasks;
+pub mod perform;
 mod upstreams;
 
 pub use builder::ServerBuilder;

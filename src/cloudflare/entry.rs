@@ -1,20 +1,18 @@
 //! The Worker's fetch handler: authenticates the caller, reads the body, lets the core
-//! decide ([`Server::handle`]) and performs the [`Action`] it asks for.
+//! decide ([`Server::handle`]) and has the core's interpreter perform what it asks for.
 
-use super::creation::{acquire_run, create_task};
+use super::effects::WorkerEffects;
 use super::http::outgoing;
 use super::http::{read_body, request_headers, to_response, to_worker_response};
 use super::leave::Leave;
 use super::principal_object::StreamSlot;
-use super::rpc::call_object_traced;
-use super::{
-    SESSIONS_BINDING, WorkerHost, admin, auth, built, job, listen, log, my_tasks, new_task_id,
-    now_ms, progress, upstreams,
-};
+use super::{SESSIONS_BINDING, auth, built, listen, log, new_task_id, now_ms, progress, upstreams};
 use crate::auth::Outcome;
 use crate::error::McpError;
 use crate::http::{HttpRequest, HttpResponse};
-use crate::server::{self, Action, Context, Server};
+use crate::server::era::Era;
+use crate::server::perform::{Performed, Stage, perform};
+use crate::server::{Context, Server};
 use crate::tasks::protocol::{OBJECT_URL, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use crate::tools::Progress;
 use std::rc::Rc;
@@ -26,7 +24,8 @@ use worker::{Env, Request, Response, web_sys};
 ///
 /// A pipeline of named steps: the deployment's configuration, the request read,
 /// authentication (before any of the body is read), the 2025-11-25 route, the core's
-/// decision, metering, then performing what the core asked for. It answers a
+/// decision, then the core's interpreter (`server::perform`) with the Worker's effects;
+/// what it leaves here is opening a stream. It answers a
 /// `web_sys::Response` (what the `fetch` export hands the runtime): built straight from
 /// the core's bytes, without `worker::Response`'s extra copy of the body.
 pub async fn fetch(
@@ -77,13 +76,43 @@ pub(crate) async fn serve(
             .map(Into::into);
     }
     let action = server.handle(&request, &ctx);
-    if let Err(refusal) = meter(&server, &env, &ctx, &action, &origin, &trace).await {
-        return to_response(refusal);
-    }
     let streams = crate::http::names(&request.headers, crate::http::EVENT_STREAM);
     // The handle to the same JS request (not `Request.clone()`, which copies it).
-    let leave = Leave::on_abort(Clone::clone(req.inner()), invocation, streams);
-    perform(server, env, ctx, origin, trace, leave, action).await
+    let leave = Leave::on_abort(Clone::clone(req.inner()), invocation);
+    let fx = WorkerEffects {
+        server: &server,
+        env: &env,
+        trace: Some(&trace),
+        leave: &leave,
+    };
+    let stage = Stage {
+        era: Era::Modern,
+        streams,
+        streaming: false,
+        progress: &Progress::default(),
+        asker: None,
+        origin: &origin,
+    };
+    match perform(&server, &ctx, action, &fx, &stage).await {
+        Performed::Answer(response) => to_response(response),
+        Performed::Stream(streamed) => {
+            progress::stream(server, env, streamed, ctx, origin, trace, leave)
+                .await
+                .map(Into::into)
+        }
+        Performed::Listen(listen) => {
+            let slot = match listen_slot(&server, &env, &ctx, &trace).await? {
+                Ok(slot) => slot,
+                Err(error) => {
+                    let id = &listen.request_id;
+                    return to_response(server.refuse(Some(id), &error, &listen.cors, &origin));
+                }
+            };
+            listen::stream(env, *listen, ctx.principal, slot)
+                .await
+                .map(Into::into)
+        }
+    }
 }
 
 /// The server this deployment defines, or the refusal every request gets while its
@@ -138,162 +167,6 @@ async fn read_body_within_limit(
         request.body = read_body(req, declared, limit).await?;
     }
     Ok(())
-}
-
-/// Every tool run counts against `QUOTA_TASKS_PER_MINUTE`, whether it ends inline or as
-/// a task (a task it becomes is not counted twice): the refusal if the caller is over.
-async fn meter(
-    server: &Server,
-    env: &Env,
-    ctx: &Context,
-    action: &Action,
-    origin: &str,
-    trace: &str,
-) -> Result<(), HttpResponse> {
-    if let Action::Run(run) = action
-        && run.target.is_tool()
-        && let Err(refused) = acquire_run(server, env, &ctx.principal, Some(trace)).await
-    {
-        return Err(server.refuse(Some(&run.request_id), &refused, &run.cors, origin));
-    }
-    Ok(())
-}
-
-/// Performs what the core asked for, until there is a response: running steps may lead
-/// to another action (a task to create, say). `leave`: the client disconnecting.
-async fn perform(
-    server: Rc<Server>,
-    env: Env,
-    ctx: Context,
-    origin: String,
-    trace: String,
-    leave: Leave,
-    mut action: Action,
-) -> worker::Result<web_sys::Response> {
-    loop {
-        action = match action {
-            Action::Respond(response) => return to_response(response),
-            Action::Run(run) if run.progress_token.is_some() => {
-                let action = Action::Run(run);
-                return progress::stream(server, env, action, ctx, origin, trace, leave)
-                    .await
-                    .map(Into::into);
-            }
-            Action::Job(run) if run.progress_token.is_some() => {
-                let action = Action::Job(run);
-                return progress::stream(server, env, action, ctx, origin, trace, leave)
-                    .await
-                    .map(Into::into);
-            }
-            // A wait the client can leave: streamed, so that its leaving is noticed.
-            Action::Detach { record, run } if leave.streams => {
-                let action = Action::Detach { record, run };
-                return progress::stream(server, env, action, ctx, origin, trace, leave)
-                    .await
-                    .map(Into::into);
-            }
-            Action::Detach { record, run } => {
-                let progress = Progress::default();
-                let channel = job::Channel::modern(&server, &progress, Some(&trace));
-                let response =
-                    job::detach(&server, &env, &ctx, record, *run, &channel, &leave).await;
-                return to_response(response);
-            }
-            Action::Job(run) => {
-                let progress = Progress::default();
-                let channel = job::Channel::modern(&server, &progress, Some(&trace));
-                let response = job::follow(&server, &env, &ctx, *run, &channel).await;
-                return to_response(response);
-            }
-            Action::Run(run) => {
-                let host = WorkerHost::host(env.clone(), &server);
-                let steps = log::traced(&server.config.log, Some(&trace));
-                server
-                    .run(*run, &ctx, &host, &Progress::default(), None, &steps)
-                    .await
-            }
-            Action::Read(read) => {
-                let host = WorkerHost::host(env.clone(), &server);
-                Action::Respond(server.read(*read, &host).await)
-            }
-            Action::ListTasks {
-                request_id,
-                params,
-                cors,
-            } => {
-                let cursor = params.cursor.as_deref();
-                let response = match my_tasks::page(&env, &ctx.principal, cursor).await {
-                    Ok((tasks, next)) => {
-                        let result = server::my_tasks::page_result(tasks, next, &params.filter);
-                        server::result_response(&request_id, &result, &cors)
-                    }
-                    Err(e) => server.refuse(Some(&request_id), &e, &cors, &origin),
-                };
-                return to_response(response);
-            }
-            Action::CreateTask {
-                request_id,
-                record,
-                cors,
-            } => {
-                let response = create_task(
-                    &server,
-                    &env,
-                    &ctx.principal,
-                    request_id,
-                    record,
-                    true,
-                    &cors,
-                    &origin,
-                    Some(&trace),
-                )
-                .await;
-                return to_response(response);
-            }
-            Action::Forward {
-                request_id,
-                request,
-                cors,
-            } => {
-                let reply = call_object_traced(&env, &request, &ctx.principal, Some(&trace)).await;
-                return respond_object(&server, &request_id, reply, &cors);
-            }
-            Action::Admin {
-                request_id,
-                request,
-                cors,
-            } => {
-                let response = admin::perform(
-                    &server,
-                    &env,
-                    &ctx.principal,
-                    &trace,
-                    &request_id,
-                    *request,
-                    &cors,
-                )
-                .await;
-                return to_response(response);
-            }
-            Action::Listen(listen) => {
-                let slot = match listen_slot(&server, &env, &ctx, &trace).await? {
-                    Ok(slot) => slot,
-                    Err(error) => {
-                        let id = listen.request_id.clone();
-                        return to_response(server.refuse(
-                            Some(&id),
-                            &error,
-                            &listen.cors,
-                            &origin,
-                        ));
-                    }
-                };
-                return listen::stream(env, *listen, ctx.principal, slot)
-                    .await
-                    .map(Into::into);
-            }
-        };
-    }
 }
 
 /// A listen stream's slot under `LISTEN_STREAMS_MAX` (none without that quota), or the
@@ -363,17 +236,4 @@ async fn legacy(
         headers.append(name, &value)?;
     }
     Ok(response.with_headers(headers))
-}
-
-fn respond_object(
-    server: &Server,
-    request_id: &crate::jsonrpc::RequestId,
-    reply: Result<(u16, Vec<u8>), String>,
-    cors: &server::Cors,
-) -> worker::Result<web_sys::Response> {
-    let response = match reply {
-        Ok((status, body)) => server.object_response(request_id, status, &body, cors),
-        Err(why) => server.object_unreachable(request_id, &why, cors),
-    };
-    to_response(response)
 }

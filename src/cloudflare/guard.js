@@ -17,7 +17,8 @@
 //   sockets (pushed notifications) are closed with 1011: the listen streams holding them
 //   reconnect and read the durable state again, so a crash is surfaced, not hidden; its
 //   requests answer the object protocol's -32603 and its WebSocket handlers settle;
-// - the principal's quota ledger answers 500, so the Worker refuses instead of hanging;
+// - the principal's quota ledger answers the object protocol's -32603, so the Worker
+//   refuses instead of hanging;
 // - the session and principal objects' alarms (expiry, cleanup) reject and are retried.
 
 const CRASH = Symbol('crash');
@@ -53,7 +54,8 @@ function hookCrashMark() {
  *   watchers are closed, then a fetch answers the object protocol's error (-32603, which
  *   the Worker passes to its client with the request's id), an alarm rejects (the runtime
  *   retries it), a WebSocket handler settles;
- * - the quota ledger's fetch: 500, so the Worker refuses instead of hanging;
+ * - the quota ledger's fetch: the object protocol's -32603 too, so the Worker refuses
+ *   instead of hanging;
  * - any other alarm rejects, and is retried.
  * An error the Worker's or a session's fetch returns (no crash) is logged and answered
  * JSON-RPC -32603 with the request's id too, never the runtime's plain-text 500.
@@ -112,19 +114,20 @@ function afterCrash(object, method, request, ctx) {
     case 'Worker':
     case 'SessionObject':
       return rpcError(request, CRASHED);
-    case 'PrincipalObject':
-      return new Response('the quota ledger crashed while handling this request', { status: 500 });
-    default:
+    default: {
       // The object protocol's error (`tasks::protocol`: 422 and an ErrorObject).
-      return new Response(JSON.stringify({ code: -32603, message: OBJECT_CRASHED }), {
+      const message = object === 'PrincipalObject' ? LEDGER_CRASHED : OBJECT_CRASHED;
+      return new Response(JSON.stringify({ code: -32603, message }), {
         status: 422,
         headers: { 'content-type': 'application/json' },
       });
+    }
   }
 }
 
 const CRASHED = 'Internal error: the server crashed while handling this request (a tool step panicked). Nothing was stored; the next request is served normally.';
 const FAILED = 'Internal error: the server could not complete this request (the reason is in its log); the next request is served normally.';
+const LEDGER_CRASHED = 'Internal error: the quota ledger crashed while handling this request; the next request is served normally.';
 const OBJECT_CRASHED = 'Internal error: the task object crashed while handling this request (a tool hook panicked); read the task again for its state.';
 
 /**

@@ -14,14 +14,13 @@ use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::mcp::input;
 use crate::ops::log as logs;
-use crate::server::call::Asker;
 use crate::server::fanin::{Opened, Reconnects};
 use crate::server::jobs::{self, Follow, JobRun, Next};
+use crate::server::perform::Via;
 use crate::server::{Context, Server, error_response, result_response};
 use crate::tasks::protocol::{ObjectError, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use crate::tasks::watch::WatchMessage;
-use crate::tools::Progress;
 use futures_util::StreamExt;
 use futures_util::future::{Either, select};
 use serde_json::{Map, Value};
@@ -30,51 +29,11 @@ use std::time::Duration;
 use worker::ws_events::WebsocketEvent;
 use worker::{Delay, Env, WebSocket};
 
-/// Where a job's questions can go during this request, and where its progress goes.
+/// How a job's questions and progress travel in this request (the core's rule,
+/// `perform::Via`), and the Worker's request id for the objects' log lines.
 pub(crate) struct Channel<'a> {
-    pub(crate) progress: &'a Progress,
-    /// A 2025-11-25 session's response stream (`elicitation/create`); `None` for the
-    /// 2026-07-28 endpoint, which asks by MRTR, or a session client that takes no stream.
-    pub(crate) asker: Option<&'a dyn Asker>,
-    /// Whether a question can be asked at all: MRTR with a signing key, or an asker.
-    pub(crate) asks: bool,
-    /// The Worker's request id, for the objects' log lines.
+    pub(crate) via: &'a Via<'a>,
     pub(crate) trace: Option<&'a str>,
-}
-
-impl<'a> Channel<'a> {
-    /// The 2026-07-28 endpoint's: questions by MRTR (when the server can sign a
-    /// `requestState`), progress to `progress`.
-    pub(crate) fn modern(
-        server: &Server,
-        progress: &'a Progress,
-        trace: Option<&'a str>,
-    ) -> Channel<'a> {
-        Channel {
-            progress,
-            asker: None,
-            asks: server.config.request_state_secret.is_some(),
-            trace,
-        }
-    }
-}
-
-impl<'a> Channel<'a> {
-    /// A 2025-11-25 session's: questions as `elicitation/create` (…) on the call's
-    /// response stream through `asker` (none: the client takes no stream, so nobody is
-    /// asked), progress and log messages to `progress`.
-    pub(crate) fn session(
-        progress: &'a Progress,
-        asker: Option<&'a dyn Asker>,
-        trace: Option<&'a str>,
-    ) -> Channel<'a> {
-        Channel {
-            progress,
-            asker,
-            asks: asker.is_some(),
-            trace,
-        }
-    }
 }
 
 /// [`crate::server::Action::Detach`]: creates the job's task under the caller's quotas
@@ -162,7 +121,7 @@ pub(crate) async fn follow(
         ctx,
         run: &run,
         channel,
-        follow: Follow::new(&run, channel.asks),
+        follow: Follow::new(&run, channel.via.asks),
         deadline: now_ms().saturating_add(run.wait_ms),
     };
     if let Some(first) = &run.first
@@ -268,7 +227,7 @@ impl Job<'_> {
         for next in self.follow.state(task) {
             match next {
                 Next::Wait => {}
-                Next::Progress(report) => self.channel.progress.report(report),
+                Next::Progress(report) => self.channel.via.progress.report(report),
                 Next::Answer(response) => return Some(response),
                 Next::Ask(requests) => {
                     if let Some(answer) = self.ask(requests).await {
@@ -284,7 +243,7 @@ impl Job<'_> {
     /// or on a session's stream, whose answers go to the job (`None`: follow on).
     async fn ask(&self, requests: Map<String, Value>) -> Option<HttpResponse> {
         let run = self.run;
-        let Some(asker) = self.channel.asker else {
+        let Some(asker) = self.channel.via.asker else {
             let now = Context {
                 principal: self.ctx.principal.clone(),
                 now_ms: now_ms(),

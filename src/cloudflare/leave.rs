@@ -33,8 +33,6 @@ pub(crate) const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs
 pub(crate) struct Leave {
     left: Left,
     keep: Keep,
-    /// The client takes a `text/event-stream` answer: a wait is streamed, with heartbeats.
-    pub(crate) streams: bool,
 }
 
 /// What says the caller left.
@@ -60,21 +58,19 @@ impl Leave {
         Leave {
             left: Left::Never,
             keep: Keep::Here,
-            streams: false,
         }
     }
 
     /// The Worker's client: its request's `signal` aborts when it disconnects (noticed
-    /// while the answer is being written: `streams`, whether it takes a stream).
+    /// while the answer is being written: a wait is streamed to a client that takes a
+    /// stream, with heartbeats, `server::perform::Stage`).
     pub(crate) fn on_abort(
         request: worker::web_sys::Request,
         ctx: Option<worker::Context>,
-        streams: bool,
     ) -> Leave {
         Leave {
             left: Left::Signal(request),
             keep: ctx.map_or(Keep::Here, Keep::WaitUntil),
-            streams,
         }
     }
 
@@ -119,7 +115,6 @@ impl Leaves {
             leave: Leave {
                 left: Left::Promise(left),
                 keep: Keep::Here,
-                streams: false,
             },
             forget: Some((self.clone(), id.clone())),
         }

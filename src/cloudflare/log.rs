@@ -13,12 +13,6 @@ pub(crate) fn print(line: &Line, settings: &LogSettings) {
     }
 }
 
-/// A sink for the core's lines of one request (`Server::run`'s step lines): each is
-/// printed with the request's id (`trace`).
-pub(crate) fn traced<'a>(settings: &'a LogSettings, trace: Option<&'a str>) -> impl Fn(Line) + 'a {
-    move |line: Line| print(&line.request_id(trace), settings)
-}
-
 /// Prints every line of `lines`.
 pub(crate) fn print_all(lines: impl IntoIterator<Item = Line>, settings: &LogSettings) {
     for line in lines {

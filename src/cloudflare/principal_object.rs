@@ -5,11 +5,13 @@
 use super::bench::{self, PRINCIPAL};
 use super::mirror::Mirror;
 use super::now_ms;
+use super::rpc::object_reply;
 use crate::auth::anonymous::ledger_name;
 use crate::error::McpError;
 use crate::objects::Write;
 use crate::objects::principal::{self, LEDGER_KEY, LedgerError, LedgerPlatform};
 use crate::quota::{INDEX_PREFIX, LedgerRequest, Quotas, RENEW_MS, Reply};
+use crate::tasks::protocol::{ObjectError, ObjectReply};
 use std::cell::Cell;
 use worker::{Env, Request, Response, Result, State};
 
@@ -37,14 +39,21 @@ impl PrincipalRunner {
         }
     }
 
-    /// One [`LedgerRequest`].
+    /// One [`LedgerRequest`], answered as every object answers (`tasks::protocol`): its
+    /// [`Reply`], or a -32603 saying why not (a request that does not decode is the
+    /// Worker's bug; storage that fails or a ledger that does not decode, this object's).
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
-        let request: LedgerRequest = match super::request_json(&mut req).await {
-            Ok(request) => request,
-            Err(e) => return Response::error(format!("bad ledger request: {e}"), 400),
+        let reply = match super::request_json::<LedgerRequest>(&mut req).await {
+            Ok(request) => match principal::request(&mut Platform(self), &request).await {
+                Ok(reply) => ObjectReply::Result(crate::jsonrpc::payload(&reply)),
+                Err(e) => ObjectReply::Error(McpError::Internal(e.to_string()).to_wire()),
+            },
+            Err(e) => {
+                let bug = McpError::Internal(format!("a ledger request that does not decode: {e}"));
+                ObjectReply::Error(bug.to_wire())
+            }
         };
-        let reply = principal::request(&mut Platform(self), &request).await;
-        Response::from_json(&reply.map_err(failed)?)
+        object_reply(&reply)
     }
 
     /// The alarm: the object erases itself once everything its ledger holds has expired.
@@ -179,14 +188,11 @@ async fn send(
     let body = super::response_bytes(&mut response)
         .await
         .map_err(|e| e.to_string())?;
-    if response.status_code() != 200 {
-        return Err(format!(
-            "ledger answered {}: {}",
-            response.status_code(),
-            String::from_utf8_lossy(&body)
-        ));
+    match ObjectReply::outcome(Ok((response.status_code(), body))) {
+        Ok(reply) => serde_json::from_value(reply).map_err(|e| e.to_string()),
+        Err(ObjectError::Refused(error)) => Err(error.message),
+        Err(ObjectError::Unreachable(why)) => Err(why),
     }
-    crate::jsonrpc::read(&body).map_err(|e| e.to_string())
 }
 
 /// A listen stream's slot in its principal's ledger: renewed while the stream is open,

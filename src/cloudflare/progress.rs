@@ -5,37 +5,35 @@
 //! answered with a stream of related notifications ending with the response). A comment
 //! every [`HEARTBEAT`] lets the runtime notice a client that left (`leave`).
 
+use super::effects::WorkerEffects;
 use super::leave::{HEARTBEAT, Leave};
 use super::sse::Channel;
-use super::{WorkerHost, create_task, job};
 use crate::http::HttpResponse;
-use crate::jsonrpc;
 use crate::server::call::progress_notification;
-use crate::server::{Action, Context, Server};
+use crate::server::era::Era;
+use crate::server::perform::{Stage, Streamed, perform_streamed};
+use crate::server::{Context, Server};
 use crate::tools::Progress;
 use futures_util::future::{Either, select};
 use std::pin::pin;
 use std::rc::Rc;
 use worker::{Delay, Env, Response};
 
-/// `action`: an [`Action::Run`] or an [`Action::Job`] whose request has a progress token,
-/// or an [`Action::Detach`].
+/// Opens the stream the core asked for (`Performed::Stream`) and performs its action on it.
 pub async fn stream(
     server: Rc<Server>,
     env: Env,
-    action: Action,
+    streamed: Streamed,
     ctx: Context,
     origin: String,
     trace: String,
     leave: Leave,
 ) -> worker::Result<Response> {
-    let (token, cors) = match &action {
-        Action::Run(run) => (run.progress_token.clone(), run.cors.clone()),
-        Action::Job(run) | Action::Detach { run, .. } => {
-            (run.progress_token.clone(), run.cors.clone())
-        }
-        _ => (None, Default::default()),
-    };
+    let Streamed {
+        action,
+        token,
+        cors,
+    } = streamed;
     let channel = Channel::default();
     let sink = channel.clone();
     let progress = match token {
@@ -48,58 +46,26 @@ pub async fn stream(
     let out = channel.clone();
     let beat = channel.clone();
     worker::wasm_bindgen_futures::spawn_local(async move {
-        let host = WorkerHost::host(env.clone(), &server);
-        let principal = ctx.principal.clone();
-        let steps = super::log::traced(&server.config.log, Some(&trace));
-        let channel = job::Channel::modern(&server, &progress, Some(&trace));
-        let action = match action {
-            Action::Run(run) => server.run(*run, &ctx, &host, &progress, None, &steps).await,
-            other => other,
+        let fx = WorkerEffects {
+            server: &server,
+            env: &env,
+            trace: Some(&trace),
+            leave: &leave,
         };
-        let answered = async {
-            match action {
-                Action::Respond(response) => response.body,
-                Action::CreateTask {
-                    request_id,
-                    record,
-                    cors,
-                } => {
-                    create_task(
-                        &server,
-                        &env,
-                        &principal,
-                        request_id,
-                        record,
-                        true,
-                        &cors,
-                        &origin,
-                        Some(&trace),
-                    )
-                    .await
-                    .body
-                }
-                Action::Detach { record, run } => {
-                    job::detach(&server, &env, &ctx, record, *run, &channel, &leave)
-                        .await
-                        .body
-                }
-                Action::Job(run) => job::follow(&server, &env, &ctx, *run, &channel).await.body,
-                // Each named, so that a new kind of action is a compile error here.
-                other @ (Action::Run(_)
-                | Action::Forward { .. }
-                | Action::Read(_)
-                | Action::ListTasks { .. }
-                | Action::Listen(_)
-                | Action::Admin { .. }) => {
-                    jsonrpc::error_response(None, &other.unexpected().to_wire())
-                }
-            }
+        let stage = Stage {
+            era: Era::Modern,
+            streams: true,
+            streaming: true,
+            progress: &progress,
+            asker: None,
+            origin: &origin,
         };
-        let body = match select(pin!(answered), pin!(heartbeat(&beat))).await {
-            Either::Left((body, _)) => body,
+        let answered = perform_streamed(&server, &ctx, action, &fx, &stage);
+        let answer = match select(pin!(answered), pin!(heartbeat(&beat))).await {
+            Either::Left((answer, _)) => answer,
             Either::Right((never, _)) => match never {},
         };
-        out.finish(&body);
+        out.finish(&answer.body);
     });
     channel.response(head)
 }

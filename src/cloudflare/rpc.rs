@@ -5,7 +5,9 @@
 use super::TASKS_BINDING;
 use super::http::outgoing;
 use crate::auth::anonymous::task_principal;
-use crate::tasks::protocol::{OBJECT_URL, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
+use crate::tasks::protocol::{
+    OBJECT_URL, ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER,
+};
 use worker::web_sys::RequestRedirect;
 use worker::{Env, Request, Response, web_sys};
 
@@ -93,4 +95,11 @@ pub(crate) async fn response_bytes(response: &mut Response) -> worker::Result<Ve
     let whole = web_sys::Response::new_with_opt_readable_stream(Some(stream))?;
     let buffer = worker::wasm_bindgen_futures::JsFuture::from(whole.array_buffer()?).await?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// An object's reply as it sends it (`tasks::protocol`): every object (task, principal)
+/// answers this way, a refusal as an `ErrorObject`.
+pub(crate) fn object_reply(reply: &ObjectReply) -> worker::Result<Response> {
+    let (status, body) = reply.encode();
+    Ok(Response::from_bytes(body)?.with_status(status))
 }

@@ -12,6 +12,7 @@
 
 use super::log;
 use super::mirror::Mirror;
+use super::rpc::object_reply;
 use super::{WorkerHost, now_ms, upstreams};
 use crate::host::Host;
 use crate::objects::task::live;
@@ -58,12 +59,6 @@ fn close(socket: &WebSocket, code: u16, reason: &str) {
     if socket.close(Some(code), Some(reason)).is_err() {
         // Already closed by the other side: nothing to do.
     }
-}
-
-/// An object reply as the object sends it (`tasks::protocol`).
-fn reply_response(reply: &ObjectReply) -> Result<Response> {
-    let (status, body) = reply.encode();
-    Ok(Response::from_bytes(body)?.with_status(status))
 }
 
 fn failed(e: RunError) -> worker::Error {
@@ -171,7 +166,7 @@ impl TaskRunner {
                     pair.server.send_with_str(first.encode())?;
                     Response::from_websocket(pair.client)
                 }
-                Err(refused) => reply_response(&refused),
+                Err(refused) => object_reply(&refused),
             };
         }
         let request: ObjectRequest = match super::request_json(&mut req).await {
@@ -179,7 +174,7 @@ impl TaskRunner {
             Err(e) => {
                 let refused =
                     crate::error::McpError::InvalidRequest(format!("bad object request: {e}"));
-                return reply_response(&ObjectReply::Error(refused.to_wire()));
+                return object_reply(&ObjectReply::Error(refused.to_wire()));
             }
         };
         let rt = Runtime::of(&server);
@@ -192,7 +187,7 @@ impl TaskRunner {
         )
         .await
         .map_err(failed)?;
-        reply_response(&reply)
+        object_reply(&reply)
     }
 
     /// A watcher never sends anything that needs an answer; messages are ignored.

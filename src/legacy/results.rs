@@ -8,33 +8,6 @@ use crate::server::{Server, jobs};
 use crate::tools::TaskSupport;
 use serde_json::{Map, Value};
 
-/// A modern result as a 2025-11-25 client expects it: without the 2026-07-28 fields.
-pub fn legacy_result(mut result: Value) -> Value {
-    if let Some(object) = result.as_object_mut() {
-        for field in ["resultType", "ttlMs", "cacheScope"] {
-            object.remove(field);
-        }
-    }
-    result
-}
-
-/// A modern response body (JSON-RPC) with its result reshaped for 2025-11-25. The body
-/// is the core's own: one that does not parse is a bug, answered as a -32603 that says so,
-/// never passed on unshaped.
-pub fn legacy_body(body: &[u8]) -> Vec<u8> {
-    let mut message: Value = match serde_json::from_slice(body) {
-        Ok(message) => message,
-        Err(e) => {
-            let bug = McpError::Internal(format!("an answer that is not JSON ({e})"));
-            return crate::jsonrpc::error_response(None, &bug.to_wire());
-        }
-    };
-    if let Some(result) = message.get_mut("result") {
-        *result = legacy_result(result.take());
-    }
-    serde_json::to_vec(&message).expect("a parsed value serializes")
-}
-
 /// A `tools/call` without `params.task` of a tool whose `taskSupport` is `required`:
 /// -32601 (legacy tasks "Tool-Level Negotiation": servers MUST answer so). Such a call of
 /// an `optional` tool that needs more time becomes a job (`server::jobs`).

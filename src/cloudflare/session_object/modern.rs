@@ -1,18 +1,21 @@
 //! A session's requests for the modern handlers: dispatched with the session's
-//! capabilities, results reshaped for 2025-11-25, tool runs streamed with their progress,
-//! logs and server→client requests; a client that takes no stream gets JSON.
+//! capabilities, performed by the core's interpreter for 2025-11-25; tool runs streamed
+//! with their progress, logs and server→client requests; a client that takes no stream
+//! gets JSON.
 
 use super::asker::SessionAsker;
 use super::{SessionRunner, Stream, json_reply};
-use crate::cloudflare::creation::acquire_run;
+use crate::cloudflare::effects::WorkerEffects;
 use crate::cloudflare::leave::Tracked;
 use crate::cloudflare::sse::Channel;
-use crate::cloudflare::{WorkerHost, job, log};
+use crate::cloudflare::to_worker_response;
 use crate::http::HttpResponse;
-use crate::jsonrpc::{self, Request as RpcRequest};
-use crate::legacy::{self, Session, reach};
+use crate::jsonrpc::Request as RpcRequest;
+use crate::legacy::{Session, reach};
 use crate::server::call::progress_notification;
 use crate::server::dispatch;
+use crate::server::era::Era;
+use crate::server::perform::{Performed, Stage, Streamed, followed_job, perform, perform_streamed};
 use crate::server::{Action, Context, Cors, Server};
 use crate::tools::Progress;
 use serde::Serialize;
@@ -29,8 +32,10 @@ pub(super) struct Asked {
 }
 
 impl SessionRunner {
-    /// Any other method: the modern handlers, with the session's capabilities, results
-    /// reshaped for 2025-11-25. A tool run counts against the session principal's quota.
+    /// Any other method: the modern handlers, with the session's capabilities, performed
+    /// by the core's interpreter for 2025-11-25 (`server::perform`, `Era::Legacy`): a
+    /// tool run counts against the session principal's quota; a client that takes a
+    /// stream gets the call's progress, log messages and questions on it.
     pub(super) async fn modern(
         &self,
         server: Rc<Server>,
@@ -43,7 +48,7 @@ impl SessionRunner {
             accepts_sse,
             trace,
         } = asked;
-        let ctx = Context {
+        let mut ctx = Context {
             principal: session.principal.clone(),
             now_ms: now,
         };
@@ -52,166 +57,80 @@ impl SessionRunner {
                 Ok(action) => action,
                 Err(e) => return json_reply(Some(&rpc.id), Err(e)),
             };
-        let host = WorkerHost::host(self.env.clone(), &server);
-        match action {
-            Action::Respond(response) => legacy_answer(response),
-            Action::Read(read) => legacy_answer(server.read(*read, &host).await),
-            Action::Run(run) => {
-                if run.target.is_tool()
-                    && let Err(refused) =
-                        acquire_run(&server, &self.env, &ctx.principal, trace.as_deref()).await
-                {
-                    return json_reply(Some(&rpc.id), Err(refused));
-                }
-                // Until answered, `notifications/cancelled` for it reaches its job.
-                let call = self.leaves.track(&rpc.id);
-                if !accepts_sse {
-                    let trace = trace.as_deref();
-                    return self
-                        .run_for_json(&server, *run, &ctx, &host, trace, &call)
-                        .await;
-                }
-                let token = run.progress_token.clone();
-                self.streamed(server, session, Action::Run(run), ctx, token, trace, call)
+        // A job is a task, and its handle is reached as the session reaches a task's id
+        // (`legacy::reach`): an anonymous session's job from any anonymous session, which
+        // then lists it. Unknown to this session, the follower says so, as for any handle.
+        if let Some(job) = followed_job(&action) {
+            let mut reacher = self.reacher(&server);
+            if let Ok((principal, _)) = reach::principal(&mut reacher, &session, job).await {
+                ctx.principal = principal;
             }
-            // A job's handle tool (`server::jobs`). A job is a task, and its handle is
-            // reached as the session reaches a task's id (`legacy::reach`): an anonymous
-            // session's job from any anonymous session, which then lists it.
-            Action::Job(run) => {
-                let mut reacher = self.reacher(&server);
-                let ctx = match reach::principal(&mut reacher, &session, &run.job).await {
-                    Ok((principal, _)) => Context {
-                        principal,
-                        now_ms: now,
-                    },
-                    // Unknown to this session: the follower says so, as for any handle.
-                    Err(_) => ctx,
-                };
-                if accepts_sse {
-                    let token = run.progress_token.clone();
-                    let call = Tracked::untracked();
-                    return self.streamed(
-                        server,
-                        session,
-                        Action::Job(run),
-                        ctx,
-                        token,
-                        trace,
-                        call,
-                    );
-                }
-                let progress = Progress::default();
-                let channel = job::Channel::session(&progress, None, trace.as_deref());
-                let response = job::follow(&server, &self.env, &ctx, *run, &channel).await;
-                legacy_answer(response)
+        }
+        // Until answered, `notifications/cancelled` for it reaches its job.
+        let call = self.leaves.track(&rpc.id);
+        let asker = self.asker(None, None);
+        let fx = WorkerEffects {
+            server: &server,
+            env: &self.env,
+            trace: trace.as_deref(),
+            leave: &call.leave,
+        };
+        let stage = Stage {
+            era: Era::Legacy,
+            streams: accepts_sse,
+            streaming: false,
+            progress: &Progress::default(),
+            asker: Some(&asker),
+            origin: "",
+        };
+        match perform(&server, &ctx, action, &fx, &stage).await {
+            Performed::Answer(response) => to_worker_response(response),
+            Performed::Stream(streamed) => {
+                self.streamed(server, session, streamed, ctx, trace, call)
             }
-            // Each named, so that a new kind of action is a compile error here.
-            other @ (Action::CreateTask { .. }
-            | Action::Forward { .. }
-            | Action::Detach { .. }
-            | Action::ListTasks { .. }
-            | Action::Listen(_)
-            | Action::Admin { .. }) => json_reply(Some(&rpc.id), Err(other.unexpected())),
+            // The core opens no listen stream for 2025-11-25 (`Stage`), and says so.
+            Performed::Listen(listen) => {
+                json_reply(Some(&rpc.id), Err(Action::Listen(listen).unexpected()))
+            }
         }
     }
 
-    /// A tool run (or a job's handle tool) answered on a response stream, with its
-    /// progress, log messages and server→client requests; a run that becomes a job
-    /// (`server::jobs`) asks the job's questions on it too, until the `call` is cancelled.
-    #[allow(clippy::too_many_arguments)]
+    /// A call answered on a response stream, with its progress, log messages and
+    /// server→client requests; a run that becomes a job (`server::jobs`) asks the job's
+    /// questions on it too, until the `call` is cancelled.
     fn streamed(
         &self,
         server: Rc<Server>,
         session: Session,
-        action: Action,
+        streamed: Streamed,
         ctx: Context,
-        token: Option<Value>,
         trace: Option<String>,
         call: Tracked,
     ) -> Result<Response> {
         let channel = Channel::default();
         let out = self.resumable.open(channel.clone());
         let asker = self.asker(Some(out.clone()), None);
-        let progress = self.progress(&session, out.clone(), token);
-        let host = WorkerHost::host(self.env.clone(), &server);
+        let progress = self.progress(&session, out.clone(), streamed.token);
         let env = self.env.clone();
         worker::wasm_bindgen_futures::spawn_local(async move {
-            let steps = log::traced(&server.config.log, trace.as_deref());
-            let jobs = job::Channel::session(&progress, Some(&asker), trace.as_deref());
-            let action = match action {
-                Action::Run(run) => {
-                    server
-                        .run(*run, &ctx, &host, &progress, Some(&asker), &steps)
-                        .await
-                }
-                other => other,
+            let fx = WorkerEffects {
+                server: &server,
+                env: &env,
+                trace: trace.as_deref(),
+                leave: &call.leave,
             };
-            let response = match action {
-                Action::Respond(response) => Ok(response),
-                Action::Detach { record, run } => {
-                    let leave = &call.leave;
-                    Ok(job::detach(&server, &env, &ctx, record, *run, &jobs, leave).await)
-                }
-                Action::Job(run) => Ok(job::follow(&server, &env, &ctx, *run, &jobs).await),
-                other @ (Action::CreateTask { .. }
-                | Action::Forward { .. }
-                | Action::Run(_)
-                | Action::Read(_)
-                | Action::ListTasks { .. }
-                | Action::Listen(_)
-                | Action::Admin { .. }) => Err(other.unexpected()),
+            let stage = Stage {
+                era: Era::Legacy,
+                streams: true,
+                streaming: true,
+                progress: &progress,
+                asker: Some(&asker),
+                origin: "",
             };
-            let body = match response {
-                Ok(response) => legacy::legacy_body(&response.body),
-                Err(e) => jsonrpc::error_response(None, &e.to_wire()),
-            };
-            out.finish(&body);
+            let answer = perform_streamed(&server, &ctx, streamed.action, &fx, &stage).await;
+            out.finish(&answer.body);
         });
         channel.response(HttpResponse::empty(200))
-    }
-
-    /// A run for a client whose `Accept` refuses `text/event-stream`: the answer is JSON.
-    /// Progress and log messages relate to this request, which only its own stream could
-    /// carry (2025-11-25 transports: GET-stream messages SHOULD be unrelated to running
-    /// requests), so they are dropped; a step that must ask the client ends with a clear
-    /// error saying what to accept.
-    async fn run_for_json(
-        &self,
-        server: &Server,
-        run: crate::server::call::InlineRun,
-        ctx: &Context,
-        host: &crate::host::Host,
-        trace: Option<&str>,
-        call: &Tracked,
-    ) -> Result<Response> {
-        let id = run.request_id.clone();
-        let asker = self.asker(None, None);
-        let steps = log::traced(&server.config.log, trace);
-        let progress = Progress::default();
-        match server
-            .run(run, ctx, host, &progress, Some(&asker), &steps)
-            .await
-        {
-            // A run that must ask this client (whose Accept refuses a stream) is a 406, as
-            // every refusal of its Accept (`error::legacy_status`).
-            Action::Respond(response) => legacy_answer(response),
-            // A job's questions cannot travel on JSON: the handle tools answer them.
-            Action::Detach { record, run } => {
-                let channel = job::Channel::session(&progress, None, trace);
-                let leave = &call.leave;
-                let response =
-                    job::detach(server, &self.env, ctx, record, *run, &channel, leave).await;
-                legacy_answer(response)
-            }
-            other @ (Action::CreateTask { .. }
-            | Action::Forward { .. }
-            | Action::Run(_)
-            | Action::Job(_)
-            | Action::Read(_)
-            | Action::ListTasks { .. }
-            | Action::Listen(_)
-            | Action::Admin { .. }) => json_reply(Some(&id), Err(other.unexpected())),
-        }
     }
 
     /// Progress (if the request asked) and log messages (at the session's level) onto
@@ -250,23 +169,6 @@ impl SessionRunner {
             related_task,
         }
     }
-}
-
-/// An answer of the modern handlers for a 2025-11-25 client: the body reshaped for that
-/// revision, the status its transport gives it (`error::legacy_status`: a 429 or 406 stays,
-/// any other error is a 200 carrying it), and a 429's `Retry-After` kept, as every other door
-/// keeps it.
-fn legacy_answer(response: HttpResponse) -> Result<Response> {
-    let mut answer = HttpResponse::json(
-        crate::error::legacy_status(response.status),
-        legacy::legacy_body(&response.body),
-    );
-    let retry = response
-        .headers
-        .into_iter()
-        .filter(|(name, _)| *name == "retry-after");
-    answer.headers.extend(retry);
-    crate::cloudflare::to_worker_response(answer)
 }
 
 /// `notifications/message`'s params (2025-11-25 logging).

@@ -1,0 +1,127 @@
+//! The Worker's effects for the core's interpreter (`server::perform`): each one I/O,
+//! no decision. The stateless endpoint, a call's progress stream and a 2025-11-25
+//! session all perform with these.
+
+use super::creation::{acquire_run, create_task};
+use super::job::{self, Channel};
+use super::leave::Leave;
+use super::rpc::call_object_traced;
+use super::{WorkerHost, admin, log, my_tasks};
+use crate::error::McpError;
+use crate::host::Host;
+use crate::http::HttpResponse;
+use crate::jsonrpc::RequestId;
+use crate::ops::admin::AdminRequest;
+use crate::ops::log::Line;
+use crate::server::jobs::JobRun;
+use crate::server::perform::{Effects, Via};
+use crate::server::{Context, Cors, Server};
+use crate::tasks::protocol::ObjectRequest;
+use crate::tasks::record::TaskRecord;
+use serde_json::Value;
+use worker::Env;
+
+/// One request's effects: its server, bindings, request id (`trace`) for the log lines,
+/// and how its caller leaving is noticed (a job it left is cancelled).
+pub(crate) struct WorkerEffects<'a> {
+    pub(crate) server: &'a Server,
+    pub(crate) env: &'a Env,
+    pub(crate) trace: Option<&'a str>,
+    pub(crate) leave: &'a Leave,
+}
+
+impl Effects for WorkerEffects<'_> {
+    fn host(&self) -> Host {
+        WorkerHost::host(self.env.clone(), self.server)
+    }
+
+    fn print(&self, line: Line) {
+        log::print(&line.request_id(self.trace), &self.server.config.log);
+    }
+
+    async fn acquire_run(&self, principal: &str) -> Result<(), McpError> {
+        acquire_run(self.server, self.env, principal, self.trace).await
+    }
+
+    async fn create_task(
+        &self,
+        principal: &str,
+        request_id: RequestId,
+        record: Box<TaskRecord>,
+        cors: &Cors,
+        origin: &str,
+    ) -> HttpResponse {
+        let (server, env, trace) = (self.server, self.env, self.trace);
+        create_task(
+            server, env, principal, request_id, record, true, cors, origin, trace,
+        )
+        .await
+    }
+
+    async fn forward(
+        &self,
+        principal: &str,
+        request: &ObjectRequest,
+    ) -> Result<(u16, Vec<u8>), String> {
+        call_object_traced(self.env, request, principal, self.trace).await
+    }
+
+    async fn list_tasks(
+        &self,
+        principal: &str,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<Value>, Option<String>), McpError> {
+        my_tasks::page(self.env, principal, cursor).await
+    }
+
+    async fn admin(
+        &self,
+        operator: &str,
+        request_id: &RequestId,
+        request: AdminRequest,
+        cors: &Cors,
+    ) -> HttpResponse {
+        let trace = self.trace.unwrap_or_default();
+        admin::perform(
+            self.server,
+            self.env,
+            operator,
+            trace,
+            request_id,
+            request,
+            cors,
+        )
+        .await
+    }
+
+    async fn detach(
+        &self,
+        ctx: &Context,
+        record: Box<TaskRecord>,
+        run: JobRun,
+        via: &Via<'_>,
+    ) -> HttpResponse {
+        let channel = Channel {
+            via,
+            trace: self.trace,
+        };
+        job::detach(
+            self.server,
+            self.env,
+            ctx,
+            record,
+            run,
+            &channel,
+            self.leave,
+        )
+        .await
+    }
+
+    async fn follow(&self, ctx: &Context, run: JobRun, via: &Via<'_>) -> HttpResponse {
+        let channel = Channel {
+            via,
+            trace: self.trace,
+        };
+        job::follow(self.server, self.env, ctx, run, &channel).await
+    }
+}

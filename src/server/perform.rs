@@ -1,0 +1,312 @@
+//! The one interpreter of [`Action`], for both eras: the stateless endpoint, a call's
+//! progress stream and a 2025-11-25 session all perform what the core asked for here, and
+//! the platform only does each effect ([`Effects`]). What is decided here and nowhere
+//! else: which run is counted against the quota and when (before any answer is streamed,
+//! so a refusal keeps its 429 and `Retry-After`), which answers go on a stream, how a
+//! job's questions travel in each era, and the era's shape of every answer
+//! ([`Era::answer`]).
+
+use super::call::Asker;
+use super::era::Era;
+use super::jobs::JobRun;
+use super::listen::Listen;
+use super::{Action, Context, Cors, Server, my_tasks, result_response};
+use crate::error::McpError;
+use crate::host::Host;
+use crate::http::HttpResponse;
+use crate::jsonrpc::RequestId;
+use crate::ops::admin::AdminRequest;
+use crate::ops::log::Line;
+use crate::tasks::protocol::ObjectRequest;
+use crate::tasks::record::TaskRecord;
+use crate::tools::Progress;
+use serde_json::Value;
+
+/// What performing an action needs of the platform: each effect, no decision.
+// Futures here are never sent between threads (wasm is single threaded), so the `Send`
+// bound `async fn` in a public trait cannot state is not needed.
+#[allow(async_fn_in_trait)]
+pub trait Effects {
+    /// The host a run's steps and a resource read use.
+    fn host(&self) -> Host;
+    /// Prints a step's log line.
+    fn print(&self, line: Line);
+    /// Counts one tool run against `principal`'s quota: the refusal when it is over.
+    async fn acquire_run(&self, principal: &str) -> Result<(), McpError>;
+    /// Creates the task `record` (its id drawn here) under `principal`'s quotas, the run
+    /// already counted, and answers with its object's reply.
+    async fn create_task(
+        &self,
+        principal: &str,
+        request_id: RequestId,
+        record: Box<TaskRecord>,
+        cors: &Cors,
+        origin: &str,
+    ) -> HttpResponse;
+    /// Sends `request` to its task's object as `principal`: the reply (status, body), or
+    /// why the object could not be reached.
+    async fn forward(
+        &self,
+        principal: &str,
+        request: &ObjectRequest,
+    ) -> Result<(u16, Vec<u8>), String>;
+    /// One page of `principal`'s tasks (`DetailedTask`s) and the next page's cursor.
+    async fn list_tasks(
+        &self,
+        principal: &str,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<Value>, Option<String>), McpError>;
+    /// Performs an operator's request, logs it, answers it.
+    async fn admin(
+        &self,
+        operator: &str,
+        request_id: &RequestId,
+        request: AdminRequest,
+        cors: &Cors,
+    ) -> HttpResponse;
+    /// Creates a job's task (`record`, the run already counted) and follows it; a caller
+    /// that leaves before the answer cancels it.
+    async fn detach(
+        &self,
+        ctx: &Context,
+        record: Box<TaskRecord>,
+        run: JobRun,
+        via: &Via<'_>,
+    ) -> HttpResponse;
+    /// Follows a job until its follower answers or the wait is over.
+    async fn follow(&self, ctx: &Context, run: JobRun, via: &Via<'_>) -> HttpResponse;
+}
+
+/// Where an action is performed.
+pub struct Stage<'a> {
+    pub era: Era,
+    /// The client takes a stream as the answer (its `Accept`).
+    pub streams: bool,
+    /// The answer is a stream already: progress and questions go on it.
+    pub streaming: bool,
+    /// Where a run's progress reports go.
+    pub progress: &'a Progress,
+    /// How a 2025-11-25 session's run asks its client; `None` at the 2026-07-28
+    /// endpoint, which asks by MRTR.
+    pub asker: Option<&'a dyn Asker>,
+    /// The endpoint's origin, for the challenge of a refusal.
+    pub origin: &'a str,
+}
+
+/// Where a job's questions can go during this request, and where its progress goes.
+pub struct Via<'a> {
+    pub progress: &'a Progress,
+    /// A 2025-11-25 session's response stream (`elicitation/create`); `None` for the
+    /// 2026-07-28 endpoint, which asks by MRTR, or a session client that takes no stream.
+    pub asker: Option<&'a dyn Asker>,
+    /// Whether a question can be asked at all: MRTR with a signing key, or an asker.
+    pub asks: bool,
+}
+
+/// An action performed as far as this stage can.
+pub enum Performed {
+    /// The answer, shaped for the era.
+    Answer(HttpResponse),
+    /// Answer on a stream: open it, then [`perform_streamed`] the action on it.
+    Stream(Streamed),
+    /// Open a `subscriptions/listen` stream.
+    Listen(Box<Listen>),
+}
+
+/// An action whose answer goes on a stream, with the progress token and CORS it opens with.
+pub struct Streamed {
+    pub action: Action,
+    pub token: Option<Value>,
+    pub cors: Cors,
+}
+
+/// Performs `action` until there is an answer, a stream to open, or a listen stream.
+pub async fn perform<E: Effects>(
+    server: &Server,
+    ctx: &Context,
+    mut action: Action,
+    fx: &E,
+    stage: &Stage<'_>,
+) -> Performed {
+    if !stage.streaming
+        && let Err(refusal) = admit(server, ctx, &action, fx, stage).await
+    {
+        return Performed::Answer(stage.era.answer(refusal));
+    }
+    loop {
+        if let Some((token, cors)) = stage.streamed(&action) {
+            return Performed::Stream(Streamed {
+                action,
+                token,
+                cors,
+            });
+        }
+        action = match action {
+            Action::Respond(response) => return Performed::Answer(stage.era.answer(response)),
+            Action::Listen(listen) if stage.era == Era::Modern && !stage.streaming => {
+                return Performed::Listen(listen);
+            }
+            Action::Listen(listen) => {
+                let refusal = Action::Listen(listen).unexpected();
+                let body = crate::jsonrpc::error_response(None, &refusal.to_wire());
+                return Performed::Answer(HttpResponse::json(refusal.http_status(), body));
+            }
+            Action::Run(run) => {
+                let (host, print) = (fx.host(), |line| fx.print(line));
+                let (progress, asker) = (stage.progress, stage.asker);
+                server.run(*run, ctx, &host, progress, asker, &print).await
+            }
+            Action::Read(read) => Action::Respond(server.read(*read, &fx.host()).await),
+            Action::ListTasks {
+                request_id,
+                params,
+                cors,
+            } => Action::Respond(
+                match fx
+                    .list_tasks(&ctx.principal, params.cursor.as_deref())
+                    .await
+                {
+                    Ok((tasks, next)) => {
+                        let page = my_tasks::page_result(tasks, next, &params.filter);
+                        result_response(&request_id, &page, &cors)
+                    }
+                    Err(e) => server.refuse(Some(&request_id), &e, &cors, stage.origin),
+                },
+            ),
+            Action::CreateTask {
+                request_id,
+                record,
+                cors,
+            } => Action::Respond(
+                (fx.create_task(&ctx.principal, request_id, record, &cors, stage.origin)).await,
+            ),
+            Action::Forward {
+                request_id,
+                request,
+                cors,
+            } => Action::Respond(match fx.forward(&ctx.principal, &request).await {
+                Ok((status, body)) => server.object_response(&request_id, status, &body, &cors),
+                Err(why) => server.object_unreachable(&request_id, &why, &cors),
+            }),
+            Action::Admin {
+                request_id,
+                request,
+                cors,
+            } => Action::Respond(fx.admin(&ctx.principal, &request_id, *request, &cors).await),
+            Action::Detach { record, run } => {
+                Action::Respond(fx.detach(ctx, record, *run, &stage.via(server)).await)
+            }
+            Action::Job(run) => Action::Respond(fx.follow(ctx, *run, &stage.via(server)).await),
+        };
+    }
+}
+
+/// The task a job's handle follows, when `action` is one: a 2025-11-25 session follows
+/// it as the principal it reaches that task as (`legacy::reach`), not as itself.
+pub fn followed_job(action: &Action) -> Option<&str> {
+    match action {
+        Action::Job(run) => Some(&run.job),
+        Action::Respond(_)
+        | Action::CreateTask { .. }
+        | Action::Forward { .. }
+        | Action::Run(_)
+        | Action::Detach { .. }
+        | Action::Read(_)
+        | Action::ListTasks { .. }
+        | Action::Listen(_)
+        | Action::Admin { .. } => None,
+    }
+}
+
+/// [`perform`] on a stream that is open: the answer that ends it.
+pub async fn perform_streamed<E: Effects>(
+    server: &Server,
+    ctx: &Context,
+    action: Action,
+    fx: &E,
+    stage: &Stage<'_>,
+) -> HttpResponse {
+    match Box::pin(perform(server, ctx, action, fx, stage)).await {
+        Performed::Answer(response) => response,
+        // A stage that is streaming answers every action (`Stage::streamed`, `Listen`).
+        Performed::Stream(Streamed { action, .. }) => unexpected(&action, stage.era),
+        Performed::Listen(listen) => unexpected(&Action::Listen(listen), stage.era),
+    }
+}
+
+fn unexpected(action: &Action, era: Era) -> HttpResponse {
+    let bug = action.unexpected();
+    let body = crate::jsonrpc::error_response(None, &bug.to_wire());
+    era.answer(HttpResponse::json(bug.http_status(), body))
+}
+
+/// Counts a tool run against the caller's quota before it starts, inline or not (a task
+/// it becomes is not counted twice): the refusal when the caller is over.
+async fn admit<E: Effects>(
+    server: &Server,
+    ctx: &Context,
+    action: &Action,
+    fx: &E,
+    stage: &Stage<'_>,
+) -> Result<(), HttpResponse> {
+    if let Action::Run(run) = action
+        && run.target.is_tool()
+        && let Err(refused) = fx.acquire_run(&ctx.principal).await
+    {
+        return Err(server.refuse(Some(&run.request_id), &refused, &run.cors, stage.origin));
+    }
+    Ok(())
+}
+
+impl Stage<'_> {
+    /// The progress token and CORS of an action answered on a stream, when it is one and
+    /// the answer is not on a stream yet.
+    fn streamed(&self, action: &Action) -> Option<(Option<Value>, Cors)> {
+        if self.streaming {
+            return None;
+        }
+        let (token, cors, waits) = match action {
+            Action::Run(run) => (&run.progress_token, &run.cors, false),
+            Action::Job(run) => (&run.progress_token, &run.cors, false),
+            Action::Detach { run, .. } => (&run.progress_token, &run.cors, true),
+            Action::Respond(_)
+            | Action::CreateTask { .. }
+            | Action::Forward { .. }
+            | Action::Read(_)
+            | Action::ListTasks { .. }
+            | Action::Listen(_)
+            | Action::Admin { .. } => return None,
+        };
+        let stream = match self.era {
+            // A call that asked for progress; a wait the client can leave, streamed so
+            // that its leaving is noticed (a heartbeat).
+            Era::Modern => token.is_some() || (waits && self.streams),
+            // A session's call carries its progress, log messages and questions on its
+            // response stream when the client takes one (2025-11-25 transports).
+            Era::Legacy => self.streams,
+        };
+        stream.then(|| (token.clone(), cors.clone()))
+    }
+
+    /// How a job's questions travel here: by MRTR at the 2026-07-28 endpoint (when the
+    /// server can sign a `requestState`); as `elicitation/create` on a session's response
+    /// stream, so not at all for a session client that takes no stream (the handle tools
+    /// answer them).
+    fn via(&self, server: &Server) -> Via<'_> {
+        match self.era {
+            Era::Modern => Via {
+                progress: self.progress,
+                asker: None,
+                asks: server.config.request_state_secret.is_some(),
+            },
+            Era::Legacy => {
+                let asker = self.asker.filter(|_| self.streaming);
+                Via {
+                    progress: self.progress,
+                    asker,
+                    asks: asker.is_some(),
+                }
+            }
+        }
+    }
+}
