@@ -42,6 +42,7 @@ mod sse;
 mod stream;
 mod task_object;
 mod upstreams;
+mod watcher;
 
 pub use entry::fetch;
 pub use host::{WorkerHost, env};

@@ -44,7 +44,8 @@ pub use results::{legacy_tools, needs_task};
 pub use route::{Route, route};
 pub use session::{MAX_REACHED, Reach, Session, capabilities_of, initialize};
 pub use tasks::{
-    RELATED_TASK, ResultStep, legacy_task, result_step, task_params, task_record, task_result,
+    RELATED_TASK, ResultStep, legacy_task, result_step, still_asking, task_params, task_record,
+    task_result,
 };
 
 /// The header naming a session.

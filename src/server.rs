@@ -10,6 +10,7 @@ pub mod dispatch;
 mod drive;
 pub mod era;
 pub mod fanin;
+pub mod follower;
 mod gate;
 pub mod jobs;
 pub mod listen;

@@ -1,5 +1,6 @@
 //! `tasks/result`'s loop (`legacy::result_loop`) of the 2025-11-25 session object, on a
-//! script of task states: every request, notification, question and sleep it makes is
+//! script of task states (each `get` is the task's next state, as the platform's follow
+//! gives it): every request, notification and question it makes is
 //! recorded in order, so answering a `tasks/result` before its status notification fails a
 //! test here. The session object's runner: tests/session_object.rs.
 #![cfg(not(target_arch = "wasm32"))]
@@ -20,7 +21,6 @@ enum Turn {
     Asked(Vec<String>),
     Update(Value),
     Offered,
-    Slept,
 }
 
 /// The task's states as its object would answer them in turn; `answers` is what the
@@ -86,10 +86,6 @@ impl Waiting for Script {
         self.turns.push(Turn::Offered);
         self.streams_open
     }
-
-    async fn sleep(&mut self) {
-        self.turns.push(Turn::Slept);
-    }
 }
 
 fn asking() -> Value {
@@ -129,9 +125,7 @@ fn a_streamed_result_tells_each_status_once_asks_and_then_answers() {
         [
             Turn::Get,
             status("working"),
-            Turn::Slept,
             Turn::Get,
-            Turn::Slept,
             Turn::Get,
             status("input_required"),
             Turn::Asked(vec!["name".into()]),
@@ -148,15 +142,7 @@ fn a_result_starts_from_the_task_its_caller_read_without_reading_it_again() {
     let mut w = script(vec![done.clone()]);
     let read = task("working", json!({}));
     block_on(result_loop::result(&mut w, TID, true, Some(read))).unwrap();
-    assert_eq!(
-        w.turns,
-        [
-            status("working"),
-            Turn::Slept,
-            Turn::Get,
-            status("completed")
-        ]
-    );
+    assert_eq!(w.turns, [status("working"), Turn::Get, status("completed")]);
     // Already ended when read: answered with no request at all.
     let mut w = script(vec![]);
     block_on(result_loop::result(&mut w, TID, false, Some(done))).unwrap();
@@ -200,12 +186,12 @@ fn a_json_result_offers_questions_on_get_streams_or_says_what_to_accept() {
     let mut w = script(vec![task("working", json!({})), asking()]);
     let error = block_on(result_loop::result(&mut w, TID, false, None)).unwrap_err();
     assert_eq!(error.http_status(), 406);
-    assert_eq!(w.turns, [Turn::Get, Turn::Slept, Turn::Get, Turn::Offered]);
+    assert_eq!(w.turns, [Turn::Get, Turn::Get, Turn::Offered]);
 
     // With one open, the question is offered there and the answer waits for the task.
     let done = task("completed", json!({ "result": { "content": [] } }));
     let mut w = script(vec![asking(), done]);
     w.streams_open = true;
     block_on(result_loop::result(&mut w, TID, false, None)).unwrap();
-    assert_eq!(w.turns, [Turn::Get, Turn::Offered, Turn::Slept, Turn::Get]);
+    assert_eq!(w.turns, [Turn::Get, Turn::Offered, Turn::Get]);
 }

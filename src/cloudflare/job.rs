@@ -1,33 +1,28 @@
 //! Jobs for clients without the Tasks extension (`server::jobs`): the I/O only. The task
-//! is created as any task is (`creation`); the call then waits on the task's own push,
-//! the watch WebSocket of `subscriptions/listen`, so a wait costs one object request
-//! however long it lasts (docs/benchmarks.md, "Jobs"); a lost socket is reopened as
-//! listen's are (`fanin::Reconnects`). What each state means is decided by the pure
-//! `jobs::Follow`.
+//! is created as any task is (`creation`); the call then follows it as every follower
+//! does (`server::follower`, run by `watcher`): on the task's own push, the watch
+//! WebSocket of `subscriptions/listen`, so a wait costs one object request however long
+//! it lasts (docs/benchmarks.md, "Jobs"); a lost socket is reopened as listen's are. What
+//! each state means is decided by the pure `jobs::Follow`.
 
 use super::leave::Leave;
-use super::listen::open_watch;
 use super::log;
 use super::rpc::call_object_traced;
+use super::watcher::Watcher;
 use super::{new_task_id, now_ms, store_new_task};
-use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::mcp::input;
 use crate::ops::log as logs;
-use crate::server::fanin::{Opened, Reconnects};
+use crate::server::follower::Follower;
 use crate::server::jobs::{self, Follow, JobRun, Next};
 use crate::server::perform::Via;
 use crate::server::{Context, Server, error_response, result_response};
 use crate::tasks::protocol::{ObjectError, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
-use crate::tasks::watch::WatchMessage;
-use futures_util::StreamExt;
 use futures_util::future::{Either, select};
 use serde_json::{Map, Value};
 use std::pin::pin;
-use std::time::Duration;
-use worker::ws_events::WebsocketEvent;
-use worker::{Delay, Env, WebSocket};
+use worker::Env;
 
 /// How a job's questions and progress travel in this request (the core's rule,
 /// `perform::Via`), and the Worker's request id for the objects' log lines.
@@ -106,8 +101,9 @@ async fn abandon(
     cancelled.map(drop).map_err(|why| why.to_string())
 }
 
-/// [`crate::server::Action::Job`]: sends `run.first`, then follows the job until the
-/// follower answers or the wait is over.
+/// [`crate::server::Action::Job`]: sends `run.first`, then follows the job
+/// (`server::follower`, on its watch socket) until the job's follower answers or the wait
+/// is over.
 pub(crate) async fn follow(
     server: &Server,
     env: &Env,
@@ -122,41 +118,26 @@ pub(crate) async fn follow(
         run: &run,
         channel,
         follow: Follow::new(&run, channel.via.asks),
-        deadline: now_ms().saturating_add(run.wait_ms),
     };
     if let Some(first) = &run.first
         && let Err(refusal) = object(env, first, &ctx.principal, channel.trace).await
     {
         return job.refusal(refusal);
     }
-    if run.wait_ms > 0 {
-        let mut reconnects = Reconnects::new(server.config.listen_reconnects);
-        loop {
-            match open_watch(env, &run.job, &ctx.principal).await {
-                (Opened::Watching, Some(socket)) => {
-                    let answer = job.watched(&socket).await;
-                    shut(&socket);
-                    if let Some(answer) = answer {
-                        return answer;
-                    }
-                }
-                (Opened::NotFound, _) => {
-                    return job.follow.refused(&McpError::TaskNotFound.to_wire());
-                }
-                _ => {}
-            }
-            // The socket was lost or not opened: reopen it as listen does, while the
-            // budget and the wait last; then read instead.
-            let left = job.deadline.saturating_sub(now_ms());
-            match reconnects.lost() {
-                Some(after_ms) if after_ms < left => {
-                    Delay::from(Duration::from_millis(after_ms)).await;
-                }
-                _ => break,
-            }
+    let config = &server.config;
+    let follower = Follower::start(
+        now_ms(),
+        Some(run.wait_ms),
+        config.server_poll_ms(),
+        config.listen_reconnects,
+    );
+    let mut watcher = Watcher::new(env, &run.job, &ctx.principal, channel.trace, follower);
+    while let Some(state) = watcher.next().await {
+        if let Some(answer) = job.next(state).await {
+            return answer;
         }
     }
-    job.polled().await
+    job.follow.waited()
 }
 
 /// One follow in progress.
@@ -167,57 +148,9 @@ struct Job<'a> {
     run: &'a JobRun,
     channel: &'a Channel<'a>,
     follow: Follow<'a>,
-    deadline: u64,
 }
 
 impl Job<'_> {
-    /// Follows the job's pushes: `None` if the socket is lost first (a crashed or
-    /// evicted object), so the follow reopens it or goes on by reading.
-    async fn watched(&mut self, socket: &WebSocket) -> Option<HttpResponse> {
-        // Listen first, accept second: an accepted socket dispatches its messages at once,
-        // and the first (the current state) is sent once.
-        let mut events = socket.events().ok()?;
-        socket.accept().ok()?;
-        loop {
-            let left = self.deadline.saturating_sub(now_ms()).max(1);
-            let delay = Delay::from(Duration::from_millis(left));
-            let state = match select(pin!(events.next()), delay).await {
-                Either::Right(_) => return Some(self.follow.waited()),
-                Either::Left((Some(Ok(WebsocketEvent::Message(message))), _)) => {
-                    match message.text().map(|t| WatchMessage::decode(&t)) {
-                        Some(Ok(WatchMessage::Task { task, .. })) => Ok(task),
-                        Some(Ok(WatchMessage::Changed { .. })) => self.read().await,
-                        Some(Ok(WatchMessage::Gone)) => {
-                            Err(ObjectError::Refused(McpError::TaskNotFound.to_wire()))
-                        }
-                        _ => continue,
-                    }
-                }
-                Either::Left(_) => return None,
-            };
-            if let Some(answer) = self.next(state).await {
-                return Some(answer);
-            }
-        }
-    }
-
-    /// Follows the job by reading it each poll interval until the wait is over (once,
-    /// when no wait was asked).
-    async fn polled(&mut self) -> HttpResponse {
-        let poll_ms = self.server.config.server_poll_ms();
-        loop {
-            let state = self.read().await;
-            if let Some(answer) = self.next(state).await {
-                return answer;
-            }
-            let left = self.deadline.saturating_sub(now_ms());
-            if left == 0 {
-                return self.follow.waited();
-            }
-            Delay::from(Duration::from_millis(left.min(poll_ms))).await;
-        }
-    }
-
     /// Carries out what the follower makes of a state: `Some` answers the request.
     async fn next(&mut self, state: Result<Value, ObjectError>) -> Option<HttpResponse> {
         let task = match state {
@@ -260,16 +193,10 @@ impl Job<'_> {
             // Not answered here (the client refused or went quiet): the handle tools remain.
             Err(_) => return Some(self.follow.waited()),
         };
-        let mut taken = Map::new();
-        for (key, request) in &requests {
-            let Some(answer) = answers.get(key) else {
-                continue;
-            };
-            if let Err(e) = input::check_answer(key, request, answer) {
-                return Some(self.follow.refused(&e.to_wire()));
-            }
-            taken.insert(key.clone(), answer.clone());
-        }
+        let taken = match input::answered(&requests, answers) {
+            Ok(taken) => taken,
+            Err(e) => return Some(self.follow.refused(&e.to_wire())),
+        };
         let update = ObjectRequest::Update {
             task_id: run.job.clone(),
             input_responses: taken,
@@ -278,25 +205,11 @@ impl Job<'_> {
         updated.err().map(|refusal| self.refusal(refusal))
     }
 
-    /// The job's state, read.
-    async fn read(&self) -> Result<Value, ObjectError> {
-        let get = ObjectRequest::Get {
-            task_id: self.run.job.clone(),
-        };
-        object(self.env, &get, &self.ctx.principal, None).await
-    }
-
     fn refusal(&self, refusal: ObjectError) -> HttpResponse {
         match refusal {
             ObjectError::Refused(error) => self.follow.refused(&error),
             ObjectError::Unreachable(why) => self.follow.unreachable(&why),
         }
-    }
-}
-
-fn shut(socket: &WebSocket) {
-    if socket.close(Some(1000), Some("done")).is_err() {
-        // Already closed by the object: nothing more to do.
     }
 }
 

@@ -7,7 +7,7 @@
 //! streamed  a new status → notifications/tasks/status on the stream (before the answer)
 //!           completed → its result · failed → its error · cancelled → -32603
 //!           input_required → ask on the stream, then tasks/update with the answers
-//!           working → wait a poll interval
+//!           working → wait for its next state
 //! JSON      the same answers; no notifications (nothing carries them); a question goes
 //!           to the session's GET streams, and with none open the answer is 406
 //! ```
@@ -19,13 +19,15 @@
 use super::tasks::{ResultStep, legacy_task, result_step};
 use crate::error::McpError;
 use crate::jsonrpc;
+use crate::mcp::input;
 use serde_json::{Map, Value};
 
 /// What one `tasks/result` needs of its platform.
 // Single threaded, as `legacy::object::SessionPlatform`.
 #[allow(async_fn_in_trait)]
 pub trait Waiting {
-    /// The task as its object has it now.
+    /// The task's next state: as its object has it now on the first call, then each
+    /// change (the platform follows it: `server::follower`).
     async fn get(&mut self) -> Result<Value, McpError>;
     /// The client's answers, to the task's object (`tasks/update`).
     async fn update(&mut self, answers: Map<String, Value>) -> Result<(), McpError>;
@@ -41,8 +43,6 @@ pub trait Waiting {
     /// For a JSON answer, which cannot carry questions: offers `task`'s questions on the
     /// session's GET streams; `false` when none is open.
     fn offer(&mut self, task: &Value) -> bool;
-    /// Waits a poll interval.
-    async fn sleep(&mut self);
 }
 
 /// `tasks/result` of `task_id`, on a response stream (`streamed`) or as one JSON answer.
@@ -76,8 +76,8 @@ pub async fn result<W: Waiting>(
                 return Err(McpError::Internal(format!("Task {task_id} was cancelled")));
             }
             ResultStep::Ask(requests) if streamed => {
-                if let Some(answers) = w.ask(requests).await {
-                    w.update(answers?).await?;
+                if let Some(answers) = w.ask(requests.clone()).await {
+                    w.update(input::answered(&requests, answers?)?).await?;
                 }
             }
             ResultStep::Ask(_) if !w.offer(&task) => {
@@ -85,7 +85,8 @@ pub async fn result<W: Waiting>(
                     "tasks/result of task {task_id}, which waits for input and has no GET stream of this session open to carry its questions,"
                 )));
             }
-            ResultStep::Ask(_) | ResultStep::Wait => w.sleep().await,
+            // Its next state is what `get` waits for.
+            ResultStep::Ask(_) | ResultStep::Wait => {}
         }
     }
 }

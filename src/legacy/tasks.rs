@@ -184,6 +184,12 @@ pub enum ResultStep {
     Wait,
 }
 
+/// Whether `task` still waits for exactly the answers `keys`: a `tasks/result` that asked
+/// them waits on; any other state means the task moved on without them.
+pub fn still_asking(task: &Value, task_id: &str, keys: &[String]) -> bool {
+    matches!(result_step(task, task_id), Ok(ResultStep::Ask(requests)) if requests.keys().eq(keys))
+}
+
 /// See [`ResultStep`]; `task_id` tags the result. A task that does not decode is an
 /// internal error naming why (invariant 5), never a reason to wait.
 pub fn result_step(task: &Value, task_id: &str) -> Result<ResultStep, McpError> {

@@ -303,6 +303,27 @@ struct CheckedParams<'a> {
     requested_schema: Option<&'a Value>,
 }
 
+/// The client's `answers` to `requests` it was asked on a stream (a 2025-11-25 session's
+/// server→client requests), for whoever asked: an inline run, a job's wait, `tasks/result`.
+/// One rule: every request answered, each answer valid ([`check_answer`]); answers to
+/// keys not asked are dropped. The error names the first that is not.
+pub fn answered(
+    requests: &Map<String, Value>,
+    mut answers: Map<String, Value>,
+) -> Result<Map<String, Value>, McpError> {
+    let mut taken = Map::new();
+    for (key, request) in requests {
+        let answer = answers.remove(key).ok_or_else(|| {
+            McpError::Internal(format!(
+                "the client sent no answer to input request {key:?}"
+            ))
+        })?;
+        check_answer(key, request, &answer)?;
+        taken.insert(key.clone(), answer);
+    }
+    Ok(taken)
+}
+
 /// Checks that `answer` is a valid response to `request` (an input request this server
 /// sent under `key`): -32602 naming the problem if not. Called when answers arrive, so a
 /// malformed answer is refused at once instead of failing the task later. An accepted

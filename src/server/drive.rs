@@ -266,21 +266,13 @@ fn take_offered(run: &mut InlineRun, requests: &Map<String, Value>) -> Result<bo
     Ok(took)
 }
 
-/// Asks the client directly (legacy sessions); every answer is validated on arrival.
+/// Asks the client directly (legacy sessions); the answers as `input::answered` takes them.
 async fn ask(
     asker: &dyn Asker,
     requests: Map<String, Value>,
 ) -> Result<Map<String, Value>, McpError> {
     let answers = asker.ask(requests.clone()).await?;
-    for (key, request) in &requests {
-        let answer = answers.get(key).ok_or_else(|| {
-            McpError::Internal(format!(
-                "the client sent no answer to input request {key:?}"
-            ))
-        })?;
-        input::check_answer(key, request, answer)?;
-    }
-    Ok(answers)
+    input::answered(&requests, answers)
 }
 
 /// An MRTR `InputRequiredResult` (mrtr "Server Requirements"): only for capabilities the

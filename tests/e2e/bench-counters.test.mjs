@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
 import { startUpstream } from '../support/upstream.mjs';
 import { ok, rpc } from './mcp.mjs';
+import { openSession, responseOf } from '../support/legacy.mjs';
 
 const BENCH = { WORKER_FEATURES: 'bench-counters' };
 /** How long a job's call waits in the bench server (INLINE_BUDGET_MS). */
@@ -113,6 +114,28 @@ test("a job's wait costs the same object requests however long it lasts: fewer t
   assert.ok(polls >= JOB_WAIT_MS / 1000 - 1, `waited ${waitedMs} ms`);
   console.log(`# a job's ${waitedMs} ms wait: ${objectRequests} TaskObject requests (creation + watch); polling at 1000 ms: 1 + ${polls}`);
   await ok(server.mcpUrl, 'tasks/cancel', { taskId: body.result.structuredContent.job });
+});
+
+test('a 2025-11-25 tasks/result follows its task on the watch socket: two object requests however long it runs', { timeout: BUILD_TIMEOUT_MS }, async () => {
+  // The bench server of the tests above; a session's task of 3 s, then tasks/result, which
+  // blocks until the task ends (legacy tasks "Result Retrieval").
+  const read = async () => JSON.parse((await counters()).text);
+  const count = (c, cls, key = 'requests') => c.classes[cls]?.[key] ?? 0;
+  const session = await openSession(server.mcpUrl);
+  const before = await read();
+  const created = responseOf(await session.call('tools/call', { name: 'slow_compute', arguments: { seconds: 3 }, task: {} }));
+  const { taskId } = created.result.task;
+  const started = Date.now();
+  const { result } = responseOf(await session.call('tasks/result', { taskId }));
+  const waitedMs = Date.now() - started;
+  assert.equal(result.content[0].text, 'slow_compute: computed after 3 s', JSON.stringify(result));
+  const after = await read();
+  // One request creates the task, one opens its watch socket, whose pushes carry every
+  // state up to the result: the steps' alarms are the task's own work, not the follow's.
+  const objectRequests = count(after, 'TaskObject') - count(before, 'TaskObject');
+  assert.equal(objectRequests, 2, JSON.stringify(after));
+  const polls = Math.floor(waitedMs / 1000);
+  console.log(`# a tasks/result of ${waitedMs} ms: ${objectRequests} TaskObject requests (creation + watch); reading at 1000 ms: 1 + ${polls}`);
 });
 
 test("a job's wait through the gateway costs the same object requests: the held call's progress comes as pushes", { timeout: BUILD_TIMEOUT_MS }, async () => {

@@ -6,21 +6,23 @@ use super::asker::SessionAsker;
 use super::questions::{GetStreams, offered};
 use super::{SessionRunner, Stream, json_reply};
 use crate::cloudflare::sse::Channel;
-use crate::cloudflare::{call_object, my_tasks, store_new_task};
+use crate::cloudflare::watcher::Watcher;
+use crate::cloudflare::{call_object, my_tasks, now_ms, store_new_task};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, OneEntry, RequestId};
 use crate::legacy::result_loop::{self, Waiting};
-use crate::legacy::{self, ResultStep, Session, TaskOp, reach};
+use crate::legacy::{self, Session, TaskOp, reach};
 use crate::server::Server;
-use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use crate::server::follower::Follower;
+use crate::tasks::protocol::{ObjectError, ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use futures_util::future::{Either, select};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
+use std::pin::pin;
 use std::rc::Rc;
-use std::time::Duration;
-use worker::{Delay, Response, Result};
+use worker::{Response, Result};
 
 /// The task object's answer for `request`, as a value or an error.
 pub(super) async fn object(
@@ -36,17 +38,6 @@ fn decode(
     reply: std::result::Result<(u16, Vec<u8>), String>,
 ) -> std::result::Result<Value, McpError> {
     ObjectReply::outcome(reply).map_err(McpError::from)
-}
-
-async fn get(
-    env: &worker::Env,
-    task_id: &str,
-    principal: &str,
-) -> std::result::Result<Value, McpError> {
-    let request = ObjectRequest::Get {
-        task_id: task_id.to_owned(),
-    };
-    object(env, request, principal).await
 }
 
 /// A task-augmented `tools/call`: `CreateTaskResult` at once, under the same quotas as a
@@ -176,12 +167,15 @@ fn result_stream(
 }
 
 /// One `tasks/result` (`legacy::result_loop`) on the task objects and this session's
-/// streams.
+/// streams: it follows the task as every follower does (`server::follower`: on its watch
+/// socket, one object request however long the task runs), without a deadline.
 struct Turn {
     env: worker::Env,
     task_id: String,
     principal: String,
-    poll_ms: u64,
+    watcher: Watcher,
+    /// The state the follow gave while a question was out (`ask`), for the next `get`.
+    held: Option<std::result::Result<Value, ObjectError>>,
     /// A streamed answer's stream, and what asks the client on it.
     stream: Option<(Stream, SessionAsker)>,
     streams: Rc<RefCell<GetStreams>>,
@@ -190,45 +184,35 @@ struct Turn {
 
 impl Turn {
     fn new(runner: &SessionRunner, server: &Server, task_id: String, principal: &str) -> Self {
+        let config = &server.config;
+        let poll_ms = config.server_poll_ms();
+        let follower = Follower::start(now_ms(), None, poll_ms, config.listen_reconnects);
         Turn {
+            watcher: Watcher::new(&runner.env, &task_id, principal, None, follower),
+            held: None,
             env: runner.env.clone(),
             task_id,
             principal: principal.to_owned(),
-            poll_ms: server.config.server_poll_ms(),
             stream: None,
             streams: runner.streams.clone(),
             questions: runner.questions.clone(),
         }
     }
-
-    /// Resolves once the task is no longer waiting on exactly `keys` (answered
-    /// elsewhere, e.g. on a GET stream or by another session, cancelled, expired).
-    async fn moved_on(&self, keys: Vec<String>) {
-        loop {
-            Delay::from(Duration::from_millis(self.poll_ms.max(MOVED_ON_CHECK_MS))).await;
-            let still = match get(&self.env, &self.task_id, &self.principal).await {
-                Ok(task) => match legacy::result_step(&task, &self.task_id) {
-                    Ok(ResultStep::Ask(requests)) => {
-                        requests.keys().cloned().collect::<Vec<_>>() == keys
-                    }
-                    _ => false,
-                },
-                Err(_) => false,
-            };
-            if !still {
-                return;
-            }
-        }
-    }
 }
-
-/// How often a `tasks/result` that asks checks whether its task moved on without it: the
-/// common case (the client answers on this stream) never needs it, so it is rare.
-const MOVED_ON_CHECK_MS: u64 = 5_000;
 
 impl Waiting for Turn {
     async fn get(&mut self) -> std::result::Result<Value, McpError> {
-        get(&self.env, &self.task_id, &self.principal).await
+        if let Some(state) = self.held.take() {
+            return state.map_err(McpError::from);
+        }
+        match self.watcher.next().await {
+            Some(state) => state.map_err(McpError::from),
+            // A follow without a deadline ends only after telling why (`NotFound`).
+            None => Err(McpError::Internal(format!(
+                "the follow of task {} ended without its result",
+                self.task_id
+            ))),
+        }
     }
 
     async fn update(
@@ -249,30 +233,47 @@ impl Waiting for Turn {
     }
 
     /// While it asks, the session's GET streams hold the same questions back
-    /// (`legacy::questions`).
+    /// (`legacy::questions`). A task that moves on meanwhile without these answers
+    /// (answered elsewhere, e.g. on a GET stream or by another session, cancelled,
+    /// expired) ends the asking: its follow says so as it happens, and that state is the
+    /// next `get`'s.
     async fn ask(
         &mut self,
         requests: Map<String, Value>,
     ) -> Option<std::result::Result<Map<String, Value>, McpError>> {
         use crate::server::call::Asker;
-        let this = &*self;
-        let (_, asker) = this.stream.as_ref()?;
+        let Turn {
+            stream,
+            watcher,
+            questions,
+            task_id,
+            held,
+            ..
+        } = self;
+        let (_, asker) = stream.as_ref()?;
         let keys: Vec<String> = requests.keys().cloned().collect();
-        this.questions.borrow_mut().asking(&this.task_id, true);
-        let outcome = select(Box::pin(asker.ask(requests)), Box::pin(this.moved_on(keys))).await;
-        this.questions.borrow_mut().asking(&this.task_id, false);
-        match outcome {
+        let moved_on = async {
+            loop {
+                match watcher.next().await {
+                    Some(Ok(task)) if legacy::still_asking(&task, task_id, &keys) => {}
+                    state => return state,
+                }
+            }
+        };
+        questions.borrow_mut().asking(task_id, true);
+        let answers = match select(pin!(asker.ask(requests)), pin!(moved_on)).await {
             Either::Left((answers, _)) => Some(answers),
-            Either::Right(_) => None,
-        }
+            Either::Right((state, _)) => {
+                *held = state;
+                None
+            }
+        };
+        questions.borrow_mut().asking(task_id, false);
+        answers
     }
 
     fn offer(&mut self, task: &Value) -> bool {
         offered(&self.streams, &self.questions, task)
-    }
-
-    async fn sleep(&mut self) {
-        Delay::from(Duration::from_millis(self.poll_ms)).await
     }
 }
 
