@@ -38,6 +38,7 @@ mod principal_object;
 mod progress;
 mod rpc;
 mod session_object;
+mod sockets;
 mod sse;
 mod stream;
 mod task_object;

@@ -4,170 +4,22 @@
 //! requests. What to send, when to reconnect and when to end is decided by the pure
 //! [`Fanin`]; this file opens and closes sockets, reads them, and writes the frames.
 
-use super::http::outgoing;
-use super::inbox::{Inbox, Sender};
+use super::inbox::Inbox;
 use super::principal_object::StreamSlot;
+use super::sockets::{Event, SocketEvent, Sockets, open_watch};
 use super::stream::{Next, Source};
-use super::{TASKS_BINDING, call_object, join_all, now_ms};
-use crate::auth::anonymous::task_principal;
+use super::{call_object, join_all, now_ms};
 use crate::http::HttpResponse;
-use crate::server::fanin::{Command, Fanin, Opened};
+use crate::server::fanin::{Command, Fanin};
 use crate::server::listen::Listen;
-use crate::tasks::protocol::{ObjectReply, ObjectRequest, PRINCIPAL_HEADER, is_task_not_found};
-use crate::tasks::watch::{WatchMessage, watch_url};
-use futures_util::StreamExt;
+use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use crate::tasks::watch::WatchMessage;
 use futures_util::future::{Either, select};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::pin::pin;
 use std::time::Duration;
-use worker::wasm_bindgen_futures::spawn_local;
-use worker::web_sys::RequestRedirect;
-use worker::ws_events::WebsocketEvent;
-use worker::{Delay, Env, Response, WebSocket};
-
-/// What a socket's reader reports: a text message, or that the socket is gone.
-enum SocketEvent {
-    Message(String),
-    Lost,
-}
-
-/// (task id, socket generation, event).
-type Event = (String, u64, SocketEvent);
-
-/// The open sockets, one per watched task. A reopened socket gets a new generation, so
-/// late events of the socket it replaced are ignored. At most
-/// `server::listen::MAX_TASKS`, so a list searched in turn (a `BTreeMap` of its own would
-/// add its whole B-tree code to the Worker).
-struct Sockets {
-    open: Vec<(String, u64, WebSocket)>,
-    generation: u64,
-    events: Sender<Event>,
-}
-
-impl Sockets {
-    fn current(&self, task_id: &str, generation: u64) -> bool {
-        self.open
-            .iter()
-            .any(|(id, g, _)| id == task_id && *g == generation)
-    }
-
-    fn add(&mut self, task_id: &str, socket: WebSocket) {
-        self.close(task_id);
-        self.generation += 1;
-        let generation = self.generation;
-        self.open
-            .push((task_id.to_owned(), generation, socket.clone()));
-        let events = self.events.clone();
-        let task_id = task_id.to_owned();
-        spawn_local(async move {
-            let lost = (task_id.clone(), generation, SocketEvent::Lost);
-            // Listen first, accept second: an accepted socket dispatches its messages at
-            // once, and one dispatched before a listener exists is lost (the object's
-            // first message is the task's current state, sent once).
-            let Ok(mut stream) = socket.events() else {
-                if !events.send(lost) { /* the stream is over */ }
-                return;
-            };
-            if socket.accept().is_err() {
-                if !events.send(lost) { /* the stream is over */ }
-                return;
-            }
-            while let Some(event) = stream.next().await {
-                let event = match event {
-                    Ok(WebsocketEvent::Message(message)) => match message.text() {
-                        Some(text) => SocketEvent::Message(text),
-                        None => continue,
-                    },
-                    Ok(WebsocketEvent::Close(_)) | Err(_) => SocketEvent::Lost,
-                };
-                let last = matches!(event, SocketEvent::Lost);
-                if !events.send((task_id.clone(), generation, event)) || last {
-                    return;
-                }
-            }
-        });
-    }
-
-    /// Forgets `task_id`'s socket, returning it.
-    fn remove(&mut self, task_id: &str) -> Option<WebSocket> {
-        let at = self.open.iter().position(|(id, _, _)| id == task_id)?;
-        let (_, _, socket) = self.open.swap_remove(at);
-        Some(socket)
-    }
-
-    fn close(&mut self, task_id: &str) {
-        if let Some(socket) = self.remove(task_id) {
-            shut(&socket);
-        }
-    }
-}
-
-impl Drop for Sockets {
-    /// The stream ended (or the client went away): release every object.
-    fn drop(&mut self) {
-        for (_, _, socket) in self.open.drain(..) {
-            shut(&socket);
-        }
-    }
-}
-
-fn shut(socket: &WebSocket) {
-    if socket.close(Some(1000), Some("done")).is_err() {
-        // Already closed by the object: nothing more to do.
-    }
-}
-
-/// Opens a watch socket to `task_id`'s object (also how a job's call waits: `job`).
-pub(super) async fn open_watch(
-    env: &Env,
-    task_id: &str,
-    principal: &str,
-) -> (Opened, Option<WebSocket>) {
-    match try_open(env, task_id, principal).await {
-        Ok(opened) => opened,
-        Err(e) => (Opened::Failed(e.to_string()), None),
-    }
-}
-
-async fn try_open(
-    env: &Env,
-    task_id: &str,
-    principal: &str,
-) -> worker::Result<(Opened, Option<WebSocket>)> {
-    let stub = env.durable_object(TASKS_BINDING)?.get_by_name(task_id)?;
-    let headers = worker::Headers::new();
-    headers.set("upgrade", "websocket")?;
-    headers.set(PRINCIPAL_HEADER, &task_principal(principal, task_id))?;
-    let request = outgoing(
-        &watch_url(task_id),
-        "GET",
-        &headers,
-        None,
-        RequestRedirect::Follow,
-    )?;
-    let mut response = stub.fetch_with_request(request).await?;
-    let status = response.status_code();
-    if status == 101 {
-        // Not accepted here: the socket is accepted once its reader listens
-        // (`Sockets::add`), since the other opens of the batch are awaited in between.
-        return Ok(match response.websocket() {
-            Some(socket) => (Opened::Watching, Some(socket)),
-            None => (Opened::Failed("101 without a socket".into()), None),
-        });
-    }
-    let body = super::response_bytes(&mut response).await?;
-    Ok(match ObjectReply::decode(status, &body) {
-        Ok(ObjectReply::Error(e)) if is_task_not_found(&e) => (Opened::NotFound, None),
-        Ok(_) | Err(_) => (
-            Opened::Failed(format!(
-                "watch answered HTTP {status}: {}",
-                String::from_utf8_lossy(&body)
-            )),
-            None,
-        ),
-    })
-}
+use worker::{Delay, Env, Response};
 
 /// Reads a task whose state was too large to push: `None` if it is gone.
 async fn get(env: &Env, task_id: &str, principal: &str) -> Result<Option<Value>, String> {
@@ -316,18 +168,14 @@ pub async fn stream(
     head.headers.push(("cache-control", "no-cache".into()));
     head.headers.push(("x-accel-buffering", "no".into()));
     let head = listen.cors.apply(head);
-    let events = Inbox::default();
+    let (sockets, events) = Sockets::new();
     let limits = listen.limits;
     let (fanin, first) = Fanin::start(listen, limits, now_ms());
     let state = Stream {
         env,
         principal,
         fanin,
-        sockets: Sockets {
-            open: Vec::new(),
-            generation: 0,
-            events: events.sender(),
-        },
+        sockets,
         events,
         todo: first.into(),
         out: VecDeque::new(),

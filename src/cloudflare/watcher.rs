@@ -1,29 +1,23 @@
 //! The one executor of the core's follower (`server::follower`): the I/O of following a
 //! task, for a job's wait (`job`) and a 2025-11-25 `tasks/result` (`session_object`).
-//! It opens the task's watch socket (`listen::open_watch`), reads the messages a pump
-//! hands it in order, reads the task, sleeps, as the follower says; the caller pulls one
+//! It opens the task's watch socket (`sockets`, as a listen stream does), reads its
+//! messages in order, reads the task, sleeps, as the follower says; the caller pulls one
 //! state at a time and decides what it means.
 
 use super::inbox::Inbox;
-use super::listen::open_watch;
 use super::now_ms;
 use super::rpc::call_object_traced;
+use super::sockets::{Event as SocketsEvent, SocketEvent, Sockets, open_watch};
 use crate::error::McpError;
 use crate::server::fanin::Opened;
 use crate::server::follower::{Event, Follower, Step};
 use crate::tasks::protocol::{ObjectError, ObjectReply, ObjectRequest};
 use crate::tasks::watch::WatchMessage;
-use futures_util::StreamExt;
 use futures_util::future::{Either, select};
 use serde_json::Value;
 use std::pin::pin;
 use std::time::Duration;
-use worker::wasm_bindgen_futures::spawn_local;
-use worker::ws_events::WebsocketEvent;
-use worker::{Delay, Env, WebSocket};
-
-/// A socket's messages as its pump hands them over; `None` once it is lost.
-type Messages = Inbox<Option<String>>;
+use worker::{Delay, Env};
 
 /// One request's follow of one task.
 pub(crate) struct Watcher {
@@ -33,7 +27,9 @@ pub(crate) struct Watcher {
     trace: Option<String>,
     follower: Follower,
     step: Step,
-    socket: Option<(WebSocket, Messages)>,
+    /// The task's socket while it has one, and the inbox of its events.
+    sockets: Sockets,
+    events: Inbox<SocketsEvent>,
 }
 
 impl Watcher {
@@ -46,14 +42,16 @@ impl Watcher {
         trace: Option<&str>,
         (follower, step): (Follower, Step),
     ) -> Self {
+        let (sockets, events) = Sockets::new();
         Watcher {
+            sockets,
+            events,
             env: env.clone(),
             task_id: task_id.to_owned(),
             principal: principal.to_owned(),
             trace: trace.map(str::to_owned),
             follower,
             step,
-            socket: None,
         }
     }
 
@@ -88,7 +86,7 @@ impl Watcher {
                 }
             };
             if event == Event::Lost {
-                self.close();
+                self.sockets.close(&self.task_id);
             }
             self.step = self.follower.next(now_ms(), event);
         }
@@ -97,9 +95,7 @@ impl Watcher {
     async fn open(&mut self) -> Event {
         match open_watch(&self.env, &self.task_id, &self.principal).await {
             (Opened::Watching, Some(socket)) => {
-                let messages = Messages::default();
-                pump(socket.clone(), &messages);
-                self.socket = Some((socket, messages));
+                self.sockets.add(&self.task_id, socket);
                 Event::Opened
             }
             (Opened::NotFound, _) => Event::NotFound,
@@ -109,24 +105,32 @@ impl Watcher {
 
     /// The socket's next message until `until_ms` (for ever without it).
     async fn listen(&mut self, until_ms: Option<u64>) -> Event {
-        let Some((_, messages)) = &self.socket else {
-            return Event::Lost;
-        };
-        let message = match until_ms {
-            None => messages.receive().await,
-            Some(until) => {
-                let left = until.saturating_sub(now_ms()).max(1);
-                let timer = Delay::from(Duration::from_millis(left));
-                match select(pin!(messages.receive()), timer).await {
-                    Either::Left((message, _)) => message,
-                    Either::Right(_) => return Event::Timer,
+        loop {
+            let event = match until_ms {
+                None => self.events.receive().await,
+                Some(until) => {
+                    let left = until.saturating_sub(now_ms()).max(1);
+                    let timer = Delay::from(Duration::from_millis(left));
+                    match select(pin!(self.events.receive()), timer).await {
+                        Either::Left((event, _)) => event,
+                        Either::Right(_) => return Event::Timer,
+                    }
                 }
+            };
+            let Some((task_id, generation, event)) = event else {
+                return Event::Lost;
+            };
+            if !self.sockets.current(&task_id, generation) {
+                continue; // a socket already replaced or closed
             }
-        };
-        match message.flatten().map(|text| WatchMessage::decode(&text)) {
-            Some(Ok(message)) => Event::Pushed(message),
-            // Not a message of the watch protocol: as good as a lost socket.
-            Some(Err(_)) | None => Event::Lost,
+            return match event {
+                SocketEvent::Message(text) => match WatchMessage::decode(&text) {
+                    Ok(message) => Event::Pushed(message),
+                    // Not a message of the watch protocol: as good as a lost socket.
+                    Err(_) => Event::Lost,
+                },
+                SocketEvent::Lost => Event::Lost,
+            };
         }
     }
 
@@ -138,51 +142,6 @@ impl Watcher {
         let (env, principal, trace) = (&self.env, &self.principal, self.trace.as_deref());
         ObjectReply::outcome(call_object_traced(env, &get, principal, trace).await)
     }
-
-    fn close(&mut self) {
-        if let Some((socket, _)) = self.socket.take()
-            && socket.close(Some(1000), Some("done")).is_err()
-        {
-            // Already closed by the object: nothing more to do.
-        }
-    }
-}
-
-impl Drop for Watcher {
-    fn drop(&mut self) {
-        self.close();
-    }
-}
-
-/// Hands `socket`'s text messages to `messages` in order, then `None` when it is lost.
-/// Listen first, accept second: an accepted socket dispatches its messages at once, and
-/// the first (the current state) is sent once.
-fn pump(socket: WebSocket, messages: &Messages) {
-    let sender = messages.sender();
-    spawn_local(async move {
-        let Ok(mut events) = socket.events() else {
-            sender.send(None);
-            return;
-        };
-        if socket.accept().is_err() {
-            sender.send(None);
-            return;
-        }
-        while let Some(event) = events.next().await {
-            let text = match event {
-                Ok(WebsocketEvent::Message(message)) => match message.text() {
-                    Some(text) => text,
-                    None => continue,
-                },
-                Ok(WebsocketEvent::Close(_)) | Err(_) => break,
-            };
-            if !sender.send(Some(text)) {
-                // The watcher is gone: nobody reads on.
-                return;
-            }
-        }
-        sender.send(None);
-    });
 }
 
 async fn sleep(ms: u64) {

@@ -1,0 +1,170 @@
+//! Watch sockets to task objects (`tasks::watch`), for everything that follows tasks: a
+//! listen stream (`listen`, many at once) and the follow of one task (`watcher`). Each
+//! socket's reader hands its events to one [`Inbox`] in arrival order.
+
+use super::TASKS_BINDING;
+use super::http::outgoing;
+use super::inbox::{Inbox, Sender};
+use crate::auth::anonymous::task_principal;
+use crate::server::fanin::Opened;
+use crate::tasks::protocol::{ObjectReply, PRINCIPAL_HEADER, is_task_not_found};
+use crate::tasks::watch::watch_url;
+use futures_util::StreamExt;
+use worker::wasm_bindgen_futures::spawn_local;
+use worker::web_sys::RequestRedirect;
+use worker::ws_events::WebsocketEvent;
+use worker::{Env, WebSocket};
+
+/// What a socket's reader reports: a text message, or that the socket is gone.
+pub(super) enum SocketEvent {
+    Message(String),
+    Lost,
+}
+
+/// (task id, socket generation, event).
+pub(super) type Event = (String, u64, SocketEvent);
+
+/// The open sockets, one per watched task. A reopened socket gets a new generation, so
+/// late events of the socket it replaced are ignored. At most
+/// `server::listen::MAX_TASKS`, so a list searched in turn (a `BTreeMap` of its own would
+/// add its whole B-tree code to the Worker).
+pub(super) struct Sockets {
+    open: Vec<(String, u64, WebSocket)>,
+    generation: u64,
+    events: Sender<Event>,
+}
+
+impl Sockets {
+    /// No socket yet, and the inbox their events arrive in.
+    pub(super) fn new() -> (Sockets, Inbox<Event>) {
+        let events = Inbox::default();
+        let sockets = Sockets {
+            open: Vec::new(),
+            generation: 0,
+            events: events.sender(),
+        };
+        (sockets, events)
+    }
+
+    pub(super) fn current(&self, task_id: &str, generation: u64) -> bool {
+        self.open
+            .iter()
+            .any(|(id, g, _)| id == task_id && *g == generation)
+    }
+
+    pub(super) fn add(&mut self, task_id: &str, socket: WebSocket) {
+        self.close(task_id);
+        self.generation += 1;
+        let generation = self.generation;
+        self.open
+            .push((task_id.to_owned(), generation, socket.clone()));
+        let events = self.events.clone();
+        let task_id = task_id.to_owned();
+        spawn_local(async move {
+            let lost = (task_id.clone(), generation, SocketEvent::Lost);
+            // Listen first, accept second: an accepted socket dispatches its messages at
+            // once, and one dispatched before a listener exists is lost (the object's
+            // first message is the task's current state, sent once).
+            let Ok(mut stream) = socket.events() else {
+                if !events.send(lost) { /* the stream is over */ }
+                return;
+            };
+            if socket.accept().is_err() {
+                if !events.send(lost) { /* the stream is over */ }
+                return;
+            }
+            while let Some(event) = stream.next().await {
+                let event = match event {
+                    Ok(WebsocketEvent::Message(message)) => match message.text() {
+                        Some(text) => SocketEvent::Message(text),
+                        None => continue,
+                    },
+                    Ok(WebsocketEvent::Close(_)) | Err(_) => SocketEvent::Lost,
+                };
+                let last = matches!(event, SocketEvent::Lost);
+                if !events.send((task_id.clone(), generation, event)) || last {
+                    return;
+                }
+            }
+        });
+    }
+
+    /// Forgets `task_id`'s socket, returning it.
+    pub(super) fn remove(&mut self, task_id: &str) -> Option<WebSocket> {
+        let at = self.open.iter().position(|(id, _, _)| id == task_id)?;
+        let (_, _, socket) = self.open.swap_remove(at);
+        Some(socket)
+    }
+
+    pub(super) fn close(&mut self, task_id: &str) {
+        if let Some(socket) = self.remove(task_id) {
+            shut(&socket);
+        }
+    }
+}
+
+impl Drop for Sockets {
+    /// The stream ended (or the client went away): release every object.
+    fn drop(&mut self) {
+        for (_, _, socket) in self.open.drain(..) {
+            shut(&socket);
+        }
+    }
+}
+
+fn shut(socket: &WebSocket) {
+    if socket.close(Some(1000), Some("done")).is_err() {
+        // Already closed by the object: nothing more to do.
+    }
+}
+
+/// Opens a watch socket to `task_id`'s object.
+pub(super) async fn open_watch(
+    env: &Env,
+    task_id: &str,
+    principal: &str,
+) -> (Opened, Option<WebSocket>) {
+    match try_open(env, task_id, principal).await {
+        Ok(opened) => opened,
+        Err(e) => (Opened::Failed(e.to_string()), None),
+    }
+}
+
+async fn try_open(
+    env: &Env,
+    task_id: &str,
+    principal: &str,
+) -> worker::Result<(Opened, Option<WebSocket>)> {
+    let stub = env.durable_object(TASKS_BINDING)?.get_by_name(task_id)?;
+    let headers = worker::Headers::new();
+    headers.set("upgrade", "websocket")?;
+    headers.set(PRINCIPAL_HEADER, &task_principal(principal, task_id))?;
+    let request = outgoing(
+        &watch_url(task_id),
+        "GET",
+        &headers,
+        None,
+        RequestRedirect::Follow,
+    )?;
+    let mut response = stub.fetch_with_request(request).await?;
+    let status = response.status_code();
+    if status == 101 {
+        // Not accepted here: the socket is accepted once its reader listens
+        // (`Sockets::add`), since the other opens of the batch are awaited in between.
+        return Ok(match response.websocket() {
+            Some(socket) => (Opened::Watching, Some(socket)),
+            None => (Opened::Failed("101 without a socket".into()), None),
+        });
+    }
+    let body = super::response_bytes(&mut response).await?;
+    Ok(match ObjectReply::decode(status, &body) {
+        Ok(ObjectReply::Error(e)) if is_task_not_found(&e) => (Opened::NotFound, None),
+        Ok(_) | Err(_) => (
+            Opened::Failed(format!(
+                "watch answered HTTP {status}: {}",
+                String::from_utf8_lossy(&body)
+            )),
+            None,
+        ),
+    })
+}
