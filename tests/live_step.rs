@@ -103,6 +103,9 @@ impl TaskPlatform for Shared {
     fn push(&mut self, message: &WatchMessage) {
         self.0.borrow_mut().push(message)
     }
+    fn watchers(&self) -> usize {
+        self.0.borrow().watchers()
+    }
     fn print(&mut self, lines: Vec<Line>) {
         self.0.borrow_mut().print(lines)
     }

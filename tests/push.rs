@@ -322,7 +322,7 @@ fn every_write_is_pushed_with_a_higher_version_and_the_completed_result() {
     assert!(task.get("resultType").is_none());
     // What a new watcher gets first: the same state, from storage.
     let stored = o.load(mcp_tasks_edge::tasks::layout::Need::Result).unwrap();
-    let first = watch::open(Some(&stored.record), ID, "anonymous", NOW + 5_000).unwrap();
+    let first = watch::open(Some(&stored.record), ID, "anonymous", NOW + 5_000, 1).unwrap();
     assert_eq!(&first, o.pushed.last().unwrap());
 }
 
@@ -331,13 +331,13 @@ fn a_watch_is_refused_like_a_get_for_others_and_unknown_ids() {
     let mut o = started("slow_compute", json!({ "seconds": 1, "label": "v" }));
     let stored = o.load(mcp_tasks_edge::tasks::layout::Need::Result).unwrap();
     for (id, principal) in [(ID, "bearer:someone-else"), (A, "anonymous")] {
-        let Err(ObjectReply::Error(e)) = watch::open(Some(&stored.record), id, principal, NOW)
+        let Err(ObjectReply::Error(e)) = watch::open(Some(&stored.record), id, principal, NOW, 0)
         else {
             panic!("expected a refusal")
         };
         assert_eq!(e.code.0, -32602);
     }
-    assert!(watch::open(None, ID, "anonymous", NOW).is_err());
+    assert!(watch::open(None, ID, "anonymous", NOW, 0).is_err());
 }
 
 #[test]

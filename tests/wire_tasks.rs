@@ -91,7 +91,7 @@ fn pushed_notifications_carry_it_too() {
     // A watcher opening now gets the same first message.
     let record = o.record().unwrap();
     assert_eq!(
-        watch::open(Some(&record), ID, "anonymous", NOW + 2),
+        watch::open(Some(&record), ID, "anonymous", NOW + 2, 0),
         Ok(last.clone())
     );
     // Through a listen stream: the notification's params, validated as the schema has them.

@@ -97,6 +97,10 @@ impl TaskPlatform for Platform<'_> {
         }
     }
 
+    fn watchers(&self) -> usize {
+        self.object.state.get_websockets().len()
+    }
+
     fn print(&mut self, lines: Vec<Line>) {
         log::print_all(lines, &self.server.config.log);
     }

@@ -60,6 +60,8 @@ pub trait TaskPlatform {
     async fn write(&mut self, write: Write) -> Result<(), String>;
     /// Sends `message` to every watcher's socket.
     fn push(&mut self, message: &WatchMessage);
+    /// How many watchers' sockets the object holds.
+    fn watchers(&self) -> usize;
     /// Prints `lines` (the platform's settings decide which).
     fn print(&mut self, lines: Vec<Line>);
     /// Tells the owner's quota ledger that the task ended (after its write).
@@ -257,6 +259,7 @@ pub async fn watch<P: TaskPlatform>(
         task_id,
         principal,
         now,
+        p.watchers(),
     ))
 }
 

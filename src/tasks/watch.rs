@@ -111,17 +111,32 @@ pub fn message(record: &TaskRecord) -> WatchMessage {
     }
 }
 
-/// A watch request: the first message for the socket, or the reply that refuses it
-/// (the same "not found" as `tasks/get`, so ids leak nothing).
+/// The most watch sockets one task's object holds at once (every listen stream, job
+/// wait and `tasks/result` following it): a bound on what one caller can pile on one
+/// object. A watcher refused past it follows the task by reading it instead
+/// (`server::follower`, `server::fanin`).
+pub const MAX_WATCHERS: usize = 256;
+
+/// A watch request, the object holding `watchers` sockets already: the first message for
+/// the socket, or the reply that refuses it (the same "not found" as `tasks/get`, so ids
+/// leak nothing; past [`MAX_WATCHERS`], only to whom may see the task, a -32603 saying so).
 pub fn open(
     stored: Option<&TaskRecord>,
     task_id: &str,
     principal: &str,
     now_ms: u64,
+    watchers: usize,
 ) -> Result<WatchMessage, ObjectReply> {
     match visible_record(stored, task_id, principal, now_ms) {
-        Some(record) => Ok(message(record)),
         None => Err(ObjectReply::Error(McpError::TaskNotFound.to_wire())),
+        Some(_) if watchers >= MAX_WATCHERS => Err(ObjectReply::Error(
+            McpError::Internal(format!(
+                "task {task_id} has {watchers} watchers, the most its object holds \
+                 ({MAX_WATCHERS}): read it instead"
+            ))
+            .to_wire(),
+        )),
+        Some(record) => Ok(message(record)),
     }
 }
 

@@ -55,6 +55,8 @@ pub struct Object {
     pub counts_live_tasks: bool,
     /// The tasks reported ended to the owner's ledger: (owner, task id).
     pub ended: Vec<(String, String)>,
+    /// The watchers' sockets the object holds.
+    pub watchers: usize,
     now: u64,
 }
 
@@ -95,6 +97,10 @@ impl TaskPlatform for Object {
     fn push(&mut self, message: &WatchMessage) {
         self.effects.push(Effect::Push);
         self.pushed.push(message.clone());
+    }
+
+    fn watchers(&self) -> usize {
+        self.watchers
     }
 
     fn print(&mut self, lines: Vec<Line>) {
@@ -150,6 +156,7 @@ impl Object {
             effects: Vec::new(),
             counts_live_tasks: false,
             ended: Vec::new(),
+            watchers: 0,
             now: 0,
         }
     }
@@ -193,6 +200,12 @@ impl Object {
             runner::request(o, rt, request, principal, Some(TRACE)).await
         })
         .expect("the runner answers")
+    }
+
+    /// A watch request of `principal`: the socket's first message, or the refusal.
+    pub fn watch(&mut self, principal: &str, now: u64) -> Result<WatchMessage, ObjectReply> {
+        self.now = now;
+        block_on(runner::watch(self, ID, principal)).expect("the runner answers")
     }
 
     pub fn get_as(&mut self, principal: &str, now: u64) -> Value {
