@@ -75,61 +75,30 @@ fn every_mode_against_every_event() {
         until_ms: now + POLL,
     };
     let task = Step::Deliver(json!({ "status": "working" }));
+    // Each row: the step after each event, in the order of `events()`.
     let table = [
-        // watching: a lost socket with no reconnects left is read instead
+        // A lost socket with no reconnects left is read instead.
         (
             Mode::Watching,
-            [
-                "listen",
-                "not found",
-                "read",
-                "deliver",
-                "read",
-                "not found",
-                "over",
-                "listen",
-            ],
+            "listen not-found read deliver read not-found over listen",
         ),
         (
             Mode::Polling,
-            [
-                "read",
-                "not found",
-                "read",
-                "read",
-                "read",
-                "not found",
-                "read",
-                "sleep",
-            ],
+            "read not-found read read read not-found read sleep",
         ),
         (
             Mode::PollingForEver,
-            [
-                "read",
-                "not found",
-                "read",
-                "read",
-                "read",
-                "not found",
-                "read",
-                "sleep",
-            ],
+            "read not-found read read read not-found read sleep",
         ),
-        (
-            Mode::Over,
-            [
-                "over", "over", "over", "over", "over", "over", "over", "over",
-            ],
-        ),
+        (Mode::Over, "over over over over over over over over"),
     ];
     for (mode, row) in table {
-        for ((name, event), expected) in events().into_iter().zip(row) {
+        for ((name, event), expected) in events().into_iter().zip(row.split(' ')) {
             let expected = match expected {
                 "listen" => listen(Some(WAIT)),
                 "read" => Step::Read,
                 "deliver" => task.clone(),
-                "not found" => Step::NotFound,
+                "not-found" => Step::NotFound,
                 "sleep" => sleep.clone(),
                 "over" => Step::Over,
                 other => unreachable!("{other}"),

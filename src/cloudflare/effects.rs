@@ -24,10 +24,26 @@ use worker::Env;
 /// One request's effects: its server, bindings, request id (`trace`) for the log lines,
 /// and how its caller leaving is noticed (a job it left is cancelled).
 pub(crate) struct WorkerEffects<'a> {
-    pub(crate) server: &'a Server,
-    pub(crate) env: &'a Env,
-    pub(crate) trace: Option<&'a str>,
-    pub(crate) leave: &'a Leave,
+    server: &'a Server,
+    env: &'a Env,
+    trace: Option<&'a str>,
+    leave: &'a Leave,
+}
+
+impl<'a> WorkerEffects<'a> {
+    pub(crate) fn new(
+        server: &'a Server,
+        env: &'a Env,
+        trace: Option<&'a str>,
+        leave: &'a Leave,
+    ) -> Self {
+        WorkerEffects {
+            server,
+            env,
+            trace,
+            leave,
+        }
+    }
 }
 
 impl Effects for WorkerEffects<'_> {

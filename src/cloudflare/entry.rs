@@ -79,12 +79,7 @@ pub(crate) async fn serve(
     let streams = crate::http::names(&request.headers, crate::http::EVENT_STREAM);
     // The handle to the same JS request (not `Request.clone()`, which copies it).
     let leave = Leave::on_abort(Clone::clone(req.inner()), invocation);
-    let fx = WorkerEffects {
-        server: &server,
-        env: &env,
-        trace: Some(&trace),
-        leave: &leave,
-    };
+    let fx = WorkerEffects::new(&server, &env, Some(&trace), &leave);
     let stage = Stage {
         era: Era::Modern,
         streams,

@@ -46,12 +46,7 @@ pub async fn stream(
     let out = channel.clone();
     let beat = channel.clone();
     worker::wasm_bindgen_futures::spawn_local(async move {
-        let fx = WorkerEffects {
-            server: &server,
-            env: &env,
-            trace: Some(&trace),
-            leave: &leave,
-        };
+        let fx = WorkerEffects::new(&server, &env, Some(&trace), &leave);
         let stage = Stage {
             era: Era::Modern,
             streams: true,

@@ -69,12 +69,7 @@ impl SessionRunner {
         // Until answered, `notifications/cancelled` for it reaches its job.
         let call = self.leaves.track(&rpc.id);
         let asker = self.asker(None, None);
-        let fx = WorkerEffects {
-            server: &server,
-            env: &self.env,
-            trace: trace.as_deref(),
-            leave: &call.leave,
-        };
+        let fx = WorkerEffects::new(&server, &self.env, trace.as_deref(), &call.leave);
         let stage = Stage {
             era: Era::Legacy,
             streams: accepts_sse,
@@ -113,12 +108,7 @@ impl SessionRunner {
         let progress = self.progress(&session, out.clone(), streamed.token);
         let env = self.env.clone();
         worker::wasm_bindgen_futures::spawn_local(async move {
-            let fx = WorkerEffects {
-                server: &server,
-                env: &env,
-                trace: trace.as_deref(),
-                leave: &call.leave,
-            };
+            let fx = WorkerEffects::new(&server, &env, trace.as_deref(), &call.leave);
             let stage = Stage {
                 era: Era::Legacy,
                 streams: true,
