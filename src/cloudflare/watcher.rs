@@ -56,17 +56,18 @@ impl Watcher {
     }
 
     /// The task's next state (the current one first), or its object's refusal; `None`
-    /// once the wait is over.
+    /// once the wait is over. Dropped while it waits (`tasks/result` asking races it),
+    /// the next call resumes the same step, and no pushed state is lost.
     pub(crate) async fn next(&mut self) -> Option<Result<Value, ObjectError>> {
         loop {
-            let event = match &self.step {
+            let event = match &mut self.step {
                 Step::Over => return None,
                 Step::NotFound => {
                     self.step = Step::Over;
                     return Some(Err(ObjectError::Refused(McpError::TaskNotFound.to_wire())));
                 }
                 Step::Deliver(task) => {
-                    let task = task.clone();
+                    let task = std::mem::take(task);
                     self.step = self.follower.next(now_ms(), Event::Taken);
                     return Some(Ok(task));
                 }
@@ -76,10 +77,14 @@ impl Watcher {
                     return Some(state);
                 }
                 Step::Open { after_ms } => {
-                    sleep(*after_ms).await;
+                    let after_ms = *after_ms;
+                    sleep(after_ms).await;
                     self.open().await
                 }
-                Step::Listen { until_ms } => self.listen(*until_ms).await,
+                Step::Listen { until_ms } => {
+                    let until_ms = *until_ms;
+                    self.listen(until_ms).await
+                }
                 Step::Sleep { until_ms } => {
                     sleep(until_ms.saturating_sub(now_ms())).await;
                     Event::Timer
