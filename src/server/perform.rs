@@ -218,6 +218,22 @@ pub fn followed_job(action: &Action) -> Option<&str> {
     }
 }
 
+/// Whether `action` runs a call its client may leave (`notifications/cancelled`, a
+/// disconnect): a run, which may become a job that the leaving cancels.
+pub fn leavable(action: &Action) -> bool {
+    match action {
+        Action::Run(_) | Action::Detach { .. } => true,
+        Action::Respond(_)
+        | Action::CreateTask { .. }
+        | Action::Forward { .. }
+        | Action::Job(_)
+        | Action::Read(_)
+        | Action::ListTasks { .. }
+        | Action::Listen(_)
+        | Action::Admin { .. } => false,
+    }
+}
+
 /// [`perform`] on a stream that is open: the answer that ends it.
 pub async fn perform_streamed<E: Effects>(
     server: &Server,

@@ -15,7 +15,9 @@ use crate::legacy::{Session, reach};
 use crate::server::call::progress_notification;
 use crate::server::dispatch;
 use crate::server::era::Era;
-use crate::server::perform::{Performed, Stage, Streamed, followed_job, perform, perform_streamed};
+use crate::server::perform::{
+    Performed, Stage, Streamed, followed_job, leavable, perform, perform_streamed,
+};
 use crate::server::{Action, Context, Cors, Server};
 use crate::tools::Progress;
 use serde::Serialize;
@@ -66,8 +68,11 @@ impl SessionRunner {
                 ctx.principal = principal;
             }
         }
-        // Until answered, `notifications/cancelled` for it reaches its job.
-        let call = self.leaves.track(&rpc.id);
+        // Until a run is answered, `notifications/cancelled` for it reaches its job.
+        let call = match leavable(&action) {
+            true => self.leaves.track(&rpc.id),
+            false => Tracked::untracked(),
+        };
         let asker = self.asker(None, None);
         let fx = WorkerEffects::new(&server, &self.env, trace.as_deref(), &call.leave);
         let stage = Stage {
