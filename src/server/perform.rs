@@ -113,6 +113,18 @@ pub enum Performed {
     Listen(Box<Listen>),
 }
 
+impl Performed {
+    /// For a door that opens no listen stream (a 2025-11-25 session, to which the
+    /// interpreter never hands one): the stream to open, or the answer.
+    pub fn streamed_or_answer(self, era: Era) -> Result<Streamed, HttpResponse> {
+        match self {
+            Performed::Stream(streamed) => Ok(streamed),
+            Performed::Answer(response) => Err(response),
+            Performed::Listen(listen) => Err(unexpected(&Action::Listen(listen), era)),
+        }
+    }
+}
+
 /// An action whose answer goes on a stream, with the progress token and CORS it opens with.
 pub struct Streamed {
     pub action: Action,

@@ -15,10 +15,8 @@ use crate::legacy::{Session, reach};
 use crate::server::call::progress_notification;
 use crate::server::dispatch;
 use crate::server::era::Era;
-use crate::server::perform::{
-    Performed, Stage, Streamed, followed_job, leavable, perform, perform_streamed,
-};
-use crate::server::{Action, Context, Cors, Server};
+use crate::server::perform::{Stage, Streamed, followed_job, leavable, perform, perform_streamed};
+use crate::server::{Context, Cors, Server};
 use crate::tools::Progress;
 use serde::Serialize;
 use serde_json::Value;
@@ -83,15 +81,10 @@ impl SessionRunner {
             asker: Some(&asker),
             origin: "",
         };
-        match perform(&server, &ctx, action, &fx, &stage).await {
-            Performed::Answer(response) => to_worker_response(response),
-            Performed::Stream(streamed) => {
-                self.streamed(server, session, streamed, ctx, trace, call)
-            }
-            // The core opens no listen stream for 2025-11-25 (`Stage`), and says so.
-            Performed::Listen(listen) => {
-                json_reply(Some(&rpc.id), Err(Action::Listen(listen).unexpected()))
-            }
+        let performed = perform(&server, &ctx, action, &fx, &stage).await;
+        match performed.streamed_or_answer(Era::Legacy) {
+            Ok(streamed) => self.streamed(server, session, streamed, ctx, trace, call),
+            Err(answer) => to_worker_response(answer),
         }
     }
 
