@@ -177,7 +177,9 @@ test('word_count answers inline with a typed result', async () => {
 test('check_links runs as a task: progress in statusMessage, then the report', async () => {
   seen.length = 0;
   const urls = [`${pagesUrl}/ok`, `${pagesUrl}/missing`, 'http://192.168.1.1/private'];
-  const created = await ok(server.mcpUrl, 'tools/call', { name: 'check_links', arguments: { urls, delayMs: 300 } });
+  // 1 s between URLs: each "n/3" message lasts that long, which a poll every 150 ms sees
+  // even on a loaded machine (at 300 ms a fresh-clone run once missed "1/3").
+  const created = await ok(server.mcpUrl, 'tools/call', { name: 'check_links', arguments: { urls, delayMs: 1000 } });
   assert.equal(created.resultType, 'task');
   const messages = new Set();
   const done = await pollUntil(server.mcpUrl, created.taskId, (t) => {
