@@ -7,7 +7,7 @@
 
 use super::leave::Leave;
 use super::log;
-use super::rpc::call_object_traced;
+use super::rpc::object;
 use super::watcher::Watcher;
 use super::{new_task_id, now_ms, store_new_task};
 use crate::http::HttpResponse;
@@ -17,7 +17,7 @@ use crate::server::follower::Follower;
 use crate::server::jobs::{self, Follow, JobRun, Next};
 use crate::server::perform::Via;
 use crate::server::{Context, Server, error_response, result_response};
-use crate::tasks::protocol::{ObjectError, ObjectReply, ObjectRequest};
+use crate::tasks::protocol::{ObjectError, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use futures_util::future::{Either, select};
 use serde_json::{Map, Value};
@@ -211,13 +211,4 @@ impl Job<'_> {
             ObjectError::Unreachable(why) => self.follow.unreachable(&why),
         }
     }
-}
-
-async fn object(
-    env: &Env,
-    request: &ObjectRequest,
-    principal: &str,
-    trace: Option<&str>,
-) -> Result<Value, ObjectError> {
-    ObjectReply::outcome(call_object_traced(env, request, principal, trace).await)
 }

@@ -6,13 +6,14 @@
 
 use super::inbox::Inbox;
 use super::principal_object::StreamSlot;
+use super::rpc::object;
 use super::sockets::{Event, SocketEvent, Sockets, open_watch};
 use super::stream::{Next, Source};
-use super::{call_object, join_all, now_ms};
+use super::{join_all, now_ms};
 use crate::http::HttpResponse;
 use crate::server::fanin::{Command, Fanin};
 use crate::server::listen::Listen;
-use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use crate::tasks::protocol::ObjectRequest;
 use crate::tasks::watch::WatchMessage;
 use futures_util::future::{Either, select};
 use serde_json::Value;
@@ -26,7 +27,7 @@ async fn get(env: &Env, task_id: &str, principal: &str) -> Result<Option<Value>,
     let request = ObjectRequest::Get {
         task_id: task_id.to_owned(),
     };
-    match ObjectReply::outcome(call_object(env, &request, principal).await) {
+    match object(env, &request, principal, None).await {
         Ok(task) => Ok(Some(task)),
         Err(e) if e.is_not_found() => Ok(None),
         Err(e) => Err(e.to_string()),

@@ -5,7 +5,7 @@
 use super::bench::{self, PRINCIPAL};
 use super::mirror::Mirror;
 use super::now_ms;
-use super::rpc::object_reply;
+use super::rpc::{exchange, object_reply};
 use crate::auth::anonymous::ledger_name;
 use crate::error::McpError;
 use crate::objects::Write;
@@ -184,11 +184,7 @@ async fn send(
         .get_by_name(ledger_name(principal))
         .map_err(|e| e.to_string())?;
     let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
-    let mut response = super::post_to_object(&stub, LEDGER_URL, &[], body).await?;
-    let body = super::response_bytes(&mut response)
-        .await
-        .map_err(|e| e.to_string())?;
-    match ObjectReply::outcome(Ok((response.status_code(), body))) {
+    match ObjectReply::outcome(exchange(&stub, LEDGER_URL, &[], body).await) {
         Ok(reply) => serde_json::from_value(reply).map_err(|e| e.to_string()),
         Err(ObjectError::Refused(error)) => Err(error.message),
         Err(ObjectError::Unreachable(why)) => Err(why),

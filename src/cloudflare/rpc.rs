@@ -6,8 +6,9 @@ use super::TASKS_BINDING;
 use super::http::outgoing;
 use crate::auth::anonymous::task_principal;
 use crate::tasks::protocol::{
-    OBJECT_URL, ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER,
+    OBJECT_URL, ObjectError, ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER,
 };
+use serde_json::Value;
 use worker::web_sys::RequestRedirect;
 use worker::{Env, Request, Response, web_sys};
 
@@ -42,7 +43,28 @@ pub(crate) async fn call_object_traced(
     if let Some(request_id) = request_id {
         headers.push((REQUEST_ID_HEADER, request_id));
     }
-    let mut response = post_to_object(&stub, OBJECT_URL, &headers, body).await?;
+    exchange(&stub, OBJECT_URL, &headers, body).await
+}
+
+/// [`call_object_traced`]'s reply read (`tasks::protocol`): the result, or why not.
+pub(crate) async fn object(
+    env: &Env,
+    request: &ObjectRequest,
+    principal: &str,
+    request_id: Option<&str>,
+) -> Result<Value, ObjectError> {
+    ObjectReply::outcome(call_object_traced(env, request, principal, request_id).await)
+}
+
+/// [`post_to_object`], then its reply as sent (status, body), for
+/// `ObjectReply::outcome`: every object answers in the object protocol.
+pub(crate) async fn exchange(
+    stub: &worker::Stub,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: String,
+) -> Result<(u16, Vec<u8>), String> {
+    let mut response = post_to_object(stub, url, headers, body).await?;
     let body = response_bytes(&mut response)
         .await
         .map_err(|e| e.to_string())?;
@@ -51,7 +73,7 @@ pub(crate) async fn call_object_traced(
 
 /// POSTs `body` with `headers` to a Durable Object (the objects' requests among
 /// themselves: tasks, ledgers, subscription registries).
-pub(crate) async fn post_to_object(
+async fn post_to_object(
     stub: &worker::Stub,
     url: &str,
     headers: &[(&str, &str)],

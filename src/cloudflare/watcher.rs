@@ -6,12 +6,12 @@
 
 use super::inbox::Inbox;
 use super::now_ms;
-use super::rpc::call_object_traced;
+use super::rpc::object;
 use super::sockets::{Event as SocketsEvent, SocketEvent, Sockets, open_watch};
 use crate::error::McpError;
 use crate::server::fanin::Opened;
 use crate::server::follower::{Event, Follower, Step};
-use crate::tasks::protocol::{ObjectError, ObjectReply, ObjectRequest};
+use crate::tasks::protocol::{ObjectError, ObjectRequest};
 use crate::tasks::watch::WatchMessage;
 use futures_util::future::{Either, select};
 use serde_json::Value;
@@ -144,8 +144,7 @@ impl Watcher {
         let get = ObjectRequest::Get {
             task_id: self.task_id.clone(),
         };
-        let (env, principal, trace) = (&self.env, &self.principal, self.trace.as_deref());
-        ObjectReply::outcome(call_object_traced(env, &get, principal, trace).await)
+        object(&self.env, &get, &self.principal, self.trace.as_deref()).await
     }
 }
 

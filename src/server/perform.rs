@@ -159,9 +159,7 @@ pub async fn perform<E: Effects>(
                 return Performed::Listen(listen);
             }
             Action::Listen(listen) => {
-                let refusal = Action::Listen(listen).unexpected();
-                let body = crate::jsonrpc::error_response(None, &refusal.to_wire());
-                return Performed::Answer(HttpResponse::json(refusal.http_status(), body));
+                return Performed::Answer(unexpected(&Action::Listen(listen), stage.era));
             }
             Action::Run(run) => {
                 let (host, print) = (fx.host(), |line| fx.print(line));

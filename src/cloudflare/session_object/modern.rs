@@ -35,7 +35,11 @@ impl SessionRunner {
     /// Any other method: the modern handlers, with the session's capabilities, performed
     /// by the core's interpreter for 2025-11-25 (`server::perform`, `Era::Legacy`): a
     /// tool run counts against the session principal's quota; a client that takes a
-    /// stream gets the call's progress, log messages and questions on it.
+    /// stream gets the call's progress, log messages and questions on it. One whose
+    /// `Accept` refuses a stream gets JSON: its progress and log messages are dropped (only
+    /// the call's own stream could carry them: 2025-11-25 transports, GET-stream messages
+    /// SHOULD be unrelated to running requests), and a step that must ask it ends with a
+    /// 406 saying what to accept (`SessionAsker` without a stream).
     pub(super) async fn modern(
         &self,
         server: Rc<Server>,

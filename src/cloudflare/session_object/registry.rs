@@ -17,6 +17,7 @@
 use super::SessionRunner;
 use crate::cloudflare::bench::{self, SESSION};
 use crate::cloudflare::js_api::{storage_get_strings, storage_put_strings};
+use crate::cloudflare::rpc::exchange;
 use crate::cloudflare::{SESSIONS_BINDING, built, log};
 use crate::error::McpError;
 use crate::legacy::subscribers::{self, RegistryPlatform, RegistryRequest, Write};
@@ -45,14 +46,8 @@ async fn send(
         .and_then(|ns| ns.get_by_name(object))
         .map_err(unavailable)?;
     let header = [(REGISTRY_HEADER, request.op())];
-    let mut response =
-        crate::cloudflare::post_to_object(&stub, OBJECT_URL, &header, request.body())
-            .await
-            .map_err(unavailable)?;
-    let body = crate::cloudflare::response_bytes(&mut response)
-        .await
-        .map_err(unavailable)?;
-    match ObjectReply::outcome(Ok((response.status_code(), body))) {
+    let reply = exchange(&stub, OBJECT_URL, &header, request.body()).await;
+    match ObjectReply::outcome(reply) {
         Ok(_) => Ok(()),
         Err(ObjectError::Refused(error)) => Err(McpError::Wire(error)),
         Err(ObjectError::Unreachable(why)) => Err(unavailable(why)),
