@@ -147,7 +147,7 @@ def self_test():
         ("nested group", "src/quota/plan.rs", "use crate::{error::McpError, browser::{flow}};\n", "quota -> browser"),
         ("inline path", "src/mcp/params.rs", "fn _x() { crate::server::Server::builder(\"x\"); }\n", "cycle: mcp -> server"),
         ("super:: between siblings", "src/cloudflare/session_object/asker.rs",
-         "use super::tasks::create;\n", "cycle: cloudflare/session_object/asker -> cloudflare/session_object/tasks"),
+         "use super::modern::Asked;\n", "cycle: cloudflare/session_object/asker -> cloudflare/session_object/modern"),
         ("super::super:: across folders", "src/ops/log/events.rs",
          "use super::super::admin::inspect;\n", "cycle: ops/admin -> ops/log"),
     ]

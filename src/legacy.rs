@@ -25,6 +25,8 @@
 //! Every request on a session is checked against the principal that opened it; any other
 //! principal gets the 404 of an unknown session ([`plan`]).
 
+pub mod asking;
+pub mod notices;
 pub mod object;
 pub mod plan;
 pub mod questions;
@@ -32,6 +34,7 @@ pub mod reach;
 pub mod replay;
 pub mod result_loop;
 mod results;
+pub mod resumable;
 mod route;
 mod session;
 pub mod subscribers;

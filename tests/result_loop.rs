@@ -6,10 +6,13 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use mcp_tasks_edge::error::McpError;
-use mcp_tasks_edge::host::block_on;
+use mcp_tasks_edge::host::{BoxFuture, block_on};
 use mcp_tasks_edge::legacy::result_loop::{self, Waiting};
+use mcp_tasks_edge::server::call::Asker;
 use serde_json::{Map, Value, json};
+use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 const TID: &str = "00112233445566778899aabbccddeeff";
 
@@ -19,18 +22,55 @@ enum Turn {
     Get,
     Sent(String),
     Asked(Vec<String>),
+    /// The GET streams told to hold the task's questions back (`true`), or not.
+    Asking(bool),
     Update(Value),
     Offered,
 }
 
-/// The task's states as its object would answer them in turn; `answers` is what the
-/// client answers (`None`: the task moved on first); `streams_open`: GET streams to offer
-/// questions on.
+type Log = Rc<RefCell<Vec<Turn>>>;
+
+/// The task's states as its object would answer them in turn; `streams_open`: GET
+/// streams to offer questions on.
 struct Script {
     states: VecDeque<Value>,
-    answers: Option<Map<String, Value>>,
     streams_open: bool,
-    turns: Vec<Turn>,
+    turns: Log,
+}
+
+/// The client on the response stream: it answers `answers` at once, or never (`None`:
+/// the task moves on first).
+struct Client {
+    answers: Option<Map<String, Value>>,
+    turns: Log,
+}
+
+impl Asker for Client {
+    fn ask(
+        &self,
+        requests: Map<String, Value>,
+    ) -> BoxFuture<'_, Result<Map<String, Value>, McpError>> {
+        self.turns
+            .borrow_mut()
+            .push(Turn::Asked(requests.keys().cloned().collect()));
+        match self.answers.clone() {
+            Some(answers) => Box::pin(std::future::ready(Ok(answers))),
+            None => Box::pin(std::future::pending()),
+        }
+    }
+}
+
+impl Script {
+    fn client(&self, answers: Option<Value>) -> Client {
+        Client {
+            answers: answers.map(|a| a.as_object().unwrap().clone()),
+            turns: self.turns.clone(),
+        }
+    }
+
+    fn turns(&self) -> Vec<Turn> {
+        self.turns.borrow().clone()
+    }
 }
 
 fn task(status: &str, extra: Value) -> Value {
@@ -45,15 +85,14 @@ fn task(status: &str, extra: Value) -> Value {
 fn script(states: Vec<Value>) -> Script {
     Script {
         states: states.into(),
-        answers: None,
         streams_open: false,
-        turns: Vec::new(),
+        turns: Log::default(),
     }
 }
 
 impl Waiting for Script {
     async fn get(&mut self) -> Result<Value, McpError> {
-        self.turns.push(Turn::Get);
+        self.turns.borrow_mut().push(Turn::Get);
         Ok(self
             .states
             .pop_front()
@@ -61,29 +100,26 @@ impl Waiting for Script {
     }
 
     async fn update(&mut self, answers: Map<String, Value>) -> Result<(), McpError> {
-        self.turns.push(Turn::Update(Value::Object(answers)));
+        self.turns
+            .borrow_mut()
+            .push(Turn::Update(Value::Object(answers)));
         Ok(())
     }
 
     fn send(&mut self, message: Value) {
         let status = message["params"]["status"].as_str().unwrap_or_default();
-        self.turns.push(Turn::Sent(format!(
+        self.turns.borrow_mut().push(Turn::Sent(format!(
             "{} {status}",
             message["method"].as_str().unwrap()
         )));
     }
 
-    async fn ask(
-        &mut self,
-        requests: Map<String, Value>,
-    ) -> Option<Result<Map<String, Value>, McpError>> {
-        self.turns
-            .push(Turn::Asked(requests.keys().cloned().collect()));
-        self.answers.take().map(Ok)
+    fn asking(&mut self, asking: bool) {
+        self.turns.borrow_mut().push(Turn::Asking(asking));
     }
 
     fn offer(&mut self, _: &Value) -> bool {
-        self.turns.push(Turn::Offered);
+        self.turns.borrow_mut().push(Turn::Offered);
         self.streams_open
     }
 }
@@ -100,36 +136,41 @@ fn status(s: &str) -> Turn {
     Turn::Sent(format!("notifications/tasks/status {s}"))
 }
 
+fn asking_for(key: &str) -> Value {
+    task(
+        "input_required",
+        json!({ "inputRequests": { key: { "method": "elicitation/create",
+            "params": { "mode": "form", "message": "?", "requestedSchema": { "type": "object", "properties": {} } } } } }),
+    )
+}
+
+fn done() -> Value {
+    task("completed", json!({ "result": { "content": [] } }))
+}
+
 #[test]
 fn a_streamed_result_tells_each_status_once_asks_and_then_answers() {
-    let done = task("completed", json!({ "result": { "content": [] } }));
-    let mut w = script(vec![
-        task("working", json!({})),
-        task("working", json!({})),
-        asking(),
-        done,
-    ]);
-    w.answers = Some(
-        json!({ "name": { "action": "accept", "content": { "name": "Ada" } } })
-            .as_object()
-            .unwrap()
-            .clone(),
-    );
-    let result = block_on(result_loop::result(&mut w, TID, true, None)).unwrap();
+    let working = || task("working", json!({}));
+    let mut w = script(vec![working(), working(), asking(), done()]);
+    let answer = json!({ "name": { "action": "accept", "content": { "name": "Ada" } } });
+    let client = w.client(Some(answer.clone()));
+    let result = block_on(result_loop::result(&mut w, Some(&client), TID, None)).unwrap();
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
         TID
     );
     assert_eq!(
-        w.turns,
+        w.turns(),
         [
             Turn::Get,
             status("working"),
             Turn::Get,
             Turn::Get,
             status("input_required"),
+            Turn::Asking(true),
             Turn::Asked(vec!["name".into()]),
-            Turn::Update(json!({ "name": { "action": "accept", "content": { "name": "Ada" } } })),
+            Turn::Asking(false),
+            Turn::Update(answer),
             Turn::Get,
             status("completed"),
         ]
@@ -138,32 +179,62 @@ fn a_streamed_result_tells_each_status_once_asks_and_then_answers() {
 
 #[test]
 fn a_result_starts_from_the_task_its_caller_read_without_reading_it_again() {
-    let done = task("completed", json!({ "result": { "content": [] } }));
-    let mut w = script(vec![done.clone()]);
+    let mut w = script(vec![done()]);
     let read = task("working", json!({}));
-    block_on(result_loop::result(&mut w, TID, true, Some(read))).unwrap();
-    assert_eq!(w.turns, [status("working"), Turn::Get, status("completed")]);
+    let client = w.client(None);
+    block_on(result_loop::result(&mut w, Some(&client), TID, Some(read))).unwrap();
+    assert_eq!(
+        w.turns(),
+        [status("working"), Turn::Get, status("completed")]
+    );
     // Already ended when read: answered with no request at all.
     let mut w = script(vec![]);
-    block_on(result_loop::result(&mut w, TID, false, Some(done))).unwrap();
-    assert_eq!(w.turns, []);
+    block_on(result_loop::result(&mut w, None, TID, Some(done()))).unwrap();
+    assert_eq!(w.turns(), []);
 }
 
 #[test]
-fn a_result_whose_task_moved_on_reads_it_again_instead_of_answering_for_it() {
+fn a_result_whose_task_moved_on_while_asking_stops_asking_and_answers_for_that_state() {
     let mut w = script(vec![asking(), task("cancelled", json!({}))]);
-    let error = block_on(result_loop::result(&mut w, TID, true, None)).unwrap_err();
+    let client = w.client(None);
+    let error = block_on(result_loop::result(&mut w, Some(&client), TID, None)).unwrap_err();
     // A cancelled task's result is -32603 (legacy tasks "Result Retrieval"), told after
     // its status.
     assert_eq!(error.to_wire().code.0, -32603);
     assert_eq!(
-        w.turns,
+        w.turns(),
         [
             Turn::Get,
             status("input_required"),
+            Turn::Asking(true),
             Turn::Asked(vec!["name".into()]),
             Turn::Get,
+            Turn::Asking(false),
             status("cancelled"),
+        ]
+    );
+}
+
+#[test]
+fn while_asking_a_state_with_the_same_questions_waits_on_and_new_questions_are_asked_anew() {
+    let mut w = script(vec![asking(), asking(), asking_for("color"), done()]);
+    let client = w.client(None);
+    block_on(result_loop::result(&mut w, Some(&client), TID, None)).unwrap();
+    assert_eq!(
+        w.turns(),
+        [
+            Turn::Get,
+            status("input_required"),
+            Turn::Asking(true),
+            Turn::Asked(vec!["name".into()]),
+            Turn::Get,
+            Turn::Get,
+            Turn::Asking(false),
+            Turn::Asking(true),
+            Turn::Asked(vec!["color".into()]),
+            Turn::Get,
+            Turn::Asking(false),
+            status("completed"),
         ]
     );
 }
@@ -175,7 +246,8 @@ fn a_failed_task_answers_its_own_error() {
         json!({ "error": { "code": -32602, "message": "bad input" } }),
     );
     let mut w = script(vec![failed]);
-    let error = block_on(result_loop::result(&mut w, TID, true, None)).unwrap_err();
+    let client = w.client(None);
+    let error = block_on(result_loop::result(&mut w, Some(&client), TID, None)).unwrap_err();
     let wire = error.to_wire();
     assert_eq!((wire.code.0, wire.message.as_str()), (-32602, "bad input"));
 }
@@ -184,14 +256,13 @@ fn a_failed_task_answers_its_own_error() {
 fn a_json_result_offers_questions_on_get_streams_or_says_what_to_accept() {
     // No GET stream to carry the question: 406, sent nothing, updated nothing.
     let mut w = script(vec![task("working", json!({})), asking()]);
-    let error = block_on(result_loop::result(&mut w, TID, false, None)).unwrap_err();
+    let error = block_on(result_loop::result(&mut w, None, TID, None)).unwrap_err();
     assert_eq!(error.http_status(), 406);
-    assert_eq!(w.turns, [Turn::Get, Turn::Get, Turn::Offered]);
+    assert_eq!(w.turns(), [Turn::Get, Turn::Get, Turn::Offered]);
 
     // With one open, the question is offered there and the answer waits for the task.
-    let done = task("completed", json!({ "result": { "content": [] } }));
-    let mut w = script(vec![asking(), done]);
+    let mut w = script(vec![asking(), done()]);
     w.streams_open = true;
-    block_on(result_loop::result(&mut w, TID, false, None)).unwrap();
-    assert_eq!(w.turns, [Turn::Get, Turn::Offered, Turn::Get]);
+    block_on(result_loop::result(&mut w, None, TID, None)).unwrap();
+    assert_eq!(w.turns(), [Turn::Get, Turn::Offered, Turn::Get]);
 }

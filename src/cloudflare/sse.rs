@@ -6,17 +6,11 @@
 use super::inbox::{self, Queue};
 use super::stream::{self, Next, Source};
 use crate::http::HttpResponse;
+use crate::http::sse::event;
+use crate::legacy::replay::Closable;
 use std::cell::RefCell;
 use std::rc::Rc;
 use worker::Response;
-
-/// One SSE event carrying a JSON-RPC message.
-pub fn event(json: &[u8]) -> Vec<u8> {
-    let mut frame = b"event: message\ndata: ".to_vec();
-    frame.extend_from_slice(json);
-    frame.extend_from_slice(b"\n\n");
-    frame
-}
 
 /// The producing end; clones share the stream.
 #[derive(Clone, Default)]
@@ -62,6 +56,23 @@ impl Channel {
             .push(("content-type", "text/event-stream".into()));
         head.headers.push(("cache-control", "no-cache".into()));
         stream::response(&head, Box::new(Frames(self.0.clone())))
+    }
+}
+
+/// A session's streams (`legacy::replay`, `legacy::resumable`) are channels.
+impl Closable for Channel {
+    fn is_finished(&self) -> bool {
+        Channel::is_finished(self)
+    }
+
+    fn close(&self) {
+        Channel::close(self)
+    }
+}
+
+impl crate::legacy::resumable::Channel for Channel {
+    fn send_raw(&self, frames: Vec<u8>) {
+        Channel::send_raw(self, frames)
     }
 }
 

@@ -13,6 +13,14 @@
 //! Bytes arrive in arbitrary chunks; lines are split on bytes, so a UTF-8 character cut
 //! by a chunk boundary is whole again before it is decoded.
 
+/// One `message` event carrying a JSON-RPC message (what a server sends).
+pub fn event(json: &[u8]) -> Vec<u8> {
+    let mut frame = b"event: message\ndata: ".to_vec();
+    frame.extend_from_slice(json);
+    frame.extend_from_slice(b"\n\n");
+    frame
+}
+
 #[derive(Debug, Default)]
 pub struct SseParser {
     /// Bytes of the line not yet ended.

@@ -12,15 +12,23 @@
 //!           to the session's GET streams, and with none open the answer is 406
 //! ```
 //!
+//! While it asks, it goes on following the task: one that moves on without these answers
+//! (answered elsewhere, e.g. on a GET stream or by another session, cancelled, expired)
+//! ends the asking, and that state is the next turn's.
+//!
 //! Generic over [`Waiting`]: the Cloudflare session object implements it on the task
 //! objects and its streams (`cloudflare::session_object::tasks`), the native tests on a
-//! script of task states (`tests/session_object.rs`).
+//! script of task states (`tests/result_loop.rs`).
 
-use super::tasks::{ResultStep, legacy_task, result_step};
+use super::tasks::{ResultStep, legacy_task, result_step, still_asking};
 use crate::error::McpError;
 use crate::jsonrpc;
 use crate::mcp::input;
+use crate::server::call::Asker;
 use serde_json::{Map, Value};
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::task::Poll;
 
 /// What one `tasks/result` needs of its platform.
 // Single threaded, as `legacy::object::SessionPlatform`.
@@ -33,27 +41,58 @@ pub trait Waiting {
     async fn update(&mut self, answers: Map<String, Value>) -> Result<(), McpError>;
     /// A message on the response stream (streamed only).
     fn send(&mut self, message: Value);
-    /// Asks the client `requests` on the response stream (streamed only): its answers,
-    /// or `None` when the task moved on without them meanwhile (answered elsewhere,
-    /// cancelled, expired), so the loop reads it again instead of waiting in vain.
-    async fn ask(
-        &mut self,
-        requests: Map<String, Value>,
-    ) -> Option<Result<Map<String, Value>, McpError>>;
+    /// The loop asks the task's questions on its stream (`true`) or no longer does: the
+    /// session's GET streams hold the same questions back meanwhile.
+    fn asking(&mut self, asking: bool);
     /// For a JSON answer, which cannot carry questions: offers `task`'s questions on the
     /// session's GET streams; `false` when none is open.
     fn offer(&mut self, task: &Value) -> bool;
 }
 
-/// `tasks/result` of `task_id`, on a response stream (`streamed`) or as one JSON answer.
-/// `read`: the task as just read by the caller (finding out whom it is reached as, say),
-/// the first turn's state instead of a second read.
+/// What came first while the client was asked.
+enum Asked {
+    Answers(Result<Map<String, Value>, McpError>),
+    /// The task's state once it no longer waits for these answers.
+    MovedOn(Result<Value, McpError>),
+}
+
+/// Asks `requests` while following the task, until the answers come or the task moves
+/// on without them.
+async fn ask<W: Waiting>(
+    w: &mut W,
+    asker: &dyn Asker,
+    requests: Map<String, Value>,
+    task_id: &str,
+) -> Asked {
+    let keys: Vec<String> = requests.keys().cloned().collect();
+    let mut answers = asker.ask(requests);
+    let mut moved_on = pin!(async {
+        loop {
+            match w.get().await {
+                Ok(task) if still_asking(&task, task_id, &keys) => {}
+                state => return state,
+            }
+        }
+    });
+    poll_fn(|cx| {
+        if let Poll::Ready(answers) = answers.as_mut().poll(cx) {
+            return Poll::Ready(Asked::Answers(answers));
+        }
+        moved_on.as_mut().poll(cx).map(Asked::MovedOn)
+    })
+    .await
+}
+
+/// `tasks/result` of `task_id`, on a response stream (`asker`: what asks on it) or as one
+/// JSON answer (`None`). `read`: the task as just read by the caller (finding out whom it
+/// is reached as, say), the first turn's state instead of a second read.
 pub async fn result<W: Waiting>(
     w: &mut W,
+    asker: Option<&dyn Asker>,
     task_id: &str,
-    streamed: bool,
     mut read: Option<Value>,
 ) -> Result<Value, McpError> {
+    let streamed = asker.is_some();
     let mut last_status = Value::Null;
     loop {
         let task = match read.take() {
@@ -69,24 +108,30 @@ pub async fn result<W: Waiting>(
                 legacy_task(&task),
             ));
         }
-        match result_step(&task, task_id)? {
-            ResultStep::Complete(result) => return Ok(result),
-            ResultStep::Fail(error) => return Err(McpError::Wire(error)),
-            ResultStep::Cancelled => {
+        match (result_step(&task, task_id)?, asker) {
+            (ResultStep::Complete(result), _) => return Ok(result),
+            (ResultStep::Fail(error), _) => return Err(McpError::Wire(error)),
+            (ResultStep::Cancelled, _) => {
                 return Err(McpError::Internal(format!("Task {task_id} was cancelled")));
             }
-            ResultStep::Ask(requests) if streamed => {
-                if let Some(answers) = w.ask(requests.clone()).await {
-                    w.update(input::answered(&requests, answers?)?).await?;
+            (ResultStep::Ask(requests), Some(asker)) => {
+                w.asking(true);
+                let asked = ask(w, asker, requests.clone(), task_id).await;
+                w.asking(false);
+                match asked {
+                    Asked::Answers(answers) => {
+                        w.update(input::answered(&requests, answers?)?).await?
+                    }
+                    Asked::MovedOn(state) => read = Some(state?),
                 }
             }
-            ResultStep::Ask(_) if !w.offer(&task) => {
+            (ResultStep::Ask(_), None) if !w.offer(&task) => {
                 return Err(McpError::NotAcceptable(format!(
                     "tasks/result of task {task_id}, which waits for input and has no GET stream of this session open to carry its questions,"
                 )));
             }
             // Its next state is what `get` waits for.
-            ResultStep::Ask(_) | ResultStep::Wait => {}
+            (ResultStep::Ask(_) | ResultStep::Wait, _) => {}
         }
     }
 }

@@ -8,9 +8,7 @@ use crate::cloudflare::call_object;
 use crate::cloudflare::sse::Channel;
 use crate::http::HttpResponse;
 use crate::jsonrpc::ErrorObject;
-use crate::legacy::questions::{Outgoing, StreamId};
-use crate::legacy::replay::Closable;
-use crate::legacy::{Questions, Session};
+use crate::legacy::{Questions, Session, notices};
 use crate::tasks::protocol::{ObjectError, ObjectReply, ObjectRequest};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -19,16 +17,6 @@ use worker::{Delay, Response, Result};
 
 /// The session's open GET streams (`legacy::replay`: at most `MAX_GET_STREAMS`).
 pub(crate) type GetStreams = crate::legacy::replay::GetStreams<Channel>;
-
-impl Closable for Channel {
-    fn is_finished(&self) -> bool {
-        Channel::is_finished(self)
-    }
-
-    fn close(&self) {
-        Channel::close(self)
-    }
-}
 
 /// A fresh request id: 128 random bits, so nobody answers in the owner's place by guessing.
 fn new_id() -> String {
@@ -49,18 +37,10 @@ impl SessionRunner {
         channel.response(HttpResponse::empty(200))
     }
 
-    /// A `tasks/get` poll read `task`: its questions go to the GET streams when the
-    /// client has evidently not called `tasks/result` for them (`Questions::poll`).
-    /// Returns the questions the poll's own response must carry (`streaming`: its
-    /// `Accept` takes a stream), when no GET stream has them.
+    /// A `tasks/get` poll read `task`: the questions its own response must carry
+    /// (`legacy::notices::polled`; `streaming`: its `Accept` takes a stream).
     pub(super) fn polled(&self, task: &Value, streaming: bool) -> Vec<Value> {
-        let (ids, live) = stream_ids(&self.streams, &self.questions);
-        let poll = self
-            .questions
-            .borrow_mut()
-            .poll(task, &ids, streaming, new_id);
-        send(&live, poll.streams);
-        poll.response
+        notices::polled(&self.streams, &self.questions, task, streaming, new_id)
     }
 
     /// An answer no step waits for in memory: if it answers a question sent on a GET
@@ -107,36 +87,14 @@ impl SessionRunner {
     }
 }
 
-/// The open GET streams' ids; what was sent on closed ones is forgotten.
-fn stream_ids(
-    streams: &RefCell<GetStreams>,
-    questions: &RefCell<Questions>,
-) -> (Vec<StreamId>, Vec<(StreamId, Channel)>) {
-    let live = streams.borrow_mut().live();
-    let ids: Vec<StreamId> = live.iter().map(|(id, _)| *id).collect();
-    questions.borrow_mut().streams_open(&ids);
-    (ids, live)
-}
-
-fn send(live: &[(StreamId, Channel)], outgoing: Vec<Outgoing>) {
-    for out in outgoing {
-        if let Some((_, stream)) = live.iter().find(|(id, _)| *id == out.stream) {
-            stream.send(out.message.to_string().as_bytes());
-        }
-    }
-}
-
 /// A `tasks/result` that cannot stream is waiting on `task`: its questions go to the GET
-/// streams now. `false` when no GET stream is open to carry them.
+/// streams now (`legacy::notices::offered`). `false` when no GET stream is open.
 pub(super) fn offered(
     streams: &RefCell<GetStreams>,
     questions: &RefCell<Questions>,
     task: &Value,
 ) -> bool {
-    let (ids, live) = stream_ids(streams, questions);
-    let outgoing = questions.borrow_mut().offer(task, &ids, new_id);
-    send(&live, outgoing);
-    !ids.is_empty()
+    notices::offered(streams, questions, task, new_id)
 }
 
 /// A comment every 25 s keeps an idle GET stream open through proxies.

@@ -2,7 +2,6 @@
 //! the operations `legacy::plan` decides, with `legacy::result_loop` running
 //! `tasks/result` on this object's [`Turn`].
 
-use super::asker::SessionAsker;
 use super::questions::{GetStreams, offered};
 use super::{SessionRunner, Stream, json_reply};
 use crate::cloudflare::sse::Channel;
@@ -15,12 +14,10 @@ use crate::legacy::result_loop::{self, Waiting};
 use crate::legacy::{self, Session, TaskOp, reach};
 use crate::server::Server;
 use crate::server::follower::Follower;
-use crate::tasks::protocol::{ObjectError, ObjectReply, ObjectRequest};
+use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
-use futures_util::future::{Either, select};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
-use std::pin::pin;
 use std::rc::Rc;
 use worker::{Response, Result};
 
@@ -112,7 +109,7 @@ pub(super) async fn handle(
                 Ok((principal, read)) => {
                     let mut turn = Turn::new(runner, server, task_id, &principal);
                     let task_id = turn.task_id.clone();
-                    result_loop::result(&mut turn, &task_id, false, read).await
+                    result_loop::result(&mut turn, None, &task_id, read).await
                 }
             }
         }
@@ -151,11 +148,11 @@ fn result_stream(
     let channel = Channel::default();
     let out = runner.resumable.open(channel.clone());
     let asker = runner.asker(Some(out.clone()), Some(turn.task_id.clone()));
-    turn.stream = Some((out.clone(), asker));
+    turn.stream = Some(out.clone());
     let request_id = id.clone();
     worker::wasm_bindgen_futures::spawn_local(async move {
         let task_id = turn.task_id.clone();
-        let body = match result_loop::result(&mut turn, &task_id, true, read).await {
+        let body = match result_loop::result(&mut turn, Some(&asker), &task_id, read).await {
             Ok(result) => jsonrpc::result_response(&request_id, &result),
             Err(error) => jsonrpc::error_response(Some(&request_id), &error.to_wire()),
         };
@@ -174,10 +171,8 @@ struct Turn {
     task_id: String,
     principal: String,
     watcher: Watcher,
-    /// The state the follow gave while a question was out (`ask`), for the next `get`.
-    held: Option<std::result::Result<Value, ObjectError>>,
-    /// A streamed answer's stream, and what asks the client on it.
-    stream: Option<(Stream, SessionAsker)>,
+    /// A streamed answer's stream.
+    stream: Option<Stream>,
     streams: Rc<RefCell<GetStreams>>,
     questions: Rc<RefCell<legacy::Questions>>,
 }
@@ -189,7 +184,6 @@ impl Turn {
         let follower = Follower::start(now_ms(), None, poll_ms, config.listen_reconnects);
         Turn {
             watcher: Watcher::new(&runner.env, &task_id, principal, None, follower),
-            held: None,
             env: runner.env.clone(),
             task_id,
             principal: principal.to_owned(),
@@ -202,9 +196,6 @@ impl Turn {
 
 impl Waiting for Turn {
     async fn get(&mut self) -> std::result::Result<Value, McpError> {
-        if let Some(state) = self.held.take() {
-            return state.map_err(McpError::from);
-        }
         match self.watcher.next().await {
             Some(state) => state.map_err(McpError::from),
             // A follow without a deadline ends only after telling why (`NotFound`).
@@ -227,49 +218,15 @@ impl Waiting for Turn {
     }
 
     fn send(&mut self, message: Value) {
-        if let Some((out, _)) = &self.stream {
+        if let Some(out) = &self.stream {
             out.send(message.to_string().as_bytes());
         }
     }
 
     /// While it asks, the session's GET streams hold the same questions back
-    /// (`legacy::questions`). A task that moves on meanwhile without these answers
-    /// (answered elsewhere, e.g. on a GET stream or by another session, cancelled,
-    /// expired) ends the asking: its follow says so as it happens, and that state is the
-    /// next `get`'s.
-    async fn ask(
-        &mut self,
-        requests: Map<String, Value>,
-    ) -> Option<std::result::Result<Map<String, Value>, McpError>> {
-        use crate::server::call::Asker;
-        let Turn {
-            stream,
-            watcher,
-            questions,
-            task_id,
-            held,
-            ..
-        } = self;
-        let (_, asker) = stream.as_ref()?;
-        let keys: Vec<String> = requests.keys().cloned().collect();
-        let moved_on = async {
-            loop {
-                match watcher.next().await {
-                    Some(Ok(task)) if legacy::still_asking(&task, task_id, &keys) => {}
-                    state => return state,
-                }
-            }
-        };
-        questions.borrow_mut().asking(task_id, true);
-        let answers = match select(pin!(asker.ask(requests)), pin!(moved_on)).await {
-            Either::Left((answers, _)) => Some(answers),
-            Either::Right((state, _)) => {
-                *held = state;
-                None
-            }
-        };
-        questions.borrow_mut().asking(task_id, false);
-        answers
+    /// (`legacy::questions`).
+    fn asking(&mut self, asking: bool) {
+        self.questions.borrow_mut().asking(&self.task_id, asking);
     }
 
     fn offer(&mut self, task: &Value) -> bool {
