@@ -1,12 +1,17 @@
-//! A legacy task's questions sent on a session's GET streams (`src/legacy/notices.rs`),
-//! on channels that record: the second poll sends them to each open stream as an SSE
-//! `message` event, a closed stream gets nothing and is forgotten, and a `tasks/result`
-//! that takes no stream offers them at once, or says no stream is open.
+//! What a 2025-11-25 session sends besides answers (`src/legacy/notices.rs`), on channels
+//! that record: a call's progress (when asked for) and log messages (at the session's
+//! level) on its response stream; a legacy task's questions on the GET streams (the second
+//! poll sends them to each open stream as an SSE `message` event, a closed stream gets
+//! nothing, and a `tasks/result` that takes no stream offers them at once, or says no
+//! stream is open); `notifications/resources/updated` on the open GET streams.
 
-use mcp_tasks_edge::legacy::Questions;
-use mcp_tasks_edge::legacy::notices::{offered, polled};
+mod common;
+use common::server;
+use mcp_tasks_edge::legacy::notices::{call_progress, offered, polled, resource_updated};
 use mcp_tasks_edge::legacy::replay::{Closable, GetStreams};
-use mcp_tasks_edge::legacy::resumable::Channel;
+use mcp_tasks_edge::legacy::resumable::{Channel, Streams};
+use mcp_tasks_edge::legacy::{Questions, Session, initialize};
+use mcp_tasks_edge::tools::Report;
 use serde_json::{Value, json};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -36,19 +41,97 @@ impl Channel for Fake {
 }
 
 impl Fake {
-    /// The JSON-RPC messages of its `message` events.
+    /// The JSON-RPC messages of its `message` events (after an `id:` line, if any; a
+    /// priming event carries none).
     fn messages(&self) -> Vec<Value> {
         let frames = self.frames.borrow();
-        frames
-            .iter()
-            .map(|f| {
-                let data = f
-                    .strip_prefix("event: message\ndata: ")
-                    .expect("a message event");
-                serde_json::from_str(data.trim_end()).unwrap()
-            })
+        let events = frames.iter().filter_map(|f| {
+            let event = f
+                .split_once('\n')
+                .filter(|(first, _)| first.starts_with("id: "));
+            let event = event.map_or(f.as_str(), |(_, rest)| rest);
+            event.strip_prefix("event: message\ndata: ")
+        });
+        events
+            .map(|data| serde_json::from_str(data.trim_end()).unwrap())
             .collect()
     }
+}
+
+/// A session whose client set its log level to `warning`.
+fn session() -> Session {
+    let params = json!({ "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": { "name": "c", "version": "1" } });
+    let id = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    let (_, mut session) =
+        initialize(&server(), params.as_object().unwrap(), id, "alice", 0).unwrap();
+    session.log_level = serde_json::from_value(json!("warning")).unwrap();
+    session
+}
+
+#[test]
+fn a_calls_progress_and_its_logs_at_the_sessions_level_go_on_its_stream() {
+    let client = Fake::default();
+    let stream = Streams::default().open(client.clone());
+    let progress = call_progress(&session(), stream, Some(json!("tok")));
+    progress.report(Report {
+        progress: 1.0,
+        total: Some(3.0),
+        message: Some("one".into()),
+    });
+    progress.log("info", &json!("below the level"));
+    progress.log("error", &json!({"disk": "full"}));
+    let messages = client.messages();
+    assert_eq!(
+        messages.len(),
+        2,
+        "the info line is below the session's level"
+    );
+    assert_eq!(messages[0]["method"], "notifications/progress");
+    assert_eq!(
+        messages[0]["params"],
+        json!({ "progressToken": "tok", "progress": 1.0, "total": 3.0, "message": "one" })
+    );
+    assert_eq!(
+        messages[1],
+        json!({ "jsonrpc": "2.0", "method": "notifications/message",
+        "params": { "level": "error", "data": { "disk": "full" } } })
+    );
+    progress.disconnect();
+    assert!(
+        client.closed.get(),
+        "a step may end the client's connection"
+    );
+}
+
+#[test]
+fn a_call_whose_request_asked_no_progress_sends_none() {
+    let client = Fake::default();
+    let progress = call_progress(&session(), Streams::default().open(client.clone()), None);
+    progress.report(Report {
+        progress: 1.0,
+        total: None,
+        message: None,
+    });
+    assert!(client.messages().is_empty());
+}
+
+#[test]
+fn a_resource_update_goes_to_each_open_get_stream() {
+    let (a, gone) = (Fake::default(), Fake::default());
+    let streams = RefCell::new(GetStreams::default());
+    streams.borrow_mut().push(a.clone());
+    streams.borrow_mut().push(gone.clone());
+    gone.close();
+    resource_updated(&streams, "file:///a.txt");
+    assert_eq!(
+        a.messages(),
+        [
+            json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated",
+        "params": { "uri": "file:///a.txt" } })
+        ]
+    );
+    assert!(gone.frames.borrow().is_empty());
 }
 
 fn waiting(task_id: &str) -> Value {

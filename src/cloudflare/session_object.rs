@@ -21,7 +21,7 @@ use super::principal_object;
 use super::sse::Channel;
 use super::{log, now_ms, server};
 use crate::error::McpError;
-use crate::jsonrpc::{self, RequestId};
+use crate::jsonrpc::RequestId;
 use crate::legacy::asking::Pending;
 use crate::legacy::object::{self, Next, Serve, SessionPlatform};
 use crate::legacy::{self, Decision, Incoming, SESSION_HEADER, Session};
@@ -33,7 +33,6 @@ use questions::GetStreams;
 /// A session's resumable response stream (`legacy::resumable`) on the Worker's channels.
 pub(crate) type Stream = crate::legacy::resumable::Stream<Channel>;
 type Streams = crate::legacy::resumable::Streams<Channel>;
-use serde::Serialize;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -59,12 +58,6 @@ pub struct SessionRunner {
 
 fn rust_error(e: impl std::fmt::Display) -> worker::Error {
     worker::Error::RustError(e.to_string())
-}
-
-/// `notifications/resources/updated`'s params.
-#[derive(Serialize)]
-struct ResourceUpdated<'a> {
-    uri: &'a str,
 }
 
 /// A JSON-RPC answer for a legacy client (`legacy::object::answer`).
@@ -281,14 +274,7 @@ impl SessionRunner {
             .await?
             .is_some_and(|s| s.subscriptions.contains(uri));
         if subscribed {
-            let message = jsonrpc::notification(
-                "notifications/resources/updated",
-                jsonrpc::payload(&ResourceUpdated { uri }),
-            );
-            let text = message.to_string();
-            for (_, stream) in self.streams.borrow_mut().live() {
-                stream.send(text.as_bytes());
-            }
+            crate::legacy::notices::resource_updated(&self.streams, uri);
         }
         Ok(())
     }

@@ -1,15 +1,74 @@
-//! A legacy task's questions on a session's GET streams, for clients that poll
-//! `tasks/get` instead of calling `tasks/result`, or that call it without taking a
-//! stream: which question goes where is [`Questions`]' decision; this sends them on the
-//! platform's channels ([`Channel`]). What was sent on a stream that closed is forgotten.
+//! What a 2025-11-25 session sends besides answers, on the platform's channels
+//! ([`Channel`]):
+//! - a call's progress and log messages on its response stream ([`call_progress`]);
+//! - a legacy task's questions on the GET streams, for clients that poll `tasks/get`
+//!   instead of calling `tasks/result`, or that call it without taking a stream (which
+//!   question goes where is [`Questions`]' decision; what was sent on a stream that
+//!   closed is forgotten);
+//! - `notifications/resources/updated` on the GET streams ([`resource_updated`]).
 
-use super::Questions;
 use super::questions::{Outgoing, StreamId};
 use super::replay::GetStreams;
-use super::resumable::Channel;
+use super::resumable::{Channel, Stream};
+use super::{Questions, Session};
 use crate::http::sse::event;
+use crate::jsonrpc;
+use crate::server::call::progress_notification;
+use crate::tools::Progress;
+use serde::Serialize;
 use serde_json::Value;
 use std::cell::RefCell;
+
+/// A call's progress (if its request asked: `token`) and log messages (at the session's
+/// level, `logging/setLevel`) onto its response `stream`. Only the call's own stream can
+/// carry them (2025-11-25 transports: GET-stream messages SHOULD be unrelated to running
+/// requests). A step that ends the client's connection (`Call::close_stream`)
+/// disconnects it; the stream goes on for a reconnection.
+pub fn call_progress<C: Channel + 'static>(
+    session: &Session,
+    stream: Stream<C>,
+    token: Option<Value>,
+) -> Progress {
+    let sink = stream.clone();
+    let progress = Progress::to(move |report| {
+        if let Some(token) = &token {
+            sink.send(progress_notification(token, report).to_string().as_bytes());
+        }
+    });
+    let session = session.clone();
+    let disconnect = stream.clone();
+    let progress = progress.disconnecting_to(move || disconnect.disconnect());
+    progress.logging_to(move |level, data| {
+        if session.logs(level) {
+            let params = jsonrpc::payload(&LoggingMessage { level, data });
+            let message = jsonrpc::notification("notifications/message", params);
+            stream.send(message.to_string().as_bytes());
+        }
+    })
+}
+
+/// `notifications/message`'s params (2025-11-25 logging).
+#[derive(Serialize)]
+struct LoggingMessage<'a> {
+    level: &'a str,
+    data: &'a Value,
+}
+
+/// `notifications/resources/updated`'s params.
+#[derive(Serialize)]
+struct ResourceUpdated<'a> {
+    uri: &'a str,
+}
+
+/// `notifications/resources/updated` for `uri` on the session's open GET streams.
+pub fn resource_updated<C: Channel>(streams: &RefCell<GetStreams<C>>, uri: &str) {
+    let params = jsonrpc::payload(&ResourceUpdated { uri });
+    let message = jsonrpc::notification("notifications/resources/updated", params);
+    let frame = event(message.to_string().as_bytes());
+    for (_, stream) in streams.borrow_mut().live() {
+        stream.send_raw(frame.clone());
+    }
+}
 
 /// The open GET streams, and their ids told to `questions`.
 fn open<C: Channel>(

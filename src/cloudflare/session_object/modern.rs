@@ -11,15 +11,12 @@ use crate::cloudflare::sse::Channel;
 use crate::cloudflare::to_worker_response;
 use crate::http::HttpResponse;
 use crate::jsonrpc::Request as RpcRequest;
-use crate::legacy::{Session, reach};
-use crate::server::call::progress_notification;
+use crate::legacy::{Session, notices, reach};
 use crate::server::dispatch;
 use crate::server::era::Era;
 use crate::server::perform::{Stage, Streamed, followed_job, leavable, perform, perform_streamed};
 use crate::server::{Context, Cors, Server};
 use crate::tools::Progress;
-use serde::Serialize;
-use serde_json::Value;
 use std::rc::Rc;
 use worker::{Response, Result};
 
@@ -107,7 +104,7 @@ impl SessionRunner {
         let channel = Channel::default();
         let out = self.resumable.open(channel.clone());
         let asker = self.asker(Some(out.clone()), None);
-        let progress = self.progress(&session, out.clone(), streamed.token);
+        let progress = notices::call_progress(&session, out.clone(), streamed.token);
         let env = self.env.clone();
         worker::wasm_bindgen_futures::spawn_local(async move {
             let fx = WorkerEffects::new(&server, &env, trace.as_deref(), &call.leave);
@@ -125,29 +122,6 @@ impl SessionRunner {
         channel.response(HttpResponse::empty(200))
     }
 
-    /// Progress (if the request asked) and log messages (at the session's level) onto
-    /// the response stream.
-    fn progress(&self, session: &Session, channel: Stream, token: Option<Value>) -> Progress {
-        let sink = channel.clone();
-        let progress = Progress::to(move |report| {
-            if let Some(token) = &token {
-                sink.send(progress_notification(token, report).to_string().as_bytes());
-            }
-        });
-        let session = session.clone();
-        let stream = channel.clone();
-        let progress = progress.disconnecting_to(move || stream.disconnect());
-        progress.logging_to(move |level, data| {
-            if session.logs(level) {
-                let message = crate::jsonrpc::notification(
-                    "notifications/message",
-                    crate::jsonrpc::payload(&LoggingMessage { level, data }),
-                );
-                channel.send(message.to_string().as_bytes());
-            }
-        })
-    }
-
     /// Server→client requests on `channel` (none: the client takes no stream and cannot
     /// be asked), answered by later POSTs to this object.
     pub(super) fn asker(
@@ -161,11 +135,4 @@ impl SessionRunner {
             related_task,
         }
     }
-}
-
-/// `notifications/message`'s params (2025-11-25 logging).
-#[derive(Serialize)]
-struct LoggingMessage<'a> {
-    level: &'a str,
-    data: &'a Value,
 }
