@@ -51,7 +51,7 @@ pub use principal_object::{PRINCIPALS_BINDING, PrincipalRunner};
 pub use session_object::SessionRunner;
 pub use task_object::TaskRunner;
 
-pub(crate) use creation::{store_new_task, task_ended};
+pub(crate) use creation::task_ended;
 pub(crate) use http::{read_whole_body, to_headers, to_worker_response};
 pub(crate) use rpc::{call_object, request_json, response_bytes};
 

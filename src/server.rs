@@ -6,6 +6,7 @@
 mod builder;
 pub mod call;
 pub mod config;
+pub mod creation;
 pub mod dispatch;
 mod drive;
 pub mod era;

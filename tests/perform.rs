@@ -1,8 +1,7 @@
-//! The one interpreter of `Action` (`server::perform`), run on effects that only record
-//! what they were asked: when a run is counted (before any stream opens, so a refusal
-//! keeps its 429 and `Retry-After` in both eras), which answers go on a stream in each era,
-//! how a job's questions travel, and each era's shape of an answer. Reordering or
-//! dropping an effect fails a test here.
+//! The one interpreter of `Action` (`server::perform`) on effects that only record: when a
+//! run is counted (before any stream opens: a refusal keeps its 429 and `Retry-After` in
+//! both eras), which answers are streamed in each era, how a job's questions travel, each
+//! era's shape of an answer. Reordering or dropping an effect fails a test here.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -10,10 +9,12 @@ use common::*;
 use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
 use mcp_tasks_edge::http::HttpResponse;
-use mcp_tasks_edge::jsonrpc::RequestId;
+use mcp_tasks_edge::jsonrpc::{self, RequestId};
 use mcp_tasks_edge::ops::admin::AdminRequest;
 use mcp_tasks_edge::ops::log::Line;
+use mcp_tasks_edge::quota::LedgerRequest;
 use mcp_tasks_edge::server::call::Asker;
+use mcp_tasks_edge::server::creation::{Creating, Reply};
 use mcp_tasks_edge::server::era::Era;
 use mcp_tasks_edge::server::jobs::JobRun;
 use mcp_tasks_edge::server::perform::{Effects, Performed, Stage, Via, perform};
@@ -41,10 +42,28 @@ impl Recorded {
 }
 
 fn answered(call: &str) -> HttpResponse {
-    HttpResponse::json(
-        200,
-        serde_json::to_vec(&json!({ "answered": call })).unwrap(),
-    )
+    HttpResponse::json(200, json!({ "answered": call }).to_string().into_bytes())
+}
+
+const OVER: McpError = McpError::TooManyRequests {
+    limit: "QUOTA_TASKS_PER_MINUTE",
+    max: 1,
+    retry_after_s: 5,
+};
+
+impl Creating for Recorded {
+    async fn ledger(&self, principal: &str, request: &LedgerRequest) -> Result<(), McpError> {
+        let op = jsonrpc::payload(request)["op"].clone();
+        self.note(format!("ledger {principal} {op}"));
+        if self.over_quota { Err(OVER) } else { Ok(()) }
+    }
+
+    async fn forward(&self, _: &str, request: &ObjectRequest) -> Reply {
+        self.note(format!("forward {}", request.task_id()));
+        Err("the object is gone".into())
+    }
+
+    fn print(&self, _: Line) {}
 }
 
 impl Effects for Recorded {
@@ -52,35 +71,8 @@ impl Effects for Recorded {
         Host::new(FakeHost::new().at(NOW))
     }
 
-    fn print(&self, _: Line) {}
-
-    async fn acquire_run(&self, principal: &str) -> Result<(), McpError> {
-        self.note(format!("acquire_run {principal}"));
-        match self.over_quota {
-            true => Err(McpError::TooManyRequests {
-                limit: "QUOTA_TASKS_PER_MINUTE",
-                max: 1,
-                retry_after_s: 5,
-            }),
-            false => Ok(()),
-        }
-    }
-
-    async fn create_task(
-        &self,
-        principal: &str,
-        _: RequestId,
-        record: Box<TaskRecord>,
-        _: &Cors,
-        _: &str,
-    ) -> HttpResponse {
-        self.note(format!("create_task {principal} {}", record.tool()));
-        answered("create_task")
-    }
-
-    async fn forward(&self, _: &str, request: &ObjectRequest) -> Result<(u16, Vec<u8>), String> {
-        self.note(format!("forward {}", request.task_id()));
-        Err("the object is gone".into())
+    fn new_task_id(&self) -> Result<String, String> {
+        Ok(SID.into())
     }
 
     async fn list_tasks(
@@ -199,7 +191,11 @@ fn a_run_over_quota_is_429_with_retry_after_in_both_eras_and_never_a_stream() {
             body(&response)["error"]["data"]["limit"],
             "QUOTA_TASKS_PER_MINUTE"
         );
-        assert_eq!(fx.calls(), ["acquire_run anonymous"], "nothing ran");
+        assert_eq!(
+            fx.calls(),
+            ["ledger anonymous \"acquireRun\""],
+            "nothing ran"
+        );
     }
 }
 
@@ -220,14 +216,18 @@ fn a_run_is_counted_once_before_its_stream_opens_not_again_on_it() {
         panic!("a call that asked for progress is streamed")
     };
     assert_eq!(streamed.token, Some(json!("p")));
-    assert_eq!(fx.calls(), ["acquire_run anonymous"]);
+    assert_eq!(fx.calls(), ["ledger anonymous \"acquireRun\""]);
     let on_stream = stage(Era::Modern, true, true, &progress);
     let response = answer(performed(&server, streamed.action, &fx, &on_stream));
     assert_eq!(
         body(&response)["result"]["content"][0]["text"],
         "Hello, Ada!"
     );
-    assert_eq!(fx.calls(), ["acquire_run anonymous"], "not counted twice");
+    assert_eq!(
+        fx.calls(),
+        ["ledger anonymous \"acquireRun\""],
+        "not counted twice"
+    );
 }
 
 #[test]
@@ -303,7 +303,7 @@ fn a_job_is_detached_on_a_stream_when_the_client_takes_one_and_its_questions_tra
     assert_eq!(
         fx.calls(),
         [
-            "acquire_run anonymous".into(),
+            "ledger anonymous \"acquireRun\"".into(),
             format!("{detach} asks=true asker=false")
         ]
     );

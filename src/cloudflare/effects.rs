@@ -2,17 +2,18 @@
 //! no decision. The stateless endpoint, a call's progress stream and a 2025-11-25
 //! session all perform with these.
 
-use super::creation::{acquire_run, create_task};
+use super::creation::Objects;
 use super::job::{self, Channel};
 use super::leave::Leave;
-use super::rpc::call_object_traced;
-use super::{WorkerHost, admin, log, my_tasks};
+use super::{WorkerHost, admin, my_tasks, new_task_id};
 use crate::error::McpError;
 use crate::host::Host;
 use crate::http::HttpResponse;
 use crate::jsonrpc::RequestId;
 use crate::ops::admin::AdminRequest;
 use crate::ops::log::Line;
+use crate::quota::LedgerRequest;
+use crate::server::creation::{Creating, Reply};
 use crate::server::jobs::JobRun;
 use crate::server::perform::{Effects, Via};
 use crate::server::{Context, Cors, Server};
@@ -28,6 +29,7 @@ pub(crate) struct WorkerEffects<'a> {
     env: &'a Env,
     trace: Option<&'a str>,
     leave: &'a Leave,
+    objects: Objects<'a>,
 }
 
 impl<'a> WorkerEffects<'a> {
@@ -42,7 +44,22 @@ impl<'a> WorkerEffects<'a> {
             env,
             trace,
             leave,
+            objects: Objects { server, env, trace },
         }
+    }
+}
+
+impl Creating for WorkerEffects<'_> {
+    async fn ledger(&self, principal: &str, request: &LedgerRequest) -> Result<(), McpError> {
+        self.objects.ledger(principal, request).await
+    }
+
+    async fn forward(&self, principal: &str, request: &ObjectRequest) -> Reply {
+        self.objects.forward(principal, request).await
+    }
+
+    fn print(&self, line: Line) {
+        self.objects.print(line)
     }
 }
 
@@ -51,35 +68,8 @@ impl Effects for WorkerEffects<'_> {
         WorkerHost::host(self.env.clone(), self.server)
     }
 
-    fn print(&self, line: Line) {
-        log::print(&line.request_id(self.trace), &self.server.config.log);
-    }
-
-    async fn acquire_run(&self, principal: &str) -> Result<(), McpError> {
-        acquire_run(self.server, self.env, principal, self.trace).await
-    }
-
-    async fn create_task(
-        &self,
-        principal: &str,
-        request_id: RequestId,
-        record: Box<TaskRecord>,
-        cors: &Cors,
-        origin: &str,
-    ) -> HttpResponse {
-        let (server, env, trace) = (self.server, self.env, self.trace);
-        create_task(
-            server, env, principal, request_id, record, true, cors, origin, trace,
-        )
-        .await
-    }
-
-    async fn forward(
-        &self,
-        principal: &str,
-        request: &ObjectRequest,
-    ) -> Result<(u16, Vec<u8>), String> {
-        call_object_traced(self.env, request, principal, self.trace).await
+    fn new_task_id(&self) -> Result<String, String> {
+        new_task_id().map_err(|e| e.to_string())
     }
 
     async fn list_tasks(

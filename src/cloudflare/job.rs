@@ -5,14 +5,16 @@
 //! it lasts (docs/benchmarks.md, "Jobs"); a lost socket is reopened as listen's are. What
 //! each state means is decided by the pure `jobs::Follow`.
 
+use super::creation::Objects;
 use super::leave::Leave;
 use super::log;
 use super::rpc::object;
 use super::watcher::Watcher;
-use super::{new_task_id, now_ms, store_new_task};
+use super::{new_task_id, now_ms};
 use crate::http::HttpResponse;
 use crate::mcp::input;
 use crate::ops::log as logs;
+use crate::server::creation::store_new_task;
 use crate::server::follower::Follower;
 use crate::server::jobs::{self, Follow, JobRun, Next};
 use crate::server::perform::Via;
@@ -48,7 +50,13 @@ pub(crate) async fn detach(
         Err(e) => return server.object_unreachable(&run.request_id, &e.to_string(), &run.cors),
     }
     run.job = record.task_id().to_owned();
-    let stored = store_new_task(server, env, &ctx.principal, record, true, channel.trace).await;
+    let objects = Objects {
+        server,
+        env,
+        trace: channel.trace,
+    };
+    let quotas = server.config.quotas;
+    let stored = store_new_task(&objects, quotas, &ctx.principal, record, true).await;
     match stored {
         Err(refused) => error_response(Some(&run.request_id), &refused, &run.cors),
         Ok(Ok((status, body))) if status != crate::tasks::protocol::RESULT_STATUS => {

@@ -7,6 +7,7 @@
 //! ([`Era::answer`]).
 
 use super::call::Asker;
+use super::creation::{Creating, acquire_run, store_new_task};
 use super::era::Era;
 use super::jobs::JobRun;
 use super::listen::Listen;
@@ -16,8 +17,6 @@ use crate::host::Host;
 use crate::http::HttpResponse;
 use crate::jsonrpc::RequestId;
 use crate::ops::admin::AdminRequest;
-use crate::ops::log::Line;
-use crate::tasks::protocol::ObjectRequest;
 use crate::tasks::record::TaskRecord;
 use crate::tools::Progress;
 use serde_json::Value;
@@ -26,30 +25,11 @@ use serde_json::Value;
 // Futures here are never sent between threads (wasm is single threaded), so the `Send`
 // bound `async fn` in a public trait cannot state is not needed.
 #[allow(async_fn_in_trait)]
-pub trait Effects {
+pub trait Effects: Creating {
     /// The host a run's steps and a resource read use.
     fn host(&self) -> Host;
-    /// Prints a step's log line.
-    fn print(&self, line: Line);
-    /// Counts one tool run against `principal`'s quota: the refusal when it is over.
-    async fn acquire_run(&self, principal: &str) -> Result<(), McpError>;
-    /// Creates the task `record` (its id drawn here) under `principal`'s quotas, the run
-    /// already counted, and answers with its object's reply.
-    async fn create_task(
-        &self,
-        principal: &str,
-        request_id: RequestId,
-        record: Box<TaskRecord>,
-        cors: &Cors,
-        origin: &str,
-    ) -> HttpResponse;
-    /// Sends `request` to its task's object as `principal`: the reply (status, body), or
-    /// why the object could not be reached.
-    async fn forward(
-        &self,
-        principal: &str,
-        request: &ObjectRequest,
-    ) -> Result<(u16, Vec<u8>), String>;
+    /// A new task's id: 128 bits from the platform's CSPRNG, or why there are none.
+    fn new_task_id(&self) -> Result<String, String>;
     /// One page of `principal`'s tasks (`DetailedTask`s) and the next page's cursor.
     async fn list_tasks(
         &self,
@@ -188,7 +168,7 @@ pub async fn perform<E: Effects>(
                 record,
                 cors,
             } => Action::Respond(
-                (fx.create_task(&ctx.principal, request_id, record, &cors, stage.origin)).await,
+                create_task(server, ctx, fx, request_id, record, &cors, stage.origin).await,
             ),
             Action::Forward {
                 request_id,
@@ -266,6 +246,29 @@ fn unexpected(action: &Action, era: Era) -> HttpResponse {
     era.answer(HttpResponse::json(bug.http_status(), body))
 }
 
+/// Creates the task `record` (its run already counted) under its principal's quotas
+/// (`creation`) with an id drawn now, and answers with its object's reply.
+async fn create_task<E: Effects>(
+    server: &Server,
+    ctx: &Context,
+    fx: &E,
+    request_id: RequestId,
+    mut record: Box<TaskRecord>,
+    cors: &Cors,
+    origin: &str,
+) -> HttpResponse {
+    match fx.new_task_id() {
+        Ok(id) => record.assign_id(id),
+        Err(why) => return server.object_unreachable(&request_id, &why, cors),
+    }
+    let quotas = server.config.quotas;
+    match store_new_task(fx, quotas, &ctx.principal, record, true).await {
+        Err(refused) => server.refuse(Some(&request_id), &refused, cors, origin),
+        Ok(Ok((status, body))) => server.object_response(&request_id, status, &body, cors),
+        Ok(Err(why)) => server.object_unreachable(&request_id, &why, cors),
+    }
+}
+
 /// Counts a tool run against the caller's quota before it starts, inline or not (a task
 /// it becomes is not counted twice): the refusal when the caller is over.
 async fn admit<E: Effects>(
@@ -277,7 +280,7 @@ async fn admit<E: Effects>(
 ) -> Result<(), HttpResponse> {
     if let Action::Run(run) = action
         && run.target.is_tool()
-        && let Err(refused) = fx.acquire_run(&ctx.principal).await
+        && let Err(refused) = acquire_run(fx, server.config.quotas, &ctx.principal).await
     {
         return Err(server.refuse(Some(&run.request_id), &refused, &run.cors, stage.origin));
     }

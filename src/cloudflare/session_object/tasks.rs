@@ -4,15 +4,17 @@
 
 use super::questions::{GetStreams, offered};
 use super::{SessionRunner, Stream, json_reply};
+use crate::cloudflare::creation::Objects;
 use crate::cloudflare::sse::Channel;
 use crate::cloudflare::watcher::Watcher;
-use crate::cloudflare::{call_object, my_tasks, now_ms, store_new_task};
+use crate::cloudflare::{call_object, my_tasks, now_ms};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, OneEntry, RequestId};
 use crate::legacy::result_loop::{self, Waiting};
 use crate::legacy::{self, Session, TaskOp, reach};
 use crate::server::Server;
+use crate::server::creation::store_new_task;
 use crate::server::follower::Follower;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};
 use crate::tasks::record::TaskRecord;
@@ -48,7 +50,13 @@ pub(super) async fn create(
     trace: Option<&str>,
 ) -> Result<Response> {
     record.assign_id(crate::cloudflare::new_task_id()?);
-    let stored = store_new_task(server, &runner.env, principal, record, false, trace).await;
+    let objects = Objects {
+        server,
+        env: &runner.env,
+        trace,
+    };
+    let quotas = server.config.quotas;
+    let stored = store_new_task(&objects, quotas, principal, record, false).await;
     let outcome = match stored {
         Ok(reply) => decode(reply)
             .map(|created| jsonrpc::payload(&OneEntry("task", legacy::legacy_task(&created)))),
