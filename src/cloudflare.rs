@@ -26,7 +26,6 @@ pub mod export;
 mod export_items;
 mod host;
 mod http;
-mod inbox;
 mod job;
 mod js_api;
 mod leave;
@@ -113,33 +112,4 @@ pub(crate) fn new_task_id() -> worker::Result<String> {
     getrandom::fill(&mut bytes)
         .map_err(|e| worker::Error::RustError(format!("no randomness: {e}")))?;
     Ok(id::format(bytes))
-}
-
-/// Runs `futures` concurrently (the calls of a listen stream's batch of opens, or of a
-/// page of tasks: at most a hundred); their outputs in order. Each wake polls those not
-/// done yet. `futures::future::join_all` switches to a `FuturesOrdered` past 30, whose
-/// code is in the Worker for each use (several KB), whatever the length.
-pub(crate) async fn join_all<F: std::future::Future>(
-    futures: impl IntoIterator<Item = F>,
-) -> Vec<F::Output> {
-    let mut pending: Vec<_> = futures.into_iter().map(Box::pin).collect();
-    let mut outputs: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        let mut done = true;
-        for (future, output) in pending.iter_mut().zip(outputs.iter_mut()) {
-            if output.is_none() {
-                match future.as_mut().poll(cx) {
-                    std::task::Poll::Ready(value) => *output = Some(value),
-                    std::task::Poll::Pending => done = false,
-                }
-            }
-        }
-        if done {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
-    })
-    .await;
-    outputs.into_iter().flatten().collect()
 }

@@ -21,6 +21,7 @@
 //! | [`legacy`] | the 2025-11-25 era: sessions, result and legacy task shapes |
 //! | [`auth`] | who is calling: OAuth resource server (PRM, JWT claims, challenges), API keys, anonymous |
 //! | [`pairs`] | [`pairs::Pairs`], a small map as a sorted list, serialized as a `BTreeMap` is |
+//! | [`concurrent`] | single-threaded joins and a many-producers queue, without an executor's code |
 //! | [`quota`] | per-principal quotas: the ledger a principal's Durable Object keeps |
 //! | [`server`] | pure dispatch: an HTTP request in, an [`server::Action`] out |
 //! | [`objects`] | what the Durable Objects do, generic over their platform: load, decide, write once, then the effects |
@@ -52,6 +53,7 @@ mod export_worker;
 
 pub mod auth;
 pub mod catalog;
+pub mod concurrent;
 pub mod error;
 #[cfg(feature = "fixtures")]
 pub mod fixtures;

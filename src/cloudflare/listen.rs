@@ -4,12 +4,13 @@
 //! requests. What to send, when to reconnect and when to end is decided by the pure
 //! [`Fanin`]; this file opens and closes sockets, reads them, and writes the frames.
 
-use super::inbox::Inbox;
+use super::now_ms;
 use super::principal_object::StreamSlot;
 use super::rpc::object;
 use super::sockets::{Event, SocketEvent, Sockets, open_watch};
 use super::stream::{Next, Source};
-use super::{join_all, now_ms};
+use crate::concurrent::Inbox;
+use crate::concurrent::join_all;
 use crate::http::HttpResponse;
 use crate::server::fanin::{Command, Fanin};
 use crate::server::listen::Listen;

@@ -5,9 +5,10 @@
 //! expired. A page reads only its own index entries: the cursor is the index key it ends
 //! at, so listing 5,000 tasks reads each entry once, not the whole index per page.
 
+use super::call_object;
 use super::principal_object::task_index;
-use super::{call_object, join_all};
 use crate::auth::anonymous::lists_tasks;
+use crate::concurrent::join_all;
 use crate::error::McpError;
 use crate::quota::cursor_ok;
 use crate::tasks::protocol::{ObjectReply, ObjectRequest};

@@ -4,8 +4,8 @@
 
 use super::TASKS_BINDING;
 use super::http::outgoing;
-use super::inbox::{Inbox, Sender};
 use crate::auth::anonymous::task_principal;
+use crate::concurrent::{Inbox, Sender};
 use crate::server::fanin::Opened;
 use crate::tasks::protocol::{ObjectReply, PRINCIPAL_HEADER, is_task_not_found};
 use crate::tasks::watch::watch_url;

@@ -3,8 +3,8 @@
 //! because the platform's timers keep the waker of their first poll: a future must always
 //! be polled by the same task.
 
-use super::inbox::{self, Queue};
 use super::stream::{self, Next, Source};
+use crate::concurrent::{self as inbox, Queue};
 use crate::http::HttpResponse;
 use crate::http::sse::event;
 use crate::legacy::replay::Closable;

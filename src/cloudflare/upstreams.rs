@@ -9,7 +9,8 @@ use std::rc::Rc;
 use worker::Env;
 #[cfg(feature = "gateway")]
 use {
-    super::{WorkerHost, join_all, log, now_ms},
+    super::{WorkerHost, log, now_ms},
+    crate::concurrent::join_all,
     crate::gateway::catalog,
     crate::ops::log::{Level, Line},
     crate::tools::Tool,

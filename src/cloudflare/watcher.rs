@@ -4,10 +4,10 @@
 //! messages in order, reads the task, sleeps, as the follower says; the caller pulls one
 //! state at a time and decides what it means.
 
-use super::inbox::Inbox;
 use super::now_ms;
 use super::rpc::object;
 use super::sockets::{Event as SocketsEvent, SocketEvent, Sockets, open_watch};
+use crate::concurrent::Inbox;
 use crate::error::McpError;
 use crate::server::fanin::Opened;
 use crate::server::follower::{Event, Follower, Step};

@@ -14,14 +14,12 @@
 //! ```
 
 use crate::auth::anonymous::{lists_tasks, task_principal};
+use crate::concurrent::join;
 use crate::error::McpError;
 use crate::ops::log::{Line, refused, warning};
 use crate::quota::{LedgerRequest, Quotas};
 use crate::tasks::protocol::{ObjectRequest, RESULT_STATUS};
 use crate::tasks::record::TaskRecord;
-use std::future::{Future, poll_fn};
-use std::pin::pin;
-use std::task::Poll;
 
 /// An object's reply as sent (status, body), or why it could not be reached.
 pub type Reply = Result<(u16, Vec<u8>), String>;
@@ -128,30 +126,4 @@ async fn release_task(c: &impl Creating, quotas: Quotas, owner: &str, task_id: S
         let line = warning(&format!("could not give back a task's quota place: {why}"));
         c.print(line.principal(owner).field("taskId", task_id));
     }
-}
-
-/// Runs `a` and `b` concurrently: both outputs.
-async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
-    let (mut a, mut b) = (pin!(a), pin!(b));
-    let (mut x, mut y) = (None, None);
-    poll_fn(|cx| {
-        if x.is_none()
-            && let Poll::Ready(out) = a.as_mut().poll(cx)
-        {
-            x = Some(out);
-        }
-        if y.is_none()
-            && let Poll::Ready(out) = b.as_mut().poll(cx)
-        {
-            y = Some(out);
-        }
-        match (x.take(), y.take()) {
-            (Some(a), Some(b)) => Poll::Ready((a, b)),
-            (a, b) => {
-                (x, y) = (a, b);
-                Poll::Pending
-            }
-        }
-    })
-    .await
 }
