@@ -12,6 +12,7 @@
 
 pub mod anonymous;
 pub mod jwt;
+pub mod keys;
 
 pub use crate::http::challenge;
 

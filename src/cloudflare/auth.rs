@@ -1,134 +1,54 @@
-//! JWT signatures with the runtime's WebCrypto, and the issuer's keys: metadata →
-//! `jwks_uri` → JWKS, cached per isolate, refetched when stale or (at most once per
-//! `OAUTH_JWKS_MIN_REFETCH_MS`) when a token names an unknown `kid`. The claim rules
-//! are the core's (`crate::auth`).
+//! The issuer's documents fetched through the runtime, and JWT signatures checked with
+//! its WebCrypto: the platform of `auth::keys`, which decides when keys are fetched and
+//! which key checks a token; the keys are kept per isolate. The claim rules are the
+//! core's (`crate::auth`).
 
-use crate::auth::jwt::{self, Alg, Jwk, JwksCache, KeyChoice, Token};
-use crate::auth::{self, AuthConfig};
+use crate::auth::AuthConfig;
+use crate::auth::jwt::{Alg, Jwk, Token};
+use crate::auth::keys::{self, Keys, Verifying};
 use crate::error::McpError;
 use crate::host::{Limits, Outbound};
 use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
 use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 use worker::wasm_bindgen_futures::JsFuture;
 
 thread_local! {
     /// The issuer's keys in this isolate, and where they come from.
-    static JWKS: RefCell<(JwksCache, Option<String>)> = RefCell::new(Default::default());
+    static KEYS: Rc<RefCell<Keys>> = Rc::default();
 }
 
-/// Checks `token`'s signature with the issuer's key chosen by `kid`. `Err` is the
-/// refusal to answer with (401, or 500 when the issuer cannot be reached at all).
+/// Checks `token`'s signature (`auth::keys::verify`) with this isolate's keys. `Err` is
+/// the refusal to answer with.
 pub async fn verify(config: &AuthConfig, token: &Token, now_ms: u64) -> Result<(), McpError> {
-    let Some(issuer) = config.issuer.as_deref() else {
-        return Err(auth::invalid_token("this server accepts no JWTs"));
-    };
-    let (cache, _) = JWKS.with(|c| c.borrow().clone());
-    if cache.stale(now_ms) {
-        refresh(issuer, now_ms).await?;
-    }
-    let key = match choose(token) {
-        Choice::Key(key) => key,
-        Choice::Unfit => {
-            return Err(auth::invalid_token(
-                "the key named by kid cannot verify the token's algorithm",
-            ));
-        }
-        Choice::Unknown => {
-            let (cache, _) = JWKS.with(|c| c.borrow().clone());
-            if !cache.may_refetch(now_ms, config.jwks_min_refetch_ms) {
-                return Err(auth::invalid_token("no key of the issuer has this kid"));
-            }
-            refresh(issuer, now_ms).await?;
-            match choose(token) {
-                Choice::Key(key) => key,
-                _ => return Err(auth::invalid_token("no key of the issuer has this kid")),
-            }
-        }
-    };
-    match webcrypto_verify(&key, token).await {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(auth::invalid_token("the signature does not verify")),
-        Err(why) => Err(auth::invalid_token(format!(
-            "the signature could not be checked: {why}"
-        ))),
-    }
+    let keys = KEYS.with(Rc::clone);
+    keys::verify(&keys, config, token, now_ms, &WebCrypto).await
 }
 
-enum Choice {
-    Key(Jwk),
-    Unknown,
-    Unfit,
-}
+/// The runtime's `fetch` and WebCrypto.
+struct WebCrypto;
 
-fn choose(token: &Token) -> Choice {
-    JWKS.with(|c| match jwt::select(&c.borrow().0.keys, token) {
-        KeyChoice::Found(key) => Choice::Key(key.clone()),
-        KeyChoice::Unknown => Choice::Unknown,
-        KeyChoice::Unfit => Choice::Unfit,
-    })
-}
-
-/// The issuer's documents: small, quick, never redirected elsewhere (a 3xx is a failure).
-async fn get(url: &str) -> Result<Vec<u8>, String> {
-    let request = Outbound::new("GET", url).header("accept", "application/json");
-    let limits = Limits {
-        timeout_ms: 5_000,
-        max_bytes: 1024 * 1024,
-    };
-    let answer = super::host::send(request, limits)
-        .await
-        .map_err(|e| format!("{url}: {e}"))?;
-    if answer.status != 200 {
-        return Err(format!("{url}: HTTP {}", answer.status));
-    }
-    Ok(answer.body)
-}
-
-/// Fetches the JWKS again (and the metadata, the first time). The attempt is recorded
-/// even when it fails, so a failing issuer is not asked on every request; keys already
-/// held are kept then.
-async fn refresh(issuer: &str, now_ms: u64) -> Result<(), McpError> {
-    let known = JWKS.with(|c| c.borrow().1.clone());
-    let result = async {
-        let jwks_uri = match known {
-            Some(uri) => uri,
-            None => {
-                let mut errors = Vec::new();
-                let mut found = None;
-                for url in jwt::metadata_urls(issuer) {
-                    match get(&url)
-                        .await
-                        .and_then(|body| jwt::jwks_uri(&body, issuer))
-                    {
-                        Ok(uri) => {
-                            found = Some(uri);
-                            break;
-                        }
-                        Err(e) => errors.push(e),
-                    }
-                }
-                found.ok_or_else(|| errors.join("; "))?
-            }
+impl Verifying for WebCrypto {
+    /// The issuer's documents: small, quick, never redirected elsewhere (a 3xx is a
+    /// failure).
+    async fn get(&self, url: &str) -> Result<Vec<u8>, String> {
+        let request = Outbound::new("GET", url).header("accept", "application/json");
+        let limits = Limits {
+            timeout_ms: 5_000,
+            max_bytes: 1024 * 1024,
         };
-        let keys = jwt::parse_jwks(&get(&jwks_uri).await?)?;
-        Ok::<_, String>((jwks_uri, keys))
-    }
-    .await;
-    JWKS.with(|c| {
-        let mut c = c.borrow_mut();
-        c.0.fetched_at_ms = now_ms;
-        if let Ok((uri, keys)) = &result {
-            c.0.keys = keys.clone();
-            c.1 = Some(uri.clone());
+        let answer = super::host::send(request, limits)
+            .await
+            .map_err(|e| format!("{url}: {e}"))?;
+        if answer.status != 200 {
+            return Err(format!("{url}: HTTP {}", answer.status));
         }
-    });
-    match result {
-        Ok(_) => Ok(()),
-        Err(_) if JWKS.with(|c| !c.borrow().0.keys.is_empty()) => Ok(()),
-        Err(why) => Err(McpError::Internal(format!(
-            "the authorization server's keys are unavailable: {why}"
-        ))),
+        Ok(answer.body)
+    }
+
+    async fn verify(&self, key: &Jwk, token: &Token) -> Result<bool, String> {
+        webcrypto_verify(key, token).await
     }
 }
 
