@@ -17,7 +17,7 @@ pub mod jobs;
 pub mod listen;
 pub mod my_tasks;
 pub mod perform;
-mod upstreams;
+pub mod upstreams;
 
 pub use builder::ServerBuilder;
 pub use config::Config;
