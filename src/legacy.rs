@@ -38,6 +38,7 @@ pub mod resumable;
 mod route;
 mod session;
 pub mod subscribers;
+pub mod task_ops;
 pub mod tasks;
 
 pub use crate::server::era::{legacy_body, legacy_result};

@@ -6,113 +6,13 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
-use common::*;
-use mcp_tasks_edge::auth::anonymous::{ANY_SESSION, reaches};
+use common::reach::{KEYED, MINE, THEIRS, session, task, world};
+use mcp_tasks_edge::auth::anonymous::ANY_SESSION;
 use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::host::block_on;
-use mcp_tasks_edge::legacy::reach::{self, Reaching};
-use mcp_tasks_edge::legacy::{MAX_REACHED, Session, initialize};
+use mcp_tasks_edge::legacy::MAX_REACHED;
+use mcp_tasks_edge::legacy::reach;
 use mcp_tasks_edge::tasks::protocol::ObjectRequest;
-use serde_json::{Value, json};
-use std::collections::BTreeMap;
-
-const MINE: &str = "00000000000000000000000000000001";
-const THEIRS: &str = "00000000000000000000000000000002";
-const KEYED: &str = "00000000000000000000000000000003";
-
-/// Task objects by id (owner, task) and the session as stored; what was sent, in order.
-struct Objects {
-    tasks: BTreeMap<String, (String, Value)>,
-    stored: Session,
-    sent: Vec<String>,
-}
-
-fn not_found() -> McpError {
-    McpError::Wire(McpError::TaskNotFound.to_wire())
-}
-
-impl Reaching for Objects {
-    async fn send(&mut self, request: ObjectRequest, principal: &str) -> Result<Value, McpError> {
-        let (name, id) = match &request {
-            ObjectRequest::Get { task_id } => ("get", task_id),
-            ObjectRequest::LegacyCancel { task_id } => ("cancel", task_id),
-            other => panic!("a session sends no {other:?}"),
-        };
-        let who = if principal == ANY_SESSION {
-            "any"
-        } else {
-            "own"
-        };
-        self.sent.push(format!("{name} as {who}"));
-        let Some((owner, task)) = self.tasks.get_mut(id.as_str()) else {
-            return Err(not_found());
-        };
-        if !reaches(principal, owner) {
-            return Err(not_found());
-        }
-        if name == "cancel" {
-            task["status"] = json!("cancelled");
-        }
-        Ok(task.clone())
-    }
-
-    async fn read_all(&mut self, ids: Vec<String>) -> Vec<(String, Option<Value>)> {
-        self.sent.push(format!("read {} as any", ids.len()));
-        ids.into_iter()
-            .map(|id| {
-                let task = self
-                    .tasks
-                    .get(&id)
-                    .filter(|(owner, _)| reaches(ANY_SESSION, owner))
-                    .map(|(_, task)| task.clone());
-                (id, task)
-            })
-            .collect()
-    }
-
-    async fn update(&mut self, change: &mut dyn FnMut(&mut Session) -> bool) -> Option<Session> {
-        let mut session = self.stored.clone();
-        if change(&mut session) {
-            self.sent.push("store".into());
-            self.stored = session.clone();
-        }
-        Some(session)
-    }
-}
-
-fn session(caller: &str, id: &str) -> Session {
-    let params = json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } });
-    let (_, session) = initialize(&server(), params.as_object().unwrap(), id, caller, NOW).unwrap();
-    session
-}
-
-fn task(id: &str, created: &str) -> Value {
-    json!({ "taskId": id, "status": "working", "createdAt": created })
-}
-
-/// Session B (anonymous) beside: its own task, session A's (anonymous) and a keyed caller's.
-fn world() -> Objects {
-    let a = session("anonymous", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
-    let b = session("anonymous", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
-    let mut tasks = BTreeMap::new();
-    tasks.insert(
-        MINE.into(),
-        (b.principal.clone(), task(MINE, "2025-11-25T10:30:03Z")),
-    );
-    tasks.insert(
-        THEIRS.into(),
-        (a.principal.clone(), task(THEIRS, "2025-11-25T10:30:02Z")),
-    );
-    tasks.insert(
-        KEYED.into(),
-        ("key:alice".into(), task(KEYED, "2025-11-25T10:30:01Z")),
-    );
-    Objects {
-        tasks,
-        stored: b,
-        sent: Vec::new(),
-    }
-}
 
 fn get(task_id: &str) -> ObjectRequest {
     ObjectRequest::Get {

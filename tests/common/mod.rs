@@ -7,6 +7,7 @@ pub mod jobs;
 pub mod ledger;
 pub mod object;
 pub mod plan;
+pub mod reach;
 pub mod results;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod schema;

@@ -1,4 +1,5 @@
-//! `legacy::reach` on this object: task objects, and the session's storage.
+//! `legacy::reach` and `legacy::task_ops` on this object: task objects, the principal's
+//! index, the session's storage and GET streams.
 
 use super::tasks::object;
 use super::{Platform, SessionRunner};
@@ -8,6 +9,7 @@ use crate::error::McpError;
 use crate::legacy::Session;
 use crate::legacy::object::SessionPlatform;
 use crate::legacy::reach::Reaching;
+use crate::legacy::task_ops::TaskOps;
 use crate::server::Server;
 use crate::tasks::protocol::ObjectRequest;
 use serde_json::Value;
@@ -37,5 +39,19 @@ impl Reaching for Reacher<'_> {
             platform.store(&session).await.ok()?;
         }
         Some(session)
+    }
+}
+
+impl TaskOps for Reacher<'_> {
+    async fn page(
+        &mut self,
+        principal: &str,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<Value>, Option<String>), McpError> {
+        my_tasks::page(&self.runner.env, principal, cursor).await
+    }
+
+    fn polled(&mut self, task: &Value, streaming: bool) -> Vec<Value> {
+        self.runner.polled(task, streaming)
     }
 }

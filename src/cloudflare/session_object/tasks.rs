@@ -7,12 +7,13 @@ use super::{SessionRunner, Stream, json_reply};
 use crate::cloudflare::creation::Objects;
 use crate::cloudflare::sse::Channel;
 use crate::cloudflare::watcher::Watcher;
-use crate::cloudflare::{call_object, my_tasks, now_ms};
+use crate::cloudflare::{call_object, now_ms};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, OneEntry, RequestId};
 use crate::legacy::result_loop::{self, Waiting};
-use crate::legacy::{self, Session, TaskOp, reach};
+use crate::legacy::task_ops::{self, Answer};
+use crate::legacy::{self, Session, TaskOp};
 use crate::server::Server;
 use crate::server::creation::store_new_task;
 use crate::server::follower::Follower;
@@ -65,8 +66,8 @@ pub(super) async fn create(
     json_reply(Some(id), outcome)
 }
 
-/// `tasks/get`, `tasks/cancel`, `tasks/list` answer at once; `tasks/result` streams. Each
-/// reaches its task as `session` does (`legacy::reach`).
+/// A legacy task request (`legacy::task_ops`): answered at once, or on a stream (a
+/// poll carrying its task's questions; `tasks/result`, unless the client takes none).
 pub(super) async fn handle(
     runner: &SessionRunner,
     server: &Server,
@@ -75,54 +76,26 @@ pub(super) async fn handle(
     session: &Session,
     accepts_sse: bool,
 ) -> Result<Response> {
-    let outcome = match op {
-        TaskOp::Get(task_id) => {
-            let get = ObjectRequest::Get { task_id };
-            match reach::send(&mut runner.reacher(server), session, get)
-                .await
-                .0
-            {
-                Ok(task) => {
-                    // A client that polls instead of calling tasks/result gets the
-                    // questions on its GET streams (`legacy::questions`), the poll staying
-                    // JSON; with none open, on this poll's own response if it takes a
-                    // stream.
-                    let questions = runner.polled(&task, accepts_sse);
-                    let result = legacy::legacy_task(&task);
-                    if !questions.is_empty() {
-                        return poll_stream(runner, id, &questions, &result);
-                    }
-                    Ok(result)
-                }
-                Err(e) => Err(e),
+    let mut reacher = runner.reacher(server);
+    match task_ops::perform(&mut reacher, session, op, accepts_sse).await {
+        Answer::Json(outcome) => json_reply(Some(id), outcome),
+        Answer::Questions { questions, result } => poll_stream(runner, id, &questions, &result),
+        Answer::Follow {
+            task_id,
+            principal,
+            read,
+        } => {
+            let mut turn = Turn::new(runner, server, task_id, &principal);
+            if accepts_sse {
+                return result_stream(runner, id, turn, read);
             }
+            // A client whose Accept refuses a stream still blocks until the task ends;
+            // its questions go to the session's GET streams.
+            let task_id = turn.task_id.clone();
+            let outcome = result_loop::result(&mut turn, None, &task_id, read).await;
+            json_reply(Some(id), outcome)
         }
-        // The cancelled task; -32602 for one already ended (legacy tasks "Cancelling
-        // Tasks"), both decided by the task's object in one turn.
-        TaskOp::Cancel(task_id) => {
-            let cancel = ObjectRequest::LegacyCancel { task_id };
-            let (outcome, _) = reach::send(&mut runner.reacher(server), session, cancel).await;
-            outcome.map(|t| legacy::legacy_task(&t))
-        }
-        TaskOp::List(cursor) => list(runner, server, session, cursor.as_deref()).await,
-        TaskOp::Result(task_id) => {
-            match reach::principal(&mut runner.reacher(server), session, &task_id).await {
-                Err(e) => Err(e),
-                Ok((principal, read)) if accepts_sse => {
-                    let turn = Turn::new(runner, server, task_id, &principal);
-                    return result_stream(runner, id, turn, read);
-                }
-                // A client whose Accept refuses a stream still blocks until the task ends;
-                // its questions go to the session's GET streams.
-                Ok((principal, read)) => {
-                    let mut turn = Turn::new(runner, server, task_id, &principal);
-                    let task_id = turn.task_id.clone();
-                    result_loop::result(&mut turn, None, &task_id, read).await
-                }
-            }
-        }
-    };
-    json_reply(Some(id), outcome)
+    }
 }
 
 /// A `tasks/get` answered as a stream: the task's questions (server→client requests
@@ -240,21 +213,4 @@ impl Waiting for Turn {
     fn offer(&mut self, task: &Value) -> bool {
         offered(&self.streams, &self.questions, task)
     }
-}
-
-/// `tasks/list`: the caller's tasks that still exist, whichever era or session created
-/// them (legacy tasks "Task Listing": what `tasks/get` can read, `tasks/list` lists),
-/// newest first, 50 a page; the cursor is where the next page starts in the index. The
-/// first page also holds the other sessions' tasks this one reached by id (`legacy::reach`).
-async fn list(
-    runner: &SessionRunner,
-    server: &Server,
-    session: &Session,
-    cursor: Option<&str>,
-) -> std::result::Result<Value, McpError> {
-    let (mut tasks, next) = my_tasks::page(&runner.env, &session.principal, cursor).await?;
-    if cursor.is_none() {
-        tasks = reach::listed(&mut runner.reacher(server), session, tasks).await;
-    }
-    Ok(legacy::tasks::list_result(&tasks, next))
 }
