@@ -14,7 +14,8 @@
 //! [`listed`] gives the first page of `tasks/list` the reached tasks, in their place among
 //! the newest first. Generic over [`Reaching`]: the Cloudflare session object implements
 //! it on the task objects and its storage (`cloudflare::session_object::reach`), the
-//! native tests on a map (`tests/session_object.rs`).
+//! native tests on a map (`tests/common/reach.rs`, in tests/legacy_reach.rs and
+//! tests/legacy_task_ops.rs).
 
 use super::session::{Reach, Session};
 use crate::auth::anonymous::ANY_SESSION;
