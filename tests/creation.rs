@@ -267,3 +267,31 @@ fn a_run_is_counted_only_under_a_rate_quota() {
     assert_eq!(error.http_status(), 429);
     assert_eq!(json!(refused.printed.borrow().len()), 1);
 }
+
+#[test]
+fn an_anonymous_sessions_run_takes_a_place_among_all_anonymous_runs_first() {
+    let session = "anonymous-session:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    let p = Platform::default();
+    block_on(acquire_run(&p, Quotas::default(), session)).unwrap();
+    let log = p.log();
+    assert_eq!(
+        log[0], "start ledger acquireRun anonymous",
+        "the shared ledger first"
+    );
+    assert_eq!(log[2], format!("start ledger acquireRun {session}"));
+    // Refused there: its own ledger is not asked, and the refusal is the caller's.
+    let refused = Platform {
+        refuse: Some("acquireRun"),
+        ..Platform::default()
+    };
+    let error = block_on(acquire_run(&refused, Quotas::default(), session)).unwrap_err();
+    assert_eq!(error.http_status(), 429);
+    assert_eq!(refused.log().len(), 2, "one ledger asked");
+    // A task of the session's whose run was not counted yet: the same.
+    let p = Platform::default();
+    store(&p, Quotas::default(), session, false)
+        .unwrap()
+        .unwrap();
+    assert_eq!(p.log()[0], "start ledger acquireRun anonymous");
+    assert_eq!(p.log()[2], format!("start ledger acquireTask {session}"));
+}

@@ -5,117 +5,17 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
+use common::effects::Recorded;
 use common::*;
 use mcp_tasks_edge::error::McpError;
-use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
+use mcp_tasks_edge::host::block_on;
 use mcp_tasks_edge::http::HttpResponse;
-use mcp_tasks_edge::jsonrpc::{self, RequestId};
-use mcp_tasks_edge::ops::admin::AdminRequest;
-use mcp_tasks_edge::ops::log::Line;
-use mcp_tasks_edge::quota::LedgerRequest;
 use mcp_tasks_edge::server::call::Asker;
-use mcp_tasks_edge::server::creation::{Creating, Reply};
 use mcp_tasks_edge::server::era::Era;
-use mcp_tasks_edge::server::jobs::JobRun;
-use mcp_tasks_edge::server::perform::{Effects, Performed, Stage, Via, perform};
-use mcp_tasks_edge::server::{Action, Context, Cors, Server};
-use mcp_tasks_edge::tasks::protocol::ObjectRequest;
-use mcp_tasks_edge::tasks::record::TaskRecord;
+use mcp_tasks_edge::server::perform::{Performed, Stage, perform};
+use mcp_tasks_edge::server::{Action, Server};
 use mcp_tasks_edge::tools::Progress;
 use serde_json::{Map, Value, json};
-use std::cell::RefCell;
-
-/// Effects that record each call; the run quota refuses when `over_quota`.
-#[derive(Default)]
-struct Recorded {
-    over_quota: bool,
-    calls: RefCell<Vec<String>>,
-}
-
-impl Recorded {
-    fn note(&self, call: String) {
-        self.calls.borrow_mut().push(call);
-    }
-    fn calls(&self) -> Vec<String> {
-        self.calls.borrow().clone()
-    }
-}
-
-fn answered(call: &str) -> HttpResponse {
-    HttpResponse::json(200, json!({ "answered": call }).to_string().into_bytes())
-}
-
-const OVER: McpError = McpError::TooManyRequests {
-    limit: "QUOTA_TASKS_PER_MINUTE",
-    max: 1,
-    retry_after_s: 5,
-};
-
-impl Creating for Recorded {
-    async fn ledger(&self, principal: &str, request: &LedgerRequest) -> Result<(), McpError> {
-        let op = jsonrpc::payload(request)["op"].clone();
-        self.note(format!("ledger {principal} {op}"));
-        if self.over_quota { Err(OVER) } else { Ok(()) }
-    }
-
-    async fn forward(&self, _: &str, request: &ObjectRequest) -> Reply {
-        self.note(format!("forward {}", request.task_id()));
-        Err("the object is gone".into())
-    }
-
-    fn print(&self, _: Line) {}
-}
-
-impl Effects for Recorded {
-    fn host(&self) -> Host {
-        Host::new(FakeHost::new().at(NOW))
-    }
-
-    fn new_task_id(&self) -> Result<String, String> {
-        Ok(SID.into())
-    }
-
-    async fn list_tasks(
-        &self,
-        principal: &str,
-        _: Option<&str>,
-    ) -> Result<(Vec<Value>, Option<String>), McpError> {
-        self.note(format!("list_tasks {principal}"));
-        Ok((Vec::new(), None))
-    }
-
-    async fn admin(&self, _: &str, _: &RequestId, _: AdminRequest, _: &Cors) -> HttpResponse {
-        unreachable!("no operator here")
-    }
-
-    async fn detach(
-        &self,
-        ctx: &Context,
-        record: Box<TaskRecord>,
-        _: JobRun,
-        via: &Via<'_>,
-    ) -> HttpResponse {
-        let asker = via.asker.is_some();
-        let call = format!(
-            "detach {} {} asks={} asker={asker}",
-            ctx.principal,
-            record.tool(),
-            via.asks
-        );
-        self.note(call);
-        answered("detach")
-    }
-
-    async fn follow(&self, ctx: &Context, run: JobRun, via: &Via<'_>) -> HttpResponse {
-        let asker = via.asker.is_some();
-        let call = format!(
-            "follow {} {} asks={} asker={asker}",
-            ctx.principal, run.job, via.asks
-        );
-        self.note(call);
-        answered("follow")
-    }
-}
 
 /// Never asked here: its presence is what the rule reads.
 struct NoAsker;

@@ -11,13 +11,9 @@ use crate::host::Host;
 use crate::http::HttpResponse;
 use crate::jsonrpc::RequestId;
 use crate::ops::admin::AdminRequest;
-use crate::ops::log::Line;
-use crate::quota::LedgerRequest;
-use crate::server::creation::{Creating, Reply};
 use crate::server::jobs::JobRun;
 use crate::server::perform::{Effects, Via};
 use crate::server::{Context, Cors, Server};
-use crate::tasks::protocol::ObjectRequest;
 use crate::tasks::record::TaskRecord;
 use serde_json::Value;
 use worker::Env;
@@ -49,21 +45,13 @@ impl<'a> WorkerEffects<'a> {
     }
 }
 
-impl Creating for WorkerEffects<'_> {
-    async fn ledger(&self, principal: &str, request: &LedgerRequest) -> Result<(), McpError> {
-        self.objects.ledger(principal, request).await
+impl<'a> Effects for WorkerEffects<'a> {
+    type Objects = Objects<'a>;
+
+    fn objects(&self) -> &Objects<'a> {
+        &self.objects
     }
 
-    async fn forward(&self, principal: &str, request: &ObjectRequest) -> Reply {
-        self.objects.forward(principal, request).await
-    }
-
-    fn print(&self, line: Line) {
-        self.objects.print(line)
-    }
-}
-
-impl Effects for WorkerEffects<'_> {
     fn host(&self) -> Host {
         WorkerHost::host(self.env.clone(), self.server)
     }

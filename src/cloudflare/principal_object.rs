@@ -127,21 +127,9 @@ async fn index_rows(
 }
 
 /// Sends one request to the ledger counting `principal`'s work: `Err` is the 429 naming
-/// the limit that refuses it, or a -32603 when the ledger cannot be reached.
+/// the limit that refuses it, or a -32603 when the ledger cannot be reached. (Which
+/// ledgers a run asks is `server::creation`'s.)
 pub(crate) async fn ledger(
-    env: &Env,
-    principal: &str,
-    request: &LedgerRequest,
-) -> std::result::Result<(), McpError> {
-    // An anonymous session's run takes a place among all anonymous runs first.
-    if let Some(shared) = crate::quota::shared_run(principal, request) {
-        ask(env, crate::auth::ANONYMOUS, &shared).await?;
-    }
-    ask(env, principal, request).await
-}
-
-/// One request to one ledger: `Err` is its refusal, or a -32603 when it is unreachable.
-async fn ask(
     env: &Env,
     principal: &str,
     request: &LedgerRequest,

@@ -11,13 +11,16 @@
 //!                                                    round trip; a lost index entry is
 //!                                                    logged, the task exists
 //! neither (unlimited, anonymous)                     the object only
+//! an anonymous 2025-11-25 session's uncounted run    the shared anonymous ledger, then
+//!                                                    its own, as above
 //! ```
 
+use crate::auth::ANONYMOUS;
 use crate::auth::anonymous::{lists_tasks, task_principal};
 use crate::concurrent::join;
 use crate::error::McpError;
 use crate::ops::log::{Line, refused, warning};
-use crate::quota::{LedgerRequest, Quotas};
+use crate::quota::{LedgerRequest, Quotas, shared_run};
 use crate::tasks::protocol::{ObjectRequest, RESULT_STATUS};
 use crate::tasks::record::TaskRecord;
 
@@ -37,13 +40,22 @@ pub trait Creating {
     fn print(&self, line: Line);
 }
 
-/// One request to the ledger; a refusal is logged (`quota.refused`).
+/// One request to the ledger; a refusal is logged (`quota.refused`). An anonymous
+/// session's run takes a place among all anonymous callers' runs first (`shared_run`), so
+/// opening sessions does not multiply an anonymous caller's runs.
 async fn ledger(
     c: &impl Creating,
     principal: &str,
     request: &LedgerRequest,
 ) -> Result<(), McpError> {
-    let outcome = c.ledger(principal, request).await;
+    let shared = match shared_run(principal, request) {
+        Some(shared) => c.ledger(ANONYMOUS, &shared).await,
+        None => Ok(()),
+    };
+    let outcome = match shared {
+        Ok(()) => c.ledger(principal, request).await,
+        refused => refused,
+    };
     if let Err(error) = &outcome
         && let Some(line) = refused(error, Some(principal), None)
     {

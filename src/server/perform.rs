@@ -25,7 +25,11 @@ use serde_json::Value;
 // Futures here are never sent between threads (wasm is single threaded), so the `Send`
 // bound `async fn` in a public trait cannot state is not needed.
 #[allow(async_fn_in_trait)]
-pub trait Effects: Creating {
+pub trait Effects {
+    /// The ledgers and task objects (one type for every caller of `server::creation`,
+    /// so its code is in the Worker once).
+    type Objects: Creating;
+    fn objects(&self) -> &Self::Objects;
     /// The host a run's steps and a resource read use.
     fn host(&self) -> Host;
     /// A new task's id: 128 bits from the platform's CSPRNG, or why there are none.
@@ -142,7 +146,7 @@ pub async fn perform<E: Effects>(
                 return Performed::Answer(unexpected(&Action::Listen(listen), stage.era));
             }
             Action::Run(run) => {
-                let (host, print) = (fx.host(), |line| fx.print(line));
+                let (host, print) = (fx.host(), |line| fx.objects().print(line));
                 let (progress, asker) = (stage.progress, stage.asker);
                 server.run(*run, ctx, &host, progress, asker, &print).await
             }
@@ -174,7 +178,7 @@ pub async fn perform<E: Effects>(
                 request_id,
                 request,
                 cors,
-            } => Action::Respond(match fx.forward(&ctx.principal, &request).await {
+            } => Action::Respond(match fx.objects().forward(&ctx.principal, &request).await {
                 Ok((status, body)) => server.object_response(&request_id, status, &body, &cors),
                 Err(why) => server.object_unreachable(&request_id, &why, &cors),
             }),
@@ -262,7 +266,7 @@ async fn create_task<E: Effects>(
         Err(why) => return server.object_unreachable(&request_id, &why, cors),
     }
     let quotas = server.config.quotas;
-    match store_new_task(fx, quotas, &ctx.principal, record, true).await {
+    match store_new_task(fx.objects(), quotas, &ctx.principal, record, true).await {
         Err(refused) => server.refuse(Some(&request_id), &refused, cors, origin),
         Ok(Ok((status, body))) => server.object_response(&request_id, status, &body, cors),
         Ok(Err(why)) => server.object_unreachable(&request_id, &why, cors),
@@ -280,7 +284,7 @@ async fn admit<E: Effects>(
 ) -> Result<(), HttpResponse> {
     if let Action::Run(run) = action
         && run.target.is_tool()
-        && let Err(refused) = acquire_run(fx, server.config.quotas, &ctx.principal).await
+        && let Err(refused) = acquire_run(fx.objects(), server.config.quotas, &ctx.principal).await
     {
         return Err(server.refuse(Some(&run.request_id), &refused, &run.cors, stage.origin));
     }
