@@ -11,7 +11,6 @@ use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::host::block_on;
 use mcp_tasks_edge::http::HttpResponse;
 use mcp_tasks_edge::legacy::object::{self, Next, Serve, SessionPlatform};
-use mcp_tasks_edge::legacy::plan::Decision;
 use mcp_tasks_edge::legacy::{Session, TaskOp};
 use mcp_tasks_edge::ops::log::Line;
 use mcp_tasks_edge::quota::LedgerRequest;
@@ -254,10 +253,7 @@ fn what_needs_streams_or_tasks_is_left_with_the_session_it_was_decided_for() {
         panic!("a task request is the platform's");
     };
     match *serve {
-        Serve {
-            decision: Decision::Task { op, .. },
-            session: Some(session),
-        } => {
+        Serve::Task { op, session, .. } => {
             assert_eq!(op, TaskOp::Get("00112233445566778899aabbccddeeff".into()));
             assert_eq!(session.last_seen_ms, NOW + IDLE / 8, "touched");
         }

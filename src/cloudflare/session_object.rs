@@ -24,7 +24,7 @@ use crate::error::McpError;
 use crate::jsonrpc::RequestId;
 use crate::legacy::asking::Pending;
 use crate::legacy::object::{self, Next, Serve, SessionPlatform};
-use crate::legacy::{self, Decision, Incoming, SESSION_HEADER, Session};
+use crate::legacy::{self, Incoming, SESSION_HEADER, Session};
 use crate::ops::log as logs;
 use crate::quota::LedgerRequest;
 use crate::server::Server;
@@ -144,12 +144,6 @@ impl SessionRunner {
     }
 }
 
-/// The caller's session, which the runner passes with every decision it leaves to this
-/// object.
-fn owned(session: Option<Session>) -> Result<Session> {
-    session.ok_or_else(|| rust_error("a session's decision came without its session"))
-}
-
 impl SessionRunner {
     pub fn new(state: State, env: Env, build: fn() -> Server) -> Self {
         SessionRunner {
@@ -210,45 +204,43 @@ impl SessionRunner {
         let next = object::request(&mut platform, &server, incoming, now, trace.as_deref())
             .await
             .map_err(rust_error)?;
-        let Serve { decision, session } = match next {
+        let serve = match next {
             Next::Reply(response) => return super::to_worker_response(response),
             Next::Serve(serve) => *serve,
         };
-        match decision {
-            Decision::OpenStream { last_event_id } => self.open_stream(last_event_id.as_deref()),
-            Decision::Deliver { request_id, answer } => {
+        match serve {
+            Serve::OpenStream { last_event_id } => self.open_stream(last_event_id.as_deref()),
+            Serve::Deliver {
+                request_id,
+                answer,
+                session,
+            } => {
                 // A step waiting on a response stream, else a question sent on a GET
                 // stream (its task takes the answer); late or unknown answers are dropped.
                 if let Some(answer) = self.pending.deliver(&request_id, answer) {
-                    let session = owned(session)?;
                     self.answer_question(&request_id, answer, &session).await;
                 }
                 Ok(Response::empty()?.with_status(202))
             }
-            Decision::Cancel { request_id } => {
+            Serve::Cancel { request_id } => {
                 self.leaves.cancel(&request_id);
                 Ok(Response::empty()?.with_status(202))
             }
-            Decision::Task { id, op } => {
-                let session = owned(session)?;
+            Serve::Task { id, op, session } => {
                 tasks::handle(self, &server, &id, op, &session, accepts_sse).await
             }
-            Decision::CreateTask { id, record } => {
+            Serve::CreateTask { id, record } => {
                 let principal = record.owner().to_owned();
                 tasks::create(self, &server, &id, record, &principal, trace.as_deref()).await
             }
-            Decision::Modern(rpc) => {
+            Serve::Modern { rpc, session } => {
                 let asked = modern::Asked {
                     now,
                     accepts_sse,
                     trace,
                 };
-                self.modern(server, rpc, owned(session)?, asked).await
+                self.modern(server, rpc, session, asked).await
             }
-            // (Named, not printed: a `Debug` of decisions would be code of its own.)
-            _ => Err(rust_error(
-                "the session runner left a decision it answers itself",
-            )),
         }
     }
 

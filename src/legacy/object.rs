@@ -21,14 +21,15 @@
 //! (`cloudflare::session_object`), the native tests on a value (`tests/session_object.rs`),
 //! so the tests exercise the very sequence the deployed object runs.
 
-use super::plan::{self, Decision, Incoming};
+use super::plan::{self, Decision, Incoming, TaskOp};
 use super::session::Session;
 use crate::error::{McpError, legacy_status};
 use crate::http::HttpResponse;
-use crate::jsonrpc::{self, RequestId};
+use crate::jsonrpc::{self, ErrorObject, Request, RequestId};
 use crate::ops::log::{self as logs, Line, event, fingerprint};
 use crate::quota::LedgerRequest;
 use crate::server::Server;
+use crate::tasks::record::TaskRecord;
 use serde_json::{Map, Value};
 
 /// What a session object needs of its platform: its one row, its alarm, the quota
@@ -69,12 +70,35 @@ pub enum Next {
     Serve(Box<Serve>),
 }
 
-/// A decision left to the platform, and the caller's session (loaded, checked against
-/// the caller, and touched) when it has one.
+/// What the platform serves itself, on its streams and the task objects; `session` is
+/// the caller's (loaded, checked against the caller, and touched).
 #[derive(Debug)]
-pub struct Serve {
-    pub decision: Decision,
-    pub session: Option<Session>,
+pub enum Serve {
+    /// A GET: a notification stream, or the replay of a response stream after
+    /// `Last-Event-ID`.
+    OpenStream { last_event_id: Option<String> },
+    /// The client's answer to the server→client request `request_id`: to the step
+    /// waiting for it, else to the task whose question it answers (202 either way).
+    Deliver {
+        request_id: String,
+        answer: Result<Value, ErrorObject>,
+        session: Session,
+    },
+    /// `notifications/cancelled` for the call `request_id`, if still in flight (202).
+    Cancel { request_id: RequestId },
+    /// A legacy `tasks/*` request (`legacy::task_ops`).
+    Task {
+        id: RequestId,
+        op: TaskOp,
+        session: Session,
+    },
+    /// A task-augmented `tools/call`: create the task, answer `CreateTaskResult`.
+    CreateTask {
+        id: RequestId,
+        record: Box<TaskRecord>,
+    },
+    /// Everything else: the modern handlers, with the session's capabilities.
+    Modern { rpc: Request, session: Session },
 }
 
 /// A JSON-RPC answer for a legacy client: a result with 200, an error with the status
@@ -122,38 +146,63 @@ pub async fn request<P: SessionPlatform>(
         Some(session) => Some(touch(p, server, session, &mut decision, now_ms).await?),
         None => None,
     };
-    let reply = match decision {
-        Decision::NotFound => not_found(),
-        Decision::Reply { status, body } => HttpResponse::json(status, body),
-        Decision::Accepted => HttpResponse::empty(202),
+    let reply = |response| Ok(Next::Reply(response));
+    let serve = match decision {
+        Decision::NotFound => return reply(not_found()),
+        Decision::Reply { status, body } => return reply(HttpResponse::json(status, body)),
+        Decision::Accepted => return reply(HttpResponse::empty(202)),
         Decision::Initialize {
             id,
             session,
             result,
-        } => initialize(p, server, &id, &session, &result, trace).await?,
+        } => return reply(initialize(p, server, &id, &session, &result, trace).await?),
         Decision::End(session) => {
             end(p, server, &session, "deleted").await?;
-            HttpResponse::empty(204)
+            return reply(HttpResponse::empty(204));
         }
         Decision::Store { id, session } => {
             p.store(&session).await?;
-            answer(Some(&id), Ok(Value::Object(Map::new())))
+            return reply(answer(Some(&id), Ok(Value::Object(Map::new()))));
         }
         Decision::Subscribe {
             id,
             session,
             uri,
             subscribed,
-        } => match p.subscribe(&uri, &session.id, subscribed).await {
-            Err(refused) => answer(Some(&id), Err(refused)),
-            Ok(()) => {
-                p.store(&session).await?;
-                answer(Some(&id), Ok(Value::Object(Map::new())))
-            }
+        } => {
+            let response = match p.subscribe(&uri, &session.id, subscribed).await {
+                Err(refused) => answer(Some(&id), Err(refused)),
+                Ok(()) => {
+                    p.store(&session).await?;
+                    answer(Some(&id), Ok(Value::Object(Map::new())))
+                }
+            };
+            return reply(response);
+        }
+        Decision::OpenStream { last_event_id } => Serve::OpenStream { last_event_id },
+        Decision::Cancel { request_id } => Serve::Cancel { request_id },
+        Decision::CreateTask { id, record } => Serve::CreateTask { id, record },
+        Decision::Deliver { request_id, answer } => Serve::Deliver {
+            request_id,
+            answer,
+            session: with_session(session)?,
         },
-        decision => return Ok(Next::Serve(Box::new(Serve { decision, session }))),
+        Decision::Task { id, op } => Serve::Task {
+            id,
+            op,
+            session: with_session(session)?,
+        },
+        Decision::Modern(rpc) => Serve::Modern {
+            rpc,
+            session: with_session(session)?,
+        },
     };
-    Ok(Next::Reply(reply))
+    Ok(Next::Serve(Box::new(serve)))
+}
+
+/// The caller's session, which the planner decides these for only when it has one.
+fn with_session(session: Option<Session>) -> Result<Session, String> {
+    session.ok_or_else(|| "a session's decision came without its session".to_owned())
 }
 
 /// Keeps a used session alive: its last request, coarsely, and its ledger place. The
