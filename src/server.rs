@@ -1,7 +1,6 @@
-//! Pure request handling: an HTTP request in, an [`Action`] out. The adapter performs the
-//! action's I/O (Durable Object calls, sleeping, streaming) and feeds the outcome back.
-//! The HTTP checks are in `gate`, the methods in [`dispatch`], calls in [`call`] and
-//! `drive`, `subscriptions/listen` in [`listen`] and [`fanin`].
+//! Pure request handling: an HTTP request in, an [`Action`] out, which [`perform`] carries
+//! out with the platform's effects. The HTTP checks are in `gate`, the methods in
+//! [`dispatch`], calls in [`call`] and `drive`, `subscriptions/listen` in [`listen`].
 
 mod builder;
 pub mod call;
@@ -18,6 +17,7 @@ pub mod listen;
 pub mod my_tasks;
 pub mod perform;
 pub mod upstreams;
+pub mod wait;
 
 pub use builder::ServerBuilder;
 pub use config::Config;

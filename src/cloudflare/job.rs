@@ -1,9 +1,9 @@
 //! Jobs for clients without the Tasks extension (`server::jobs`): the I/O only. The task
-//! is created as any task is (`creation`); the call then follows it as every follower
-//! does (`server::follower`, run by `watcher`): on the task's own push, the watch
+//! is created as any task is (`server::creation`); the call then follows it as every
+//! follower does (`server::follower`, run by `watcher`): on the task's own push, the watch
 //! WebSocket of `subscriptions/listen`, so a wait costs one object request however long
 //! it lasts (docs/benchmarks.md, "Jobs"); a lost socket is reopened as listen's are. What
-//! each state means is decided by the pure `jobs::Follow`.
+//! each state means, and where its questions go, is decided by `server::jobs::wait`.
 
 use super::creation::Objects;
 use super::leave::Leave;
@@ -12,17 +12,17 @@ use super::rpc::object;
 use super::watcher::Watcher;
 use super::{new_task_id, now_ms};
 use crate::http::HttpResponse;
-use crate::mcp::input;
 use crate::ops::log as logs;
 use crate::server::creation::store_new_task;
 use crate::server::follower::Follower;
-use crate::server::jobs::{self, Follow, JobRun, Next};
+use crate::server::jobs::{self, JobRun};
 use crate::server::perform::Via;
-use crate::server::{Context, Server, error_response, result_response};
+use crate::server::wait::{self, Followed};
+use crate::server::{Context, Server, error_response};
 use crate::tasks::protocol::{ObjectError, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use futures_util::future::{Either, select};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::pin::pin;
 use worker::Env;
 
@@ -109,9 +109,8 @@ async fn abandon(
     cancelled.map(drop).map_err(|why| why.to_string())
 }
 
-/// [`crate::server::Action::Job`]: sends `run.first`, then follows the job
-/// (`server::follower`, on its watch socket) until the job's follower answers or the wait
-/// is over.
+/// [`crate::server::Action::Job`]: follows the job (`server::jobs::wait`) on its watch
+/// socket (`watcher`) until the job's follower answers or the wait is over.
 pub(crate) async fn follow(
     server: &Server,
     env: &Env,
@@ -119,19 +118,6 @@ pub(crate) async fn follow(
     run: JobRun,
     channel: &Channel<'_>,
 ) -> HttpResponse {
-    let mut job = Job {
-        server,
-        env,
-        ctx,
-        run: &run,
-        channel,
-        follow: Follow::new(&run, channel.via.asks),
-    };
-    if let Some(first) = &run.first
-        && let Err(refusal) = object(env, first, &ctx.principal, channel.trace).await
-    {
-        return job.refusal(refusal);
-    }
     let config = &server.config;
     let follower = Follower::start(
         now_ms(),
@@ -140,83 +126,20 @@ pub(crate) async fn follow(
         config.listen_reconnects,
     );
     let mut watcher = Watcher::new(env, &run.job, &ctx.principal, channel.trace, follower);
-    while let Some(state) = watcher.next().await {
-        if let Some(answer) = job.next(state).await {
-            return answer;
-        }
-    }
-    job.follow.waited()
+    let objects = Objects {
+        server,
+        env,
+        trace: channel.trace,
+    };
+    wait::follow(server, &objects, &mut watcher, ctx, &run, channel.via).await
 }
 
-/// One follow in progress.
-struct Job<'a> {
-    server: &'a Server,
-    env: &'a Env,
-    ctx: &'a Context,
-    run: &'a JobRun,
-    channel: &'a Channel<'a>,
-    follow: Follow<'a>,
-}
-
-impl Job<'_> {
-    /// Carries out what the follower makes of a state: `Some` answers the request.
-    async fn next(&mut self, state: Result<Value, ObjectError>) -> Option<HttpResponse> {
-        let task = match state {
-            Ok(task) => task,
-            Err(refusal) => return Some(self.refusal(refusal)),
-        };
-        for next in self.follow.state(task) {
-            match next {
-                Next::Wait => {}
-                Next::Progress(report) => self.channel.via.progress.report(report),
-                Next::Answer(response) => return Some(response),
-                Next::Ask(requests) => {
-                    if let Some(answer) = self.ask(requests).await {
-                        return Some(answer);
-                    }
-                }
-            }
-        }
-        None
+impl Followed for Watcher {
+    async fn next(&mut self) -> Option<Result<Value, ObjectError>> {
+        Watcher::next(self).await
     }
 
-    /// Puts the job's questions to the client: by MRTR (the answer ends this request),
-    /// or on a session's stream, whose answers go to the job (`None`: follow on).
-    async fn ask(&self, requests: Map<String, Value>) -> Option<HttpResponse> {
-        let run = self.run;
-        let Some(asker) = self.channel.via.asker else {
-            let now = Context {
-                principal: self.ctx.principal.clone(),
-                now_ms: now_ms(),
-            };
-            return Some(
-                match jobs::input_required(self.server, run, &requests, &now) {
-                    Ok(result) => result_response(&run.request_id, &result, &run.cors),
-                    Err(e) => error_response(Some(&run.request_id), &e, &run.cors),
-                },
-            );
-        };
-        let answers = match asker.ask(requests.clone()).await {
-            Ok(answers) => answers,
-            // Not answered here (the client refused or went quiet): the handle tools remain.
-            Err(_) => return Some(self.follow.waited()),
-        };
-        let taken = match input::answered(&requests, answers) {
-            Ok(taken) => taken,
-            Err(e) => return Some(self.follow.refused(&e.to_wire())),
-        };
-        let update = ObjectRequest::Update {
-            task_id: run.job.clone(),
-            input_responses: taken,
-        };
-        let updated = object(self.env, &update, &self.ctx.principal, self.channel.trace).await;
-        updated.err().map(|refusal| self.refusal(refusal))
-    }
-
-    fn refusal(&self, refusal: ObjectError) -> HttpResponse {
-        match refusal {
-            ObjectError::Refused(error) => self.follow.refused(&error),
-            ObjectError::Unreachable(why) => self.follow.unreachable(&why),
-        }
+    fn now_ms(&self) -> u64 {
+        now_ms()
     }
 }

@@ -1,5 +1,5 @@
 //! Legacy experimental tasks on the same task objects as the Tasks extension: the I/O of
-//! the operations `legacy::plan` decides, with `legacy::result_loop` running
+//! the requests `legacy::task_ops` decides, with `legacy::result_loop` running
 //! `tasks/result` on this object's [`Turn`].
 
 use super::questions::{GetStreams, offered};
