@@ -6,6 +6,8 @@
 //! any of these fails a test here.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+use common::{SID, working_task};
 use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::host::block_on;
 use mcp_tasks_edge::jsonrpc;
@@ -13,14 +15,11 @@ use mcp_tasks_edge::ops::log::{Line, LogSettings};
 use mcp_tasks_edge::quota::{LedgerRequest, Quotas};
 use mcp_tasks_edge::server::creation::{Creating, Reply, acquire_run, store_new_task};
 use mcp_tasks_edge::tasks::protocol::{ObjectRequest, RESULT_STATUS};
-use mcp_tasks_edge::tasks::record::{NewTask, TaskRecord};
-use serde_json::{Map, Value, json};
+use mcp_tasks_edge::tasks::record::TaskRecord;
+use serde_json::{Value, json};
 use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
 use std::task::Poll;
-
-const ID: &str = "00112233445566778899aabbccddeeff";
-const NOW: u64 = 1_764_066_600_000;
 
 /// Records "start …" when a request is sent and "end …" when it is answered, each
 /// answered one poll after it starts (so two requests sent at once both start before
@@ -93,23 +92,7 @@ impl Creating for Platform {
 }
 
 fn record() -> Box<TaskRecord> {
-    let mut record = TaskRecord::new(NewTask {
-        tool: "slow_compute".into(),
-        title: None,
-        owner: String::new(),
-        arguments: Map::new(),
-        capabilities: Map::new(),
-        checkpoint: Value::Null,
-        answers: Map::new(),
-        status_message: None,
-        amount: None,
-        now_ms: NOW,
-        ttl_ms: Some(60_000),
-        poll_interval_ms: 1000,
-        next_step_at_ms: NOW,
-    });
-    record.assign_id(ID.into());
-    Box::new(record)
+    Box::new(working_task("slow_compute", Value::Null, Value::Null))
 }
 
 const UNLIMITED: Quotas = Quotas {
@@ -225,7 +208,7 @@ fn a_ledger_that_only_indexes_is_asked_at_the_same_time_as_the_object() {
 fn an_unlimited_anonymous_callers_task_goes_to_its_object_alone_as_its_own_principal() {
     let p = Platform::default();
     store(&p, UNLIMITED, "anonymous", false).unwrap().unwrap();
-    let owner = format!("anonymous-task:{ID}");
+    let owner = format!("anonymous-task:{SID}");
     assert_eq!(
         p.log(),
         [

@@ -6,57 +6,15 @@
 //! stream is open); `notifications/resources/updated` on the open GET streams.
 
 mod common;
+use common::channel::{Fake, question_ids};
 use common::server;
 use mcp_tasks_edge::legacy::notices::{call_progress, offered, polled, resource_updated};
 use mcp_tasks_edge::legacy::replay::{Closable, GetStreams};
-use mcp_tasks_edge::legacy::resumable::{Channel, Streams};
+use mcp_tasks_edge::legacy::resumable::Streams;
 use mcp_tasks_edge::legacy::{Questions, Session, initialize};
 use mcp_tasks_edge::tools::Report;
 use serde_json::{Value, json};
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
-
-#[derive(Clone, Default)]
-struct Fake {
-    frames: Rc<RefCell<Vec<String>>>,
-    closed: Rc<Cell<bool>>,
-}
-
-impl Closable for Fake {
-    fn is_finished(&self) -> bool {
-        self.closed.get()
-    }
-
-    fn close(&self) {
-        self.closed.set(true);
-    }
-}
-
-impl Channel for Fake {
-    fn send_raw(&self, frames: Vec<u8>) {
-        self.frames
-            .borrow_mut()
-            .push(String::from_utf8(frames).unwrap());
-    }
-}
-
-impl Fake {
-    /// The JSON-RPC messages of its `message` events (after an `id:` line, if any; a
-    /// priming event carries none).
-    fn messages(&self) -> Vec<Value> {
-        let frames = self.frames.borrow();
-        let events = frames.iter().filter_map(|f| {
-            let event = f
-                .split_once('\n')
-                .filter(|(first, _)| first.starts_with("id: "));
-            let event = event.map_or(f.as_str(), |(_, rest)| rest);
-            event.strip_prefix("event: message\ndata: ")
-        });
-        events
-            .map(|data| serde_json::from_str(data.trim_end()).unwrap())
-            .collect()
-    }
-}
+use std::cell::RefCell;
 
 /// A session whose client set its log level to `warning`.
 fn session() -> Session {
@@ -141,14 +99,6 @@ fn waiting(task_id: &str) -> Value {
             "params": { "mode": "form", "message": "Go?", "requestedSchema": { "type": "object" } } } } })
 }
 
-fn ids() -> impl FnMut() -> String {
-    let mut n = 0;
-    move || {
-        n += 1;
-        format!("q-{n}")
-    }
-}
-
 #[test]
 fn polls_send_the_questions_to_each_open_get_stream_once() {
     let (a, b, gone) = (Fake::default(), Fake::default(), Fake::default());
@@ -158,7 +108,7 @@ fn polls_send_the_questions_to_each_open_get_stream_once() {
     }
     gone.close();
     let questions = RefCell::new(Questions::default());
-    let mut next = ids();
+    let mut next = question_ids();
     let task = waiting("t1");
     // The first poll: the client may still call tasks/result; nothing is sent yet.
     assert!(polled(&streams, &questions, &task, false, &mut next).is_empty());
@@ -186,7 +136,7 @@ fn polls_send_the_questions_to_each_open_get_stream_once() {
 fn without_get_streams_a_streaming_poll_carries_the_questions_itself() {
     let streams = RefCell::new(GetStreams::<Fake>::default());
     let questions = RefCell::new(Questions::default());
-    let mut next = ids();
+    let mut next = question_ids();
     let task = waiting("t1");
     polled(&streams, &questions, &task, true, &mut next);
     let carried = polled(&streams, &questions, &task, true, &mut next);
@@ -199,12 +149,17 @@ fn a_tasks_result_without_a_stream_offers_its_questions_to_the_get_streams() {
     let questions = RefCell::new(Questions::default());
     let none = RefCell::new(GetStreams::<Fake>::default());
     assert!(
-        !offered(&none, &questions, &waiting("t1"), ids()),
+        !offered(&none, &questions, &waiting("t1"), question_ids()),
         "no stream open"
     );
     let a = Fake::default();
     let streams = RefCell::new(GetStreams::default());
     streams.borrow_mut().push(a.clone());
-    assert!(offered(&streams, &questions, &waiting("t1"), ids()));
+    assert!(offered(
+        &streams,
+        &questions,
+        &waiting("t1"),
+        question_ids()
+    ));
     assert_eq!(a.messages().len(), 1, "at once, without a second poll");
 }

@@ -4,6 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
+use common::channel::question_ids;
 use common::object::{ID, Object};
 use common::*;
 use mcp_tasks_edge::legacy::questions::{Answered, MAX_SENT, Outgoing, Poll, Questions};
@@ -26,18 +27,10 @@ fn waiting(task_id: &str, keys: &[&str]) -> Value {
         "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": null })
 }
 
-fn ids() -> impl FnMut() -> String {
-    let mut n = 0;
-    move || {
-        n += 1;
-        format!("q-{n}")
-    }
-}
-
 #[test]
 fn the_second_poll_sends_the_questions_to_every_open_get_stream_once() {
     let mut q = Questions::default();
-    let mut next = ids();
+    let mut next = question_ids();
     let task = waiting(ID, &[ASK]);
     // First poll: the client may still call tasks/result (the spec's SHOULD): nothing yet.
     assert_eq!(q.poll(&task, &[1, 2], false, &mut next).streams, vec![]);
@@ -74,7 +67,7 @@ fn the_second_poll_sends_the_questions_to_every_open_get_stream_once() {
 #[test]
 fn a_closed_stream_is_forgotten_and_a_new_round_is_asked_again() {
     let mut q = Questions::default();
-    let mut next = ids();
+    let mut next = question_ids();
     let task = waiting(ID, &[ASK]);
     q.poll(&task, &[1], false, &mut next);
     assert_eq!(q.poll(&task, &[1], false, &mut next).streams.len(), 1);
@@ -90,7 +83,7 @@ fn a_closed_stream_is_forgotten_and_a_new_round_is_asked_again() {
 #[test]
 fn nothing_goes_to_get_streams_while_tasks_result_asks() {
     let mut q = Questions::default();
-    let mut next = ids();
+    let mut next = question_ids();
     let task = waiting(ID, &[ASK]);
     q.poll(&task, &[1], false, &mut next);
     q.asking(ID, true);
@@ -109,7 +102,7 @@ fn nothing_goes_to_get_streams_while_tasks_result_asks() {
 #[test]
 fn a_json_only_tasks_result_offers_at_once() {
     let mut q = Questions::default();
-    let mut next = ids();
+    let mut next = question_ids();
     let task = waiting(ID, &[ASK, "other#1"]);
     assert_eq!(q.offer(&task, &[5], &mut next).len(), 2);
     assert_eq!(q.offer(&task, &[5], &mut next), vec![]);
@@ -121,7 +114,7 @@ fn a_json_only_tasks_result_offers_at_once() {
 #[test]
 fn each_question_is_answered_once() {
     let mut q = Questions::default();
-    let mut next = ids();
+    let mut next = question_ids();
     let task = waiting(ID, &[ASK]);
     q.poll(&task, &[1, 2], false, &mut next);
     q.poll(&task, &[1, 2], false, &mut next);
@@ -153,7 +146,7 @@ fn each_question_is_answered_once() {
 #[test]
 fn collections_are_bounded() {
     let mut q = Questions::default();
-    let mut next = ids();
+    let mut next = question_ids();
     let keys: Vec<String> = (0..MAX_SENT + 10).map(|i| format!("k{i}#1")).collect();
     let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
     let task = waiting(ID, &refs);
@@ -207,7 +200,7 @@ fn the_task_object_takes_an_answer_once() {
 #[test]
 fn with_no_get_stream_a_poll_that_takes_a_stream_carries_the_question_once() {
     let mut q = Questions::default();
-    let mut next = ids();
+    let mut next = question_ids();
     let task = waiting(ID, &[ASK]);
     // First poll: the client may still call tasks/result: nothing, not even on the response.
     assert_eq!(q.poll(&task, &[], true, &mut next), Poll::default());
@@ -245,7 +238,7 @@ fn a_poll_carries_a_question_only_when_no_open_stream_has_it_and_it_can_stream()
     let task = waiting(ID, &[ASK, "name#1"]);
     // A GET stream open: it gets both, the poll stays JSON.
     let mut q = Questions::default();
-    let mut next = ids();
+    let mut next = question_ids();
     q.poll(&task, &[1], true, &mut next);
     let poll = q.poll(&task, &[1], true, &mut next);
     assert_eq!(poll.streams.len(), 2);
@@ -276,7 +269,7 @@ fn a_poll_carries_a_question_only_when_no_open_stream_has_it_and_it_can_stream()
 #[test]
 fn the_questions_carried_on_responses_are_bounded_first_in_order_dropped() {
     let mut q = Questions::default();
-    let mut next = ids();
+    let mut next = question_ids();
     let keys: Vec<String> = (0..MAX_SENT + 10).map(|i| format!("k{i}#1")).collect();
     let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
     let task = waiting(ID, &refs);

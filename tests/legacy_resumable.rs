@@ -3,47 +3,10 @@
 //! rest live, the connection replaced on a reconnection, and the ended streams beyond
 //! `KEEP_ENDED` forgotten, oldest first.
 
-use mcp_tasks_edge::legacy::replay::{Closable, KEEP_ENDED};
-use mcp_tasks_edge::legacy::resumable::{Channel, RETRY_MS, Streams};
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
-
-/// A connection that records the frames it got and whether it was closed.
-#[derive(Clone, Default)]
-struct Fake {
-    frames: Rc<RefCell<Vec<String>>>,
-    closed: Rc<Cell<bool>>,
-}
-
-impl Closable for Fake {
-    fn is_finished(&self) -> bool {
-        self.closed.get()
-    }
-
-    fn close(&self) {
-        self.closed.set(true);
-    }
-}
-
-impl Channel for Fake {
-    fn send_raw(&self, frames: Vec<u8>) {
-        assert!(!self.closed.get(), "nothing is sent on a closed connection");
-        self.frames
-            .borrow_mut()
-            .push(String::from_utf8(frames).unwrap());
-    }
-}
-
-impl Fake {
-    /// The ids of the events it got.
-    fn ids(&self) -> Vec<String> {
-        let frames = self.frames.borrow();
-        let lines = frames.iter().flat_map(|f| f.lines().map(str::to_owned));
-        lines
-            .filter_map(|l| l.strip_prefix("id: ").map(str::to_owned))
-            .collect()
-    }
-}
+mod common;
+use common::channel::Fake;
+use mcp_tasks_edge::legacy::replay::KEEP_ENDED;
+use mcp_tasks_edge::legacy::resumable::{RETRY_MS, Streams};
 
 #[test]
 fn a_stream_primes_then_numbers_each_event_and_ends_with_the_response() {

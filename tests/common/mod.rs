@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod auth;
+pub mod channel;
 pub mod effects;
 pub mod jobs;
 pub mod ledger;
