@@ -15,7 +15,6 @@
 //! entry (more routes, other objects) can call those four directly from `worker`'s
 //! `#[event(fetch)]` and `#[durable_object]` items instead (without the guard).
 
-mod admin;
 mod auth;
 mod bench;
 mod creation;
@@ -32,8 +31,7 @@ mod leave;
 mod listen;
 mod log;
 mod mirror;
-pub(crate) mod my_tasks;
-mod principal_object;
+pub(crate) mod principal_object;
 mod progress;
 mod rpc;
 mod session_object;

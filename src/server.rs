@@ -1,6 +1,5 @@
-//! Pure request handling: an HTTP request in, an [`Action`] out, which [`perform`] carries
-//! out with the platform's effects. The HTTP checks are in `gate`, the methods in
-//! [`dispatch`], calls in [`call`] and `drive`, `subscriptions/listen` in [`listen`].
+//! Pure request handling: an HTTP request in (checked in `gate`, routed by [`dispatch`]),
+//! an [`Action`] out, which [`perform`] carries out with the platform's effects.
 
 mod builder;
 pub mod call;
@@ -15,6 +14,7 @@ mod gate;
 pub mod jobs;
 pub mod listen;
 pub mod my_tasks;
+pub mod operator;
 pub mod perform;
 pub mod upstreams;
 pub mod wait;

@@ -1,6 +1,6 @@
-//! The Worker's ledgers and task objects, as running tools and creating tasks need them
-//! (`server::creation` decides what is asked of which, and in which order), and the
-//! release of a task that ended.
+//! The Worker's ledgers, task index and task objects, as running tools, creating tasks
+//! and listing them need them (`server::creation` and `server::my_tasks` decide what is
+//! asked of which, and in which order), and the release of a task that ended.
 
 use super::rpc::call_object_traced;
 use super::{log, principal_object};
@@ -9,6 +9,7 @@ use crate::ops::log::{Line, LogSettings, warning};
 use crate::quota::LedgerRequest;
 use crate::server::Server;
 use crate::server::creation::{Creating, Reply};
+use crate::server::my_tasks::Index;
 use crate::tasks::protocol::ObjectRequest;
 use worker::Env;
 
@@ -18,6 +19,16 @@ pub(crate) struct Objects<'a> {
     pub(crate) server: &'a Server,
     pub(crate) env: &'a Env,
     pub(crate) trace: Option<&'a str>,
+}
+
+impl Index for Objects<'_> {
+    async fn index(
+        &self,
+        principal: &str,
+        before: Option<&str>,
+    ) -> Result<(Vec<String>, Option<String>), String> {
+        principal_object::task_index(self.env, principal, before).await
+    }
 }
 
 impl Creating for Objects<'_> {

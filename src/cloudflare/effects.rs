@@ -5,17 +5,13 @@
 use super::creation::Objects;
 use super::job::{self, Channel};
 use super::leave::Leave;
-use super::{WorkerHost, admin, my_tasks, new_task_id};
-use crate::error::McpError;
+use super::{WorkerHost, new_task_id};
 use crate::host::Host;
 use crate::http::HttpResponse;
-use crate::jsonrpc::RequestId;
-use crate::ops::admin::AdminRequest;
 use crate::server::jobs::JobRun;
 use crate::server::perform::{Effects, Via};
-use crate::server::{Context, Cors, Server};
+use crate::server::{Context, Server};
 use crate::tasks::record::TaskRecord;
-use serde_json::Value;
 use worker::Env;
 
 /// One request's effects: its server, bindings, request id (`trace`) for the log lines,
@@ -58,34 +54,6 @@ impl<'a> Effects for WorkerEffects<'a> {
 
     fn new_task_id(&self) -> Result<String, String> {
         new_task_id().map_err(|e| e.to_string())
-    }
-
-    async fn list_tasks(
-        &self,
-        principal: &str,
-        cursor: Option<&str>,
-    ) -> Result<(Vec<Value>, Option<String>), McpError> {
-        my_tasks::page(self.env, principal, cursor).await
-    }
-
-    async fn admin(
-        &self,
-        operator: &str,
-        request_id: &RequestId,
-        request: AdminRequest,
-        cors: &Cors,
-    ) -> HttpResponse {
-        let trace = self.trace.unwrap_or_default();
-        admin::perform(
-            self.server,
-            self.env,
-            operator,
-            trace,
-            request_id,
-            request,
-            cors,
-        )
-        .await
     }
 
     async fn detach(

@@ -31,7 +31,7 @@ use crate::jsonrpc::{self, ErrorSummary};
 use crate::mcp::params::{self, TaskIdParams};
 use crate::tasks::id;
 use crate::tasks::layout::Stored;
-use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use crate::tasks::protocol::ObjectReply;
 use crate::tasks::task::{RESULT_COMPLETE, TaskStatus};
 use crate::tasks::timeline;
 use crate::time::iso8601;
@@ -68,20 +68,6 @@ impl AdminRequest {
             AdminRequest::Get { .. } => GET,
             AdminRequest::List { .. } => LIST,
             AdminRequest::Cancel { .. } => CANCEL,
-        }
-    }
-
-    /// The request to send to the task's object (`None` for `List`, which reads the
-    /// principal's index first).
-    pub fn object_request(&self) -> Option<ObjectRequest> {
-        match self {
-            AdminRequest::Get { task_id } => Some(ObjectRequest::Inspect {
-                task_id: task_id.clone(),
-            }),
-            AdminRequest::Cancel { task_id } => Some(ObjectRequest::OperatorCancel {
-                task_id: task_id.clone(),
-            }),
-            AdminRequest::List { .. } => None,
         }
     }
 

@@ -11,12 +11,11 @@ use super::creation::{Creating, acquire_run, store_new_task};
 use super::era::Era;
 use super::jobs::JobRun;
 use super::listen::Listen;
-use super::{Action, Context, Cors, Server, my_tasks, result_response};
-use crate::error::McpError;
+use super::my_tasks::Index;
+use super::{Action, Context, Cors, Server, my_tasks, operator, result_response};
 use crate::host::Host;
 use crate::http::HttpResponse;
 use crate::jsonrpc::RequestId;
-use crate::ops::admin::AdminRequest;
 use crate::tasks::record::TaskRecord;
 use crate::tools::Progress;
 use serde_json::Value;
@@ -28,26 +27,12 @@ use serde_json::Value;
 pub trait Effects {
     /// The ledgers and task objects (one type for every caller of `server::creation`,
     /// so its code is in the Worker once).
-    type Objects: Creating;
+    type Objects: Creating + Index;
     fn objects(&self) -> &Self::Objects;
     /// The host a run's steps and a resource read use.
     fn host(&self) -> Host;
     /// A new task's id: 128 bits from the platform's CSPRNG, or why there are none.
     fn new_task_id(&self) -> Result<String, String>;
-    /// One page of `principal`'s tasks (`DetailedTask`s) and the next page's cursor.
-    async fn list_tasks(
-        &self,
-        principal: &str,
-        cursor: Option<&str>,
-    ) -> Result<(Vec<Value>, Option<String>), McpError>;
-    /// Performs an operator's request, logs it, answers it.
-    async fn admin(
-        &self,
-        operator: &str,
-        request_id: &RequestId,
-        request: AdminRequest,
-        cors: &Cors,
-    ) -> HttpResponse;
     /// Creates a job's task (`record`, the run already counted) and follows it; a caller
     /// that leaves before the answer cancels it.
     async fn detach(
@@ -156,10 +141,7 @@ pub async fn perform<E: Effects>(
                 params,
                 cors,
             } => Action::Respond(
-                match fx
-                    .list_tasks(&ctx.principal, params.cursor.as_deref())
-                    .await
-                {
+                match my_tasks::page(fx.objects(), &ctx.principal, params.cursor.as_deref()).await {
                     Ok((tasks, next)) => {
                         let page = my_tasks::page_result(tasks, next, &params.filter);
                         result_response(&request_id, &page, &cors)
@@ -186,7 +168,17 @@ pub async fn perform<E: Effects>(
                 request_id,
                 request,
                 cors,
-            } => Action::Respond(fx.admin(&ctx.principal, &request_id, *request, &cors).await),
+            } => Action::Respond(
+                operator::perform(
+                    server,
+                    fx.objects(),
+                    &ctx.principal,
+                    &request_id,
+                    *request,
+                    &cors,
+                )
+                .await,
+            ),
             Action::Detach { record, run } => {
                 Action::Respond(fx.detach(ctx, record, *run, &stage.via(server)).await)
             }

@@ -6,17 +6,17 @@ use super::{NOW, SID};
 use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::host::{Host, fake::FakeHost};
 use mcp_tasks_edge::http::HttpResponse;
-use mcp_tasks_edge::jsonrpc::{self, RequestId};
-use mcp_tasks_edge::ops::admin::AdminRequest;
+use mcp_tasks_edge::jsonrpc;
 use mcp_tasks_edge::ops::log::Line;
 use mcp_tasks_edge::quota::LedgerRequest;
+use mcp_tasks_edge::server::Context;
 use mcp_tasks_edge::server::creation::{Creating, Reply};
 use mcp_tasks_edge::server::jobs::JobRun;
+use mcp_tasks_edge::server::my_tasks::Index;
 use mcp_tasks_edge::server::perform::{Effects, Via};
-use mcp_tasks_edge::server::{Context, Cors};
 use mcp_tasks_edge::tasks::protocol::ObjectRequest;
 use mcp_tasks_edge::tasks::record::TaskRecord;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::cell::RefCell;
 
 /// Effects that record each call; the run quota refuses when `over_quota`.
@@ -60,6 +60,17 @@ impl Creating for Recorded {
     fn print(&self, _: Line) {}
 }
 
+impl Index for Recorded {
+    async fn index(
+        &self,
+        principal: &str,
+        _: Option<&str>,
+    ) -> Result<(Vec<String>, Option<String>), String> {
+        self.note(format!("index {principal}"));
+        Ok((Vec::new(), None))
+    }
+}
+
 impl Effects for Recorded {
     type Objects = Self;
     fn objects(&self) -> &Self {
@@ -71,19 +82,6 @@ impl Effects for Recorded {
 
     fn new_task_id(&self) -> Result<String, String> {
         Ok(SID.into())
-    }
-
-    async fn list_tasks(
-        &self,
-        principal: &str,
-        _: Option<&str>,
-    ) -> Result<(Vec<Value>, Option<String>), McpError> {
-        self.note(format!("list_tasks {principal}"));
-        Ok((Vec::new(), None))
-    }
-
-    async fn admin(&self, _: &str, _: &RequestId, _: AdminRequest, _: &Cors) -> HttpResponse {
-        unreachable!("no operator here")
     }
 
     async fn detach(

@@ -4,13 +4,14 @@
 use super::tasks::object;
 use super::{Platform, SessionRunner};
 use crate::auth::anonymous::ANY_SESSION;
-use crate::cloudflare::my_tasks;
+use crate::cloudflare::creation::Objects;
 use crate::error::McpError;
 use crate::legacy::Session;
 use crate::legacy::object::SessionPlatform;
 use crate::legacy::reach::Reaching;
 use crate::legacy::task_ops::TaskOps;
 use crate::server::Server;
+use crate::server::my_tasks;
 use crate::tasks::protocol::ObjectRequest;
 use serde_json::Value;
 
@@ -26,7 +27,7 @@ impl Reaching for Reacher<'_> {
     }
 
     async fn read_all(&mut self, ids: Vec<String>) -> Vec<(String, Option<Value>)> {
-        my_tasks::read(&self.runner.env, ids, ANY_SESSION).await
+        my_tasks::read(&self.objects(), ids, ANY_SESSION).await
     }
 
     async fn update(&mut self, change: &mut dyn FnMut(&mut Session) -> bool) -> Option<Session> {
@@ -48,10 +49,21 @@ impl TaskOps for Reacher<'_> {
         principal: &str,
         cursor: Option<&str>,
     ) -> Result<(Vec<Value>, Option<String>), McpError> {
-        my_tasks::page(&self.runner.env, principal, cursor).await
+        my_tasks::page(&self.objects(), principal, cursor).await
     }
 
     fn polled(&mut self, task: &Value, streaming: bool) -> Vec<Value> {
         self.runner.polled(task, streaming)
+    }
+}
+
+impl Reacher<'_> {
+    /// The task objects and the principal's index, for this object's requests.
+    fn objects(&self) -> Objects<'_> {
+        Objects {
+            server: self.server,
+            env: &self.runner.env,
+            trace: None,
+        }
     }
 }
