@@ -230,3 +230,19 @@ fn registry_requests_round_trip_and_malformed_ones_are_refused() {
         );
     }
 }
+
+#[test]
+fn a_registry_answers_as_every_object_answers() {
+    use mcp_tasks_edge::host::block_on;
+    use mcp_tasks_edge::legacy::subscribers::serve;
+    use mcp_tasks_edge::tasks::protocol::ObjectReply;
+    let mut registry = Registry::default();
+    let body = add("s1").body();
+    let added = block_on(serve(&mut registry, "add", body.as_bytes()));
+    assert_eq!(added, ObjectReply::Result(serde_json::json!({})));
+    let ObjectReply::Error(refused) = block_on(serve(&mut registry, "drop", body.as_bytes()))
+    else {
+        panic!("an unknown op is refused");
+    };
+    assert_eq!(refused.code.0, -32600);
+}

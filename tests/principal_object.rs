@@ -186,3 +186,38 @@ fn a_failed_write_is_an_error_not_a_grant() {
     assert!(matches!(reply, Err(LedgerError::Storage(_))), "{reply:?}");
     assert!(matches!(calls.as_slice(), [Call::Ledger, Call::Write(_)]));
 }
+
+#[test]
+fn a_request_is_answered_as_every_object_answers_and_a_bad_one_is_an_internal_error() {
+    use mcp_tasks_edge::host::block_on;
+    use mcp_tasks_edge::objects::principal::serve;
+    use mcp_tasks_edge::tasks::protocol::ObjectReply;
+    let mut object = LedgerObject::at(T0);
+    let body = serde_json::to_vec(&acquire("a", None, Some(1))).unwrap();
+    let ObjectReply::Result(granted) = block_on(serve(&mut object, Ok(body))) else {
+        panic!("granted");
+    };
+    assert!(granted.get("exceeded").is_none(), "{granted}");
+    for body in [
+        Ok(b"{\"op\":\"steal\"}".to_vec()),
+        Err("the body was cut".into()),
+    ] {
+        let ObjectReply::Error(error) = block_on(serve(&mut object, body)) else {
+            panic!("refused");
+        };
+        assert_eq!(error.code.0, -32603);
+        assert!(
+            error
+                .message
+                .contains("a ledger request that does not decode"),
+            "{}",
+            error.message
+        );
+    }
+    object.broken = true;
+    let body = serde_json::to_vec(&acquire("b", None, Some(5))).unwrap();
+    let ObjectReply::Error(error) = block_on(serve(&mut object, Ok(body))) else {
+        panic!("a failed write is no grant");
+    };
+    assert_eq!(error.code.0, -32603);
+}

@@ -39,21 +39,10 @@ impl PrincipalRunner {
         }
     }
 
-    /// One [`LedgerRequest`], answered as every object answers (`tasks::protocol`): its
-    /// [`Reply`], or a -32603 saying why not (a request that does not decode is the
-    /// Worker's bug; storage that fails or a ledger that does not decode, this object's).
+    /// One [`LedgerRequest`], answered as every object answers (`principal::serve`).
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
-        let reply = match super::request_json::<LedgerRequest>(&mut req).await {
-            Ok(request) => match principal::request(&mut Platform(self), &request).await {
-                Ok(reply) => ObjectReply::Result(crate::jsonrpc::payload(&reply)),
-                Err(e) => ObjectReply::Error(McpError::Internal(e.to_string()).to_wire()),
-            },
-            Err(e) => {
-                let bug = McpError::Internal(format!("a ledger request that does not decode: {e}"));
-                ObjectReply::Error(bug.to_wire())
-            }
-        };
-        object_reply(&reply)
+        let body = req.bytes().await.map_err(|e| e.to_string());
+        object_reply(&principal::serve(&mut Platform(self), body).await)
     }
 
     /// The alarm: the object erases itself once everything its ledger holds has expired.

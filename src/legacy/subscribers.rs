@@ -9,7 +9,9 @@
 
 use crate::error::McpError;
 use crate::pairs::SortedSet;
+use crate::tasks::protocol::ObjectReply;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// Sessions that may subscribe to one resource at once (each id is 32 hex digits: the
 /// stored set stays far below a storage value's limit).
@@ -181,5 +183,19 @@ pub async fn run<P: RegistryPlatform>(p: &mut P, request: RegistryRequest) -> Re
     match change(subscribers, &uri, &session, subscribed)? {
         Write::Nothing => Ok(()),
         write => p.write(write).await.map_err(storage),
+    }
+}
+
+/// One registry request as it arrived (`op`, the JSON `body`), answered as every object
+/// answers (`tasks::protocol::ObjectReply`): an empty result, or the error (a full
+/// set's -32602 reaches the client as it is).
+pub async fn serve<P: RegistryPlatform>(p: &mut P, op: &str, body: &[u8]) -> ObjectReply {
+    let done = match RegistryRequest::decode(op, body) {
+        Ok(request) => run(p, request).await,
+        Err(refused) => Err(refused),
+    };
+    match done {
+        Ok(()) => ObjectReply::Result(Value::Object(Map::new())),
+        Err(error) => ObjectReply::Error(error.to_wire()),
     }
 }

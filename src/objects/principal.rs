@@ -12,7 +12,9 @@
 //! looks again at the latest deadline.
 
 use super::Write;
+use crate::error::McpError;
 use crate::quota::{self, LedgerRequest, Reply};
+use crate::tasks::protocol::ObjectReply;
 use std::fmt;
 
 /// The row holding the ledger's counters.
@@ -54,6 +56,24 @@ pub trait LedgerPlatform {
     async fn write(&mut self, write: Write) -> Result<(), String>;
     /// Unix milliseconds.
     fn now_ms(&self) -> u64;
+}
+
+/// One request as it arrived (JSON), answered as every object answers
+/// (`tasks::protocol::ObjectReply`): its [`Reply`], or a -32603 saying why not (a request
+/// that does not decode is the Worker's bug; storage that fails or a ledger that does not
+/// decode, this object's).
+pub async fn serve<P: LedgerPlatform>(p: &mut P, body: Result<Vec<u8>, String>) -> ObjectReply {
+    let request = body.and_then(|body| crate::jsonrpc::read(&body).map_err(|e| e.to_string()));
+    match request {
+        Ok(request) => match self::request(p, &request).await {
+            Ok(reply) => ObjectReply::Result(crate::jsonrpc::payload(&reply)),
+            Err(e) => ObjectReply::Error(McpError::Internal(e.to_string()).to_wire()),
+        },
+        Err(e) => {
+            let bug = McpError::Internal(format!("a ledger request that does not decode: {e}"));
+            ObjectReply::Error(bug.to_wire())
+        }
+    }
 }
 
 /// One [`LedgerRequest`]: its reply, after its write.

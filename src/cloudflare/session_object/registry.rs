@@ -17,14 +17,13 @@
 use super::SessionRunner;
 use crate::cloudflare::bench::{self, SESSION};
 use crate::cloudflare::js_api::{storage_get_strings, storage_put_strings};
-use crate::cloudflare::rpc::exchange;
+use crate::cloudflare::rpc::{exchange, object_reply};
 use crate::cloudflare::{SESSIONS_BINDING, built, log};
 use crate::error::McpError;
 use crate::legacy::subscribers::{self, RegistryPlatform, RegistryRequest, Write};
 use crate::ops::log as logs;
 use crate::pairs::SortedSet;
 use crate::tasks::protocol::{OBJECT_URL, ObjectError, ObjectReply};
-use serde_json::{Map, Value};
 use worker::{Env, Request, Response, Result};
 
 /// The internal header naming a registry operation (the Worker never forwards it).
@@ -85,16 +84,7 @@ pub(crate) async fn announce(env: &Env, uri: &str) -> std::result::Result<(), Mc
 /// A registry operation, or a session being told of an update.
 pub(super) async fn handle(runner: &SessionRunner, op: &str, req: Request) -> Result<Response> {
     let body = crate::cloudflare::read_whole_body(&req).await?;
-    let done = match RegistryRequest::decode(op, &body) {
-        Ok(request) => subscribers::run(&mut Platform(runner), request).await,
-        Err(refused) => Err(refused),
-    };
-    let reply = match done {
-        Ok(()) => ObjectReply::Result(Value::Object(Map::new())),
-        Err(error) => ObjectReply::Error(error.to_wire()),
-    };
-    let (status, body) = reply.encode();
-    Ok(Response::from_bytes(body)?.with_status(status))
+    object_reply(&subscribers::serve(&mut Platform(runner), op, &body).await)
 }
 
 /// The session object's storage and peers as the registry runner's platform.
