@@ -17,11 +17,9 @@ use worker::Env;
 /// One request's effects: its server, bindings, request id (`trace`) for the log lines,
 /// and how its caller leaving is noticed (a job it left is cancelled).
 pub(crate) struct WorkerEffects<'a> {
-    server: &'a Server,
-    env: &'a Env,
-    trace: Option<&'a str>,
-    leave: &'a Leave,
+    /// Its server, bindings and request id, as the ledgers and task objects need them.
     objects: Objects<'a>,
+    leave: &'a Leave,
 }
 
 impl<'a> WorkerEffects<'a> {
@@ -32,11 +30,8 @@ impl<'a> WorkerEffects<'a> {
         leave: &'a Leave,
     ) -> Self {
         WorkerEffects {
-            server,
-            env,
-            trace,
-            leave,
             objects: Objects { server, env, trace },
+            leave,
         }
     }
 }
@@ -49,7 +44,7 @@ impl<'a> Effects for WorkerEffects<'a> {
     }
 
     fn host(&self) -> Host {
-        WorkerHost::host(self.env.clone(), self.server)
+        WorkerHost::host(self.objects.env.clone(), self.objects.server)
     }
 
     fn new_task_id(&self) -> Result<String, String> {
@@ -65,11 +60,11 @@ impl<'a> Effects for WorkerEffects<'a> {
     ) -> HttpResponse {
         let channel = Channel {
             via,
-            trace: self.trace,
+            trace: self.objects.trace,
         };
         job::detach(
-            self.server,
-            self.env,
+            self.objects.server,
+            self.objects.env,
             ctx,
             record,
             run,
@@ -82,8 +77,8 @@ impl<'a> Effects for WorkerEffects<'a> {
     async fn follow(&self, ctx: &Context, run: JobRun, via: &Via<'_>) -> HttpResponse {
         let channel = Channel {
             via,
-            trace: self.trace,
+            trace: self.objects.trace,
         };
-        job::follow(self.server, self.env, ctx, run, &channel).await
+        job::follow(self.objects.server, self.objects.env, ctx, run, &channel).await
     }
 }

@@ -3,7 +3,7 @@
 //! follower does (`server::follower`, run by `watcher`): on the task's own push, the watch
 //! WebSocket of `subscriptions/listen`, so a wait costs one object request however long
 //! it lasts (docs/benchmarks.md, "Jobs"); a lost socket is reopened as listen's are. What
-//! each state means, and where its questions go, is decided by `server::jobs::wait`.
+//! each state means, and where its questions go, is decided by `server::wait`.
 
 use super::creation::Objects;
 use super::leave::Leave;
@@ -109,7 +109,7 @@ async fn abandon(
     cancelled.map(drop).map_err(|why| why.to_string())
 }
 
-/// [`crate::server::Action::Job`]: follows the job (`server::jobs::wait`) on its watch
+/// [`crate::server::Action::Job`]: follows the job (`server::wait`) on its watch
 /// socket (`watcher`) until the job's follower answers or the wait is over.
 pub(crate) async fn follow(
     server: &Server,

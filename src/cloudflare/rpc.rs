@@ -12,17 +12,9 @@ use serde_json::Value;
 use worker::web_sys::RequestRedirect;
 use worker::{Env, Request, Response, web_sys};
 
-/// Sends one request to the TaskObject named by its task id; returns the reply as sent
-/// (status, body): see `tasks::protocol`.
-pub(crate) async fn call_object(
-    env: &Env,
-    request: &ObjectRequest,
-    principal: &str,
-) -> Result<(u16, Vec<u8>), String> {
-    call_object_traced(env, request, principal, None).await
-}
-
-/// [`call_object`], naming the Worker's request (`request_id`) for the object's log lines.
+/// Sends one request to the TaskObject named by its task id, naming the Worker's request
+/// (`request_id`) for the object's log lines; returns the reply as sent (status, body):
+/// see `tasks::protocol`.
 pub(crate) async fn call_object_traced(
     env: &Env,
     request: &ObjectRequest,

@@ -4,12 +4,12 @@
 //! The decisions are pure (`legacy::questions`); this sends and calls.
 
 use super::SessionRunner;
-use crate::cloudflare::call_object;
+use crate::cloudflare::rpc;
 use crate::cloudflare::sse::Channel;
 use crate::http::HttpResponse;
 use crate::jsonrpc::ErrorObject;
 use crate::legacy::{Questions, Session, notices};
-use crate::tasks::protocol::{ObjectError, ObjectReply, ObjectRequest};
+use crate::tasks::protocol::{ObjectError, ObjectRequest};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::time::Duration;
@@ -71,8 +71,7 @@ impl SessionRunner {
             input_responses,
         };
         let principal = session.principal_for(&to.task_id);
-        let reply = call_object(&self.env, &update, principal).await;
-        match ObjectReply::outcome(reply) {
+        match rpc::object(&self.env, &update, principal, None).await {
             Ok(_) => {}
             Err(ObjectError::Refused(e)) => worker::console_warn!(
                 "task {} refused the answer to {}: {}",

@@ -7,7 +7,7 @@ use super::{SessionRunner, Stream, json_reply};
 use crate::cloudflare::creation::Objects;
 use crate::cloudflare::sse::Channel;
 use crate::cloudflare::watcher::Watcher;
-use crate::cloudflare::{call_object, now_ms};
+use crate::cloudflare::{now_ms, rpc};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, OneEntry, RequestId};
@@ -24,20 +24,15 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use worker::{Response, Result};
 
-/// The task object's answer for `request`, as a value or an error.
+/// The task object's answer for `request` (`rpc::object`), as a value or an error.
 pub(super) async fn object(
     env: &worker::Env,
     request: ObjectRequest,
     principal: &str,
 ) -> std::result::Result<Value, McpError> {
-    decode(call_object(env, &request, principal).await)
-}
-
-/// A task object's reply (or why it could not be reached) as the result or the error.
-fn decode(
-    reply: std::result::Result<(u16, Vec<u8>), String>,
-) -> std::result::Result<Value, McpError> {
-    ObjectReply::outcome(reply).map_err(McpError::from)
+    rpc::object(env, &request, principal, None)
+        .await
+        .map_err(McpError::from)
 }
 
 /// A task-augmented `tools/call`: `CreateTaskResult` at once, under the same quotas as a
@@ -59,7 +54,7 @@ pub(super) async fn create(
     let quotas = server.config.quotas;
     let stored = store_new_task(&objects, quotas, principal, record, false).await;
     let outcome = match stored {
-        Ok(reply) => decode(reply)
+        Ok(reply) => (ObjectReply::outcome(reply).map_err(McpError::from))
             .map(|created| jsonrpc::payload(&OneEntry("task", legacy::legacy_task(&created)))),
         Err(refused) => Err(refused),
     };
