@@ -39,6 +39,8 @@ mod sockets;
 mod sse;
 mod stream;
 mod task_object;
+#[cfg(feature = "gateway")]
+mod upstream_object;
 mod upstreams;
 mod watcher;
 
@@ -47,6 +49,8 @@ pub use host::{WorkerHost, env};
 pub use principal_object::{PRINCIPALS_BINDING, PrincipalRunner};
 pub use session_object::SessionRunner;
 pub use task_object::TaskRunner;
+#[cfg(feature = "gateway")]
+pub use upstream_object::{UpstreamRunner, WATCHERS_BINDING};
 
 pub(crate) use creation::task_ended;
 pub(crate) use http::{read_whole_body, to_headers, to_worker_response};

@@ -30,5 +30,6 @@ pub mod client;
 mod config;
 pub mod sse;
 pub mod step;
+pub mod watch;
 
 pub use config::{Settings, Upstream};

@@ -9,6 +9,8 @@
 
 pub mod principal;
 pub mod task;
+#[cfg(feature = "gateway")]
+pub mod upstream;
 
 /// One write of an object's rows and alarm, issued as one transaction.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -6,7 +6,7 @@
 
 use mcp_tasks_edge::gateway::catalog::{self, Listing};
 use mcp_tasks_edge::ops::log::{Line, LogSettings};
-use mcp_tasks_edge::server::upstreams::Listed;
+use mcp_tasks_edge::server::upstreams::{Due, Listed};
 use mcp_tasks_edge::server::{Config, Server};
 use mcp_tasks_edge::tools::{Step, Tool};
 use serde_json::{Value, json};
@@ -61,12 +61,12 @@ fn printed(lines: &[Line]) -> Vec<Value> {
 fn lists_are_used_while_younger_than_the_ttl() {
     let base = base();
     let fetched = vec![listing(&base, 0, &["export"]), listing(&base, 1, &["find"])];
-    let (listed, lines) = Listed::merge(&base, None, fetched, NOW);
+    let (listed, lines) = Listed::merge(&base, None, fetched, vec![], NOW);
     assert_eq!(names(&listed.server), ["r_render", "r_export", "s_find"]);
-    assert!(listed.fresh(NOW + 59_999).is_some());
+    assert!(matches!(listed.due(NOW + 59_999), Due::Fresh(_)));
     assert!(
-        listed.fresh(NOW + 60_000).is_none(),
-        "fetched again once the TTL passed"
+        matches!(listed.due(NOW + 60_000), Due::List(w) if w.is_empty()),
+        "fetched again once the TTL passed (no watcher to ask first)"
     );
     let lines = printed(&lines);
     assert_eq!(lines.len(), 2);
@@ -84,7 +84,7 @@ fn an_upstream_that_cannot_be_listed_keeps_its_last_list_or_its_tasks_wait() {
         listing(&base, 0, &["export"]),
         Err("search.example: HTTP 503".into()),
     ];
-    let (listed, lines) = Listed::merge(&base, None, first, NOW);
+    let (listed, lines) = Listed::merge(&base, None, first, vec![], NOW);
     assert_eq!(names(&listed.server), ["r_render", "r_export"]);
     assert_eq!(
         listed.server.registry.awaited("s_find"),
@@ -96,7 +96,7 @@ fn an_upstream_that_cannot_be_listed_keeps_its_last_list_or_its_tasks_wait() {
     assert!(warned["error"].as_str().unwrap().contains("HTTP 503"));
     // Both fail on the next refresh: reports keeps what it listed last.
     let again = vec![Err("timeout".to_owned()), Err("timeout".to_owned())];
-    let (relisted, _) = Listed::merge(&base, Some(&listed), again, NOW + 60_000);
+    let (relisted, _) = Listed::merge(&base, Some(&listed), again, vec![], NOW + 60_000);
     assert_eq!(names(&relisted.server), ["r_render", "r_export"]);
     assert_eq!(relisted.server.registry.awaited("r_export"), None);
     assert_eq!(relisted.server.registry.awaited("s_find"), Some("search"));
@@ -109,7 +109,7 @@ fn a_name_this_server_has_already_is_left_out_and_said() {
         listing(&base, 0, &["render", "export"]),
         listing(&base, 1, &[]),
     ];
-    let (listed, lines) = Listed::merge(&base, None, fetched, NOW);
+    let (listed, lines) = Listed::merge(&base, None, fetched, vec![], NOW);
     assert_eq!(names(&listed.server), ["r_render", "r_export"]);
     let clash = printed(&lines).pop().unwrap();
     assert_eq!(clash["event"], "upstream.clash");

@@ -33,6 +33,8 @@
 pub(crate) const TASK: &str = "TaskObject";
 pub(crate) const SESSION: &str = "SessionObject";
 pub(crate) const PRINCIPAL: &str = "PrincipalObject";
+#[cfg(feature = "gateway")]
+pub(crate) const UPSTREAM: &str = "UpstreamObject";
 
 /// What an object is invoked for: a request, an alarm, a WebSocket message (each
 /// counted), or another WebSocket event (close, error: awake time only).

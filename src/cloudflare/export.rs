@@ -259,3 +259,39 @@ impl PrincipalExport {
         )
     }
 }
+
+/// The `UpstreamObject` class (gateway builds): one object per upstream, the watcher that
+/// hears its tool list change ([`UpstreamRunner`](super::UpstreamRunner)).
+#[cfg(feature = "gateway")]
+#[doc(hidden)]
+pub struct UpstreamExport(Rc<super::UpstreamRunner>, Meter);
+
+#[cfg(feature = "gateway")]
+impl UpstreamExport {
+    pub fn new(state: DurableObjectState, env: Env, build: fn() -> Server) -> Self {
+        let runner = super::UpstreamRunner::new(state.into(), env, build);
+        UpstreamExport(Rc::new(runner), Meter::new(bench::UPSTREAM))
+    }
+
+    pub fn fetch(&self, req: web_sys::Request) -> Promise {
+        let runner = self.0.clone();
+        let raw = js(&req);
+        let work = async move { respond(runner.fetch(req.into()).await) };
+        let work = self.1.run(Invocation::Request, work);
+        guarded("UpstreamObject", "fetch", &raw, &JsValue::NULL, work)
+    }
+
+    /// One hold of the upstream's stream.
+    pub fn alarm(&self) -> Promise {
+        let runner = self.0.clone();
+        let work = async move { respond(runner.alarm().await) };
+        let work = self.1.run(Invocation::Alarm, work);
+        guarded(
+            "UpstreamObject",
+            "alarm",
+            &JsValue::NULL,
+            &JsValue::NULL,
+            work,
+        )
+    }
+}

@@ -99,6 +99,42 @@ macro_rules! __export_worker_items {
                     self.0.alarm()
                 }
             }
+
+            $crate::__export_gateway_items!($server);
         };
     };
+}
+
+/// The `UpstreamObject` class, in a build with the `gateway` feature (the library's: the
+/// author's crate need not name it).
+#[cfg(feature = "gateway")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __export_gateway_items {
+    ($server:path) => {
+        #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
+        pub struct UpstreamObject(__mte::UpstreamExport);
+
+        #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
+        impl UpstreamObject {
+            #[wasm_bindgen(constructor)]
+            pub fn new(state: __mte::JsState, env: __mte::JsEnv) -> UpstreamObject {
+                UpstreamObject(__mte::UpstreamExport::new(state, env, $server))
+            }
+            pub fn fetch(&self, req: __mte::JsRequest) -> __mte::Promise {
+                self.0.fetch(req)
+            }
+            pub fn alarm(&self) -> __mte::Promise {
+                self.0.alarm()
+            }
+        }
+    };
+}
+
+/// Without the `gateway` feature there is no upstream to watch.
+#[cfg(not(feature = "gateway"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __export_gateway_items {
+    ($server:path) => {};
 }

@@ -1,6 +1,6 @@
-//! The isolate's server with its upstreams' tools (`crate::gateway`): when to fetch
-//! their lists and what they make is the core's (`server::upstreams::Listed`); this
-//! keeps them for the isolate and fetches.
+//! The isolate's server with its upstreams' tools (`crate::gateway`): when to list them
+//! again and what the lists make is the core's (`server::upstreams`); this keeps them for
+//! the isolate, lists the upstreams and asks their watchers (`upstream_object`).
 
 use super::server;
 use crate::server::Server;
@@ -8,10 +8,12 @@ use std::rc::Rc;
 use worker::Env;
 #[cfg(feature = "gateway")]
 use {
-    super::{WorkerHost, log, now_ms},
-    crate::concurrent::join_all,
-    crate::gateway::catalog,
-    crate::server::upstreams::Listed,
+    super::{WorkerHost, log, now_ms, upstream_object},
+    crate::gateway::client::UpstreamError,
+    crate::gateway::watch::Heard,
+    crate::gateway::{Settings, Upstream, catalog},
+    crate::host::Host,
+    crate::server::upstreams::{Due, Fetching, Listed, Refreshed, refresh},
     std::cell::RefCell,
 };
 
@@ -28,8 +30,8 @@ thread_local! {
 }
 
 /// The server to answer with: the deployment's own, with its upstreams' tools when it
-/// has upstreams (`server::upstreams::Listed`), their lists fetched concurrently through
-/// the outbound policy when this isolate's are too old.
+/// has upstreams, kept as `server::upstreams` says (listed concurrently through the
+/// outbound policy when due).
 #[cfg(feature = "gateway")]
 pub(crate) async fn current(env: &Env, build: fn() -> Server) -> worker::Result<Rc<Server>> {
     let base = server(env, build)?;
@@ -37,17 +39,55 @@ pub(crate) async fn current(env: &Env, build: fn() -> Server) -> worker::Result<
         return Ok(base);
     }
     let now = now_ms();
-    let fresh = LISTED.with(|l| l.borrow().as_ref().and_then(|l| l.fresh(now)));
-    if let Some(server) = fresh {
-        return Ok(server);
-    }
-    let host = WorkerHost::host(env.clone(), &base);
+    let due = match LISTED.with(|l| l.borrow().as_ref().map(|l| l.due(now))) {
+        Some(Due::Fresh(server)) => return Ok(server),
+        Some(due) => due,
+        None => Due::List(Vec::new()),
+    };
     let settings = &base.config.gateway;
-    let lists = settings.upstreams.iter();
-    let fetched = join_all(lists.map(|upstream| catalog::list(&host, upstream, settings))).await;
-    let (listed, lines) = LISTED.with(|l| Listed::merge(&base, l.borrow().as_ref(), fetched, now));
+    let fetching = Reach {
+        env,
+        host: WorkerHost::host(env.clone(), &base),
+        settings,
+    };
+    let (refreshed, lines) = refresh(&fetching, &settings.upstreams, due).await;
+    log::print_all(lines, &base.config.log);
+    let (fetched, heard) = match refreshed {
+        Refreshed::Fetched(fetched, heard) => (fetched, heard),
+        // A check needs lists: the isolate has them.
+        Refreshed::Unchanged => {
+            let kept = LISTED.with(|l| {
+                let mut l = l.borrow_mut();
+                let listed = l.as_mut()?;
+                listed.checked(now);
+                Some(listed.server.clone())
+            });
+            return Ok(kept.unwrap_or(base));
+        }
+    };
+    let (listed, lines) =
+        LISTED.with(|l| Listed::merge(&base, l.borrow().as_ref(), fetched, heard, now));
     log::print_all(lines, &base.config.log);
     let server = listed.server.clone();
     LISTED.with(|l| *l.borrow_mut() = Some(listed));
     Ok(server)
+}
+
+/// The upstreams, and their watchers, as the Worker reaches them.
+#[cfg(feature = "gateway")]
+struct Reach<'a> {
+    env: &'a Env,
+    host: Host,
+    settings: &'a Settings,
+}
+
+#[cfg(feature = "gateway")]
+impl Fetching for Reach<'_> {
+    async fn list(&self, upstream: &Upstream) -> Result<catalog::Listing, UpstreamError> {
+        catalog::list(&self.host, upstream, self.settings).await
+    }
+
+    async fn ask(&self, upstream: &Upstream) -> Option<Result<Heard, String>> {
+        upstream_object::ask(self.env, upstream).await
+    }
 }

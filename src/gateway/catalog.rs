@@ -23,12 +23,14 @@ struct ListParams<'a> {
 /// Pages of `tools/list` read at most (a cursor that never ends is refused).
 const MAX_PAGES: usize = 20;
 
-/// What a listing produced: the tools, and the definitions left out (with why), for the
-/// log.
+/// What a listing produced: the tools, the definitions left out (with why), for the
+/// log, and whether the upstream declares `tools.listChanged` (it tells of changes:
+/// [`super::watch`]).
 #[derive(Debug, Default)]
 pub struct Listing {
     pub tools: Vec<Tool>,
     pub skipped: Vec<String>,
+    pub list_changed: bool,
 }
 
 /// Fetches `upstream`'s tools (every page, at most `settings.max_tools` of them) and
@@ -79,13 +81,15 @@ pub async fn list(
             "its tools/list did not end within {MAX_PAGES} pages"
         )));
     }
-    Ok(tools(
+    let mut listing = tools(
         upstream,
         definitions,
         &session.version,
         session.offers_tasks(),
         settings,
-    ))
+    );
+    listing.list_changed = session.tells_list_changes();
+    Ok(listing)
 }
 
 /// The tools of `definitions` that `upstream` offers and that are usable.

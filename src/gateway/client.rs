@@ -189,6 +189,13 @@ impl Session {
         at.is_some()
     }
 
+    /// Whether the upstream declares `tools.listChanged`: it tells of changes to its
+    /// tool list (on a standing stream: `super::watch`).
+    pub fn tells_list_changes(&self) -> bool {
+        let declared = self.capabilities.get("tools");
+        declared.and_then(|t| t.get("listChanged")) == Some(&Value::Bool(true))
+    }
+
     /// The id the next request will carry (stored before a call, for its cancellation).
     pub fn peek_id(&self) -> u64 {
         self.next_id + 1

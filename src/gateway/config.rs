@@ -172,6 +172,9 @@ pub struct Settings {
     pub upstreams: Vec<Upstream>,
     /// How long a fetched tool list is used before it is fetched again.
     pub list_ttl_ms: u64,
+    /// How often an isolate asks the watchers of the upstreams that declare
+    /// `tools.listChanged` whether they heard a change (`gateway::watch`); 0: never.
+    pub watch_check_ms: u64,
     /// The most tools one upstream may list (more: the listing is refused, not cut).
     pub max_tools: usize,
     /// The most bytes of one upstream answer read (a list, a result).
@@ -191,6 +194,7 @@ impl Default for Settings {
         Settings {
             upstreams: Vec::new(),
             list_ttl_ms: 60_000,
+            watch_check_ms: 1_000,
             max_tools: 500,
             max_bytes: 4 * 1024 * 1024,
             call_timeout_ms: 600_000,
@@ -212,6 +216,9 @@ impl Settings {
         }
         if let Some(v) = get("UPSTREAM_LIST_TTL_MS") {
             self.list_ttl_ms = number("UPSTREAM_LIST_TTL_MS", &v)?;
+        }
+        if let Some(v) = get("UPSTREAM_WATCH_CHECK_MS") {
+            self.watch_check_ms = number("UPSTREAM_WATCH_CHECK_MS", &v)?;
         }
         if let Some(v) = get("UPSTREAM_MAX_TOOLS") {
             self.max_tools = number::<u64>("UPSTREAM_MAX_TOOLS", &v)?.clamp(1, 10_000) as usize;

@@ -18,6 +18,11 @@
 //                              (the tool then ends at once, saying so); the call's record
 //                              entry keeps the answer (`answer`); a client that cannot be
 //                              asked gets the SDK's isError result (outcome 'failed')
+//
+// `addTool(name)` registers one more tool (answering "added") on every session's server and
+// on the sessions opened after it: the SDK then sends notifications/tools/list_changed on
+// each session's standalone GET stream (the servers declare tools.listChanged, as the SDK's
+// McpServer does). `record.streams` counts the GET streams opened.
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -146,8 +151,12 @@ export function gatewayVars(upstream, secret, waitMs) {
 
 /** Starts the upstream on loopback (`port`, default a free one); resolves to { url, record, close }. */
 export async function startUpstream(port = 0) {
-  const record = { calls: [], cancelled: [], authorizations: [], methods: [] };
+  const record = { calls: [], cancelled: [], authorizations: [], methods: [], streams: 0 };
   const transports = new Map();
+  const servers = new Set();
+  const added = [];
+  const addTo = (server, name) => server.registerTool(name, { description: 'Added while running.', inputSchema: {} },
+    async () => ({ content: [{ type: 'text', text: 'added' }] }));
   const http = createServer(async (req, res) => {
     record.authorizations.push(req.headers.authorization ?? null);
     const chunks = [];
@@ -157,6 +166,7 @@ export async function startUpstream(port = 0) {
     if (body?.method) record.methods.push(body.method);
     if (body?.method === 'notifications/cancelled') record.cancelled.push(body.params);
     const sid = req.headers['mcp-session-id'];
+    if (req.method === 'GET') record.streams += 1;
     let transport = sid ? transports.get(sid) : undefined;
     if (!transport) {
       if (sid || !isInitializeRequest(body)) {
@@ -168,8 +178,14 @@ export async function startUpstream(port = 0) {
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => transports.set(id, transport),
       });
-      transport.onclose = () => { if (transport.sessionId) transports.delete(transport.sessionId); };
-      await define(record).connect(transport);
+      const server = define(record);
+      for (const name of added) addTo(server, name);
+      servers.add(server);
+      transport.onclose = () => {
+        if (transport.sessionId) transports.delete(transport.sessionId);
+        servers.delete(server);
+      };
+      await server.connect(transport);
     }
     await transport.handleRequest(req, res, body);
   });
@@ -178,6 +194,10 @@ export async function startUpstream(port = 0) {
   return {
     url,
     record,
+    addTool: (name) => {
+      added.push(name);
+      for (const server of servers) addTo(server, name);
+    },
     close: () => new Promise((resolve) => { http.closeAllConnections(); http.close(() => resolve()); }),
   };
 }

@@ -5,9 +5,11 @@
 
 use super::{Bounds, Session, UpstreamError};
 use crate::gateway::sse::{self, Message};
-use crate::host::BoxFuture;
+use crate::host::{BoxFuture, Outbound, Streaming};
 use crate::jsonrpc::{self, ErrorObject, RequestId};
+use serde::Serialize;
 use serde_json::{Map, Value};
+use std::time::Duration;
 
 /// What hears an upstream's notifications and answers its own requests (2025-11-25
 /// `elicitation/create`, say) while a call's answer is read (`super::step`).
@@ -110,8 +112,48 @@ impl Session {
         }
     }
 
+    /// Opens the stream on which the upstream tells of changes, read within `bounds` (the
+    /// timeout covers the whole stream), and the id its response would answer: at
+    /// 2026-07-28 a `subscriptions/listen` asking for `toolsListChanged` (basic/patterns/
+    /// subscriptions); at 2025-11-25 the session's GET stream (basic/transports,
+    /// "Listening for Messages from the Server"), which no response ends.
+    pub async fn listen(&mut self, bounds: Bounds) -> Result<(Streaming, u64), UpstreamError> {
+        if self.is_modern() {
+            self.next_id += 1;
+            let mut params = jsonrpc::payload(&ListenParams {
+                notifications: Notifications {
+                    tools_list_changed: true,
+                },
+            });
+            let headers = self.routing("subscriptions/listen", &mut params);
+            let message = jsonrpc::client_request(self.next_id, "subscriptions/listen", params);
+            let answer = self.open_answer(message, bounds, headers).await?;
+            return Ok((answer, self.next_id));
+        }
+        let mut request = Outbound::new("GET", self.upstream.endpoint())
+            .header("accept", "text/event-stream")
+            .header("mcp-protocol-version", &self.version)
+            .no_redirects()
+            .timeout(Duration::from_millis(bounds.timeout_ms))
+            .max_bytes(bounds.max_bytes);
+        if let Some(id) = &self.id {
+            request = request.header("mcp-session-id", id);
+        }
+        let request = self.authorized(request);
+        let answer = match &self.upstream.binding {
+            Some(binding) => self.host.open_service(binding, request).await,
+            None => self.host.open(request).await,
+        }
+        .map_err(UpstreamError::Host)?;
+        if answer.is_success() {
+            return Ok((answer, 0));
+        }
+        let answer = answer.into_inbound().await.map_err(UpstreamError::Host)?;
+        Err(self.refusal(&answer))
+    }
+
     /// Sends the gateway's answer to the upstream's request `id`.
-    async fn reply(
+    pub(crate) async fn reply(
         &self,
         id: RequestId,
         reply: Reply,
@@ -139,4 +181,16 @@ fn result_of(method: &str, response: Result<Value, ErrorObject>) -> Result<Value
         ))),
         Err(error) => Err(UpstreamError::Rpc(error)),
     }
+}
+
+/// `subscriptions/listen`'s params: the notifications asked for.
+#[derive(Serialize)]
+struct ListenParams {
+    notifications: Notifications,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Notifications {
+    tools_list_changed: bool,
 }

@@ -1,0 +1,99 @@
+//! The `UpstreamObject` Durable Object (gateway builds, bound as [`WATCHERS_BINDING`]):
+//! the I/O of the core's watcher of one upstream (`gateway::watch`), which hears its
+//! `notifications/tools/list_changed`. One object per upstream, named by its name; this
+//! stores its one row and its alarm, and reaches the upstream through the Worker's host
+//! (the outbound policy).
+
+use super::bench::UPSTREAM;
+use super::mirror::Mirror;
+use super::rpc::{exchange, object_reply};
+use super::{WorkerHost, log, now_ms, server};
+use crate::gateway::Upstream;
+use crate::gateway::watch::{self, Ask, Heard};
+use crate::objects::Write;
+use crate::objects::upstream::{self, WATCH_KEY, WatchPlatform};
+use crate::server::Server;
+use crate::tasks::protocol::ObjectReply;
+use worker::{Env, Request, Response, Result, State};
+
+/// The Durable Object binding name (wrangler.toml); a gateway without it refreshes its
+/// lists by time only.
+pub const WATCHERS_BINDING: &str = "WATCHERS";
+const WATCH_URL: &str = "https://upstream-object/watch";
+
+/// What the `UpstreamObject` class of `export_worker!` runs.
+pub struct UpstreamRunner {
+    state: State,
+    env: Env,
+    build: fn() -> Server,
+    record: Mirror,
+}
+
+impl UpstreamRunner {
+    pub fn new(state: State, env: Env, build: fn() -> Server) -> Self {
+        UpstreamRunner {
+            state,
+            env,
+            build,
+            record: Mirror::new(WATCH_KEY, UPSTREAM),
+        }
+    }
+
+    /// An isolate's [`Ask`], answered as every object answers (`objects::upstream::serve`).
+    pub async fn fetch(&self, mut req: Request) -> Result<Response> {
+        let body = req.bytes().await.map_err(|e| e.to_string());
+        object_reply(&upstream::serve(self, body).await)
+    }
+
+    /// One hold of the upstream's stream, or the watcher's end (`objects::upstream::alarm`).
+    pub async fn alarm(&self) -> Result<Response> {
+        let base = server(&self.env, self.build)?;
+        let host = WorkerHost::host(self.env.clone(), &base);
+        let held = upstream::alarm(self, &host, &base.config.gateway)
+            .await
+            .map_err(worker::Error::RustError)?;
+        log::print(&watch::line(held.as_ref()), &base.config.log);
+        Response::empty()
+    }
+}
+
+impl WatchPlatform for UpstreamRunner {
+    async fn record(&self) -> std::result::Result<Option<String>, String> {
+        let storage = self.state.storage();
+        self.record.get(&storage).await.map_err(|e| e.to_string())
+    }
+
+    async fn write(&self, write: Write) -> std::result::Result<(), String> {
+        let storage = self.state.storage();
+        let written = self.record.write(&storage, write).await;
+        written.map_err(|e| e.to_string())
+    }
+
+    fn now_ms(&self) -> u64 {
+        now_ms()
+    }
+}
+
+/// What `upstream`'s watcher heard (asking it starts it, or keeps it running); `None`
+/// when the deployment binds no watchers.
+pub(crate) async fn ask(
+    env: &Env,
+    upstream: &Upstream,
+) -> Option<std::result::Result<Heard, String>> {
+    let namespace = env.durable_object(WATCHERS_BINDING).ok()?;
+    let asked = async {
+        let stub = namespace
+            .get_by_name(&upstream.name)
+            .map_err(|e| e.to_string())?;
+        let request = Ask {
+            upstream: upstream.name.clone(),
+        };
+        let body = serde_json::to_string(&request).map_err(|e| e.to_string())?;
+        let headers = [("content-type", "application/json")];
+        let reply = ObjectReply::outcome(exchange(&stub, WATCH_URL, &headers, body).await);
+        let heard = reply.map_err(|e| e.to_string())?;
+        serde_json::from_value(heard)
+            .map_err(|e| format!("a watcher's answer that does not decode: {e}"))
+    };
+    Some(asked.await)
+}
