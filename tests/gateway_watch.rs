@@ -34,6 +34,8 @@ struct Store {
     alarm: Cell<Option<u64>>,
     writes: RefCell<Vec<Write>>,
     now: Cell<u64>,
+    /// Changes announced to the sessions.
+    announced: Cell<u32>,
 }
 
 impl WatchPlatform for Store {
@@ -56,6 +58,9 @@ impl WatchPlatform for Store {
     }
     fn now_ms(&self) -> u64 {
         self.now.get()
+    }
+    async fn announce(&self) {
+        self.announced.set(self.announced.get() + 1);
     }
 }
 
@@ -328,13 +333,19 @@ fn a_2026_upstream_is_held_on_subscriptions_listen_for_tool_changes() {
 }
 
 #[test]
-fn an_alarm_counts_what_it_heard_and_sets_the_next_one() {
+fn an_alarm_counts_what_it_heard_announces_it_after_the_check_and_sets_the_next_one() {
     let store = Store::default();
     store.now.set(NOW);
     ask(&store);
     let fake = legacy(vec![changed(), changed(), changed()]);
-    let ended = block_on(object::alarm(&store, &Host::new(fake), &settings())).unwrap();
+    let ended = block_on(object::alarm(&store, &Host::new(fake.clone()), &settings())).unwrap();
     assert_eq!(ended, Some(("up".into(), Held::Ended)));
+    assert_eq!(store.announced.get(), 3, "each change told to the sessions");
+    assert_eq!(
+        fake.slept_ms(),
+        3 * (1_000 + 250),
+        "each after UPSTREAM_WATCH_CHECK_MS: every isolate asked since"
+    );
     assert_eq!(
         ask(&store),
         Heard {

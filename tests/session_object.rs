@@ -340,3 +340,66 @@ fn an_anonymous_session_reaches_other_sessions_tasks_by_id_within_its_bound() {
         "those reached stay"
     );
 }
+
+/// A gateway's session is subscribed to its tool list changes before it is stored, says
+/// `tools.listChanged`, keeps the name from clients, and lets it go when it ends; a
+/// registry that refuses leaves the session open without it.
+#[cfg(feature = "gateway")]
+#[test]
+fn a_gateway_session_hears_tool_list_changes_from_initialize_to_its_end() {
+    use mcp_tasks_edge::legacy::subscribers::TOOLS_LISTED;
+    let upstreams = r#"[{"name":"up","url":"https://up.example/mcp"}]"#;
+    let config =
+        mcp_tasks_edge::server::Config::from_vars(|n| (n == "UPSTREAMS").then(|| upstreams.into()));
+    let s = Server::builder("gw").build().configure(config.unwrap());
+    let mut p = Platform::default();
+    let response = reply(send(&mut p, &s, "POST", &initialize_body(), NOW));
+    let result: Value = serde_json::from_slice(&response.body).unwrap();
+    assert_eq!(
+        result["result"]["capabilities"]["tools"]["listChanged"],
+        true
+    );
+    let told = Subscribe(TOOLS_LISTED.into(), true);
+    assert_eq!(
+        p.effects,
+        [
+            Acquire,
+            told,
+            Store,
+            Alarm(NOW + IDLE),
+            Print("session.opened")
+        ]
+    );
+    for method in ["resources/subscribe", "resources/unsubscribe"] {
+        let asked = body(method, json!({ "uri": TOOLS_LISTED }));
+        let refused: Value =
+            serde_json::from_slice(&reply(send(&mut p, &s, "POST", &asked, NOW)).body).unwrap();
+        assert_eq!(refused["error"]["code"], -32602, "{method}");
+    }
+    p.effects.clear();
+    reply(send(&mut p, &s, "DELETE", b"", NOW + 1));
+    assert!(
+        p.effects.contains(&Subscribe(TOOLS_LISTED.into(), false)),
+        "{:?}",
+        p.effects
+    );
+
+    let mut p = Platform {
+        registry_refuses: Some(McpError::Internal("the registry is down".into())),
+        ..Platform::default()
+    };
+    assert_eq!(
+        reply(send(&mut p, &s, "POST", &initialize_body(), NOW)).status,
+        200
+    );
+    assert_eq!(
+        p.effects[..4],
+        [
+            Acquire,
+            Subscribe(TOOLS_LISTED.into(), true),
+            Print("warning"),
+            Store
+        ]
+    );
+    assert!(!p.stored.unwrap().subscriptions.contains(TOOLS_LISTED));
+}

@@ -258,8 +258,8 @@ impl SessionRunner {
         Response::empty()
     }
 
-    /// `notifications/resources/updated` on the open GET streams, if this session is still
-    /// subscribed to `uri`.
+    /// `notifications/resources/updated` (or a gateway's `tools/list_changed`) on the open
+    /// GET streams, if this session is still subscribed to `uri`.
     async fn resource_updated(&self, uri: &str) -> Result<()> {
         let subscribed = self
             .load()

@@ -7,11 +7,14 @@
 use super::bench::UPSTREAM;
 use super::mirror::Mirror;
 use super::rpc::{exchange, object_reply};
+use super::session_object::registry;
 use super::{WorkerHost, log, now_ms, server};
 use crate::gateway::Upstream;
 use crate::gateway::watch::{self, Ask, Heard};
+use crate::legacy::subscribers::TOOLS_LISTED;
 use crate::objects::Write;
 use crate::objects::upstream::{self, WATCH_KEY, WatchPlatform};
+use crate::ops::log as logs;
 use crate::server::Server;
 use crate::tasks::protocol::ObjectReply;
 use worker::{Env, Request, Response, Result, State};
@@ -71,6 +74,17 @@ impl WatchPlatform for UpstreamRunner {
 
     fn now_ms(&self) -> u64 {
         now_ms()
+    }
+
+    async fn announce(&self) {
+        let Err(why) = registry::announce(&self.env, TOOLS_LISTED).await else {
+            return;
+        };
+        let line = logs::warning(&format!(
+            "telling the sessions of a tool list change: {why}"
+        ));
+        let settings = server(&self.env, self.build).map(|s| s.config.log);
+        log::print(&line, &settings.unwrap_or_default());
     }
 }
 

@@ -5,18 +5,20 @@
 //!   instead of calling `tasks/result`, or that call it without taking a stream (which
 //!   question goes where is [`Questions`]' decision; what was sent on a stream that
 //!   closed is forgotten);
-//! - `notifications/resources/updated` on the GET streams ([`resource_updated`]).
+//! - `notifications/resources/updated` on the GET streams ([`resource_updated`]), and a
+//!   gateway's `notifications/tools/list_changed`.
 
 use super::questions::{Outgoing, StreamId};
 use super::replay::GetStreams;
 use super::resumable::{Channel, Stream};
+use super::subscribers::TOOLS_LISTED;
 use super::{Questions, Session};
 use crate::http::sse::event;
 use crate::jsonrpc;
 use crate::server::call::progress_notification;
 use crate::tools::Progress;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::cell::RefCell;
 
 /// A call's progress (if its request asked: `token`) and log messages (at the session's
@@ -60,10 +62,19 @@ struct ResourceUpdated<'a> {
     uri: &'a str,
 }
 
-/// `notifications/resources/updated` for `uri` on the session's open GET streams.
+/// `notifications/resources/updated` for `uri` on the session's open GET streams; for
+/// [`TOOLS_LISTED`], `notifications/tools/list_changed` (a gateway's upstream changed its
+/// tools: docs/gateway.md).
 pub fn resource_updated<C: Channel>(streams: &RefCell<GetStreams<C>>, uri: &str) {
-    let params = jsonrpc::payload(&ResourceUpdated { uri });
-    let message = jsonrpc::notification("notifications/resources/updated", params);
+    let message = if uri == TOOLS_LISTED {
+        jsonrpc::notification(
+            "notifications/tools/list_changed",
+            Value::Object(Map::new()),
+        )
+    } else {
+        let params = jsonrpc::payload(&ResourceUpdated { uri });
+        jsonrpc::notification("notifications/resources/updated", params)
+    };
     let frame = event(message.to_string().as_bytes());
     for (_, stream) in streams.borrow_mut().live() {
         stream.send_raw(frame.clone());

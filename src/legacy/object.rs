@@ -6,8 +6,10 @@
 //! quota ledger and the subscription registry, in the one order written here:
 //!
 //! ```text
-//! initialize   ledger place (QUOTA_SESSIONS) → store → idle alarm → log → 200 + Mcp-Session-Id
-//!              (a refused place: log → the refusal; nothing stored)
+//! initialize   ledger place (QUOTA_SESSIONS) → a gateway's tool changes' registry → store
+//!              → idle alarm → log → 200 + Mcp-Session-Id
+//!              (a refused place: log → the refusal; nothing stored; a refused registry:
+//!              a warning, the session opens without the changes told)
 //! subscribe    registry → store → {}          (a refused registry: the refusal; nothing stored)
 //! setLevel …   store → {}
 //! DELETE/idle  log → close streams → unsubscribe each → release the place → erase → 204
@@ -23,6 +25,7 @@
 
 use super::plan::{self, Decision, Incoming, TaskOp};
 use super::session::Session;
+use super::subscribers::TOOLS_LISTED;
 use crate::error::{McpError, legacy_status};
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, ErrorObject, Request, RequestId};
@@ -269,7 +272,16 @@ async fn initialize<P: SessionPlatform>(
             return Ok(answer(Some(id), Err(refused)));
         }
     }
-    p.store(session).await?;
+    let mut session = std::borrow::Cow::Borrowed(session);
+    if session.subscriptions.contains(TOOLS_LISTED)
+        && let Err(why) = p.subscribe(TOOLS_LISTED, &session.id, true).await
+    {
+        let line = logs::warning(&format!("telling a session of tool list changes: {why}"))
+            .field("session", fingerprint(&session.id));
+        p.print(vec![line]);
+        session.to_mut().subscriptions.remove(TOOLS_LISTED);
+    }
+    p.store(&session).await?;
     p.set_alarm(session.expires_at_ms(server.config.session_idle_ms))
         .await?;
     let opened = logs::session(event::SESSION_OPENED, &session.id, &session.principal, None)

@@ -19,6 +19,7 @@
 
 use super::results::{legacy_tools, needs_task};
 use super::session::{Session, initialize};
+use super::subscribers::TOOLS_LISTED;
 use super::tasks::{task_params, task_record};
 use crate::error::{McpError, legacy_status};
 use crate::jsonrpc::{self, ErrorObject, Message, Request, RequestId};
@@ -318,6 +319,11 @@ fn subscription(
     subscribed: bool,
 ) -> Result<String, McpError> {
     let uri = params::parse::<UriParams>(params)?.uri;
+    if uri == TOOLS_LISTED {
+        return Err(McpError::InvalidParams(format!(
+            "{uri:?} is not a resource's URI"
+        )));
+    }
     if !subscribed {
         session.subscriptions.remove(&uri);
         return Ok(uri);

@@ -1,5 +1,6 @@
 //! What a 2025-11-25 session is: who opened it, what it negotiated, and how long it lives.
 
+use super::subscribers::TOOLS_LISTED;
 use super::{LEGACY_VERSIONS, MODERN};
 use crate::auth::anonymous::{ANY_SESSION, is_session, session_principal};
 use crate::error::McpError;
@@ -161,6 +162,10 @@ pub fn initialize(
         },
         instructions: server.instructions.as_deref(),
     });
+    let mut subscriptions = SortedSet::new();
+    if server.tells_tool_changes() {
+        subscriptions.insert(TOOLS_LISTED.to_owned());
+    }
     let session = Session {
         id: id.to_owned(),
         principal: session_principal(caller, id).into_owned(),
@@ -169,7 +174,7 @@ pub fn initialize(
         capabilities,
         client_info,
         log_level: None,
-        subscriptions: SortedSet::new(),
+        subscriptions,
         created_at_ms: now_ms,
         last_seen_ms: now_ms,
         held_until_ms: now_ms.saturating_add(server.config.session_idle_ms),
@@ -226,11 +231,10 @@ struct TasksCapability {
 
 /// The server's capabilities as a 2025-11-25 client reads them (with legacy tasks).
 pub fn capabilities_of(server: &Server) -> Value {
-    let unchanging = ListChanged {
-        list_changed: false,
-    };
     payload(&LegacyCapabilities {
-        tools: unchanging,
+        tools: ListChanged {
+            list_changed: server.tells_tool_changes(),
+        },
         logging: Empty {},
         tasks: TasksCapability {
             list: Empty {},

@@ -6,12 +6,22 @@
 //! is bounded by [`MAX_SUBSCRIBERS`], and the object's storage is deleted when its last
 //! subscriber leaves, so a URI nobody listens to costs nothing. Per `announce`: tell each
 //! subscribed session, which sends `notifications/resources/updated` on its GET streams.
+//!
+//! A gateway's sessions are subscribed, at `initialize`, to one more name, [`TOOLS_LISTED`]
+//! (no resource's: it is not a URI): the watcher of an upstream announces it when the
+//! upstream's tool list changed (`objects::upstream`), and each session then sends
+//! `notifications/tools/list_changed` instead.
 
 use crate::error::McpError;
 use crate::pairs::SortedSet;
 use crate::tasks::protocol::ObjectReply;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+/// The name a gateway's sessions are subscribed to for `notifications/tools/list_changed`:
+/// not a URI (a URI begins with its scheme's letter), so no resource is ever named so, and
+/// `resources/subscribe` refuses it.
+pub const TOOLS_LISTED: &str = ":tools/list_changed";
 
 /// Sessions that may subscribe to one resource at once (each id is 32 hex digits: the
 /// stored set stays far below a storage value's limit).

@@ -23,6 +23,8 @@ const SHORT_MS: u64 = 30_000;
 /// The first retry after a failure, doubled at each one after it, up to the most.
 const RETRY_MS: u64 = 1_000;
 const MAX_RETRY_MS: u64 = 5 * 60_000;
+/// How long after `UPSTREAM_WATCH_CHECK_MS` a change is announced to the sessions.
+const ANNOUNCE_MARGIN_MS: u64 = 250;
 
 /// What the alarm does.
 #[derive(Debug, Clone, PartialEq)]
@@ -125,6 +127,9 @@ pub trait WatchPlatform {
     /// Issues `write` as one transaction.
     async fn write(&self, write: Write) -> Result<(), String>;
     fn now_ms(&self) -> u64;
+    /// Tells the gateway's 2025-11-25 sessions that a tool list changed (best effort: the
+    /// platform logs a failure).
+    async fn announce(&self);
 }
 
 async fn load<P: WatchPlatform>(p: &P) -> Result<Option<Record>, String> {
@@ -162,7 +167,8 @@ pub async fn serve<P: WatchPlatform>(p: &P, body: Result<Vec<u8>, String>) -> Ob
 
 /// The watcher's alarm: while it is asked, one hold of `upstream`'s stream (found by name
 /// in `settings`; an upstream no longer configured stops it), each change counted as it
-/// is heard, then the next alarm. Answers how the hold ended, for the log (`None`: the
+/// is heard and announced to the sessions `UPSTREAM_WATCH_CHECK_MS` later, then the next
+/// alarm. Answers how the hold ended, for the log (`None`: the
 /// watcher stopped).
 pub async fn alarm<P: WatchPlatform>(
     p: &P,
@@ -182,7 +188,17 @@ pub async fn alarm<P: WatchPlatform>(
         return p.write(erase).await.map(|()| None);
     };
     let timeout_ms = until_ms.saturating_sub(began_ms);
-    let on_change = || async { apply(p, changed(load(p).await?)).await };
+    let on_change = || async {
+        apply(p, changed(load(p).await?)).await?;
+        // The sessions are told once every isolate has asked the watcher since the change,
+        // so the `tools/list` a client sends on hearing it gets the new list.
+        if settings.watch_check_ms > 0 {
+            host.sleep(settings.watch_check_ms + ANNOUNCE_MARGIN_MS)
+                .await;
+            p.announce().await;
+        }
+        Ok(())
+    };
     let ended = hold(host, upstream, settings, timeout_ms, on_change).await;
     apply(p, held(load(p).await?, &ended, began_ms, p.now_ms())).await?;
     Ok(Some((name, ended)))

@@ -268,6 +268,21 @@ impl Server {
         !self.config.gateway.upstreams.is_empty()
     }
 
+    /// Whether this server tells its clients when its tool list changes
+    /// (`tools.listChanged`): a gateway that asks its upstreams' watchers
+    /// (`UPSTREAM_WATCH_CHECK_MS` not 0) tells its 2025-11-25 sessions when one heard a
+    /// change (docs/gateway.md).
+    #[cfg(feature = "gateway")]
+    pub fn tells_tool_changes(&self) -> bool {
+        self.has_upstreams() && self.config.gateway.watch_check_ms > 0
+    }
+
+    /// Never, in a build without the `gateway` feature: the tools are the author's.
+    #[cfg(not(feature = "gateway"))]
+    pub fn tells_tool_changes(&self) -> bool {
+        false
+    }
+
     /// Whether this deployment fronts upstream servers: never, in a build without the
     /// `gateway` feature (`UPSTREAMS` is then refused as configuration).
     #[cfg(not(feature = "gateway"))]

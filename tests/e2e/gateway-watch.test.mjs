@@ -3,9 +3,14 @@
 // (tests/support/upstream.mjs), which declares tools.listChanged and sends
 // notifications/tools/list_changed on its session's GET stream, the upstream's watcher
 // (an UpstreamObject) holds that stream, and a tool added while the gateway runs is listed
-// within seconds, the TTL set far beyond the test.
+// within seconds, the TTL set far beyond the test; a host connected with the SDK 1.x client
+// (a 2025-11-25 session with its GET stream, as Claude Code connects) is told, and lists
+// the new tool.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startServer } from '../support/server.mjs';
 import { gatewayVars, startUpstream } from '../support/upstream.mjs';
 import { ok } from './mcp.mjs';
@@ -19,7 +24,9 @@ before(async () => {
   const vars = { ...gatewayVars(upstream, 'upstream-only-secret', 3000), UPSTREAM_LIST_TTL_MS: '600000' };
   gateway = await startServer({ vars });
 });
+const clients = [];
 after(async () => {
+  for (const c of clients) { try { await c.close(); } catch { /* closed */ } }
   await gateway?.stop();
   await upstream?.close();
 });
@@ -59,4 +66,22 @@ test('with nothing changed, the isolate asks the watcher and lists nothing again
   }
   assert.equal(gateway.events().filter((e) => e.event === 'upstream.listed').length, listings);
   assert.equal(gateway.events().filter((e) => e.event === 'upstream.unwatched').length, 0);
+});
+
+test('a 2025-11-25 host is told with notifications/tools/list_changed and lists the new tool', { timeout: 60_000 }, async () => {
+  const client = new Client({ name: 'gateway-watch', version: '1.0.0' }, { capabilities: {} });
+  let told = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => { told += 1; });
+  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.mcpUrl)));
+  clients.push(client);
+  assert.equal(client.getServerCapabilities().tools.listChanged, true);
+  const before = (await client.listTools()).tools.map((t) => t.name);
+  assert.ok(!before.includes('ts_second'));
+  const start = Date.now();
+  upstream.addTool('second');
+  await until(() => told > 0, 15_000, 'notifications/tools/list_changed at the host');
+  const took = Date.now() - start;
+  const after = (await client.listTools()).tools.map((t) => t.name);
+  assert.ok(after.includes('ts_second'), `the list the host asks for on hearing it: ${after}`);
+  console.log(`# the host was told ${took} ms after the upstream added ts_second`);
 });
