@@ -103,7 +103,7 @@ pub(crate) async fn serve(
                     return to_response(server.refuse(Some(id), &error, &listen.cors, &origin));
                 }
             };
-            listen::stream(env, *listen, ctx.principal, slot)
+            listen::stream(env, build, *listen, ctx.principal, slot)
                 .await
                 .map(Into::into)
         }

@@ -2,18 +2,21 @@
 //! over WebSockets (`tasks::watch`). Each object pushes its changes; between them the
 //! Worker only waits, the objects hibernate, and an idle watched task costs no
 //! requests. What to send, when to reconnect and when to end is decided by the pure
-//! [`Fanin`]; this file opens and closes sockets, reads them, and writes the frames.
+//! [`Fanin`]; this file opens and closes sockets, reads them, looks at a gateway's tool
+//! list when asked, and writes the frames.
 
 use super::now_ms;
 use super::principal_object::StreamSlot;
 use super::rpc::object;
 use super::sockets::{Event, SocketEvent, Sockets, open_watch};
 use super::stream::{Next, Source};
+use super::upstreams;
 use crate::concurrent::Inbox;
 use crate::concurrent::join_all;
 use crate::http::HttpResponse;
+use crate::server::Server;
 use crate::server::fanin::{Command, Fanin};
-use crate::server::listen::Listen;
+use crate::server::listen::{Listen, tools_generation};
 use crate::tasks::protocol::ObjectRequest;
 use crate::tasks::watch::WatchMessage;
 use futures_util::future::{Either, select};
@@ -37,6 +40,8 @@ async fn get(env: &Env, task_id: &str, principal: &str) -> Result<Option<Value>,
 
 struct Stream {
     env: Env,
+    /// The deployment's server, for a gateway's tool list (`upstreams::current`).
+    build: fn() -> Server,
     principal: String,
     fanin: Fanin,
     sockets: Sockets,
@@ -86,6 +91,13 @@ impl Stream {
                     let task = get(&self.env, &task_id, &self.principal).await;
                     let next = self.fanin.fetched(&task_id, version, task, now_ms());
                     self.todo.extend(next);
+                }
+                Command::CheckTools => {
+                    // Unreadable now (the configuration broke): looked at again next time.
+                    if let Ok(server) = upstreams::current(&self.env, self.build).await {
+                        let next = self.fanin.tools(tools_generation(&server), now_ms());
+                        self.todo.extend(next);
+                    }
                 }
                 Command::End { .. } => self.done = true,
             }
@@ -160,6 +172,7 @@ impl Stream {
 /// principal's stream quota, renewed while it lives and released when it ends.
 pub async fn stream(
     env: Env,
+    build: fn() -> Server,
     listen: Listen,
     principal: String,
     slot: Option<StreamSlot>,
@@ -175,6 +188,7 @@ pub async fn stream(
     let (fanin, first) = Fanin::start(listen, limits, now_ms());
     let state = Stream {
         env,
+        build,
         principal,
         fanin,
         sockets,

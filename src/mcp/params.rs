@@ -55,6 +55,7 @@ impl Params for ListenParams {
         Ok(ListenParams {
             notifications: NotificationFilter {
                 task_ids: filter.opt_strings("taskIds")?,
+                tools_list_changed: filter.flag("toolsListChanged")?,
             },
         })
     }
@@ -65,6 +66,8 @@ impl Params for ListenParams {
 pub struct NotificationFilter {
     /// `notifications/tasks` for these tasks (the Tasks extension).
     pub task_ids: Option<Vec<String>>,
+    /// `notifications/tools/list_changed` (a gateway's: docs/gateway.md).
+    pub tools_list_changed: bool,
 }
 
 /// `_meta.progressToken` of a request: a string or an integer (schema `ProgressToken`).

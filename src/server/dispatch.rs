@@ -266,7 +266,7 @@ struct DiscoverResult<'a> {
 /// `ServerCapabilities`: tools and the Tasks extension always, the rest as the catalog has.
 #[derive(Serialize)]
 struct ServerCapabilities {
-    tools: Empty,
+    tools: ToolsCapability,
     extensions: OneEntry<'static, Empty>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompts: Option<Empty>,
@@ -274,6 +274,14 @@ struct ServerCapabilities {
     resources: Option<Empty>,
     #[serde(skip_serializing_if = "Option::is_none")]
     completions: Option<Empty>,
+}
+
+/// `ServerCapabilities.tools`: `listChanged` for a gateway that tells of changes.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolsCapability {
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    list_changed: bool,
 }
 
 /// `server/discover` (server/discover "Response").
@@ -286,7 +294,9 @@ fn discover(config: &Config, catalog: &Catalog, instructions: Option<&str>) -> V
     jsonrpc::payload(&DiscoverResult {
         supported_versions: meta::SUPPORTED_VERSIONS,
         capabilities: ServerCapabilities {
-            tools: Empty {},
+            tools: ToolsCapability {
+                list_changed: super::upstreams::tells_tool_changes(config),
+            },
             extensions: OneEntry(TASKS_EXTENSION, Empty {}),
             prompts: offered(!catalog.prompts.is_empty()),
             resources: offered(catalog.has_resources()),

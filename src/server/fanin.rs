@@ -20,13 +20,17 @@
 //! max_stream_ms  the stream ends without the result (renewal: the client reconnects)
 //!                before the platform's limits could cut it
 //! quiet 15 s     a keep-alive comment
+//! tools          (toolsListChanged accepted) every UPSTREAM_WATCH_CHECK_MS the tool list
+//!                is looked at again; one that differs from the last seen is told
+//!                (notifications/tools/list_changed); such a stream does not end when
+//!                its tasks do
 //! ```
 //!
 //! Subrequests: a stream makes at most `tasks × (1 + reconnects)` socket opens plus one
 //! `get` per pushed-too-large state (a completed task's big result), so 100 tasks with
 //! 3 reconnects stay under 1,000 (the Workers Paid per-invocation limit).
 
-use super::listen::{KEEPALIVE_MS, Listen, StreamLimits, is_terminal};
+use super::listen::{KEEPALIVE_MS, Listen, StreamLimits, ToolsWatch, is_terminal};
 use crate::tasks::watch::WatchMessage;
 use serde_json::Value;
 
@@ -87,6 +91,8 @@ pub enum Command {
     /// Read the task with an ordinary `get` and report with [`Fanin::fetched`] (a state
     /// too large to push).
     Get { task_id: String, version: u64 },
+    /// Look at the tool list again and report its generation with [`Fanin::tools`].
+    CheckTools,
     /// End the stream (after the `Send`s before it). `graceful` tells whether the
     /// SubscriptionsListenResult was sent.
     End { graceful: bool },
@@ -123,6 +129,8 @@ pub struct Fanin {
     ended: bool,
     started_ms: u64,
     last_sent_ms: u64,
+    /// The tool list as last seen, and when to look again (toolsListChanged accepted).
+    tools: Option<(ToolsWatch, u64)>,
 }
 
 impl Fanin {
@@ -139,6 +147,7 @@ impl Fanin {
                 reconnects: Reconnects::new(limits.reconnects),
             })
             .collect();
+        let tools = listen.tools.map(|t| (t, now_ms + t.every_ms));
         let mut fanin = Fanin {
             listen,
             limits,
@@ -147,6 +156,7 @@ impl Fanin {
             ended: false,
             started_ms: now_ms,
             last_sent_ms: now_ms,
+            tools,
         };
         let mut out: Vec<Command> = fanin
             .tasks
@@ -226,7 +236,7 @@ impl Fanin {
             .tasks
             .iter()
             .all(|w| matches!(w.phase, Phase::Done | Phase::Refused));
-        if !self.listen.task_ids.is_empty() && all_done {
+        if !self.listen.task_ids.is_empty() && all_done && self.tools.is_none() {
             self.end(true, now_ms, out);
         }
     }
@@ -359,7 +369,7 @@ impl Fanin {
         out
     }
 
-    /// Time passing: keep-alives and the stream's renewal.
+    /// Time passing: keep-alives, the tool list's checks and the stream's renewal.
     pub fn tick(&mut self, now_ms: u64) -> Vec<Command> {
         let mut out = Vec::new();
         if self.ended {
@@ -367,9 +377,33 @@ impl Fanin {
         }
         if now_ms.saturating_sub(self.started_ms) >= self.limits.max_stream_ms {
             self.end(false, now_ms, &mut out);
-        } else if now_ms.saturating_sub(self.last_sent_ms) >= KEEPALIVE_MS {
+            return out;
+        }
+        if let Some((watch, next_ms)) = &mut self.tools
+            && now_ms >= *next_ms
+        {
+            *next_ms = now_ms + watch.every_ms;
+            out.push(Command::CheckTools);
+        }
+        if now_ms.saturating_sub(self.last_sent_ms) >= KEEPALIVE_MS {
             self.send(Listen::keepalive().to_vec(), now_ms, &mut out);
         }
+        out
+    }
+
+    /// The tool list's [`generation`](super::listen::tools_generation) now: told when it
+    /// differs from the last seen (once the stream is acknowledged).
+    pub fn tools(&mut self, generation: u64, now_ms: u64) -> Vec<Command> {
+        let mut out = Vec::new();
+        let Some((watch, _)) = &mut self.tools else {
+            return out;
+        };
+        if self.ended || !self.acked || watch.generation == generation {
+            return out;
+        }
+        watch.generation = generation;
+        let told = self.listen.tools_changed();
+        self.send(told, now_ms, &mut out);
         out
     }
 
@@ -377,6 +411,7 @@ impl Fanin {
     pub fn next_tick_ms(&self) -> u64 {
         let renew = self.started_ms.saturating_add(self.limits.max_stream_ms);
         let keepalive = self.last_sent_ms.saturating_add(KEEPALIVE_MS);
-        renew.min(keepalive)
+        let tools = self.tools.map_or(u64::MAX, |(_, next_ms)| next_ms);
+        renew.min(keepalive).min(tools)
     }
 }

@@ -64,6 +64,26 @@ pub struct Listen {
     pub task_ids: Vec<String>,
     /// Reconnect budget and lifetime of the stream.
     pub limits: StreamLimits,
+    /// `toolsListChanged` accepted (a gateway that tells of changes): the tool list's
+    /// [`tools_generation`] at the request, and how often to look again
+    /// (`UPSTREAM_WATCH_CHECK_MS`).
+    pub tools: Option<ToolsWatch>,
+}
+
+/// What a stream that tells of tool list changes compares.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ToolsWatch {
+    pub generation: u64,
+    pub every_ms: u64,
+}
+
+/// A fingerprint of the server's tool list (its bytes as listed): a gateway's changes
+/// when an upstream's does.
+pub fn tools_generation(server: &Server) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    server.lists.tools.hash(&mut hasher);
+    hasher.finish()
 }
 
 pub fn open(
@@ -91,15 +111,30 @@ pub fn open(
             )));
         }
     }
+    let tools = (filter.tools_list_changed && server.tells_tool_changes()).then(|| ToolsWatch {
+        generation: tools_generation(server),
+        every_ms: tool_checks_ms(server),
+    });
     Ok(Action::Listen(Box::new(Listen {
         request_id: rpc.id.clone(),
         cors: cors.clone(),
         task_ids,
+        tools,
         limits: StreamLimits {
             reconnects: server.config.listen_reconnects,
             max_stream_ms: server.config.listen_max_ms,
         },
     })))
+}
+
+#[cfg(feature = "gateway")]
+fn tool_checks_ms(server: &Server) -> u64 {
+    server.config.gateway.watch_check_ms
+}
+
+#[cfg(not(feature = "gateway"))]
+fn tool_checks_ms(_: &Server) -> u64 {
+    0
 }
 
 fn frame(message: &Value) -> Vec<u8> {
@@ -121,6 +156,15 @@ struct Acknowledged<'a> {
 #[serde(rename_all = "camelCase")]
 struct AcceptedNotifications<'a> {
     task_ids: &'a [String],
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    tools_list_changed: bool,
+}
+
+/// `notifications/tools/list_changed`'s params on a stream: its subscription.
+#[derive(Serialize)]
+struct SubscriptionParams<'a> {
+    #[serde(rename = "_meta")]
+    meta: SubscriptionMeta<'a>,
 }
 
 /// `SubscriptionsListenResult`.
@@ -138,11 +182,15 @@ impl Listen {
     }
 
     /// The first message: which of the requested notifications the server will send.
-    /// List-changed and resource notifications are not offered (the lists are static).
+    /// Tool list changes are offered by a gateway that tells of them; resource and other
+    /// list notifications are not (those lists are static).
     pub fn ack(&self, accepted: &[String]) -> Vec<u8> {
         let params = Acknowledged {
             meta: self.meta(),
-            notifications: AcceptedNotifications { task_ids: accepted },
+            notifications: AcceptedNotifications {
+                task_ids: accepted,
+                tools_list_changed: self.tools.is_some(),
+            },
         };
         frame(&jsonrpc::notification(
             "notifications/subscriptions/acknowledged",
@@ -169,6 +217,15 @@ impl Listen {
             }
         }
         frame(&jsonrpc::notification("notifications/tasks", params))
+    }
+
+    /// `notifications/tools/list_changed`, on this subscription.
+    pub fn tools_changed(&self) -> Vec<u8> {
+        let params = jsonrpc::payload(&SubscriptionParams { meta: self.meta() });
+        frame(&jsonrpc::notification(
+            "notifications/tools/list_changed",
+            params,
+        ))
     }
 
     /// The graceful end of the stream (`SubscriptionsListenResult`).

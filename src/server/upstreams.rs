@@ -269,18 +269,9 @@ impl Server {
     }
 
     /// Whether this server tells its clients when its tool list changes
-    /// (`tools.listChanged`): a gateway that asks its upstreams' watchers
-    /// (`UPSTREAM_WATCH_CHECK_MS` not 0) tells its 2025-11-25 sessions when one heard a
-    /// change (docs/gateway.md).
-    #[cfg(feature = "gateway")]
+    /// ([`tells_tool_changes`]).
     pub fn tells_tool_changes(&self) -> bool {
-        self.has_upstreams() && self.config.gateway.watch_check_ms > 0
-    }
-
-    /// Never, in a build without the `gateway` feature: the tools are the author's.
-    #[cfg(not(feature = "gateway"))]
-    pub fn tells_tool_changes(&self) -> bool {
-        false
+        tells_tool_changes(&self.config)
     }
 
     /// Whether this deployment fronts upstream servers: never, in a build without the
@@ -289,4 +280,19 @@ impl Server {
     pub fn has_upstreams(&self) -> bool {
         false
     }
+}
+
+/// Whether a server so configured tells its clients when its tool list changes
+/// (`tools.listChanged`): a gateway that asks its upstreams' watchers
+/// (`UPSTREAM_WATCH_CHECK_MS` not 0) tells its 2025-11-25 sessions and the listen streams
+/// that ask for `toolsListChanged` (docs/gateway.md).
+#[cfg(feature = "gateway")]
+pub fn tells_tool_changes(config: &super::Config) -> bool {
+    !config.gateway.upstreams.is_empty() && config.gateway.watch_check_ms > 0
+}
+
+/// Never, in a build without the `gateway` feature: the tools are the author's.
+#[cfg(not(feature = "gateway"))]
+pub fn tells_tool_changes(_: &super::Config) -> bool {
+    false
 }

@@ -5,7 +5,7 @@
 // (an UpstreamObject) holds that stream, and a tool added while the gateway runs is listed
 // within seconds, the TTL set far beyond the test; a host connected with the SDK 1.x client
 // (a 2025-11-25 session with its GET stream, as Claude Code connects) is told, and lists
-// the new tool.
+// the new tool; so is a 2026-07-28 client listening for toolsListChanged.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startServer } from '../support/server.mjs';
 import { gatewayVars, startUpstream } from '../support/upstream.mjs';
+import { openListen } from '../support/listen.mjs';
 import { ok } from './mcp.mjs';
 
 let upstream;
@@ -84,4 +85,21 @@ test('a 2025-11-25 host is told with notifications/tools/list_changed and lists 
   const after = (await client.listTools()).tools.map((t) => t.name);
   assert.ok(after.includes('ts_second'), `the list the host asks for on hearing it: ${after}`);
   console.log(`# the host was told ${took} ms after the upstream added ts_second`);
+});
+
+test('a 2026-07-28 client listening for toolsListChanged is told, and lists the new tool', { timeout: 60_000 }, async () => {
+  const stream = await openListen(gateway.mcpUrl, [], { id: 'tools', notifications: { toolsListChanged: true } });
+  try {
+    const ack = await stream.until((m) => m.method === 'notifications/subscriptions/acknowledged');
+    assert.equal(ack.params.notifications.toolsListChanged, true);
+    assert.ok(!(await names()).includes('ts_third'));
+    const start = Date.now();
+    upstream.addTool('third');
+    const told = await stream.until((m) => m.method === 'notifications/tools/list_changed', 15_000);
+    assert.equal(told.params._meta['io.modelcontextprotocol/subscriptionId'], 'tools');
+    console.log(`# the listening client was told ${Date.now() - start} ms after the upstream added ts_third`);
+    assert.ok((await names()).includes('ts_third'));
+  } finally {
+    stream.close();
+  }
 });

@@ -1,10 +1,11 @@
 // Reads a subscriptions/listen SSE stream message by message (for the e2e tests and the
 // notification bench): `until(predicate)` waits for the next matching message, `all()`
-// collects everything to the end of the stream.
+// collects everything to the end of the stream. `notifications` replaces the filter
+// ({ taskIds } by default).
 import { ALL_CAPS, headersFor } from '../e2e/mcp.mjs';
 
-export async function openListen(url, taskIds, { id = 'sub', token } = {}) {
-  const params = { notifications: { taskIds }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+export async function openListen(url, taskIds, { id = 'sub', token, notifications } = {}) {
+  const params = { notifications: notifications ?? { taskIds }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientCapabilities': ALL_CAPS } };
   const headers = headersFor('subscriptions/listen', params);
   if (token) headers.authorization = `Bearer ${token}`;

@@ -93,6 +93,15 @@ impl<'a> Fields<'a> {
         self.get(name).cloned().unwrap_or(Value::Null)
     }
 
+    /// An optional boolean: absent or `null` is false.
+    pub fn flag(&self, name: &str) -> Result<bool, McpError> {
+        match self.get(name) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(invalid(other, "a boolean", &self.at(name))),
+        }
+    }
+
     /// An optional list of strings: absent or `null` is none.
     pub fn opt_strings(&self, name: &str) -> Result<Option<Vec<String>>, McpError> {
         match self.get(name) {
