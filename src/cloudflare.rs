@@ -50,7 +50,9 @@ pub use principal_object::{PRINCIPALS_BINDING, PrincipalRunner};
 pub use session_object::SessionRunner;
 pub use task_object::TaskRunner;
 #[cfg(feature = "gateway")]
-pub use upstream_object::{UpstreamRunner, WATCHERS_BINDING};
+pub use upstream_object::UpstreamRunner;
+#[cfg(feature = "gateway")]
+pub use upstreams::WATCHERS_BINDING;
 
 pub(crate) use creation::task_ended;
 pub(crate) use http::{read_whole_body, to_headers, to_worker_response};

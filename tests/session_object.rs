@@ -352,28 +352,30 @@ fn a_gateway_session_hears_tool_list_changes_from_initialize_to_its_end() {
     let config =
         mcp_tasks_edge::server::Config::from_vars(|n| (n == "UPSTREAMS").then(|| upstreams.into()));
     let s = Server::builder("gw").build().configure(config.unwrap());
-    let mut p = Platform::default();
+    let (mut p, told) = (Platform::default(), Subscribe(TOOLS_LISTED.into(), true));
     let response = reply(send(&mut p, &s, "POST", &initialize_body(), NOW));
     let result: Value = serde_json::from_slice(&response.body).unwrap();
     assert_eq!(
         result["result"]["capabilities"]["tools"]["listChanged"],
         true
     );
-    let told = Subscribe(TOOLS_LISTED.into(), true);
-    assert_eq!(
-        p.effects,
-        [
-            Acquire,
-            told,
-            Store,
-            Alarm(NOW + IDLE),
-            Print("session.opened")
-        ]
-    );
+    let opened = [
+        Acquire,
+        told.clone(),
+        Store,
+        Alarm(NOW + IDLE),
+        Print("session.opened"),
+    ];
+    assert_eq!(p.effects, opened);
     for method in ["resources/subscribe", "resources/unsubscribe"] {
-        let asked = body(method, json!({ "uri": TOOLS_LISTED }));
-        let refused: Value =
-            serde_json::from_slice(&reply(send(&mut p, &s, "POST", &asked, NOW)).body).unwrap();
+        let asked = reply(send(
+            &mut p,
+            &s,
+            "POST",
+            &body(method, json!({ "uri": TOOLS_LISTED })),
+            NOW,
+        ));
+        let refused: Value = serde_json::from_slice(&asked.body).unwrap();
         assert_eq!(refused["error"]["code"], -32602, "{method}");
     }
     p.effects.clear();
@@ -384,22 +386,15 @@ fn a_gateway_session_hears_tool_list_changes_from_initialize_to_its_end() {
         p.effects
     );
 
+    let down = Some(McpError::Internal("the registry is down".into()));
     let mut p = Platform {
-        registry_refuses: Some(McpError::Internal("the registry is down".into())),
+        registry_refuses: down,
         ..Platform::default()
     };
     assert_eq!(
         reply(send(&mut p, &s, "POST", &initialize_body(), NOW)).status,
         200
     );
-    assert_eq!(
-        p.effects[..4],
-        [
-            Acquire,
-            Subscribe(TOOLS_LISTED.into(), true),
-            Print("warning"),
-            Store
-        ]
-    );
+    assert_eq!(p.effects[..4], [Acquire, told, Print("warning"), Store]);
     assert!(!p.stored.unwrap().subscriptions.contains(TOOLS_LISTED));
 }

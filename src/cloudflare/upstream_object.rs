@@ -1,4 +1,4 @@
-//! The `UpstreamObject` Durable Object (gateway builds, bound as [`WATCHERS_BINDING`]):
+//! The `UpstreamObject` Durable Object (gateway builds, bound as `WATCHERS`):
 //! the I/O of the core's watcher of one upstream (`gateway::watch`), which hears its
 //! `notifications/tools/list_changed`. One object per upstream, named by its name; this
 //! stores its one row and its alarm, and reaches the upstream through the Worker's host
@@ -6,23 +6,16 @@
 
 use super::bench::UPSTREAM;
 use super::mirror::Mirror;
-use super::rpc::{exchange, object_reply};
+use super::rpc::object_reply;
 use super::session_object::registry;
 use super::{WorkerHost, log, now_ms, server};
-use crate::gateway::Upstream;
-use crate::gateway::watch::{self, Ask, Heard};
+use crate::gateway::watch;
 use crate::legacy::subscribers::TOOLS_LISTED;
 use crate::objects::Write;
 use crate::objects::upstream::{self, WATCH_KEY, WatchPlatform};
 use crate::ops::log as logs;
 use crate::server::Server;
-use crate::tasks::protocol::ObjectReply;
 use worker::{Env, Request, Response, Result, State};
-
-/// The Durable Object binding name (wrangler.toml); a gateway without it refreshes its
-/// lists by time only.
-pub const WATCHERS_BINDING: &str = "WATCHERS";
-const WATCH_URL: &str = "https://upstream-object/watch";
 
 /// What the `UpstreamObject` class of `export_worker!` runs.
 pub struct UpstreamRunner {
@@ -86,28 +79,4 @@ impl WatchPlatform for UpstreamRunner {
         let settings = server(&self.env, self.build).map(|s| s.config.log);
         log::print(&line, &settings.unwrap_or_default());
     }
-}
-
-/// What `upstream`'s watcher heard (asking it starts it, or keeps it running); `None`
-/// when the deployment binds no watchers.
-pub(crate) async fn ask(
-    env: &Env,
-    upstream: &Upstream,
-) -> Option<std::result::Result<Heard, String>> {
-    let namespace = env.durable_object(WATCHERS_BINDING).ok()?;
-    let asked = async {
-        let stub = namespace
-            .get_by_name(&upstream.name)
-            .map_err(|e| e.to_string())?;
-        let request = Ask {
-            upstream: upstream.name.clone(),
-        };
-        let body = serde_json::to_string(&request).map_err(|e| e.to_string())?;
-        let headers = [("content-type", "application/json")];
-        let reply = ObjectReply::outcome(exchange(&stub, WATCH_URL, &headers, body).await);
-        let heard = reply.map_err(|e| e.to_string())?;
-        serde_json::from_value(heard)
-            .map_err(|e| format!("a watcher's answer that does not decode: {e}"))
-    };
-    Some(asked.await)
 }
