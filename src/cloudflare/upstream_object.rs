@@ -35,7 +35,8 @@ impl UpstreamRunner {
         }
     }
 
-    /// An isolate's [`Ask`], answered as every object answers (`objects::upstream::serve`).
+    /// An isolate's `gateway::watch::Ask`, answered as every object answers
+    /// (`objects::upstream::serve`).
     pub async fn fetch(&self, mut req: Request) -> Result<Response> {
         let body = req.bytes().await.map_err(|e| e.to_string());
         object_reply(&upstream::serve(self, body).await)

@@ -1,5 +1,7 @@
 //! `subscriptions/listen` for task status (ext-tasks "Task Status Notifications";
-//! basic/patterns/subscriptions). The response is an SSE stream:
+//! basic/patterns/subscriptions), and a gateway's tool list changes (`toolsListChanged`,
+//! acknowledged only where the server tells of them: docs/gateway.md). The response is an
+//! SSE stream:
 //!
 //! # Format
 //!
@@ -7,6 +9,7 @@
 //! data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged",
 //!        "params":{"notifications":{"taskIds":["…"]},"_meta":{"io.modelcontextprotocol/subscriptionId":7}}}
 //! data: {"jsonrpc":"2.0","method":"notifications/tasks","params":{…DetailedTask…,"_meta":{…subscriptionId…}}}
+//! data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{…subscriptionId…}}}
 //! :                                                     keep-alive comment
 //! data: {"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","_meta":{…subscriptionId…}}}
 //! ```
