@@ -156,13 +156,24 @@ fn the_alarm_holds_while_asked_and_stops_once_unasked() {
     let (heard, write) = object::ask(None, "up", NOW);
     let record = serde_json::from_str(&write.unwrap().put[0].1).unwrap();
     assert_eq!(heard.changes, 0);
-    let hold = object::wake(Some(record), NOW + IDLE_MS - 1);
+    let woke = NOW + IDLE_MS - 1;
+    let Wake::Hold {
+        upstream,
+        until_ms,
+        write,
+    } = object::wake(Some(record), woke)
+    else {
+        panic!("asked: holds")
+    };
     assert_eq!(
-        hold,
-        Wake::Hold {
-            upstream: "up".into(),
-            until_ms: NOW + IDLE_MS - 1 + object::HOLD_MS
-        }
+        (upstream.as_str(), until_ms),
+        ("up", woke + object::HOLD_MS)
+    );
+    let noted: Record = serde_json::from_str(&write.put[0].1).unwrap();
+    assert_eq!(
+        (noted.due_ms, write.alarm),
+        (until_ms, None),
+        "the hold's end noted as due"
     );
     let (_, write) = object::ask(None, "up", NOW);
     let record = serde_json::from_str(&write.unwrap().put[0].1).unwrap();
@@ -174,6 +185,23 @@ fn the_alarm_holds_while_asked_and_stops_once_unasked() {
         matches!(object::wake(None, NOW), Wake::Stop(_)),
         "no record: nothing runs"
     );
+}
+
+#[test]
+fn an_ask_sets_a_lost_alarm_again() {
+    let (_, write) = object::ask(None, "up", NOW);
+    let record: Record = serde_json::from_str(&write.unwrap().put[0].1).unwrap();
+    let (_, kept) = object::ask(Some(record.clone()), "up", NOW + 60_000);
+    assert_eq!(kept.unwrap().alarm, None, "due a minute ago: not lost yet");
+    let (_, again) = object::ask(Some(record), "up", NOW + 60_001);
+    let again = again.unwrap();
+    assert_eq!(
+        again.alarm,
+        Some(Some(NOW + 60_001)),
+        "its retries spent: set again"
+    );
+    let noted: Record = serde_json::from_str(&again.put[0].1).unwrap();
+    assert_eq!(noted.due_ms, NOW + 60_001);
 }
 
 #[test]

@@ -48,6 +48,9 @@ pub struct Record {
     pub asked_at_ms: u64,
     /// Holds that failed in a row (the retry waits longer after each).
     pub failures: u32,
+    /// By when the watcher acts next: its alarm, or the end of the hold under way. Long
+    /// past, the alarm was lost (its retries spent), and an ask sets it again.
+    pub due_ms: u64,
 }
 
 /// The log line of an alarm that ended as `held` (`None`: the watcher stopped, unasked).

@@ -23,30 +23,41 @@ const SHORT_MS: u64 = 30_000;
 /// The first retry after a failure, doubled at each one after it, up to the most.
 const RETRY_MS: u64 = 1_000;
 const MAX_RETRY_MS: u64 = 5 * 60_000;
+/// An alarm this late was lost: an ask sets it again.
+const LOST_MS: u64 = 60_000;
 /// How long after `UPSTREAM_WATCH_CHECK_MS` a change is announced to the sessions.
 const ANNOUNCE_MARGIN_MS: u64 = 250;
 
 /// What the alarm does.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Wake {
-    /// Hold the upstream's stream until `until_ms`.
-    Hold { upstream: String, until_ms: u64 },
+    /// Issue `write` (the hold's end noted as due), then hold the upstream's stream until
+    /// `until_ms`.
+    Hold {
+        upstream: String,
+        until_ms: u64,
+        write: Write,
+    },
     /// Nothing to hold: issue this write (the watcher's erasure) and end.
     Stop(Write),
 }
 
 /// The answer to an ask at `now_ms`, and the write it needs: a stopped watcher starts
 /// (its record, and the alarm now); a running one notes the ask at most every
-/// `ASKED_WRITE_MS`.
+/// `ASKED_WRITE_MS`, and sets its alarm again if it was lost.
 pub fn ask(stored: Option<Record>, upstream: &str, now_ms: u64) -> (Heard, Option<Write>) {
     match stored {
         Some(mut record) if record.upstream == upstream => {
             let heard = record.heard;
-            if now_ms.saturating_sub(record.asked_at_ms) < ASKED_WRITE_MS {
+            let lost = now_ms > record.due_ms.saturating_add(LOST_MS);
+            if !lost && now_ms.saturating_sub(record.asked_at_ms) < ASKED_WRITE_MS {
                 return (heard, None);
             }
             record.asked_at_ms = now_ms;
-            (heard, Some(put(&record, None)))
+            if lost {
+                record.due_ms = now_ms;
+            }
+            (heard, Some(put(&record, lost.then_some(now_ms))))
         }
         // None, or a record of another name (never: the object is named by it).
         _ => {
@@ -58,6 +69,7 @@ pub fn ask(stored: Option<Record>, upstream: &str, now_ms: u64) -> (Heard, Optio
                 },
                 asked_at_ms: now_ms,
                 failures: 0,
+                due_ms: now_ms,
             };
             (record.heard, Some(put(&record, Some(now_ms))))
         }
@@ -67,10 +79,15 @@ pub fn ask(stored: Option<Record>, upstream: &str, now_ms: u64) -> (Heard, Optio
 /// What the alarm at `now_ms` does: hold the stream while the watcher is asked, else stop.
 pub fn wake(stored: Option<Record>, now_ms: u64) -> Wake {
     match stored {
-        Some(record) if now_ms.saturating_sub(record.asked_at_ms) < IDLE_MS => Wake::Hold {
-            upstream: record.upstream,
-            until_ms: now_ms + HOLD_MS,
-        },
+        Some(mut record) if now_ms.saturating_sub(record.asked_at_ms) < IDLE_MS => {
+            let until_ms = now_ms + HOLD_MS;
+            record.due_ms = until_ms;
+            Wake::Hold {
+                write: put(&record, None),
+                upstream: record.upstream,
+                until_ms,
+            }
+        }
         _ => Wake::Stop(Write {
             erase: true,
             ..Write::default()
@@ -107,6 +124,7 @@ pub fn held(stored: Option<Record>, held: &Held, began_ms: u64, now_ms: u64) -> 
             now_ms + doubled.min(MAX_RETRY_MS)
         }
     };
+    record.due_ms = next_ms;
     Some(put(&record, Some(next_ms)))
 }
 
@@ -168,8 +186,7 @@ pub async fn serve<P: WatchPlatform>(p: &P, body: Result<Vec<u8>, String>) -> Ob
 /// The watcher's alarm: while it is asked, one hold of `upstream`'s stream (found by name
 /// in `settings`; an upstream no longer configured stops it), each change counted as it
 /// is heard and announced to the sessions `UPSTREAM_WATCH_CHECK_MS` later, then the next
-/// alarm. Answers how the hold ended, for the log (`None`: the
-/// watcher stopped).
+/// alarm. Answers how the hold ended, for the log (`None`: the watcher stopped).
 pub async fn alarm<P: WatchPlatform>(
     p: &P,
     host: &Host,
@@ -178,7 +195,14 @@ pub async fn alarm<P: WatchPlatform>(
     let began_ms = p.now_ms();
     let (name, until_ms) = match wake(load(p).await?, began_ms) {
         Wake::Stop(write) => return p.write(write).await.map(|()| None),
-        Wake::Hold { upstream, until_ms } => (upstream, until_ms),
+        Wake::Hold {
+            upstream,
+            until_ms,
+            write,
+        } => {
+            p.write(write).await?;
+            (upstream, until_ms)
+        }
     };
     let Some(upstream) = settings.upstreams.iter().find(|u| u.name == name) else {
         let erase = Write {
