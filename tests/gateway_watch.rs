@@ -1,31 +1,22 @@
-//! The watcher of one upstream (`gateway::watch`): what it decides (start at the first
-//! ask, note asks at most every minute, hold while asked, count each change, retry later
-//! after each failure, erase itself once unasked), its runner over storage only, and one
-//! hold of a real upstream's stream in either era (the GET stream of a 2025-11-25 session,
-//! a 2026-07-28 `subscriptions/listen`), each `notifications/tools/list_changed` counted.
+//! The watcher of one upstream (`objects::upstream`): what it decides (start at the first
+//! ask, note asks at most every minute, set a lost alarm again, hold while asked, count
+//! each change, retry later after each failure, erase itself once unasked), and its runner
+//! over storage only. One hold of an upstream's stream: tests/gateway_hold.rs.
 #![cfg(all(not(target_arch = "wasm32"), feature = "gateway"))]
 
 mod common;
 
-use common::upstream::{URL, answer, result};
-use mcp_tasks_edge::gateway::Settings;
-use mcp_tasks_edge::gateway::watch::{self, Heard, Held, Record};
-use mcp_tasks_edge::host::fake::{FakeHost, Piece};
+use common::upstream::{changed, legacy, watched_settings};
+use mcp_tasks_edge::gateway::watch::{Heard, Held, Record};
+use mcp_tasks_edge::host::fake::FakeHost;
 use mcp_tasks_edge::host::{Host, block_on};
 use mcp_tasks_edge::objects::Write;
 use mcp_tasks_edge::objects::upstream::{self as object, IDLE_MS, Wake, WatchPlatform};
 use mcp_tasks_edge::tasks::protocol::ObjectReply;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::cell::{Cell, RefCell};
 
 const NOW: u64 = 1_764_066_600_000;
-
-fn settings() -> Settings {
-    let up = format!(r#"[{{"name":"up","url":"{URL}","prefix":"up_","token":"UP_TOKEN"}}]"#);
-    Settings::default()
-        .with_vars(|n| (n == "UPSTREAMS").then(|| up.clone()))
-        .unwrap()
-}
 
 /// A watcher's storage: its one row and its alarm, and every write issued.
 #[derive(Default)]
@@ -70,56 +61,6 @@ fn ask(store: &Store) -> Heard {
         ObjectReply::Result(heard) => serde_json::from_value(heard).unwrap(),
         other => panic!("{other:?}"),
     }
-}
-
-fn event(message: Value) -> Piece {
-    Piece::Data(format!("event: message\ndata: {message}\n\n"))
-}
-
-fn changed() -> Piece {
-    event(json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" }))
-}
-
-/// A 2025-11-25 upstream (no `server/discover`) whose session's GET stream is `pieces`.
-fn legacy(pieces: Vec<Piece>) -> FakeHost {
-    let refused =
-        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"No valid session"}}"#;
-    let init = json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": { "listChanged": true } } });
-    FakeHost::new()
-        .secret("UP_TOKEN", "gateway-secret")
-        .answer(
-            "POST",
-            URL,
-            answer(400, "application/json", refused.into(), None),
-        )
-        .answer(
-            "POST",
-            URL,
-            answer(200, "application/json", result(1, init), Some("s1")),
-        )
-        .answer("POST", URL, answer(202, "text/plain", String::new(), None))
-        .answer(
-            "DELETE",
-            URL,
-            answer(200, "text/plain", String::new(), None),
-        )
-        .stream("GET", URL, 200, "text/event-stream", pieces)
-}
-
-fn hold(fake: &FakeHost) -> (Held, u32) {
-    let heard = Cell::new(0);
-    let on_change = || async {
-        heard.set(heard.get() + 1);
-        Ok(())
-    };
-    let held = block_on(watch::hold(
-        &Host::new(fake.clone()),
-        &settings().upstreams[0],
-        &settings(),
-        60_000,
-        on_change,
-    ));
-    (held, heard.get())
 }
 
 #[test]
@@ -248,125 +189,17 @@ fn after_a_hold_the_next_is_at_once_soon_or_later_after_each_failure() {
 }
 
 #[test]
-fn a_2025_session_stream_is_held_each_change_counted_a_ping_answered() {
-    let ping = event(json!({ "jsonrpc": "2.0", "id": 7, "method": "ping" }));
-    let progress = event(
-        json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": { "level": "info", "data": "x" } }),
-    );
-    let fake = legacy(vec![changed(), progress, ping, changed()]);
-    assert_eq!(hold(&fake), (Held::Ended, 2));
-    let requests = fake.requests();
-    let get = requests.iter().find(|r| r.method == "GET").unwrap();
-    let header = |name: &str| {
-        get.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
-    assert_eq!(header("mcp-session-id"), Some("s1"));
-    assert_eq!(header("accept"), Some("text/event-stream"));
-    assert_eq!(header("authorization"), Some("Bearer gateway-secret"));
-    let pong = requests
-        .iter()
-        .find(|r| String::from_utf8_lossy(&r.body).contains(r#""id":7"#));
-    let pong: Value = serde_json::from_slice(&pong.expect("the ping answered").body).unwrap();
-    assert_eq!(pong["result"], json!({}));
-    assert_eq!(
-        requests.last().unwrap().method,
-        "DELETE",
-        "the session closed"
-    );
-}
-
-#[test]
-fn an_upstream_without_a_stream_fails_the_hold_saying_why() {
-    let refused = FakeHost::new()
-        .secret("UP_TOKEN", "gateway-secret")
-        .answer(
-            "POST",
-            URL,
-            answer(400, "application/json", "{}".into(), None),
-        )
-        .answer(
-            "POST",
-            URL,
-            answer(
-                200,
-                "application/json",
-                result(
-                    1,
-                    json!({ "protocolVersion": "2025-11-25", "capabilities": {} }),
-                ),
-                Some("s1"),
-            ),
-        )
-        .answer("POST", URL, answer(202, "text/plain", String::new(), None))
-        .answer(
-            "GET",
-            URL,
-            answer(405, "text/plain", "Method Not Allowed".into(), None),
-        )
-        .answer(
-            "DELETE",
-            URL,
-            answer(200, "text/plain", String::new(), None),
-        );
-    let (held, heard) = hold(&refused);
-    assert_eq!(heard, 0);
-    assert!(
-        matches!(&held, Held::Failed(why) if why.contains("HTTP 405")),
-        "{held:?}"
-    );
-}
-
-#[test]
-fn a_2026_upstream_is_held_on_subscriptions_listen_for_tool_changes() {
-    let ack = event(
-        json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
-        "params": { "_meta": { "io.modelcontextprotocol/subscriptionId": 2 }, "notifications": { "toolsListChanged": true } } }),
-    );
-    let end = event(json!({ "jsonrpc": "2.0", "id": 2, "result": { "resultType": "complete" } }));
-    let discover = json!({ "supportedVersions": ["2026-07-28"], "capabilities": { "tools": { "listChanged": true } } });
-    let fake = FakeHost::new()
-        .secret("UP_TOKEN", "gateway-secret")
-        .answer(
-            "POST",
-            URL,
-            answer(200, "application/json", result(1, discover), None),
-        )
-        .stream_when(
-            "POST",
-            URL,
-            "subscriptions/listen",
-            200,
-            "text/event-stream",
-            vec![ack, changed(), end],
-        );
-    assert_eq!(hold(&fake), (Held::Ended, 1));
-    let listen = fake
-        .requests()
-        .into_iter()
-        .find(|r| String::from_utf8_lossy(&r.body).contains("subscriptions/listen"))
-        .unwrap();
-    let body: Value = serde_json::from_slice(&listen.body).unwrap();
-    assert_eq!(
-        body["params"]["notifications"],
-        json!({ "toolsListChanged": true })
-    );
-    assert!(
-        listen
-            .headers
-            .contains(&("mcp-method".into(), "subscriptions/listen".into()))
-    );
-}
-
-#[test]
 fn an_alarm_counts_what_it_heard_announces_it_after_the_check_and_sets_the_next_one() {
     let store = Store::default();
     store.now.set(NOW);
     ask(&store);
     let fake = legacy(vec![changed(), changed(), changed()]);
-    let ended = block_on(object::alarm(&store, &Host::new(fake.clone()), &settings())).unwrap();
+    let ended = block_on(object::alarm(
+        &store,
+        &Host::new(fake.clone()),
+        &watched_settings(),
+    ))
+    .unwrap();
     assert_eq!(ended, Some(("up".into(), Held::Ended)));
     assert_eq!(store.announced.get(), 3, "each change told to the sessions");
     assert_eq!(
@@ -390,7 +223,7 @@ fn an_alarm_counts_what_it_heard_announces_it_after_the_check_and_sets_the_next_
     let stopped = block_on(object::alarm(
         &store,
         &Host::new(FakeHost::new()),
-        &settings(),
+        &watched_settings(),
     ))
     .unwrap();
     assert_eq!(

@@ -10,13 +10,12 @@ use super::principal_object::StreamSlot;
 use super::rpc::object;
 use super::sockets::{Event, SocketEvent, Sockets, open_watch};
 use super::stream::{Next, Source};
-use super::upstreams;
 use crate::concurrent::Inbox;
 use crate::concurrent::join_all;
 use crate::http::HttpResponse;
 use crate::server::Server;
 use crate::server::fanin::{Command, Fanin};
-use crate::server::listen::{Listen, tools_generation};
+use crate::server::listen::Listen;
 use crate::tasks::protocol::ObjectRequest;
 use crate::tasks::watch::WatchMessage;
 use futures_util::future::{Either, select};
@@ -25,6 +24,8 @@ use std::collections::VecDeque;
 use std::pin::pin;
 use std::time::Duration;
 use worker::{Delay, Env, Response};
+#[cfg(feature = "gateway")]
+use {super::upstreams, crate::server::listen::tools_generation};
 
 /// Reads a task whose state was too large to push: `None` if it is gone.
 async fn get(env: &Env, task_id: &str, principal: &str) -> Result<Option<Value>, String> {
@@ -40,7 +41,9 @@ async fn get(env: &Env, task_id: &str, principal: &str) -> Result<Option<Value>,
 
 struct Stream {
     env: Env,
-    /// The deployment's server, for a gateway's tool list (`upstreams::current`).
+    /// The deployment's server, for a gateway's tool list (`upstreams::current`; read in a
+    /// build with the `gateway` feature only).
+    #[cfg_attr(not(feature = "gateway"), allow(dead_code))]
     build: fn() -> Server,
     principal: String,
     fanin: Fanin,
@@ -92,17 +95,25 @@ impl Stream {
                     let next = self.fanin.fetched(&task_id, version, task, now_ms());
                     self.todo.extend(next);
                 }
-                Command::CheckTools => {
-                    // Unreadable now (the configuration broke): looked at again next time.
-                    if let Ok(server) = upstreams::current(&self.env, self.build).await {
-                        let next = self.fanin.tools(tools_generation(&server), now_ms());
-                        self.todo.extend(next);
-                    }
-                }
+                Command::CheckTools => self.check_tools().await,
                 Command::End { .. } => self.done = true,
             }
         }
     }
+
+    /// Looks at a gateway's tool list (the isolate's: `upstreams::current`) for the fan-in.
+    #[cfg(feature = "gateway")]
+    async fn check_tools(&mut self) {
+        // Unreadable now (the configuration broke): looked at again next time.
+        if let Ok(server) = upstreams::current(&self.env, self.build).await {
+            let next = self.fanin.tools(tools_generation(&server), now_ms());
+            self.todo.extend(next);
+        }
+    }
+
+    /// Never asked for: only a gateway accepts `toolsListChanged`.
+    #[cfg(not(feature = "gateway"))]
+    async fn check_tools(&mut self) {}
 
     /// Waits for the next socket event, due reopen or tick, and feeds it to the fan-in.
     async fn wait(&mut self) {

@@ -66,7 +66,7 @@ struct ResourceUpdated<'a> {
 /// [`TOOLS_LISTED`], `notifications/tools/list_changed` (a gateway's upstream changed its
 /// tools: docs/gateway.md).
 pub fn resource_updated<C: Channel>(streams: &RefCell<GetStreams<C>>, uri: &str) {
-    let message = if uri == TOOLS_LISTED {
+    let message = if cfg!(feature = "gateway") && uri == TOOLS_LISTED {
         jsonrpc::notification(
             "notifications/tools/list_changed",
             Value::Object(Map::new()),

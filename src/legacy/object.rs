@@ -273,7 +273,8 @@ async fn initialize<P: SessionPlatform>(
         }
     }
     let mut session = std::borrow::Cow::Borrowed(session);
-    if session.subscriptions.contains(TOOLS_LISTED)
+    if server.tells_tool_changes()
+        && session.subscriptions.contains(TOOLS_LISTED)
         && let Err(why) = p.subscribe(TOOLS_LISTED, &session.id, true).await
     {
         let line = logs::warning(&format!("telling a session of tool list changes: {why}"))

@@ -319,7 +319,8 @@ fn subscription(
     subscribed: bool,
 ) -> Result<String, McpError> {
     let uri = params::parse::<UriParams>(params)?.uri;
-    if uri == TOOLS_LISTED {
+    // (Reserved for a gateway's sessions; no other build ever announces it.)
+    if cfg!(feature = "gateway") && uri == TOOLS_LISTED {
         return Err(McpError::InvalidParams(format!(
             "{uri:?} is not a resource's URI"
         )));

@@ -80,13 +80,16 @@ pub struct ToolsWatch {
     pub every_ms: u64,
 }
 
-/// A fingerprint of the server's tool list (its bytes as listed): a gateway's changes
-/// when an upstream's does.
+/// A fingerprint of the server's tool list (its bytes as listed, FNV-1a): a gateway's
+/// changes when an upstream's does.
 pub fn tools_generation(server: &Server) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    server.lists.tools.hash(&mut hasher);
-    hasher.finish()
+    server
+        .lists
+        .tools
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+            (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
 }
 
 pub fn open(

@@ -2,7 +2,7 @@
 //! `tests/gateway_answers.rs`): canned answers on one URL, in order, and what was sent.
 
 use mcp_tasks_edge::gateway::{Settings, catalog};
-use mcp_tasks_edge::host::fake::FakeHost;
+use mcp_tasks_edge::host::fake::{FakeHost, Piece};
 use mcp_tasks_edge::host::{HostError, Inbound};
 use mcp_tasks_edge::tools::{Call, Tool};
 use serde_json::{Value, json};
@@ -97,4 +97,49 @@ pub fn bodies(fake: &FakeHost) -> Vec<Value> {
         .filter(|r| r.method == "POST")
         .map(|r| serde_json::from_slice(&r.body).unwrap())
         .collect()
+}
+
+/// The watcher's tests' upstream (`tests/gateway_watch.rs`, `tests/gateway_hold.rs`):
+/// its settings, as `UPSTREAMS` names it.
+pub fn watched_settings() -> Settings {
+    let up = format!(r#"[{{"name":"up","url":"{URL}","prefix":"up_","token":"UP_TOKEN"}}]"#);
+    Settings::default()
+        .with_vars(|n| (n == "UPSTREAMS").then(|| up.clone()))
+        .unwrap()
+}
+
+/// One `message` event of an SSE body.
+pub fn event(message: Value) -> Piece {
+    Piece::Data(format!("event: message\ndata: {message}\n\n"))
+}
+
+/// `notifications/tools/list_changed` as an event.
+pub fn changed() -> Piece {
+    event(json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" }))
+}
+
+/// A 2025-11-25 upstream (no `server/discover`) whose session's GET stream is `pieces`.
+pub fn legacy(pieces: Vec<Piece>) -> FakeHost {
+    let refused =
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"No valid session"}}"#;
+    let init = json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": { "listChanged": true } } });
+    FakeHost::new()
+        .secret("UP_TOKEN", "gateway-secret")
+        .answer(
+            "POST",
+            URL,
+            answer(400, "application/json", refused.into(), None),
+        )
+        .answer(
+            "POST",
+            URL,
+            answer(200, "application/json", result(1, init), Some("s1")),
+        )
+        .answer("POST", URL, answer(202, "text/plain", String::new(), None))
+        .answer(
+            "DELETE",
+            URL,
+            answer(200, "text/plain", String::new(), None),
+        )
+        .stream("GET", URL, 200, "text/event-stream", pieces)
 }
