@@ -63,37 +63,11 @@ fn a_2025_session_stream_is_held_each_change_counted_a_ping_answered() {
 
 #[test]
 fn an_upstream_without_a_stream_fails_the_hold_saying_why() {
-    let refused = FakeHost::new()
-        .secret("UP_TOKEN", "gateway-secret")
-        .answer(
-            "POST",
-            URL,
-            answer(400, "application/json", "{}".into(), None),
-        )
-        .answer(
-            "POST",
-            URL,
-            answer(
-                200,
-                "application/json",
-                result(
-                    1,
-                    json!({ "protocolVersion": "2025-11-25", "capabilities": {} }),
-                ),
-                Some("s1"),
-            ),
-        )
-        .answer("POST", URL, answer(202, "text/plain", String::new(), None))
-        .answer(
-            "GET",
-            URL,
-            answer(405, "text/plain", "Method Not Allowed".into(), None),
-        )
-        .answer(
-            "DELETE",
-            URL,
-            answer(200, "text/plain", String::new(), None),
-        );
+    let refused = legacy_session().answer(
+        "GET",
+        URL,
+        answer(405, "text/plain", "Method Not Allowed".into(), None),
+    );
     let (held, heard) = hold(&refused);
     assert_eq!(heard, 0);
     assert!(

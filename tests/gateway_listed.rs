@@ -4,26 +4,21 @@
 //! this server has already is left out; each outcome is a log line.
 #![cfg(all(not(target_arch = "wasm32"), feature = "gateway"))]
 
+mod common;
+
+use common::NOW;
+use common::upstream::two_upstreams;
+
 use mcp_tasks_edge::gateway::catalog::{self, Listing};
 use mcp_tasks_edge::ops::log::{Line, LogSettings};
+use mcp_tasks_edge::server::Server;
 use mcp_tasks_edge::server::upstreams::{Due, Listed};
-use mcp_tasks_edge::server::{Config, Server};
 use mcp_tasks_edge::tools::{Step, Tool};
 use serde_json::{Value, json};
 
-const UPSTREAMS: &str = r#"[{"name":"reports","url":"https://reports.example/mcp","prefix":"r_"},
-    {"name":"search","url":"https://search.example/mcp","prefix":"s_"}]"#;
-const NOW: u64 = 1_764_066_600_000;
-
 fn base() -> Server {
-    let config = Config::from_vars(|name| match name {
-        "UPSTREAMS" => Some(UPSTREAMS.into()),
-        "UPSTREAM_LIST_TTL_MS" => Some("60000".into()),
-        _ => None,
-    })
-    .unwrap();
     let own = Tool::new("r_render", "this server's own").sync(|_| Step::text("x"));
-    Server::builder("gw").tool(own).build().configure(config)
+    two_upstreams(vec![own])
 }
 
 /// `upstream`'s (0 or 1) list of tools named `names`.

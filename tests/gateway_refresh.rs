@@ -6,29 +6,23 @@
 //! heard before it, so the change is listed at the next check too.
 #![cfg(all(not(target_arch = "wasm32"), feature = "gateway"))]
 
+mod common;
+
+use common::NOW;
+use common::upstream::two_upstreams;
+
 use mcp_tasks_edge::gateway::client::UpstreamError;
 use mcp_tasks_edge::gateway::watch::Heard;
 use mcp_tasks_edge::gateway::{Upstream, catalog};
 use mcp_tasks_edge::host::block_on;
+use mcp_tasks_edge::server::Server;
 use mcp_tasks_edge::server::upstreams::{Due, Fetching, Listed, Refreshed, refresh};
-use mcp_tasks_edge::server::{Config, Server};
 use serde_json::json;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-const UPSTREAMS: &str = r#"[{"name":"reports","url":"https://reports.example/mcp","prefix":"r_"},
-    {"name":"search","url":"https://search.example/mcp","prefix":"s_"}]"#;
-const NOW: u64 = 1_764_066_600_000;
-
 fn base() -> Server {
-    let config = Config::from_vars(|name| match name {
-        "UPSTREAMS" => Some(UPSTREAMS.into()),
-        "UPSTREAM_LIST_TTL_MS" => Some("60000".into()),
-        "UPSTREAM_WATCH_CHECK_MS" => Some("1000".into()),
-        _ => None,
-    })
-    .unwrap();
-    Server::builder("gw").build().configure(config)
+    two_upstreams(Vec::new())
 }
 
 /// Upstreams and watchers that answer as set, recording each request in order.

@@ -8,7 +8,7 @@
 mod common;
 use common::*;
 use mcp_tasks_edge::server::fanin::{Command, Fanin, Opened};
-use mcp_tasks_edge::server::listen::{Listen, StreamLimits, tools_generation};
+use mcp_tasks_edge::server::listen::{StreamLimits, tools_generation};
 use mcp_tasks_edge::server::{Action, Config, Server};
 use mcp_tasks_edge::tasks::watch::WatchMessage;
 use serde_json::{Value, json};
@@ -23,14 +23,6 @@ fn gateway(check_ms: &str) -> Server {
         _ => None,
     });
     Server::builder("gw").build().configure(config.unwrap())
-}
-
-fn listen(server: &Server, filter: Value) -> Listen {
-    let request = post("subscriptions/listen", json!({ "notifications": filter }));
-    match server.handle(&request, &ctx()) {
-        Action::Listen(listen) => *listen,
-        other => panic!("expected a listen stream, got {other:?}"),
-    }
 }
 
 fn limits() -> StreamLimits {
@@ -66,7 +58,7 @@ fn only_a_gateway_that_tells_of_changes_accepts_tools_list_changed() {
         discovered(&told)["result"]["capabilities"]["tools"],
         json!({ "listChanged": true })
     );
-    let (_, first) = Fanin::start(listen(&told, tools.clone()), limits(), NOW);
+    let (_, first) = Fanin::start(listen_of(&told, tools.clone()), limits(), NOW);
     let ack = &sent(&first)[0]["params"]["notifications"];
     assert_eq!(ack["toolsListChanged"], true);
     for quiet in [gateway("0"), server()] {
@@ -74,7 +66,7 @@ fn only_a_gateway_that_tells_of_changes_accepts_tools_list_changed() {
             discovered(&quiet)["result"]["capabilities"]["tools"],
             json!({})
         );
-        let (_, first) = Fanin::start(listen(&quiet, tools.clone()), limits(), NOW);
+        let (_, first) = Fanin::start(listen_of(&quiet, tools.clone()), limits(), NOW);
         assert!(
             sent(&first)[0]["params"]["notifications"]
                 .get("toolsListChanged")
@@ -94,7 +86,7 @@ fn only_a_gateway_that_tells_of_changes_accepts_tools_list_changed() {
 #[test]
 fn the_list_is_looked_at_every_check_and_each_change_told_once() {
     let server = gateway("1000");
-    let listen = listen(&server, json!({ "toolsListChanged": true }));
+    let listen = listen_of(&server, json!({ "toolsListChanged": true }));
     let generation = tools_generation(&server);
     assert_eq!(listen.tools.unwrap().generation, generation);
     let (mut fanin, _) = Fanin::start(listen, limits(), NOW);
@@ -122,7 +114,7 @@ fn the_list_is_looked_at_every_check_and_each_change_told_once() {
 #[test]
 fn a_stream_that_tells_of_tool_changes_outlives_its_tasks() {
     let server = gateway("1000");
-    let listen = listen(&server, json!({ "toolsListChanged": true, "taskIds": [A] }));
+    let listen = listen_of(&server, json!({ "toolsListChanged": true, "taskIds": [A] }));
     let (mut fanin, _) = Fanin::start(listen, limits(), NOW);
     fanin.opened(A, Opened::Watching, NOW);
     let done = json!({ "taskId": A, "status": "completed" });

@@ -19,15 +19,7 @@ const A: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const B: &str = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 
 fn listen(ids: &[&str]) -> Listen {
-    let server = server();
-    let request = post(
-        "subscriptions/listen",
-        json!({ "notifications": { "taskIds": ids } }),
-    );
-    match server.handle(&request, &ctx()) {
-        Action::Listen(listen) => *listen,
-        other => panic!("expected a listen stream, got {other:?}"),
-    }
+    listen_of(&server(), json!({ "taskIds": ids }))
 }
 
 fn limits() -> StreamLimits {

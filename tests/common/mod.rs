@@ -19,6 +19,7 @@ pub mod upstream;
 use mcp_tasks_edge::host::{Host, block_on, fake::FakeHost};
 use mcp_tasks_edge::http::{Headers, HttpRequest, HttpResponse};
 use mcp_tasks_edge::legacy::Incoming;
+use mcp_tasks_edge::server::listen::Listen;
 use mcp_tasks_edge::server::{Action, Config, Context, Server};
 use mcp_tasks_edge::tasks::record::{NewTask, TaskRecord};
 use serde_json::{Map, Value, json};
@@ -181,4 +182,16 @@ pub fn error_of(response: &HttpResponse) -> (u16, i64) {
             .as_i64()
             .unwrap_or_else(|| panic!("no error in {b}")),
     )
+}
+
+/// The stream `server` opens for a `subscriptions/listen` asking for `notifications`.
+pub fn listen_of(server: &Server, notifications: Value) -> Listen {
+    let request = post(
+        "subscriptions/listen",
+        json!({ "notifications": notifications }),
+    );
+    match server.handle(&request, &ctx()) {
+        Action::Listen(listen) => *listen,
+        other => panic!("expected a listen stream, got {other:?}"),
+    }
 }

@@ -118,8 +118,8 @@ pub fn changed() -> Piece {
     event(json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" }))
 }
 
-/// A 2025-11-25 upstream (no `server/discover`) whose session's GET stream is `pieces`.
-pub fn legacy(pieces: Vec<Piece>) -> FakeHost {
+/// A 2025-11-25 upstream (no `server/discover`) that opens a session and closes it.
+pub fn legacy_session() -> FakeHost {
     let refused =
         r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"No valid session"}}"#;
     let init = json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": { "listChanged": true } } });
@@ -141,5 +141,29 @@ pub fn legacy(pieces: Vec<Piece>) -> FakeHost {
             URL,
             answer(200, "text/plain", String::new(), None),
         )
-        .stream("GET", URL, 200, "text/event-stream", pieces)
+}
+
+/// [`legacy_session`], its session's GET stream `pieces`.
+pub fn legacy(pieces: Vec<Piece>) -> FakeHost {
+    legacy_session().stream("GET", URL, 200, "text/event-stream", pieces)
+}
+
+/// A gateway in front of two upstreams, `reports` (its tools prefixed `r_`) and `search`
+/// (`s_`), their lists used for a minute, the watchers asked every second; `own` its own
+/// tools (`tests/gateway_listed.rs`, `tests/gateway_refresh.rs`).
+pub fn two_upstreams(own: Vec<Tool>) -> mcp_tasks_edge::server::Server {
+    const UPSTREAMS: &str = r#"[{"name":"reports","url":"https://reports.example/mcp","prefix":"r_"},
+        {"name":"search","url":"https://search.example/mcp","prefix":"s_"}]"#;
+    let config = mcp_tasks_edge::server::Config::from_vars(|name| match name {
+        "UPSTREAMS" => Some(UPSTREAMS.into()),
+        "UPSTREAM_LIST_TTL_MS" => Some("60000".into()),
+        "UPSTREAM_WATCH_CHECK_MS" => Some("1000".into()),
+        _ => None,
+    });
+    let builder = own
+        .into_iter()
+        .fold(mcp_tasks_edge::server::Server::builder("gw"), |b, t| {
+            b.tool(t)
+        });
+    builder.build().configure(config.unwrap())
 }
