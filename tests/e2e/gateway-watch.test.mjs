@@ -76,6 +76,8 @@ test('a 2025-11-25 host is told with notifications/tools/list_changed and lists 
   await client.connect(new StreamableHTTPClientTransport(new URL(gateway.mcpUrl)));
   clients.push(client);
   assert.equal(client.getServerCapabilities().tools.listChanged, true);
+  // The sessions' reserved name is no resource: a client cannot subscribe to it.
+  await assert.rejects(client.subscribeResource({ uri: ':tools/list_changed' }), (e) => e.code === -32602 && /is not a resource's URI/.test(e.message));
   const before = (await client.listTools()).tools.map((t) => t.name);
   assert.ok(!before.includes('ts_second'));
   const start = Date.now();
