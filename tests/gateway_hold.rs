@@ -78,27 +78,7 @@ fn an_upstream_without_a_stream_fails_the_hold_saying_why() {
 
 #[test]
 fn a_2026_upstream_is_held_on_subscriptions_listen_for_tool_changes() {
-    let ack = event(
-        json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
-        "params": { "_meta": { "io.modelcontextprotocol/subscriptionId": 2 }, "notifications": { "toolsListChanged": true } } }),
-    );
-    let end = event(json!({ "jsonrpc": "2.0", "id": 2, "result": { "resultType": "complete" } }));
-    let discover = json!({ "supportedVersions": ["2026-07-28"], "capabilities": { "tools": { "listChanged": true } } });
-    let fake = FakeHost::new()
-        .secret("UP_TOKEN", "gateway-secret")
-        .answer(
-            "POST",
-            URL,
-            answer(200, "application/json", result(1, discover), None),
-        )
-        .stream_when(
-            "POST",
-            URL,
-            "subscriptions/listen",
-            200,
-            "text/event-stream",
-            vec![ack, changed(), end],
-        );
+    let fake = modern(json!({ "toolsListChanged": true }));
     assert_eq!(hold(&fake), (Held::Ended, 1));
     let listen = fake
         .requests()
@@ -115,4 +95,37 @@ fn a_2026_upstream_is_held_on_subscriptions_listen_for_tool_changes() {
             .headers
             .contains(&("mcp-method".into(), "subscriptions/listen".into()))
     );
+    // One that acknowledges without it offers nothing to hold: a failure, retried later.
+    let (held, heard) = hold(&modern(json!({})));
+    assert_eq!(heard, 0, "nothing after the acknowledgement is read");
+    assert!(
+        matches!(&held, Held::Failed(why) if why.contains("toolsListChanged")),
+        "{held:?}"
+    );
+}
+
+/// A 2026-07-28 upstream whose `subscriptions/listen` acknowledges `acknowledged`, then
+/// tells of one change and ends gracefully.
+fn modern(acknowledged: Value) -> FakeHost {
+    let ack = event(
+        json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+        "params": { "_meta": { "io.modelcontextprotocol/subscriptionId": 2 }, "notifications": acknowledged } }),
+    );
+    let end = event(json!({ "jsonrpc": "2.0", "id": 2, "result": { "resultType": "complete" } }));
+    let discover = json!({ "supportedVersions": ["2026-07-28"], "capabilities": { "tools": { "listChanged": true } } });
+    FakeHost::new()
+        .secret("UP_TOKEN", "gateway-secret")
+        .answer(
+            "POST",
+            URL,
+            answer(200, "application/json", result(1, discover), None),
+        )
+        .stream_when(
+            "POST",
+            URL,
+            "subscriptions/listen",
+            200,
+            "text/event-stream",
+            vec![ack, changed(), end],
+        )
 }

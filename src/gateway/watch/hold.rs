@@ -95,6 +95,19 @@ where
                         return Held::Failed(e);
                     }
                 }
+                // A 2026-07-28 upstream that does not offer them says so in its
+                // acknowledgement (basic/patterns/subscriptions, "Acknowledgment").
+                Message::Notification(method, params)
+                    if method == "notifications/subscriptions/acknowledged"
+                        && params
+                            .get("notifications")
+                            .and_then(|n| n.get("toolsListChanged"))
+                            != Some(&serde_json::Value::Bool(true)) =>
+                {
+                    return Held::Failed(
+                        "its subscriptions/listen does not offer toolsListChanged".into(),
+                    );
+                }
                 Message::Notification(..) => {}
                 // A `ping` is answered (2025-11-25 basic/utilities/ping); nothing else is
                 // asked on a stream that only listens.
