@@ -193,108 +193,105 @@ impl TaskExport {
     }
 }
 
-/// What an object class with a fetch and an alarm runs (the session, principal and upstream
-/// objects; the task object has WebSockets too: [`TaskExport`]).
+/// The `SessionObject` class: one object per 2025-11-25 session ([`SessionRunner`]).
 #[doc(hidden)]
-pub trait Runs: 'static {
-    /// The class, as the guard and the bench counters name it.
-    const CLASS: &'static str;
-    fn on_fetch(self: Rc<Self>, req: worker::Request) -> impl Future<Output = Handled>;
-    fn on_alarm(self: Rc<Self>) -> impl Future<Output = Handled>;
-}
-
-type Handled = worker::Result<worker::Response>;
-
-/// One object class of [`Runs`], under the guard.
-#[doc(hidden)]
-pub struct ObjectExport<R>(Rc<R>, Meter);
-
-impl<R: Runs> ObjectExport<R> {
-    fn of(runner: R) -> Self {
-        ObjectExport(Rc::new(runner), Meter::new(R::CLASS))
-    }
-
-    pub fn fetch(&self, req: web_sys::Request) -> Promise {
-        let raw = js(&req);
-        let work = self.0.clone().on_fetch(req.into());
-        let work = self
-            .1
-            .run(Invocation::Request, async move { respond(work.await) });
-        guarded(R::CLASS, "fetch", &raw, &JsValue::NULL, work)
-    }
-
-    pub fn alarm(&self) -> Promise {
-        let work = self.0.clone().on_alarm();
-        let work = self
-            .1
-            .run(Invocation::Alarm, async move { respond(work.await) });
-        guarded(R::CLASS, "alarm", &JsValue::NULL, &JsValue::NULL, work)
-    }
-}
-
-/// The `SessionObject` class: one object per 2025-11-25 session ([`SessionRunner`]); its
-/// alarm is an idle session's expiry.
-#[doc(hidden)]
-pub type SessionExport = ObjectExport<SessionRunner>;
+pub struct SessionExport(Rc<SessionRunner>, Meter);
 
 impl SessionExport {
     pub fn new(state: DurableObjectState, env: Env, build: fn() -> Server) -> Self {
-        Self::of(SessionRunner::new(state.into(), env, build))
+        let runner = SessionRunner::new(state.into(), env, build);
+        SessionExport(Rc::new(runner), Meter::new(bench::SESSION))
     }
-}
 
-impl Runs for SessionRunner {
-    const CLASS: &'static str = bench::SESSION;
-    async fn on_fetch(self: Rc<Self>, req: worker::Request) -> Handled {
-        self.fetch(req).await
+    pub fn fetch(&self, req: web_sys::Request) -> Promise {
+        let runner = self.0.clone();
+        let raw = js(&req);
+        let work = async move { respond(runner.fetch(req.into()).await) };
+        let work = self.1.run(Invocation::Request, work);
+        guarded("SessionObject", "fetch", &raw, &JsValue::NULL, work)
     }
-    async fn on_alarm(self: Rc<Self>) -> Handled {
-        self.alarm().await
+
+    /// An idle session's expiry.
+    pub fn alarm(&self) -> Promise {
+        let runner = self.0.clone();
+        let work = async move { respond(runner.alarm().await) };
+        let work = self.1.run(Invocation::Alarm, work);
+        guarded(
+            "SessionObject",
+            "alarm",
+            &JsValue::NULL,
+            &JsValue::NULL,
+            work,
+        )
     }
 }
 
 /// The `PrincipalObject` class: one object per principal, its quota ledger
-/// ([`PrincipalRunner`]); its alarm is an abandoned principal's cleanup.
+/// ([`PrincipalRunner`]).
 #[doc(hidden)]
-pub type PrincipalExport = ObjectExport<PrincipalRunner>;
+pub struct PrincipalExport(Rc<PrincipalRunner>, Meter);
 
 impl PrincipalExport {
     pub fn new(state: DurableObjectState, env: Env) -> Self {
-        Self::of(PrincipalRunner::new(state.into(), env))
+        let runner = PrincipalRunner::new(state.into(), env);
+        PrincipalExport(Rc::new(runner), Meter::new(bench::PRINCIPAL))
     }
-}
 
-impl Runs for PrincipalRunner {
-    const CLASS: &'static str = bench::PRINCIPAL;
-    async fn on_fetch(self: Rc<Self>, req: worker::Request) -> Handled {
-        self.fetch(req).await
+    pub fn fetch(&self, req: web_sys::Request) -> Promise {
+        let runner = self.0.clone();
+        let raw = js(&req);
+        let work = async move { respond(runner.fetch(req.into()).await) };
+        let work = self.1.run(Invocation::Request, work);
+        guarded("PrincipalObject", "fetch", &raw, &JsValue::NULL, work)
     }
-    async fn on_alarm(self: Rc<Self>) -> Handled {
-        self.alarm().await
+
+    /// An abandoned principal's cleanup.
+    pub fn alarm(&self) -> Promise {
+        let runner = self.0.clone();
+        let work = async move { respond(runner.alarm().await) };
+        let work = self.1.run(Invocation::Alarm, work);
+        guarded(
+            "PrincipalObject",
+            "alarm",
+            &JsValue::NULL,
+            &JsValue::NULL,
+            work,
+        )
     }
 }
 
 /// The `UpstreamObject` class (gateway builds): one object per upstream, the watcher that
-/// hears its tool list change ([`UpstreamRunner`](super::UpstreamRunner)); its alarm is
-/// one hold of the upstream's stream.
+/// hears its tool list change ([`UpstreamRunner`](super::UpstreamRunner)).
 #[cfg(feature = "gateway")]
 #[doc(hidden)]
-pub type UpstreamExport = ObjectExport<super::UpstreamRunner>;
+pub struct UpstreamExport(Rc<super::UpstreamRunner>, Meter);
 
 #[cfg(feature = "gateway")]
 impl UpstreamExport {
     pub fn new(state: DurableObjectState, env: Env, build: fn() -> Server) -> Self {
-        Self::of(super::UpstreamRunner::new(state.into(), env, build))
+        let runner = super::UpstreamRunner::new(state.into(), env, build);
+        UpstreamExport(Rc::new(runner), Meter::new(bench::UPSTREAM))
     }
-}
 
-#[cfg(feature = "gateway")]
-impl Runs for super::UpstreamRunner {
-    const CLASS: &'static str = bench::UPSTREAM;
-    async fn on_fetch(self: Rc<Self>, req: worker::Request) -> Handled {
-        self.fetch(req).await
+    pub fn fetch(&self, req: web_sys::Request) -> Promise {
+        let runner = self.0.clone();
+        let raw = js(&req);
+        let work = async move { respond(runner.fetch(req.into()).await) };
+        let work = self.1.run(Invocation::Request, work);
+        guarded("UpstreamObject", "fetch", &raw, &JsValue::NULL, work)
     }
-    async fn on_alarm(self: Rc<Self>) -> Handled {
-        self.alarm().await
+
+    /// One hold of the upstream's stream.
+    pub fn alarm(&self) -> Promise {
+        let runner = self.0.clone();
+        let work = async move { respond(runner.alarm().await) };
+        let work = self.1.run(Invocation::Alarm, work);
+        guarded(
+            "UpstreamObject",
+            "alarm",
+            &JsValue::NULL,
+            &JsValue::NULL,
+            work,
+        )
     }
 }
