@@ -22,3 +22,13 @@ pub struct Write {
     /// Set the alarm to this absolute time, or clear it (`Some(None)`); `None`: leave it.
     pub alarm: Option<Option<u64>>,
 }
+
+impl Write {
+    /// The write that erases every row and the alarm.
+    pub fn erase() -> Write {
+        Write {
+            erase: true,
+            ..Write::default()
+        }
+    }
+}

@@ -328,7 +328,13 @@ impl Session {
         bounds: Bounds,
         headers: Vec<(String, String)>,
     ) -> Result<Streaming, UpstreamError> {
-        let request = self.post(message, bounds, headers);
+        self.open_request(self.post(message, bounds, headers)).await
+    }
+
+    /// Sends `request` (over the network, or to the upstream's service binding); answers
+    /// once status and headers came, the body still arriving; a status that is not a
+    /// success is read whole for what it means.
+    async fn open_request(&self, request: Outbound) -> Result<Streaming, UpstreamError> {
         let answer = match &self.upstream.binding {
             Some(binding) => self.host.open_service(binding, request).await,
             None => self.host.open(request).await,

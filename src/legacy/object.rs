@@ -158,7 +158,7 @@ pub async fn request<P: SessionPlatform>(
             id,
             session,
             result,
-        } => return reply(initialize(p, server, &id, &session, &result, trace).await?),
+        } => return reply(initialize(p, server, &id, *session, &result, trace).await?),
         Decision::End(session) => {
             end(p, server, &session, "deleted").await?;
             return reply(HttpResponse::empty(204));
@@ -253,7 +253,7 @@ async fn initialize<P: SessionPlatform>(
     p: &mut P,
     server: &Server,
     id: &RequestId,
-    session: &Session,
+    mut session: Session,
     result: &Value,
     trace: Option<&str>,
 ) -> Result<HttpResponse, String> {
@@ -272,7 +272,6 @@ async fn initialize<P: SessionPlatform>(
             return Ok(answer(Some(id), Err(refused)));
         }
     }
-    let mut session = std::borrow::Cow::Borrowed(session);
     if server.tells_tool_changes()
         && session.subscriptions.contains(TOOLS_LISTED)
         && let Err(why) = p.subscribe(TOOLS_LISTED, &session.id, true).await
@@ -280,7 +279,7 @@ async fn initialize<P: SessionPlatform>(
         let line = logs::warning(&format!("telling a session of tool list changes: {why}"))
             .field("session", fingerprint(&session.id));
         p.print(vec![line]);
-        session.to_mut().subscriptions.remove(TOOLS_LISTED);
+        session.subscriptions.remove(TOOLS_LISTED);
     }
     p.store(&session).await?;
     p.set_alarm(session.expires_at_ms(server.config.session_idle_ms))

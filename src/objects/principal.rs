@@ -120,10 +120,7 @@ pub async fn request<P: LedgerPlatform>(
 pub async fn alarm<P: LedgerPlatform>(p: &mut P) -> Result<(), LedgerError> {
     let stored = p.ledger().await.map_err(LedgerError::Storage)?;
     let write = match quota::expired(stored.as_deref(), p.now_ms()).map_err(LedgerError::Corrupt)? {
-        None => Write {
-            erase: true,
-            ..Write::default()
-        },
+        None => Write::erase(),
         Some(at_ms) => Write {
             alarm: Some(Some(at_ms)),
             ..Write::default()

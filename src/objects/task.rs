@@ -133,10 +133,7 @@ pub async fn load<P: TaskPlatform>(p: &mut P, need: Need) -> Result<Option<Store
 /// The rows and alarm `effects` write over `before`.
 fn write_of(before: Option<&Stored>, effects: &Effects) -> Write {
     if effects.delete_all {
-        return Write {
-            erase: true,
-            ..Write::default()
-        };
+        return Write::erase();
     }
     let (put, delete) = match &effects.store {
         Some(record) => {

@@ -88,10 +88,7 @@ pub fn wake(stored: Option<Record>, now_ms: u64) -> Wake {
                 until_ms,
             }
         }
-        _ => Wake::Stop(Write {
-            erase: true,
-            ..Write::default()
-        }),
+        _ => Wake::Stop(Write::erase()),
     }
 }
 
@@ -153,7 +150,7 @@ pub trait WatchPlatform {
 async fn load<P: WatchPlatform>(p: &P) -> Result<Option<Record>, String> {
     match p.record().await? {
         None => Ok(None),
-        Some(row) => serde_json::from_str(&row)
+        Some(row) => crate::jsonrpc::read(row.as_bytes())
             .map(Some)
             .map_err(|e| format!("a watch record that does not decode: {e}")),
     }
@@ -193,24 +190,18 @@ pub async fn alarm<P: WatchPlatform>(
     settings: &Settings,
 ) -> Result<Option<(String, Held)>, String> {
     let began_ms = p.now_ms();
-    let (name, until_ms) = match wake(load(p).await?, began_ms) {
+    let (name, until_ms, write) = match wake(load(p).await?, began_ms) {
         Wake::Stop(write) => return p.write(write).await.map(|()| None),
         Wake::Hold {
             upstream,
             until_ms,
             write,
-        } => {
-            p.write(write).await?;
-            (upstream, until_ms)
-        }
+        } => (upstream, until_ms, write),
     };
-    let Some(upstream) = settings.upstreams.iter().find(|u| u.name == name) else {
-        let erase = Write {
-            erase: true,
-            ..Write::default()
-        };
-        return p.write(erase).await.map(|()| None);
+    let Some(upstream) = settings.upstream(&name) else {
+        return p.write(Write::erase()).await.map(|()| None);
     };
+    p.write(write).await?;
     let timeout_ms = until_ms.saturating_sub(began_ms);
     let on_change = || async {
         apply(p, changed(load(p).await?)).await?;

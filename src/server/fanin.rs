@@ -30,7 +30,7 @@
 //! `get` per pushed-too-large state (a completed task's big result), so 100 tasks with
 //! 3 reconnects stay under 1,000 (the Workers Paid per-invocation limit).
 
-use super::listen::{KEEPALIVE_MS, Listen, StreamLimits, ToolsWatch, is_terminal};
+use super::listen::{KEEPALIVE_MS, Listen, StreamLimits, is_terminal};
 use crate::tasks::watch::WatchMessage;
 use serde_json::Value;
 
@@ -129,8 +129,9 @@ pub struct Fanin {
     ended: bool,
     started_ms: u64,
     last_sent_ms: u64,
-    /// The tool list as last seen, and when to look again (toolsListChanged accepted).
-    tools: Option<(ToolsWatch, u64)>,
+    /// When to look at the tool list again (toolsListChanged accepted: `listen.tools`
+    /// holds it as last seen).
+    tools_due_ms: Option<u64>,
 }
 
 impl Fanin {
@@ -147,7 +148,7 @@ impl Fanin {
                 reconnects: Reconnects::new(limits.reconnects),
             })
             .collect();
-        let tools = listen.tools.map(|t| (t, now_ms + t.every_ms));
+        let tools_due_ms = listen.tools.map(|t| now_ms + t.every_ms);
         let mut fanin = Fanin {
             listen,
             limits,
@@ -156,7 +157,7 @@ impl Fanin {
             ended: false,
             started_ms: now_ms,
             last_sent_ms: now_ms,
-            tools,
+            tools_due_ms,
         };
         let mut out: Vec<Command> = fanin
             .tasks
@@ -236,7 +237,7 @@ impl Fanin {
             .tasks
             .iter()
             .all(|w| matches!(w.phase, Phase::Done | Phase::Refused));
-        if !self.listen.task_ids.is_empty() && all_done && self.tools.is_none() {
+        if !self.listen.task_ids.is_empty() && all_done && self.listen.tools.is_none() {
             self.end(true, now_ms, out);
         }
     }
@@ -379,10 +380,10 @@ impl Fanin {
             self.end(false, now_ms, &mut out);
             return out;
         }
-        if let Some((watch, next_ms)) = &mut self.tools
-            && now_ms >= *next_ms
+        if let (Some(watch), Some(due_ms)) = (self.listen.tools, &mut self.tools_due_ms)
+            && now_ms >= *due_ms
         {
-            *next_ms = now_ms + watch.every_ms;
+            *due_ms = now_ms + watch.every_ms;
             out.push(Command::CheckTools);
         }
         if now_ms.saturating_sub(self.last_sent_ms) >= KEEPALIVE_MS {
@@ -395,7 +396,7 @@ impl Fanin {
     /// differs from the last seen (once the stream is acknowledged).
     pub fn tools(&mut self, generation: u64, now_ms: u64) -> Vec<Command> {
         let mut out = Vec::new();
-        let Some((watch, _)) = &mut self.tools else {
+        let Some(watch) = &mut self.listen.tools else {
             return out;
         };
         if self.ended || !self.acked || watch.generation == generation {
@@ -411,7 +412,7 @@ impl Fanin {
     pub fn next_tick_ms(&self) -> u64 {
         let renew = self.started_ms.saturating_add(self.limits.max_stream_ms);
         let keepalive = self.last_sent_ms.saturating_add(KEEPALIVE_MS);
-        let tools = self.tools.map_or(u64::MAX, |(_, next_ms)| next_ms);
+        let tools = self.tools_due_ms.unwrap_or(u64::MAX);
         renew.min(keepalive).min(tools)
     }
 }

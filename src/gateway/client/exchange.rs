@@ -139,17 +139,8 @@ impl Session {
         if let Some(id) = &self.id {
             request = request.header("mcp-session-id", id);
         }
-        let request = self.authorized(request);
-        let answer = match &self.upstream.binding {
-            Some(binding) => self.host.open_service(binding, request).await,
-            None => self.host.open(request).await,
-        }
-        .map_err(UpstreamError::Host)?;
-        if answer.is_success() {
-            return Ok((answer, 0));
-        }
-        let answer = answer.into_inbound().await.map_err(UpstreamError::Host)?;
-        Err(self.refusal(&answer))
+        let answer = self.open_request(self.authorized(request)).await?;
+        Ok((answer, 0))
     }
 
     /// Sends the gateway's answer to the upstream's request `id`.
