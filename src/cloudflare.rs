@@ -20,6 +20,7 @@ mod bench;
 mod creation;
 mod effects;
 mod entry;
+mod exchange;
 #[doc(hidden)]
 pub mod export;
 mod export_items;

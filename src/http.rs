@@ -12,6 +12,15 @@ impl Headers {
         Headers(Vec::new())
     }
 
+    /// Headers of (name, value) pairs, the names lower-cased here (in place: no copy when
+    /// they already are, as a runtime gives them).
+    pub fn from_pairs(mut pairs: Vec<(String, String)>) -> Self {
+        for (name, _) in &mut pairs {
+            name.make_ascii_lowercase();
+        }
+        Headers(pairs)
+    }
+
     /// Adds a header; the name is lower-cased here so lookups never have to.
     pub fn push(&mut self, name: &str, value: &str) {
         self.0.push((name.to_ascii_lowercase(), value.to_owned()));

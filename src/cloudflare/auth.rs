@@ -38,7 +38,7 @@ impl Verifying for WebCrypto {
             timeout_ms: 5_000,
             max_bytes: 1024 * 1024,
         };
-        let answer = super::host::send(request, limits)
+        let answer = super::exchange::send(request, limits)
             .await
             .map_err(|e| format!("{url}: {e}"))?;
         if answer.status != 200 {

@@ -71,19 +71,22 @@ pub(crate) async fn read_up_to(
     }
 }
 
-/// The request's headers in one crossing of the wasm boundary: `Array.from(headers)`
-/// joined into one string, "name,value" per line (a header name never holds a comma,
-/// and a value never a line break), instead of several crossings per header.
+/// The request's headers in one crossing of the wasm boundary (see [`header_pairs`]).
 pub(crate) fn request_headers(req: &Request) -> Headers {
-    let pairs = js_sys::Array::from(req.inner().headers().as_ref());
-    let joined = String::from(pairs.join("\n"));
-    let mut headers = Headers::new();
-    for line in joined.split('\n') {
-        if let Some((name, value)) = line.split_once(',') {
-            headers.push(name, value);
-        }
-    }
-    headers
+    Headers::from_pairs(header_pairs(&req.inner().headers()))
+}
+
+/// `headers` as (name, value) pairs, names lower-cased as the runtime gives them, read in
+/// one crossing of the wasm boundary: `Array.from(headers)` joined into one string,
+/// "name,value" per line (a header name never holds a comma, and a value never a line
+/// break), instead of several crossings per header.
+pub(crate) fn header_pairs(headers: &web_sys::Headers) -> Vec<(String, String)> {
+    let joined = String::from(js_sys::Array::from(headers.as_ref()).join("\n"));
+    joined
+        .split('\n')
+        .filter_map(|line| line.split_once(','))
+        .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        .collect()
 }
 
 pub(crate) fn to_headers(pairs: &[(&'static str, String)]) -> worker::Result<worker::Headers> {

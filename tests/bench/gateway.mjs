@@ -1,20 +1,24 @@
 // `make bench`'s gateway figures (docs/gateway.md, docs/benchmarks.md "The gateway"): what
-// the gateway costs a call of an upstream tool, against calling the upstream directly, IN
-// THE SAME RUN. The upstream is an `agents` Worker (createMcpHandler with an SDK v2
-// McpServer, tests/bench/peer-agents/gateway-upstream.js) under its own `wrangler dev`; the
-// gateway is the project's build with UPSTREAMS naming it (prefix agents_). Both are
-// measured straight to their workerd's own port (no wrangler proxy in front), c connections:
+// the gateway costs a call of an upstream tool, against calling the upstream directly and
+// against the least any gateway on this runtime costs, IN THE SAME RUN. The upstream is an
+// `agents` Worker (createMcpHandler with an SDK v2 McpServer,
+// tests/bench/peer-agents/gateway-upstream.js) under its own `wrangler dev`; the floor is a
+// JS Worker that passes each request on as it came (tests/bench/baseline-js, POST /mcp with
+// FORWARD_URL); the gateway is the project's build with UPSTREAMS naming the upstream
+// (prefix agents_). All three are measured straight to their workerd's own port (no
+// wrangler proxy in front), c connections:
 //   greet (readOnlyHint, so repeatable: the Worker calls it inline)
-//     direct:  tools/call greet to the upstream
-//     gateway: tools/call agents_greet to the gateway (one upstream request inside)
+//     direct:    tools/call greet to the upstream
+//     forwarder: the same request to the pass-through Worker
+//     gateway:   tools/call agents_greet to the gateway (one upstream request inside), as
+//                served with its console ([assets]) and without
 //   slow_sum {seconds: 0} (no hints: the gateway never calls it twice, so a task object
 //   holds the call), a client without the Tasks extension, so one request answers it
-//     direct:  tools/call slow_sum
-//     gateway: tools/call agents_slow_sum (a job: created, run by its object, its result
-//              answered within the wait)
-// Each pair back to back; the table gives requests per second, gateway ÷ direct, and the
-// workerd CPU per call of the upstream (direct) and of the gateway: on this 2-core machine
-// both processes share the cores, so through the gateway a call pays both CPUs.
+//     direct, forwarder: tools/call slow_sum
+//     gateway:   tools/call agents_slow_sum (a job: created, run by its object, its result
+//                answered within the wait)
+// in two placements of the processes (below): sharing both cores, and one core each. The
+// table gives requests per second, the ratios, and the workerd CPU per call of each process.
 // Settings: BENCH_CONNECTIONS=8, BENCH_SECONDS=5, BENCH_WARMUP_SECONDS=1.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -23,8 +27,9 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { headersFor } from '../e2e/mcp.mjs';
+import { writeNoAssetsConfig } from './agents.mjs';
 import { TEST_VARS, startServer } from '../support/server.mjs';
-import { directPort, groupCpu, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
+import { directPort, groupCpu, pin, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 8);
@@ -33,11 +38,13 @@ const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS || 1);
 const log = (m) => console.error(`[gateway bench] ${m}`);
 
 let nextId = 1;
-/** A 2026-07-28 tools/call declaring `caps`. */
+/** A 2026-07-28 tools/call declaring `caps`, as a host sends it. */
 function call(name, args, caps) {
   const params = { name, arguments: args, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'gateway-bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': caps } };
-  const headers = { ...headersFor('tools/call', params), accept: 'application/json, text/event-stream' };
+  // Accept-Encoding as Node's fetch sends it (the SDKs' transports use fetch), so every
+  // server here may compress its answer as it would for a real host.
+  const headers = { ...headersFor('tools/call', params), accept: 'application/json, text/event-stream', 'accept-encoding': 'gzip, deflate' };
   return { headers, body: () => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params })) };
 }
 
@@ -46,7 +53,7 @@ const cpuOf = (groups) => groups.map((g) => groupCpu(g).workerd ?? 0);
 
 /**
  * Requests per second of `request` on `port`, every answer checked, and the workerd CPU
- * (µs per request) each of `groups` (the upstream's, the gateway's) spent meanwhile.
+ * (µs per request) each of `groups` (the upstream's, the forwarder's, the gateway's) spent meanwhile.
  */
 async function measure(port, request, check, groups) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
@@ -79,6 +86,8 @@ const mcpProbe = async (url) => (await fetch(`${url}/mcp`, { method: 'OPTIONS' }
 log('starting the agents upstream and the gateway');
 const upstream = await startWrangler({ configDir: join(HERE, 'peer-agents'), config: 'gateway-upstream.toml', probe: mcpProbe });
 let gateway;
+let forwarder;
+let bare;
 try {
   // workerd's own port is the one whose tools/list has the tool (others answer too).
   const lists = (tool) => async (url) => {
@@ -89,32 +98,64 @@ try {
     return r.status === 200 && text.includes(`"${tool}"`);
   };
   const up = (await directPort(upstream.port, lists('greet'))).port;
-  // The gateway reaches the upstream as the direct measurement does: its workerd's port.
-  gateway = await startServer({ vars: { ...TEST_VARS, QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited',
-    UPSTREAMS: JSON.stringify([{ name: 'agents', url: `http://127.0.0.1:${up}/mcp`, prefix: 'agents_' }]), LOG_LEVEL: 'warn' } });
+  const upstreamUrl = `http://127.0.0.1:${up}/mcp`;
+  // The gateway and the forwarder reach the upstream as the direct measurement does: its workerd's port.
+  forwarder = await startWrangler({ configDir: join(HERE, 'baseline-js'), vars: { FORWARD_URL: upstreamUrl }, probe: lists('greet') });
+  const fw = (await directPort(forwarder.port, lists('greet'))).port;
+  const gatewayVars = { ...TEST_VARS, QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited',
+    UPSTREAMS: JSON.stringify([{ name: 'agents', url: upstreamUrl, prefix: 'agents_' }]), LOG_LEVEL: 'warn' };
+  gateway = await startServer({ vars: gatewayVars });
   const gw = (await directPort(gateway.port, lists('agents_greet'))).port;
-  const groups = [workerdPorts(upstream.port).group, workerdPorts(gateway.port).group];
+  // The same build without [assets]: under wrangler dev an assets router (JS Workers of its
+  // own, in the same workerd) runs in front of the Worker on every request; on Cloudflare it
+  // is the platform's, not the Worker's CPU.
+  bare = await startWrangler({ configDir: writeNoAssetsConfig(), probe: lists('agents_greet'), vars: gatewayVars });
+  const gwBare = (await directPort(bare.port, lists('agents_greet'))).port;
+  const groups = [upstream, forwarder, gateway, bare].map((s) => workerdPorts(s.port).group);
   const greeted = (r) => { if (r.content?.[0]?.text !== 'Hello from agents, bench!') throw new Error(JSON.stringify(r)); };
   const summed = (r) => { if (r.structuredContent?.sum !== 3) throw new Error(JSON.stringify(r)); };
+  // Two placements of the same processes. "shared": every process may run on both cores, so
+  // a call through the gateway (or the forwarder) pays its CPU and the upstream's on the
+  // same two cores. "one core each": the upstream's workerd on CPU 0, the forwarder's and
+  // the gateway's on CPU 1 (one measured at a time), as in production, where the gateway
+  // runs on Cloudflare and the upstream elsewhere; the load generator shares the upstream's
+  // core in every run, so a direct call is limited by that core alone.
+  const placements = [['shared', '0,1', '0,1'], ['one core each', '0', '1']];
   const rows = [];
-  for (const [what, direct, through, check] of [
-    ['greet (read-only: inline in the Worker)', call('greet', { name: 'bench' }, {}), call('agents_greet', { name: 'bench' }, {}), greeted],
-    ['slow_sum 0 s (no hints: held by a task object, a job)', call('slow_sum', { a: 1, b: 2, seconds: 0 }, {}), call('agents_slow_sum', { a: 1, b: 2, seconds: 0 }, {}), summed],
-  ]) {
-    log(`measuring ${what}`);
-    const d = await measure(up, direct, check, groups);
-    const g = await measure(gw, through, check, groups);
-    rows.push({ what, direct: d.rps, gateway: g.rps, ratio: g.rps / d.rps,
-      upstreamCpuDirect: d.cpu[0], upstreamCpuThrough: g.cpu[0], gatewayCpu: g.cpu[1] });
+  try {
+    for (const [placement, upCpus, inFront] of placements) {
+      pin(groups[0], upCpus);
+      pin(groups[1], inFront);
+      pin(groups[2], inFront);
+      pin(groups[3], inFront);
+      pin({ pid: process.pid }, upCpus);
+      for (const [what, direct, through, check] of [
+        ['greet (read-only: inline in the Worker)', call('greet', { name: 'bench' }, {}), call('agents_greet', { name: 'bench' }, {}), greeted],
+        ['slow_sum 0 s (no hints: held by a task object, a job)', call('slow_sum', { a: 1, b: 2, seconds: 0 }, {}), call('agents_slow_sum', { a: 1, b: 2, seconds: 0 }, {}), summed],
+      ]) {
+        log(`measuring ${what}, ${placement}`);
+        const d = await measure(up, direct, check, groups);
+        const f = await measure(fw, direct, check, groups);
+        const g = await measure(gw, through, check, groups);
+        const b = await measure(gwBare, through, check, groups);
+        rows.push({ placement, what, direct: d.rps, forwarder: f.rps, gateway: g.rps, bare: b.rps,
+          upstreamCpu: d.cpu[0], forwarderCpu: f.cpu[1], gatewayCpu: g.cpu[2], bareCpu: b.cpu[3] });
+      }
+    }
+  } finally {
+    pin({ pid: process.pid }, '0,1');
   }
-  console.log(`\nThe gateway: a call of an agents Worker's tool, direct vs through the gateway, straight to each workerd, ${CONNECTIONS} connections, ${SECONDS} s each (load ${loadavg()[0].toFixed(2)})`);
-  console.log('| call | direct req/s | through the gateway req/s | gateway ÷ direct | upstream workerd CPU µs/call (direct) | gateway workerd CPU µs/call |');
-  console.log('|---|---|---|---|---|---|');
+  console.log(`\nThe gateway: a call of an agents Worker's tool, direct, through a pass-through Worker and through the gateway, straight to each workerd, ${CONNECTIONS} connections, ${SECONDS} s each (load ${loadavg()[0].toFixed(2)})`);
+  console.log('| placement | call | direct req/s | pass-through req/s | gateway req/s (without [assets]) | gateway ÷ direct (without [assets]) | gateway ÷ pass-through (without [assets]) | workerd CPU µs/call: upstream (direct), pass-through, gateway (without [assets]) |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
   for (const r of rows) {
-    console.log(`| ${r.what} | ${r.direct.toFixed(0)} | ${r.gateway.toFixed(0)} | ${r.ratio.toFixed(2)}× | ${r.upstreamCpuDirect} | ${r.gatewayCpu} |`);
+    console.log(`| ${r.placement} | ${r.what} | ${r.direct.toFixed(0)} | ${r.forwarder.toFixed(0)} | ${r.gateway.toFixed(0)} (${r.bare.toFixed(0)}) | ${ratio(r.gateway, r.direct)} (${ratio(r.bare, r.direct)}) | ${ratio(r.gateway, r.forwarder)} (${ratio(r.bare, r.forwarder)}) | ${r.upstreamCpu}, ${r.forwarderCpu}, ${r.gatewayCpu} (${r.bareCpu}) |`);
   }
   writeFileSync(join(HERE, 'last-gateway.json'), `${JSON.stringify({ connections: CONNECTIONS, seconds: SECONDS, rows }, null, 2)}\n`);
 } finally {
   await gateway?.stop();
+  await forwarder?.stop();
+  await bare?.stop();
   await upstream.stop();
 }

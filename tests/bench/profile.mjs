@@ -11,15 +11,19 @@
 //
 // Settings (environment):
 //   PROFILE_PATH=tools/list     tools/list | tasks/get | tasks/update | create | lifecycle, or
-//                               noop | read: the JS baselines (tests/bench/baseline-js), to compare
+//                               noop | read: the JS baselines (tests/bench/baseline-js), to compare,
+//                               or gateway: the gateway's inline call of the `agents` upstream's
+//                               `greet` (tests/bench/gateway.mjs), the upstream under its own
+//                               `wrangler dev`, the gateway's isolate profiled
 //   PROFILE_SECONDS=5           sampled seconds (after 1 s of warm-up)
 //   PROFILE_CONNECTIONS=8
 //   PROFILE_TOP=40              rows per table
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
-import { groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
+import { directPort, groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
 import WebSocket from 'ws';
 
 const mcp = (method, params) => mcpRequest('profile', method, params);
@@ -107,8 +111,10 @@ async function workload(server, agent) {
           if ((got.task?.status ?? got.status) === 'completed') return;
         }
       };
+    case 'gateway':
+      return () => call(mcp('tools/call', { name: 'agents_greet', arguments: { name: 'profile' } }));
     default:
-      throw new Error(`PROFILE_PATH ${PATH}: not one of tools/list, tasks/get, tasks/update, create, lifecycle`);
+      throw new Error(`PROFILE_PATH ${PATH}: not one of tools/list, tasks/get, tasks/update, create, lifecycle, gateway`);
   }
 }
 
@@ -156,9 +162,26 @@ function summarize(profile) {
 }
 
 const BASELINE = PATH === 'noop' || PATH === 'read';
+const QUOTAS = { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', QUOTA_LISTEN_STREAMS: 'unlimited' };
+/** The gateway's upstream (PROFILE_PATH=gateway): the `agents` Worker, reached on its workerd's port. */
+async function agentsUpstream() {
+  const install = spawnSync('sh', [join(ROOT, 'tests', 'bench', 'peer-agents', 'install.sh')], { stdio: 'inherit', timeout: 600_000 });
+  if (install.status !== 0) throw new Error('the agents peer did not install');
+  const upstream = await startWrangler({ configDir: join(ROOT, 'tests', 'bench', 'peer-agents'), config: 'gateway-upstream.toml',
+    probe: async (url) => (await fetch(`${url}/mcp`, { method: 'OPTIONS' })).status < 500 });
+  const greets = async (url) => {
+    const { headers, body } = mcp('tools/list');
+    const r = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...headers, accept: 'application/json, text/event-stream' }, body });
+    return r.status === 200 && (await r.text()).includes('"greet"');
+  };
+  return { upstream, port: (await directPort(upstream.port, greets)).port };
+}
+const upstream = PATH === 'gateway' ? await agentsUpstream() : null;
 const server = BASELINE
   ? await startWrangler({ configDir: join(ROOT, 'tests', 'bench', 'baseline-js'), probe: async (url) => (await fetch(`${url}/noop`)).ok })
-  : await startServer({ vars: { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', QUOTA_LISTEN_STREAMS: 'unlimited' } });
+  : await startServer({ vars: { ...QUOTAS, ...(upstream && {
+    UPSTREAMS: JSON.stringify([{ name: 'agents', url: `http://127.0.0.1:${upstream.port}/mcp`, prefix: 'agents_' }]),
+    LOG_LEVEL: 'warn' }) } }); // as tests/bench/gateway.mjs: each upstream call is an info line
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
 try {
   const step = await workload(server, agent);
@@ -207,4 +230,5 @@ try {
 } finally {
   agent.destroy();
   await server.stop();
+  await upstream?.upstream.stop();
 }

@@ -4,9 +4,10 @@
 // Servers listen on 127.0.0.1 only; wrangler is stopped by process group, the peer by PID.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { ROOT, freePort } from '../support/server.mjs';
 import { ALL_CAPS, headersFor } from '../e2e/mcp.mjs';
@@ -181,6 +182,21 @@ export function workerdPorts(wranglerPort) {
 }
 
 /**
+ * Restricts every process of process group `group` (every thread: `taskset -a`) to the CPUs
+ * `cpus` ("0", "1", "0,1"); `group` may also be a single process id (`{ pid }`).
+ */
+export function pin(group, cpus) {
+  const pids = typeof group === 'object' ? [group.pid]
+    : readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number).filter((p) => {
+      try { return processGroup(p) === group; } catch { return false; }
+    });
+  for (const pid of pids) {
+    const r = spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { encoding: 'utf8' });
+    if (r.status !== 0 && existsSync(`/proc/${pid}`)) throw new Error(`taskset ${cpus} ${pid}: ${r.stderr}`);
+  }
+}
+
+/**
  * workerd's own port for the Worker behind `wranglerPort`: the one candidate on which
  * `probe(url)` answers as through wrangler. Throws when none or several do.
  */
@@ -196,14 +212,21 @@ export async function directPort(wranglerPort, probe) {
   return { port: matches[0].port, workerdPid: matches[0].pid, wranglerPid: found.wranglerPid, listeners: found.workerd };
 }
 
-/** One plain HTTP request over node:http (the benchmark's client): { status, text }. */
+/**
+ * One plain HTTP request over node:http (the benchmark's client): { status, text }, the body
+ * decoded when it came gzip or brotli encoded (a request that sent Accept-Encoding).
+ */
 export function send(agent, port, method, path, headers, body, timeoutMs = 30_000) {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, agent, timeout: timeoutMs,
       headers: body ? { ...headers, 'content-length': body.length } : headers }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString() }));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const decoded = { gzip: gunzipSync, br: brotliDecompressSync }[res.headers['content-encoding']]?.(raw) ?? raw;
+        resolve({ status: res.statusCode, text: decoded.toString() });
+      });
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));

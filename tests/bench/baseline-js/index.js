@@ -3,6 +3,9 @@
 //   GET  /read   storage.get of one key in an existing object (the object named "existing")
 //   POST /write  storage.put of that key in the same existing object
 //   POST /new    one storage.put in a brand-new object (a fresh random name per request)
+//   POST /mcp    the request passed on as it came to FORWARD_URL (a var), its answer back
+//                as it comes: the least any gateway on this runtime costs a call
+//                (tests/bench/gateway.mjs)
 // and the lifecycle ceiling, the least a task lifecycle can cost on bare Durable Objects
 // (the bench drives it with the same loop as the project's polling lifecycles):
 //   POST /task        a fresh task id, its object (named by that id, as the project names a
@@ -59,6 +62,9 @@ export default {
         return env.BARE.get(env.BARE.idFromName('existing')).fetch('http://bare/', { method: 'GET' });
       case '/write':
         return env.BARE.get(env.BARE.idFromName('existing')).fetch('http://bare/', { method: 'POST' });
+      case '/mcp':
+        if (!env.FORWARD_URL) return new Response('FORWARD_URL is not set', { status: 500 });
+        return fetch(env.FORWARD_URL, request);
       case '/new':
         return env.BARE.get(env.BARE.idFromName(crypto.randomUUID())).fetch('http://bare/', { method: 'POST' });
       case '/task':

@@ -1,0 +1,233 @@
+//! One outbound exchange of a Worker or Durable Object ([`Platform::fetch`] and
+//! [`Platform::open`] of [`super::host::WorkerHost`]): the runtime's `fetch` or a service
+//! binding's, the answer's body read as it arrives, all within the request's deadline.
+//!
+//! [`Platform::fetch`]: crate::host::Platform::fetch
+//! [`Platform::open`]: crate::host::Platform::open
+
+use crate::host::{BoxFuture, Chunks, HostError, Inbound, Limits, Outbound, Streaming};
+use futures_util::future::{Either, select};
+use std::time::Duration;
+use wasm_bindgen::{JsCast, JsValue};
+use worker::wasm_bindgen_futures::JsFuture;
+use worker::web_sys::{self, RequestRedirect};
+use worker::{Date, Delay, Fetcher};
+
+/// One exchange (see [`Platform::fetch`]): sent with `redirect: manual`, the answer's
+/// status, headers and body all within `limits.timeout_ms`, the body read chunk by chunk
+/// and abandoned as soon as it passes `limits.max_bytes`.
+pub(crate) async fn send(request: Outbound, limits: Limits) -> Result<Inbound, HostError> {
+    open(None, request, limits).await?.into_inbound().await
+}
+
+/// [`Platform::open`] to the network (`service` `None`) or to the Worker behind a service
+/// binding: sent with `redirect: manual`, answered once status and headers came within
+/// `limits.timeout_ms`; the [`Body`] then keeps what is left of that deadline, and
+/// [`Streaming`] counts the bytes against `limits.max_bytes`. To the network the deadline is
+/// the runtime's own timer (`AbortSignal.timeout`), one per exchange: the fetch and every
+/// read of the body fail with its `TimeoutError`; a body no longer wanted is cancelled. A binding's request cannot take a signal, so its awaits are raced by
+/// [`within`] instead. (The runtime's promises directly: `worker`'s `Fetch` and
+/// `Fetcher::fetch_request` would each bring their own future and response conversion.)
+pub(super) async fn open(
+    service: Option<Fetcher>,
+    request: Outbound,
+    limits: Limits,
+) -> Result<Streaming, HostError> {
+    let deadline = Date::now().as_millis().saturating_add(limits.timeout_ms);
+    let init = request_init(&request)?;
+    let sent = match &service {
+        None => {
+            let timer = web_sys::AbortSignal::timeout_with_f64(limits.timeout_ms as f64);
+            init.set_signal(Some(&timer));
+            let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+            JsFuture::from(global.fetch_with_str_and_init(&request.url, &init))
+                .await
+                .map_err(|e| settled(e, &request, limits.timeout_ms))?
+        }
+        Some(fetcher) => {
+            let fetcher: &worker::worker_sys::Fetcher = fetcher.as_ref().unchecked_ref();
+            let sent = fetcher
+                .fetch_with_str_and_init(&request.url, &init)
+                .map_err(js)?;
+            match within(sent, limits.timeout_ms).await {
+                Some(sent) => sent.map_err(js)?,
+                None => {
+                    return Err(HostError::Timeout {
+                        url: request.url,
+                        ms: limits.timeout_ms,
+                    });
+                }
+            }
+        }
+    };
+    let response: web_sys::Response = sent.unchecked_into();
+    let reader = match response.body() {
+        Some(stream) => Some(web_sys::ReadableStreamDefaultReader::new(&stream).map_err(js)?),
+        None => None,
+    };
+    // From here, dropping `body` (an error below, or the caller's) stops the request.
+    let body = Body {
+        reader,
+        raced: service.is_some(),
+        deadline,
+        failed: None,
+        url: request.url.clone(),
+        timeout_ms: limits.timeout_ms,
+    };
+    let headers = super::http::header_pairs(&response.headers());
+    let answer = Streaming::new(response.status(), headers, request.url, Box::new(body));
+    let declared = answer
+        .header("content-length")
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limits.max_bytes) {
+        return Err(HostError::TooLarge {
+            url: answer.url,
+            limit: limits.max_bytes,
+        });
+    }
+    Ok(answer.max_bytes(limits.max_bytes))
+}
+
+/// `request`'s method, headers and body, sent with `redirect: manual` (no `Request` object:
+/// the runtime's `fetch` takes the URL and this).
+fn request_init(request: &Outbound) -> Result<web_sys::RequestInit, HostError> {
+    let headers = web_sys::Headers::new().map_err(js)?;
+    for (name, value) in &request.headers {
+        headers.append(name, value).map_err(js)?;
+    }
+    let init = web_sys::RequestInit::new();
+    init.set_method(&request.method);
+    init.set_headers(&headers);
+    init.set_redirect(RequestRedirect::Manual);
+    if !request.body.is_empty() {
+        init.set_body(&js_sys::Uint8Array::from(request.body.as_slice()));
+    }
+    Ok(init)
+}
+
+/// A runtime promise's rejection: the deadline's `TimeoutError`, or the network's failure.
+fn settled(e: JsValue, request: &Outbound, ms: u64) -> HostError {
+    match timed_out(&e) {
+        true => HostError::Timeout {
+            url: request.url.clone(),
+            ms,
+        },
+        false => js(e),
+    }
+}
+
+/// Whether a rejection is the deadline's (`AbortSignal.timeout` rejects with a
+/// `TimeoutError`).
+fn timed_out(e: &JsValue) -> bool {
+    js_sys::Reflect::get(e, &"name".into())
+        .ok()
+        .and_then(|name| name.as_string())
+        .is_some_and(|name| name == "TimeoutError")
+}
+
+/// What `promise` settles with, or `None` when `ms` milliseconds passed first.
+async fn within(promise: js_sys::Promise, ms: u64) -> Option<Result<JsValue, JsValue>> {
+    let timeout = Box::pin(Delay::from(Duration::from_millis(ms)));
+    match select(JsFuture::from(promise), timeout).await {
+        Either::Left((settled, _)) => Some(settled),
+        Either::Right(_) => None,
+    }
+}
+
+/// The body of an answer as it arrives (see [`open`]), chunk by chunk as the runtime
+/// gives it (`worker`'s `ByteStream` would bring `wasm_streams` into the Worker), each
+/// read raced against what is left of the request's deadline.
+struct Body {
+    /// `None`: no body, or the end was read, or the request was stopped.
+    reader: Option<web_sys::ReadableStreamDefaultReader>,
+    /// A service binding's: each read raced by [`within`] (the network's request has the
+    /// runtime's timer).
+    raced: bool,
+    /// Unix milliseconds.
+    deadline: u64,
+    /// Why reading stopped (the deadline, or the stream's failure): every later read says so.
+    failed: Option<HostError>,
+    url: String,
+    timeout_ms: u64,
+}
+
+impl Body {
+    /// Stops the request: its body is cancelled (the connection closed, not drained; the
+    /// other Worker's body cancelled), fire and forget.
+    fn stop(&mut self) {
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.cancel();
+        }
+    }
+
+    /// Stops reading for good with `error`.
+    fn fail(&mut self, error: HostError) -> HostError {
+        self.stop();
+        self.failed = Some(error.clone());
+        error
+    }
+
+    fn timeout(&mut self) -> HostError {
+        self.fail(HostError::Timeout {
+            url: self.url.clone(),
+            ms: self.timeout_ms,
+        })
+    }
+}
+
+impl Chunks for Body {
+    fn next(&mut self) -> BoxFuture<'_, Result<Option<Vec<u8>>, HostError>> {
+        Box::pin(async move {
+            if let Some(failed) = &self.failed {
+                return Err(failed.clone());
+            }
+            let Some(reader) = &self.reader else {
+                return Ok(None);
+            };
+            let left = self.deadline.saturating_sub(Date::now().as_millis());
+            if left == 0 {
+                return Err(self.timeout());
+            }
+            // To the network the runtime's timer bounds the read (see [`open`]).
+            let read = match self.raced {
+                false => Some(JsFuture::from(reader.read()).await),
+                true => within(reader.read(), left).await,
+            };
+            let read = match read {
+                Some(Ok(read)) => read,
+                Some(Err(e)) if timed_out(&e) => return Err(self.timeout()),
+                // The stream failed: there is nothing left to stop (or to cancel).
+                Some(Err(e)) => {
+                    self.reader = None;
+                    return Err(self.fail(js(e)));
+                }
+                None => return Err(self.timeout()),
+            };
+            if js_sys::Reflect::get(&read, &"done".into())
+                .map_err(js)?
+                .is_truthy()
+            {
+                self.reader = None;
+                return Ok(None);
+            }
+            let chunk: js_sys::Uint8Array = js_sys::Reflect::get(&read, &"value".into())
+                .map_err(js)?
+                .unchecked_into();
+            Ok(Some(chunk.to_vec()))
+        })
+    }
+}
+
+impl Drop for Body {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn js(e: JsValue) -> HostError {
+    network(worker::Error::from(e))
+}
+
+fn network(e: impl std::fmt::Display) -> HostError {
+    HostError::Network(e.to_string())
+}
