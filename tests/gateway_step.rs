@@ -176,6 +176,8 @@ fn a_repeatable_call_answers_inline_or_moves_to_the_object_when_slow() {
             ms: 5000,
         }),
     );
+    // Another isolate's tool (this one kept the session the first call opened).
+    let tool = common::upstream::tool(plain("lookup", json!({ "readOnlyHint": true })), false);
     let step = block_on(tool.step(Call::new(json!({})), Host::new(slow.clone())));
     let Step::Continue {
         checkpoint: Some(checkpoint),

@@ -196,6 +196,7 @@ fn tool(
             max_bytes: settings.max_bytes,
         },
         inline_ms: settings.inline_ms,
+        sessions: settings.sessions.clone(),
     });
     let description = match definition.remove("description") {
         Some(Value::String(d)) => d,

@@ -21,9 +21,12 @@ const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 mod error;
 mod exchange;
+mod kept;
 pub mod params;
+
 pub use error::UpstreamError;
 pub use exchange::{Relay, Reply};
+pub use kept::{IDLE_MS, MAX_KEPT, Sessions};
 use params::{CLIENT_INFO, InitializeParams, ModernMeta};
 pub use params::{no_params, task_params};
 

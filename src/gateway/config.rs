@@ -16,9 +16,11 @@
 //!               "exclude": ["delete_all"]}]             optional deny-list
 //! ```
 
+use super::client::Sessions;
 use crate::host::AllowList;
 use crate::vars::{ConfigError, number};
 use serde::Deserialize;
+use std::rc::Rc;
 
 /// One upstream MCP server (see the module docs).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -187,6 +189,9 @@ pub struct Settings {
     /// Whether clients without the Tasks extension get jobs (`DETACH_JOBS`, set with the
     /// server's configuration).
     pub jobs: bool,
+    /// The 2025-11-25 sessions this isolate keeps between inline calls (not configuration:
+    /// shared by every copy of these settings).
+    pub sessions: Rc<Sessions>,
 }
 
 impl Default for Settings {
@@ -200,6 +205,7 @@ impl Default for Settings {
             call_timeout_ms: 600_000,
             inline_ms: 5_000,
             jobs: true,
+            sessions: Rc::default(),
         }
     }
 }

@@ -26,8 +26,8 @@
 //! annotations: calling such a tool again changes nothing that the first call did not.
 
 use super::Upstream;
-use super::client::params::{CallParams, CancelledParams};
-use super::client::{self, Bounds, Session, UpstreamError};
+use super::client::params::CallParams;
+use super::client::{Bounds, Session, Sessions, UpstreamError};
 use crate::host::{Host, HostError};
 use crate::jsonrpc::{self, Empty, ErrorCode, ErrorObject, OneEntry};
 use crate::mcp::headers::{self, ParamHeader};
@@ -39,10 +39,13 @@ use std::borrow::Cow;
 use std::rc::Rc;
 use std::time::Duration;
 
+mod cancel;
 mod follow;
 mod outcome;
 mod relay;
 
+use cancel::cancel_call;
+pub use cancel::cancelled;
 use follow::follow;
 use outcome::answer;
 use relay::Relay;
@@ -70,6 +73,8 @@ pub struct UpstreamTool {
     pub call: Bounds,
     /// How long the Worker waits on a repeatable call (`UPSTREAM_INLINE_MS`).
     pub inline_ms: u64,
+    /// The isolate's kept sessions, for those calls.
+    pub sessions: Rc<Sessions>,
 }
 
 /// What the task stores between steps (see the module docs).
@@ -276,28 +281,47 @@ pub async fn run(tool: Rc<UpstreamTool>, call: Call, host: Host) -> Result<Step,
     }
 }
 
-/// The first step, in the Worker.
+/// The first step, in the Worker: a repeatable tool's call on a kept session
+/// (`client::Sessions`; one that ended upstream is replaced, the call made again).
 async fn first(tool: &UpstreamTool, call: &Call, host: &Host) -> Result<Step, ToolError> {
-    let mut session = tool.session(call, host).await?;
     if !tool.repeatable || tool.inline_ms == 0 {
-        return begin(tool, call, session).await;
+        return begin(tool, call, tool.session(call, host).await?).await;
     }
     let inline = Bounds {
         timeout_ms: tool.inline_ms,
         ..tool.call
     };
-    let request = session.peek_id();
-    match call_tool(tool, call, &mut session, inline, None).await {
+    let kept = |host| {
+        tool.sessions.start(
+            host,
+            &tool.upstream,
+            &tool.version,
+            tool.quick(),
+            tool.declared(call),
+        )
+    };
+    let mut session = kept(host).await.map_err(|e| tool.fail(&e))?;
+    let mut request = session.peek_id();
+    let mut outcome = call_tool(tool, call, &mut session, inline, None).await;
+    if let Err(UpstreamError::SessionGone) = outcome {
+        tool.sessions.forget(&session);
+        session = kept(host).await.map_err(|e| tool.fail(&e))?;
+        request = session.peek_id();
+        outcome = call_tool(tool, call, &mut session, inline, None).await;
+    }
+    match outcome {
         Err(UpstreamError::Host(HostError::Timeout { .. }) | UpstreamError::Handover) => {
             // Too slow for the Worker, or it asked a question the Worker cannot relay:
             // the task object calls again (the tool is repeatable); this call is
-            // cancelled upstream so its work stops.
-            cancel_call(tool, &session, request).await;
+            // cancelled upstream so its work stops (the session stays, for others).
+            cancel_call(tool, &session, request, false).await;
+            tool.sessions.keep(session, tool.quick()).await;
             Ok(Step::wait(Duration::from_millis(1)).checkpoint(Checkpoint::Start))
         }
         outcome => {
-            session.close(tool.quick()).await;
-            answer(tool, call, &session, outcome)
+            let answered = answer(tool, call, &session, outcome);
+            tool.sessions.keep(session, tool.quick()).await;
+            answered
         }
     }
 }
@@ -356,51 +380,4 @@ async fn call_tool(
         }
     }
     session.call(params, bounds, extra, &Relay(call)).await
-}
-
-/// Tells the upstream a call is cancelled (`notifications/cancelled`) and ends its
-/// session (2025-11-25; at 2026-07-28 a call is cancelled by closing its connection).
-async fn cancel_call(tool: &UpstreamTool, session: &Session, request: u64) {
-    if !session.is_modern() {
-        let params = jsonrpc::payload(&CancelledParams {
-            request_id: request,
-            reason: "cancelled by the gateway's caller",
-        });
-        let _ = session
-            .notify("notifications/cancelled", params, tool.quick())
-            .await;
-        session.close(tool.quick()).await;
-    }
-}
-
-/// The cancel hook: the upstream's call or task is cancelled too, best effort.
-pub async fn cancelled(tool: Rc<UpstreamTool>, call: Call, host: Host) {
-    match call.checkpoint::<Checkpoint>() {
-        Ok(Some(Checkpoint::Calling {
-            session,
-            version,
-            request,
-        })) => {
-            if let Ok(session) = tool.resumed(&call, &host, session, &version) {
-                cancel_call(&tool, &session, request).await;
-            }
-        }
-        Ok(Some(Checkpoint::Following {
-            session,
-            version,
-            task,
-            ..
-        })) => {
-            if let Ok(mut session) = tool.resumed(&call, &host, session, &version) {
-                let _ = session
-                    .request(
-                        "tasks/cancel",
-                        client::task_params(&task, None),
-                        tool.quick(),
-                    )
-                    .await;
-            }
-        }
-        _ => {}
-    }
 }

@@ -17,6 +17,10 @@
 //     direct, forwarder: tools/call slow_sum
 //     gateway:   tools/call agents_slow_sum (a job: created, run by its object, its result
 //                answered within the wait)
+// and, through the gateway only, lookup {key} of the SDK 1.x server of the e2e tests
+// (tests/support/upstream.mjs, 2025-11-25 sessions, run in this process), readOnlyHint:
+// requests per second and the upstream requests each call cost (the isolate keeps its
+// session: one, the call).
 // in two placements of the processes (below): sharing both cores, and one core each. The
 // table gives requests per second, the ratios, and the workerd CPU per call of each process.
 // Settings: BENCH_CONNECTIONS=8, BENCH_SECONDS=5, BENCH_WARMUP_SECONDS=1.
@@ -28,6 +32,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { headersFor } from '../e2e/mcp.mjs';
 import { writeNoAssetsConfig } from './agents.mjs';
+import { startUpstream } from '../support/upstream.mjs';
 import { TEST_VARS, startServer } from '../support/server.mjs';
 import { directPort, groupCpu, pin, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
 
@@ -70,11 +75,11 @@ async function measure(port, request, check, groups) {
     return n;
   };
   try {
-    await loop(WARMUP * 1000);
+    const warm = await loop(WARMUP * 1000);
     const before = cpuOf(groups);
     const n = await loop(SECONDS * 1000);
     const after = cpuOf(groups);
-    return { rps: n / SECONDS, cpu: after.map((a, i) => Math.round((1e6 * (a - before[i])) / n)) };
+    return { rps: n / SECONDS, all: warm + n, cpu: after.map((a, i) => Math.round((1e6 * (a - before[i])) / n)) };
   } finally {
     agent.destroy();
   }
@@ -88,6 +93,9 @@ const upstream = await startWrangler({ configDir: join(HERE, 'peer-agents'), con
 let gateway;
 let forwarder;
 let bare;
+// The SDK 1.x upstream of the e2e tests (2025-11-25 sessions, in this process: its CPU is
+// the load generator's, on the same core).
+const sdk = await startUpstream();
 try {
   // workerd's own port is the one whose tools/list has the tool (others answer too).
   const lists = (tool) => async (url) => {
@@ -103,7 +111,8 @@ try {
   forwarder = await startWrangler({ configDir: join(HERE, 'baseline-js'), vars: { FORWARD_URL: upstreamUrl }, probe: lists('greet') });
   const fw = (await directPort(forwarder.port, lists('greet'))).port;
   const gatewayVars = { ...TEST_VARS, QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited',
-    UPSTREAMS: JSON.stringify([{ name: 'agents', url: upstreamUrl, prefix: 'agents_' }]), LOG_LEVEL: 'warn' };
+    UPSTREAMS: JSON.stringify([{ name: 'agents', url: upstreamUrl, prefix: 'agents_' }, { name: 'ts', url: sdk.url, prefix: 'ts_' }]),
+    LOG_LEVEL: 'warn' };
   gateway = await startServer({ vars: gatewayVars });
   const gw = (await directPort(gateway.port, lists('agents_greet'))).port;
   // The same build without [assets]: under wrangler dev an assets router (JS Workers of its
@@ -114,6 +123,7 @@ try {
   const groups = [upstream, forwarder, gateway, bare].map((s) => workerdPorts(s.port).group);
   const greeted = (r) => { if (r.content?.[0]?.text !== 'Hello from agents, bench!') throw new Error(JSON.stringify(r)); };
   const summed = (r) => { if (r.structuredContent?.sum !== 3) throw new Error(JSON.stringify(r)); };
+  const looked = (r) => { if (r.structuredContent?.value !== 'value-of-bench') throw new Error(JSON.stringify(r)); };
   // Two placements of the same processes. "shared": every process may run on both cores, so
   // a call through the gateway (or the forwarder) pays its CPU and the upstream's on the
   // same two cores. "one core each": the upstream's workerd on CPU 0, the forwarder's and
@@ -152,10 +162,18 @@ try {
   for (const r of rows) {
     console.log(`| ${r.placement} | ${r.what} | ${r.direct.toFixed(0)} | ${r.forwarder.toFixed(0)} | ${r.gateway.toFixed(0)} (${r.bare.toFixed(0)}) | ${ratio(r.gateway, r.direct)} (${ratio(r.bare, r.direct)}) | ${ratio(r.gateway, r.forwarder)} (${ratio(r.bare, r.forwarder)}) | ${r.upstreamCpu}, ${r.forwarderCpu}, ${r.gatewayCpu} (${r.bareCpu}) |`);
   }
-  writeFileSync(join(HERE, 'last-gateway.json'), `${JSON.stringify({ connections: CONNECTIONS, seconds: SECONDS, rows }, null, 2)}\n`);
+  // A 2025-11-25 upstream: what a call costs it. Before its isolate kept sessions, the
+  // gateway sent four requests per call (initialize, initialized, the call, DELETE).
+  log('measuring lookup of the SDK 1.x upstream through the gateway');
+  const sent = sdk.record.methods.length + sdk.record.deletes;
+  const ts = await measure(gw, call('ts_lookup', { key: 'bench' }, {}), looked, groups);
+  const perCall = (sdk.record.methods.length + sdk.record.deletes - sent) / ts.all;
+  console.log(`\nAn SDK 1.x server's read-only tool (lookup, tests/support/upstream.mjs, 2025-11-25 sessions) through the gateway: ${ts.rps.toFixed(0)} req/s, ${perCall.toFixed(2)} upstream requests per call (${ts.all} calls, warm-up included)`);
+  writeFileSync(join(HERE, 'last-gateway.json'), `${JSON.stringify({ connections: CONNECTIONS, seconds: SECONDS, rows, sdk: { rps: ts.rps, upstreamRequestsPerCall: perCall } }, null, 2)}\n`);
 } finally {
   await gateway?.stop();
   await forwarder?.stop();
   await bare?.stop();
+  await sdk.close();
   await upstream.stop();
 }

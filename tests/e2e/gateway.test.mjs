@@ -73,6 +73,21 @@ test('a fast read-only upstream tool answers inline, its structuredContent intac
   assert.equal(failed.content[0].text, 'it went wrong');
 });
 
+test('inline calls share one upstream session; one the upstream forgot is replaced, the call made once', async () => {
+  const lookup = (key) => ok(gateway.mcpUrl, 'tools/call', { name: 'ts_lookup', arguments: { key } }, { caps: NO_TASKS });
+  const count = (method) => upstream.record.methods.filter((m) => m === method).length;
+  await lookup('warm');
+  const [inits, calls] = [count('initialize'), callsOf('lookup').length];
+  const results = await Promise.all(['a', 'b', 'c', 'd'].map(lookup));
+  for (const [i, key] of ['a', 'b', 'c', 'd'].entries()) assert.deepEqual(results[i].structuredContent, { key, value: `value-of-${key}` });
+  assert.equal(count('initialize'), inits, 'no handshake: the kept session serves them all');
+  assert.equal(callsOf('lookup').length, calls + 4);
+  upstream.forgetSessions();
+  assert.equal((await lookup('e')).structuredContent.key, 'e');
+  assert.equal(count('initialize'), inits + 1, 'a new session, once');
+  assert.equal(callsOf('lookup').length, calls + 5, 'the call the upstream refused (404) ran once, on the new session');
+});
+
 test('arguments are checked against the upstream schema before any upstream call', async () => {
   const before = upstream.record.calls.length;
   const { body } = await rpc(gateway.mcpUrl, 'tools/call', { name: 'ts_report', arguments: { seconds: 'many' } });

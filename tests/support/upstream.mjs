@@ -22,7 +22,9 @@
 // `addTool(name)` registers one more tool (answering "added") on every session's server and
 // on the sessions opened after it: the SDK then sends notifications/tools/list_changed on
 // each session's standalone GET stream (the servers declare tools.listChanged, as the SDK's
-// McpServer does). `record.streams` counts the GET streams opened.
+// McpServer does). `record.streams` counts the GET streams opened, `record.deletes` the
+// sessions' DELETEs. `forgetSessions()` makes
+// every session id unknown (HTTP 404), as a restart of the server would.
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -151,7 +153,7 @@ export function gatewayVars(upstream, secret, waitMs) {
 
 /** Starts the upstream on loopback (`port`, default a free one); resolves to { url, record, close }. */
 export async function startUpstream(port = 0) {
-  const record = { calls: [], cancelled: [], authorizations: [], methods: [], streams: 0 };
+  const record = { calls: [], cancelled: [], authorizations: [], methods: [], streams: 0, deletes: 0 };
   const transports = new Map();
   const servers = new Set();
   const added = [];
@@ -167,6 +169,7 @@ export async function startUpstream(port = 0) {
     if (body?.method === 'notifications/cancelled') record.cancelled.push(body.params);
     const sid = req.headers['mcp-session-id'];
     if (req.method === 'GET') record.streams += 1;
+    if (req.method === 'DELETE') record.deletes += 1;
     let transport = sid ? transports.get(sid) : undefined;
     if (!transport) {
       if (sid || !isInitializeRequest(body)) {
@@ -198,6 +201,8 @@ export async function startUpstream(port = 0) {
       added.push(name);
       for (const server of servers) addTo(server, name);
     },
+    // Forgets every session, as a restarted server would: their ids answer 404 from now on.
+    forgetSessions: () => transports.clear(),
     close: () => new Promise((resolve) => { http.closeAllConnections(); http.close(() => resolve()); }),
   };
 }
