@@ -1,7 +1,8 @@
 //! The 2025-11-25 sessions an isolate keeps between inline calls (`gateway::client::Sessions`):
-//! one handshake for many calls, each with request ids of its own; a session that ended
-//! upstream replaced without running the call twice; an idle one closed; and no more than
-//! `MAX_KEPT` kept, however many capability sets callers declare.
+//! one handshake for many calls of one caller, each with request ids of its own; never
+//! another caller's session; a session that ended upstream replaced without running the call
+//! twice; an idle one closed; and no more than `MAX_KEPT` kept, however many capability sets
+//! callers declare.
 #![cfg(all(not(target_arch = "wasm32"), feature = "gateway"))]
 
 mod common;
@@ -217,4 +218,36 @@ fn callers_declaring_other_capabilities_get_sessions_of_their_own_and_at_most_ma
         Step::Complete(_)
     ));
     assert_eq!(methods(&again)[0], "initialize");
+}
+
+#[test]
+fn a_session_is_never_shared_with_another_caller() {
+    // Alice's calls keep a session; Bob (another key, the same capabilities) gets his own:
+    // what a tool set in Alice's session upstream never reaches his calls.
+    let tool = lookup();
+    let alice = answers(handshake(bare(), "alice-session"), 2);
+    assert!(matches!(
+        run(&tool, &alice, Call::new(json!({})).by("alice")),
+        Step::Complete(_)
+    ));
+    let bob = answers(handshake(bare(), "bob-session"), 2);
+    assert!(matches!(
+        run(&tool, &bob, Call::new(json!({})).by("bob")),
+        Step::Complete(_)
+    ));
+    assert_eq!(
+        methods(&bob)[0],
+        "initialize",
+        "Bob's call opens a session of his own"
+    );
+    assert!(!session_ids(&bob).contains(&Some("alice-session".to_owned())));
+    // Each is kept for its own caller.
+    for (who, session) in [("alice", "alice-session"), ("bob", "bob-session")] {
+        let next = answers(bare(), 3);
+        assert!(matches!(
+            run(&tool, &next, Call::new(json!({})).by(who)),
+            Step::Complete(_)
+        ));
+        assert_eq!(session_ids(&next), [Some(session.to_owned())], "{who}");
+    }
 }

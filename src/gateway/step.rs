@@ -291,10 +291,12 @@ async fn first(tool: &UpstreamTool, call: &Call, host: &Host) -> Result<Step, To
         timeout_ms: tool.inline_ms,
         ..tool.call
     };
+    let by = call.principal.as_deref();
     let kept = |host| {
         tool.sessions.start(
             host,
             &tool.upstream,
+            by,
             &tool.version,
             tool.quick(),
             tool.declared(call),
@@ -315,12 +317,12 @@ async fn first(tool: &UpstreamTool, call: &Call, host: &Host) -> Result<Step, To
             // the task object calls again (the tool is repeatable); this call is
             // cancelled upstream so its work stops (the session stays, for others).
             cancel_call(tool, &session, request, false).await;
-            tool.sessions.keep(session, tool.quick()).await;
+            tool.sessions.keep(session, by, tool.quick()).await;
             Ok(Step::wait(Duration::from_millis(1)).checkpoint(Checkpoint::Start))
         }
         outcome => {
             let answered = answer(tool, call, &session, outcome);
-            tool.sessions.keep(session, tool.quick()).await;
+            tool.sessions.keep(session, by, tool.quick()).await;
             answered
         }
     }

@@ -77,6 +77,8 @@ pub struct InlineRun {
     /// `_meta.progressToken`: the adapter streams `notifications/progress` (SSE) while
     /// the steps run, then the response.
     pub progress_token: Option<Value>,
+    /// The caller ([`crate::tools::Call::principal`]).
+    pub principal: String,
 }
 
 /// What a call becomes when its step needs more time (`Step::Continue`).
@@ -326,5 +328,6 @@ fn start(
         becomes,
         started_at_ms: ctx.now_ms,
         progress_token,
+        principal: ctx.principal.clone(),
     })))
 }

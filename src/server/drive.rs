@@ -37,6 +37,7 @@ async fn step(
         now_ms,
         task_id: None,
         attempt: 1,
+        principal: Some(run.principal.clone()),
         progress: progress.clone(),
     };
     let step = match &run.target {

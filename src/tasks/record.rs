@@ -343,6 +343,7 @@ impl TaskRecord {
             now_ms,
             task_id: Some(self.task_id.clone()),
             attempt,
+            principal: Some(self.owner.clone()),
             progress: Progress::default(),
         }
     }

@@ -159,6 +159,10 @@ pub struct Call<A = Map<String, Value>> {
     pub task_id: Option<String>,
     /// 1 for the first attempt at this step, more when an interrupted attempt is re-run.
     pub attempt: u32,
+    /// Who called: the principal the server authenticated (an API key's name, a token's
+    /// subject; `None` in a unit test's call). What a step keeps between calls must not
+    /// cross it.
+    pub principal: Option<String>,
     /// Where [`Call::progress`] reports go.
     pub progress: Progress,
 }
@@ -189,6 +193,7 @@ impl Call {
             now_ms: 0,
             task_id: None,
             attempt: 1,
+            principal: None,
             progress: Progress::default(),
         }
     }
@@ -214,6 +219,12 @@ impl Call {
         }
         self
     }
+
+    /// The same call made by `principal` (see [`Call::principal`]).
+    pub fn by(mut self, principal: &str) -> Call {
+        self.principal = Some(principal.to_owned());
+        self
+    }
 }
 
 impl<A> Call<A> {
@@ -229,6 +240,7 @@ impl<A> Call<A> {
             now_ms: self.now_ms,
             task_id: self.task_id,
             attempt: self.attempt,
+            principal: self.principal,
             progress: self.progress,
         }
     }

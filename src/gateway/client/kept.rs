@@ -2,9 +2,11 @@
 //! Worker's calls of repeatable tools). Without them each such call costs four requests
 //! upstream: `initialize`, `notifications/initialized`, the call, and the session's DELETE.
 //! With them it costs one, once the isolate opened its session.
-//! - **Shared.** A session is kept per upstream and per capabilities its calls declare (what
-//!   the caller can be asked). Concurrent calls share it, each with a block of request ids of
-//!   its own: the upstream routes answers by id within a session.
+//! - **Per caller.** A session is kept per upstream, per caller (the principal) and per
+//!   capabilities its calls declare (what the caller can be asked): what an upstream keeps
+//!   in a session (a tool may set state there) never reaches another caller. Concurrent
+//!   calls of one caller share it, each with a block of request ids of its own: the
+//!   upstream routes answers by id within a session.
 //! - **Idle.** One unused for longer than [`IDLE_MS`] is closed rather than reused (the
 //!   upstream may have forgotten it).
 //! - **Ended.** One that ended upstream (HTTP 404) is forgotten, and the call, which it never
@@ -35,6 +37,7 @@ pub struct Sessions(RefCell<Vec<Kept>>);
 
 struct Kept {
     upstream: Upstream,
+    principal: Option<String>,
     declared: Value,
     id: String,
     version: String,
@@ -44,8 +47,10 @@ struct Kept {
 }
 
 impl Kept {
-    fn serves(&self, upstream: &Upstream, declared: &Value) -> bool {
-        self.upstream.name == upstream.name && &self.declared == declared
+    fn serves(&self, upstream: &Upstream, principal: Option<&str>, declared: &Value) -> bool {
+        self.upstream.name == upstream.name
+            && self.principal.as_deref() == principal
+            && &self.declared == declared
     }
 
     /// Closes it: it will not be used again.
@@ -69,13 +74,14 @@ impl PartialEq for Sessions {
 }
 
 impl Sessions {
-    /// A session with `upstream` in its era `version` declaring `declared` (see
-    /// [`Session::start`]): at 2025-11-25 the kept one if there is one, else one opened now.
-    /// Kept sessions gone idle are closed first.
+    /// A session of `principal` with `upstream` in its era `version` declaring `declared`
+    /// (see [`Session::start`]): at 2025-11-25 the kept one if there is one, else one
+    /// opened now. Kept sessions gone idle are closed first.
     pub async fn start(
         &self,
         host: &Host,
         upstream: &Upstream,
+        principal: Option<&str>,
         version: &str,
         bounds: Bounds,
         declared: Value,
@@ -96,7 +102,7 @@ impl Sessions {
             .0
             .borrow_mut()
             .iter_mut()
-            .find(|k| k.serves(upstream, &declared))
+            .find(|k| k.serves(upstream, principal, &declared))
             .map(|k| {
                 k.used_at_ms = now;
                 k.next_id += ID_BLOCK;
@@ -118,10 +124,10 @@ impl Sessions {
         Ok(session)
     }
 
-    /// Keeps `session` for the next calls (one with a session id, at 2025-11-25). When one is
-    /// kept already for the same upstream and capabilities, `session` is closed instead;
-    /// past [`MAX_KEPT`], the least recently used kept one is.
-    pub async fn keep(&self, session: Session, bounds: Bounds) {
+    /// Keeps `session` for `principal`'s next calls (one with a session id, at 2025-11-25).
+    /// When one is kept already for the same upstream, caller and capabilities, `session` is
+    /// closed instead; past [`MAX_KEPT`], the least recently used kept one is.
+    pub async fn keep(&self, session: Session, principal: Option<&str>, bounds: Bounds) {
         let Some(id) = session.id.clone().filter(|_| !session.is_modern()) else {
             return;
         };
@@ -130,7 +136,7 @@ impl Sessions {
             let mut kept = self.0.borrow_mut();
             match kept
                 .iter_mut()
-                .find(|k| k.serves(&session.upstream, &session.declared))
+                .find(|k| k.serves(&session.upstream, principal, &session.declared))
             {
                 Some(k) if k.id == id => {
                     k.used_at_ms = now;
@@ -140,6 +146,7 @@ impl Sessions {
                 None => {
                     kept.push(Kept {
                         upstream: session.upstream.clone(),
+                        principal: principal.map(str::to_owned),
                         declared: session.declared.clone(),
                         id,
                         version: session.version.clone(),
