@@ -86,7 +86,7 @@ fn calls_share_one_session_each_with_ids_of_its_own() {
     let fake = answers(answers(answers(handshake(bare(), "s1"), 2), 3), 1003);
     let tool = lookup();
     for _ in 0..3 {
-        let step = run(&tool, &fake, Call::new(json!({})));
+        let step = run(&tool, &fake, Call::new(json!({})).by("alice"));
         assert!(matches!(step, Step::Complete(_)), "{step:?}");
     }
     assert_eq!(
@@ -112,7 +112,7 @@ fn a_session_that_ended_upstream_is_replaced_and_the_call_made_once_on_the_new_o
     let tool = lookup();
     let fake = answers(handshake(bare(), "s1"), 2);
     assert!(matches!(
-        run(&tool, &fake, Call::new(json!({}))),
+        run(&tool, &fake, Call::new(json!({})).by("alice")),
         Step::Complete(_)
     ));
     // The upstream restarted: it knows no session s1 (404), and opens s2.
@@ -122,7 +122,7 @@ fn a_session_that_ended_upstream_is_replaced_and_the_call_made_once_on_the_new_o
         answer(404, "text/plain", "no such session".into(), None),
     );
     let gone = answers(handshake(gone, "s2"), 2);
-    let step = run(&tool, &gone, Call::new(json!({})));
+    let step = run(&tool, &gone, Call::new(json!({})).by("alice"));
     assert!(matches!(step, Step::Complete(_)), "{step:?}");
     assert_eq!(
         methods(&gone),
@@ -136,7 +136,7 @@ fn a_session_that_ended_upstream_is_replaced_and_the_call_made_once_on_the_new_o
     );
     let next = answers(bare(), 3);
     assert!(matches!(
-        run(&tool, &next, Call::new(json!({}))),
+        run(&tool, &next, Call::new(json!({})).by("alice")),
         Step::Complete(_)
     ));
     assert_eq!(methods(&next), ["tools/call"]);
@@ -148,12 +148,12 @@ fn a_session_idle_too_long_is_closed_and_a_new_one_opened() {
     let tool = lookup();
     let fake = answers(handshake(bare(), "s1"), 2).at(1_000);
     assert!(matches!(
-        run(&tool, &fake, Call::new(json!({}))),
+        run(&tool, &fake, Call::new(json!({})).by("alice")),
         Step::Complete(_)
     ));
     let later = answers(handshake(bare(), "s2"), 2).at(1_000 + IDLE_MS + 1);
     assert!(matches!(
-        run(&tool, &later, Call::new(json!({}))),
+        run(&tool, &later, Call::new(json!({})).by("alice")),
         Step::Complete(_)
     ));
     assert_eq!(
@@ -178,7 +178,11 @@ fn callers_declaring_other_capabilities_get_sessions_of_their_own_and_at_most_ma
     }
     // Each caller declares a different `sampling` (a stranger may send any): a session each,
     // up to MAX_KEPT kept; past it the least recently used is closed.
-    let declaring = |i: usize| Call::new(json!({})).declaring(json!({ "sampling": { "n": i } }));
+    let declaring = |i: usize| {
+        Call::new(json!({}))
+            .by("alice")
+            .declaring(json!({ "sampling": { "n": i } }))
+    };
     for i in 0..=MAX_KEPT {
         let step = run(&tool, &fake, declaring(i));
         assert!(matches!(step, Step::Complete(_)), "{i}: {step:?}");
@@ -249,5 +253,27 @@ fn a_session_is_never_shared_with_another_caller() {
             Step::Complete(_)
         ));
         assert_eq!(session_ids(&next), [Some(session.to_owned())], "{who}");
+    }
+}
+
+#[test]
+fn anonymous_callers_get_no_kept_session() {
+    // Anonymous callers share one principal but are strangers to each other: each call
+    // opens a session of its own and closes it.
+    let tool = lookup();
+    for session in ["first", "second"] {
+        let fake = answers(handshake(bare(), session), 2);
+        let call = Call::new(json!({})).by(mcp_tasks_edge::auth::ANONYMOUS);
+        assert!(matches!(run(&tool, &fake, call), Step::Complete(_)));
+        assert_eq!(
+            methods(&fake),
+            [
+                "initialize",
+                "notifications/initialized",
+                "tools/call",
+                "DELETE"
+            ],
+            "{session}"
+        );
     }
 }

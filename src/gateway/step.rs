@@ -291,7 +291,11 @@ async fn first(tool: &UpstreamTool, call: &Call, host: &Host) -> Result<Step, To
         timeout_ms: tool.inline_ms,
         ..tool.call
     };
-    let by = call.principal.as_deref();
+    // Anonymous callers are strangers to each other: none gets a kept session.
+    let by = call
+        .principal
+        .as_deref()
+        .filter(|p| *p != crate::auth::ANONYMOUS);
     let kept = |host| {
         tool.sessions.start(
             host,

@@ -10,7 +10,8 @@
 //   greet (readOnlyHint, so repeatable: the Worker calls it inline)
 //     direct:    tools/call greet to the upstream
 //     forwarder: the same request to the pass-through Worker
-//     gateway:   tools/call agents_greet to the gateway (one upstream request inside), as
+//     gateway:   tools/call agents_greet to the gateway (one upstream request inside), by a
+//                caller with an API key (the test key alice), as
 //                served with its console ([assets]) and without
 //   slow_sum {seconds: 0} (no hints: the gateway never calls it twice, so a task object
 //   holds the call), a client without the Tasks extension, so one request answers it
@@ -33,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { headersFor } from '../e2e/mcp.mjs';
 import { writeNoAssetsConfig } from './agents.mjs';
 import { startUpstream } from '../support/upstream.mjs';
-import { TEST_VARS, startServer } from '../support/server.mjs';
+import { TEST_KEYS, TEST_VARS, startServer } from '../support/server.mjs';
 import { directPort, groupCpu, pin, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -43,13 +44,17 @@ const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS || 1);
 const log = (m) => console.error(`[gateway bench] ${m}`);
 
 let nextId = 1;
-/** A 2026-07-28 tools/call declaring `caps`, as a host sends it. */
-function call(name, args, caps) {
+/**
+ * A 2026-07-28 tools/call declaring `caps`, as a host sends it; with `token`, as a caller
+ * with an API key (a deployed gateway lets no anonymous caller in).
+ */
+function call(name, args, caps, token) {
   const params = { name, arguments: args, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'gateway-bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': caps } };
   // Accept-Encoding as Node's fetch sends it (the SDKs' transports use fetch), so every
   // server here may compress its answer as it would for a real host.
-  const headers = { ...headersFor('tools/call', params), accept: 'application/json, text/event-stream', 'accept-encoding': 'gzip, deflate' };
+  const headers = { ...headersFor('tools/call', params), accept: 'application/json, text/event-stream', 'accept-encoding': 'gzip, deflate',
+    ...(token && { authorization: `Bearer ${token}` }) };
   return { headers, body: () => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params })) };
 }
 
@@ -140,8 +145,8 @@ try {
       pin(groups[3], inFront);
       pin({ pid: process.pid }, upCpus);
       for (const [what, direct, through, check] of [
-        ['greet (read-only: inline in the Worker)', call('greet', { name: 'bench' }, {}), call('agents_greet', { name: 'bench' }, {}), greeted],
-        ['slow_sum 0 s (no hints: held by a task object, a job)', call('slow_sum', { a: 1, b: 2, seconds: 0 }, {}), call('agents_slow_sum', { a: 1, b: 2, seconds: 0 }, {}), summed],
+        ['greet (read-only: inline in the Worker)', call('greet', { name: 'bench' }, {}), call('agents_greet', { name: 'bench' }, {}, TEST_KEYS.alice), greeted],
+        ['slow_sum 0 s (no hints: held by a task object, a job)', call('slow_sum', { a: 1, b: 2, seconds: 0 }, {}), call('agents_slow_sum', { a: 1, b: 2, seconds: 0 }, {}, TEST_KEYS.alice), summed],
       ]) {
         log(`measuring ${what}, ${placement}`);
         const d = await measure(up, direct, check, groups);
@@ -166,7 +171,7 @@ try {
   // gateway sent four requests per call (initialize, initialized, the call, DELETE).
   log('measuring lookup of the SDK 1.x upstream through the gateway');
   const sent = sdk.record.methods.length + sdk.record.deletes;
-  const ts = await measure(gw, call('ts_lookup', { key: 'bench' }, {}), looked, groups);
+  const ts = await measure(gw, call('ts_lookup', { key: 'bench' }, {}, TEST_KEYS.alice), looked, groups);
   const perCall = (sdk.record.methods.length + sdk.record.deletes - sent) / ts.all;
   console.log(`\nAn SDK 1.x server's read-only tool (lookup, tests/support/upstream.mjs, 2025-11-25 sessions) through the gateway: ${ts.rps.toFixed(0)} req/s, ${perCall.toFixed(2)} upstream requests per call (${ts.all} calls, warm-up included)`);
   writeFileSync(join(HERE, 'last-gateway.json'), `${JSON.stringify({ connections: CONNECTIONS, seconds: SECONDS, rows, sdk: { rps: ts.rps, upstreamRequestsPerCall: perCall } }, null, 2)}\n`);

@@ -73,12 +73,12 @@ test('a fast read-only upstream tool answers inline, its structuredContent intac
   assert.equal(failed.content[0].text, 'it went wrong');
 });
 
-test('inline calls share one upstream session; one the upstream forgot is replaced, the call made once', async () => {
-  const lookup = (key) => ok(gateway.mcpUrl, 'tools/call', { name: 'ts_lookup', arguments: { key } }, { caps: NO_TASKS });
+test('inline calls of one caller share one upstream session; one the upstream forgot is replaced, the call made once', async () => {
+  const lookup = (key, token = TEST_KEYS.alice) => ok(gateway.mcpUrl, 'tools/call', { name: 'ts_lookup', arguments: { key } }, { caps: NO_TASKS, token });
   const count = (method) => upstream.record.methods.filter((m) => m === method).length;
   await lookup('warm');
   const [inits, calls] = [count('initialize'), callsOf('lookup').length];
-  const results = await Promise.all(['a', 'b', 'c', 'd'].map(lookup));
+  const results = await Promise.all(['a', 'b', 'c', 'd'].map((key) => lookup(key)));
   for (const [i, key] of ['a', 'b', 'c', 'd'].entries()) assert.deepEqual(results[i].structuredContent, { key, value: `value-of-${key}` });
   assert.equal(count('initialize'), inits, 'no handshake: the kept session serves them all');
   assert.equal(callsOf('lookup').length, calls + 4);
@@ -86,6 +86,13 @@ test('inline calls share one upstream session; one the upstream forgot is replac
   assert.equal((await lookup('e')).structuredContent.key, 'e');
   assert.equal(count('initialize'), inits + 1, 'a new session, once');
   assert.equal(callsOf('lookup').length, calls + 5, 'the call the upstream refused (404) ran once, on the new session');
+  // Another caller, and an anonymous one, never get alice's session.
+  await lookup('f', TEST_KEYS.mallory);
+  assert.equal(count('initialize'), inits + 2, "mallory's own session");
+  const deletes = upstream.record.deletes;
+  await lookup('g', null);
+  assert.equal(count('initialize'), inits + 3, 'an anonymous call opens a session of its own');
+  assert.equal(upstream.record.deletes, deletes + 1, 'and closes it');
 });
 
 test('arguments are checked against the upstream schema before any upstream call', async () => {

@@ -6,7 +6,9 @@
 //!   capabilities its calls declare (what the caller can be asked): what an upstream keeps
 //!   in a session (a tool may set state there) never reaches another caller. Concurrent
 //!   calls of one caller share it, each with a block of request ids of its own: the
-//!   upstream routes answers by id within a session.
+//!   upstream routes answers by id within a session. A call without a caller of its own (an
+//!   anonymous one: anonymous callers are strangers to each other) gets a session for
+//!   itself alone, closed after the call.
 //! - **Idle.** One unused for longer than [`IDLE_MS`] is closed rather than reused (the
 //!   upstream may have forgotten it).
 //! - **Ended.** One that ended upstream (HTTP 404) is forgotten, and the call, which it never
@@ -98,6 +100,9 @@ impl Sessions {
         for old in idle {
             old.close(host, bounds).await;
         }
+        if principal.is_none() {
+            return Session::start(host, upstream, version, bounds, declared).await;
+        }
         let found = self
             .0
             .borrow_mut()
@@ -131,6 +136,9 @@ impl Sessions {
         let Some(id) = session.id.clone().filter(|_| !session.is_modern()) else {
             return;
         };
+        if principal.is_none() {
+            return session.close(bounds).await;
+        }
         let now = session.host.now_ms();
         let evicted = {
             let mut kept = self.0.borrow_mut();
