@@ -25,9 +25,10 @@ pub(crate) async fn send(request: Outbound, limits: Limits) -> Result<Inbound, H
 /// `limits.timeout_ms`; the [`Body`] then keeps what is left of that deadline, and
 /// [`Streaming`] counts the bytes against `limits.max_bytes`. To the network the deadline is
 /// the runtime's own timer (`AbortSignal.timeout`), one per exchange: the fetch and every
-/// read of the body fail with its `TimeoutError`; a body no longer wanted is cancelled. A binding's request cannot take a signal, so its awaits are raced by
-/// [`within`] instead. (The runtime's promises directly: `worker`'s `Fetch` and
-/// `Fetcher::fetch_request` would each bring their own future and response conversion.)
+/// read of the body fail with its `TimeoutError`; a body no longer wanted is cancelled. A
+/// binding's request cannot take a signal, so its awaits are raced by [`within`] instead.
+/// (The runtime's promises directly: `worker`'s `Fetch` and `Fetcher::fetch_request` would
+/// each bring their own future and response conversion.)
 pub(super) async fn open(
     service: Option<Fetcher>,
     request: Outbound,
@@ -136,7 +137,7 @@ async fn within(promise: js_sys::Promise, ms: u64) -> Option<Result<JsValue, JsV
 
 /// The body of an answer as it arrives (see [`open`]), chunk by chunk as the runtime
 /// gives it (`worker`'s `ByteStream` would bring `wasm_streams` into the Worker), each
-/// read raced against what is left of the request's deadline.
+/// read within what is left of the request's deadline (the runtime's timer, or a race).
 struct Body {
     /// `None`: no body, or the end was read, or the request was stopped.
     reader: Option<web_sys::ReadableStreamDefaultReader>,
