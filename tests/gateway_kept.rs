@@ -76,8 +76,15 @@ fn lookup() -> Tool {
     tool(plain("lookup", json!({ "readOnlyHint": true })), false)
 }
 
-fn run(tool: &Tool, fake: &FakeHost, call: Call) -> Step {
-    block_on(tool.step(call, Host::new(fake.clone())))
+/// Runs `call` of `tool` on `fake`, which must complete it.
+fn completes(tool: &Tool, fake: &FakeHost, call: Call) {
+    let step = block_on(tool.step(call, Host::new(fake.clone())));
+    assert!(matches!(step, Step::Complete(_)), "{step:?}");
+}
+
+/// A call by `principal`.
+fn by(principal: &str) -> Call {
+    Call::new(json!({})).by(principal)
 }
 
 #[test]
@@ -86,8 +93,7 @@ fn calls_share_one_session_each_with_ids_of_its_own() {
     let fake = answers(answers(answers(handshake(bare(), "s1"), 2), 3), 1003);
     let tool = lookup();
     for _ in 0..3 {
-        let step = run(&tool, &fake, Call::new(json!({})).by("alice"));
-        assert!(matches!(step, Step::Complete(_)), "{step:?}");
+        completes(&tool, &fake, by("alice"));
     }
     assert_eq!(
         methods(&fake),
@@ -111,10 +117,7 @@ fn calls_share_one_session_each_with_ids_of_its_own() {
 fn a_session_that_ended_upstream_is_replaced_and_the_call_made_once_on_the_new_one() {
     let tool = lookup();
     let fake = answers(handshake(bare(), "s1"), 2);
-    assert!(matches!(
-        run(&tool, &fake, Call::new(json!({})).by("alice")),
-        Step::Complete(_)
-    ));
+    completes(&tool, &fake, by("alice"));
     // The upstream restarted: it knows no session s1 (404), and opens s2.
     let gone = bare().answer(
         "POST",
@@ -122,8 +125,7 @@ fn a_session_that_ended_upstream_is_replaced_and_the_call_made_once_on_the_new_o
         answer(404, "text/plain", "no such session".into(), None),
     );
     let gone = answers(handshake(gone, "s2"), 2);
-    let step = run(&tool, &gone, Call::new(json!({})).by("alice"));
-    assert!(matches!(step, Step::Complete(_)), "{step:?}");
+    completes(&tool, &gone, by("alice"));
     assert_eq!(
         methods(&gone),
         [
@@ -135,10 +137,7 @@ fn a_session_that_ended_upstream_is_replaced_and_the_call_made_once_on_the_new_o
         "the call the upstream never ran (404) is made once, on a new session"
     );
     let next = answers(bare(), 3);
-    assert!(matches!(
-        run(&tool, &next, Call::new(json!({})).by("alice")),
-        Step::Complete(_)
-    ));
+    completes(&tool, &next, by("alice"));
     assert_eq!(methods(&next), ["tools/call"]);
     assert_eq!(session_ids(&next), [Some("s2".to_owned())]);
 }
@@ -147,15 +146,9 @@ fn a_session_that_ended_upstream_is_replaced_and_the_call_made_once_on_the_new_o
 fn a_session_idle_too_long_is_closed_and_a_new_one_opened() {
     let tool = lookup();
     let fake = answers(handshake(bare(), "s1"), 2).at(1_000);
-    assert!(matches!(
-        run(&tool, &fake, Call::new(json!({})).by("alice")),
-        Step::Complete(_)
-    ));
+    completes(&tool, &fake, by("alice"));
     let later = answers(handshake(bare(), "s2"), 2).at(1_000 + IDLE_MS + 1);
-    assert!(matches!(
-        run(&tool, &later, Call::new(json!({})).by("alice")),
-        Step::Complete(_)
-    ));
+    completes(&tool, &later, by("alice"));
     assert_eq!(
         methods(&later),
         [
@@ -178,14 +171,9 @@ fn callers_declaring_other_capabilities_get_sessions_of_their_own_and_at_most_ma
     }
     // Each caller declares a different `sampling` (a stranger may send any): a session each,
     // up to MAX_KEPT kept; past it the least recently used is closed.
-    let declaring = |i: usize| {
-        Call::new(json!({}))
-            .by("alice")
-            .declaring(json!({ "sampling": { "n": i } }))
-    };
+    let declaring = |i: usize| by("alice").declaring(json!({ "sampling": { "n": i } }));
     for i in 0..=MAX_KEPT {
-        let step = run(&tool, &fake, declaring(i));
-        assert!(matches!(step, Step::Complete(_)), "{i}: {step:?}");
+        completes(&tool, &fake, declaring(i));
     }
     let sent = methods(&fake);
     assert_eq!(
@@ -211,16 +199,10 @@ fn callers_declaring_other_capabilities_get_sessions_of_their_own_and_at_most_ma
     );
     // The last caller's is still kept; the first caller's opens a new one.
     let kept = answers(bare(), 3);
-    assert!(matches!(
-        run(&tool, &kept, declaring(MAX_KEPT)),
-        Step::Complete(_)
-    ));
+    completes(&tool, &kept, declaring(MAX_KEPT));
     assert_eq!(methods(&kept), ["tools/call"]);
     let again = answers(handshake(bare(), "s-new"), 2);
-    assert!(matches!(
-        run(&tool, &again, declaring(0)),
-        Step::Complete(_)
-    ));
+    completes(&tool, &again, declaring(0));
     assert_eq!(methods(&again)[0], "initialize");
 }
 
@@ -230,15 +212,9 @@ fn a_session_is_never_shared_with_another_caller() {
     // what a tool set in Alice's session upstream never reaches his calls.
     let tool = lookup();
     let alice = answers(handshake(bare(), "alice-session"), 2);
-    assert!(matches!(
-        run(&tool, &alice, Call::new(json!({})).by("alice")),
-        Step::Complete(_)
-    ));
+    completes(&tool, &alice, by("alice"));
     let bob = answers(handshake(bare(), "bob-session"), 2);
-    assert!(matches!(
-        run(&tool, &bob, Call::new(json!({})).by("bob")),
-        Step::Complete(_)
-    ));
+    completes(&tool, &bob, by("bob"));
     assert_eq!(
         methods(&bob)[0],
         "initialize",
@@ -248,10 +224,7 @@ fn a_session_is_never_shared_with_another_caller() {
     // Each is kept for its own caller.
     for (who, session) in [("alice", "alice-session"), ("bob", "bob-session")] {
         let next = answers(bare(), 3);
-        assert!(matches!(
-            run(&tool, &next, Call::new(json!({})).by(who)),
-            Step::Complete(_)
-        ));
+        completes(&tool, &next, by(who));
         assert_eq!(session_ids(&next), [Some(session.to_owned())], "{who}");
     }
 }
@@ -263,8 +236,7 @@ fn anonymous_callers_get_no_kept_session() {
     let tool = lookup();
     for session in ["first", "second"] {
         let fake = answers(handshake(bare(), session), 2);
-        let call = Call::new(json!({})).by(mcp_tasks_edge::auth::ANONYMOUS);
-        assert!(matches!(run(&tool, &fake, call), Step::Complete(_)));
+        completes(&tool, &fake, by(mcp_tasks_edge::auth::ANONYMOUS));
         assert_eq!(
             methods(&fake),
             [

@@ -1,8 +1,11 @@
 // `make bench`'s agents peer (tests/bench/run.mjs, BENCH_AGENTS=1): the packages it runs on,
-// for the report, and the project's own build served without `[assets]` beside it.
+// for the report, and the project's own build served without `[assets]` beside it; and the
+// gateway's `agents` upstream (tests/bench/gateway.mjs, `PROFILE_PATH=gateway`).
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ROOT } from '../support/server.mjs';
+import { directPort, mcpRequest, startWrangler } from './servers.mjs';
 
 const HERE = join(ROOT, 'tests', 'bench');
 
@@ -28,4 +31,26 @@ export function writeNoAssetsConfig() {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'wrangler.toml'), toml);
   return dir;
+}
+
+/**
+ * A probe (see `directPort`): `url` answers a 2026-07-28 `tools/list` naming `tool`. Of the
+ * ports a `wrangler dev` listens on, workerd's own is the one whose list has the tool.
+ */
+export const listsTool = (tool) => async (url) => {
+  const { headers, body } = mcpRequest('bench-probe', 'tools/list');
+  const r = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...headers, accept: 'application/json, text/event-stream' }, body });
+  return r.status === 200 && (await r.text()).includes(`"${tool}"`);
+};
+
+/**
+ * The gateway's `agents` upstream (peer-agents/gateway-upstream.js, its packages installed
+ * first) under its own `wrangler dev`: { server, port }, `port` its workerd's own.
+ */
+export async function startAgentsUpstream() {
+  const install = spawnSync('sh', [join(HERE, 'peer-agents', 'install.sh')], { stdio: 'inherit', timeout: 600_000 });
+  if (install.status !== 0) throw new Error('the agents peer did not install');
+  const server = await startWrangler({ configDir: join(HERE, 'peer-agents'), config: 'gateway-upstream.toml',
+    probe: async (url) => (await fetch(`${url}/mcp`, { method: 'OPTIONS' })).status < 500 });
+  return { server, port: (await directPort(server.port, listsTool('greet'))).port };
 }

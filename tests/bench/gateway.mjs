@@ -25,14 +25,13 @@
 // in two placements of the processes (below): sharing both cores, and one core each. The
 // table gives requests per second, the ratios, and the workerd CPU per call of each process.
 // Settings: BENCH_CONNECTIONS=8, BENCH_SECONDS=5, BENCH_WARMUP_SECONDS=1.
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { headersFor } from '../e2e/mcp.mjs';
-import { writeNoAssetsConfig } from './agents.mjs';
+import { listsTool, startAgentsUpstream, writeNoAssetsConfig } from './agents.mjs';
 import { startUpstream } from '../support/upstream.mjs';
 import { TEST_KEYS, TEST_VARS, startServer } from '../support/server.mjs';
 import { directPort, groupCpu, pin, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
@@ -90,11 +89,8 @@ async function measure(port, request, check, groups) {
   }
 }
 
-const install = spawnSync('sh', [join(HERE, 'peer-agents', 'install.sh')], { stdio: 'inherit', timeout: 600_000 });
-if (install.status !== 0) throw new Error('the agents peer did not install');
-const mcpProbe = async (url) => (await fetch(`${url}/mcp`, { method: 'OPTIONS' })).status < 500;
 log('starting the agents upstream and the gateway');
-const upstream = await startWrangler({ configDir: join(HERE, 'peer-agents'), config: 'gateway-upstream.toml', probe: mcpProbe });
+const { server: upstream, port: up } = await startAgentsUpstream();
 let gateway;
 let forwarder;
 let bare;
@@ -102,29 +98,20 @@ let bare;
 // the load generator's, on the same core).
 const sdk = await startUpstream();
 try {
-  // workerd's own port is the one whose tools/list has the tool (others answer too).
-  const lists = (tool) => async (url) => {
-    const list = call('x', {}, {});
-    const r = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...list.headers, 'mcp-method': 'tools/list' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: JSON.parse(list.body()).params._meta } }) });
-    const text = await r.text();
-    return r.status === 200 && text.includes(`"${tool}"`);
-  };
-  const up = (await directPort(upstream.port, lists('greet'))).port;
   const upstreamUrl = `http://127.0.0.1:${up}/mcp`;
   // The gateway and the forwarder reach the upstream as the direct measurement does: its workerd's port.
-  forwarder = await startWrangler({ configDir: join(HERE, 'baseline-js'), vars: { FORWARD_URL: upstreamUrl }, probe: lists('greet') });
-  const fw = (await directPort(forwarder.port, lists('greet'))).port;
+  forwarder = await startWrangler({ configDir: join(HERE, 'baseline-js'), vars: { FORWARD_URL: upstreamUrl }, probe: listsTool('greet') });
+  const fw = (await directPort(forwarder.port, listsTool('greet'))).port;
   const gatewayVars = { ...TEST_VARS, QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited',
     UPSTREAMS: JSON.stringify([{ name: 'agents', url: upstreamUrl, prefix: 'agents_' }, { name: 'ts', url: sdk.url, prefix: 'ts_' }]),
     LOG_LEVEL: 'warn' };
   gateway = await startServer({ vars: gatewayVars });
-  const gw = (await directPort(gateway.port, lists('agents_greet'))).port;
+  const gw = (await directPort(gateway.port, listsTool('agents_greet'))).port;
   // The same build without [assets]: under wrangler dev an assets router (JS Workers of its
   // own, in the same workerd) runs in front of the Worker on every request; on Cloudflare it
   // is the platform's, not the Worker's CPU.
-  bare = await startWrangler({ configDir: writeNoAssetsConfig(), probe: lists('agents_greet'), vars: gatewayVars });
-  const gwBare = (await directPort(bare.port, lists('agents_greet'))).port;
+  bare = await startWrangler({ configDir: writeNoAssetsConfig(), probe: listsTool('agents_greet'), vars: gatewayVars });
+  const gwBare = (await directPort(bare.port, listsTool('agents_greet'))).port;
   const groups = [upstream, forwarder, gateway, bare].map((s) => workerdPorts(s.port).group);
   const greeted = (r) => { if (r.content?.[0]?.text !== 'Hello from agents, bench!') throw new Error(JSON.stringify(r)); };
   const summed = (r) => { if (r.structuredContent?.sum !== 3) throw new Error(JSON.stringify(r)); };

@@ -18,12 +18,12 @@
 //   PROFILE_SECONDS=5           sampled seconds (after 1 s of warm-up)
 //   PROFILE_CONNECTIONS=8
 //   PROFILE_TOP=40              rows per table
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
-import { directPort, groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
+import { startAgentsUpstream } from './agents.mjs';
+import { groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
 import WebSocket from 'ws';
 
 const mcp = (method, params) => mcpRequest('profile', method, params);
@@ -163,20 +163,8 @@ function summarize(profile) {
 
 const BASELINE = PATH === 'noop' || PATH === 'read';
 const QUOTAS = { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', QUOTA_LISTEN_STREAMS: 'unlimited' };
-/** The gateway's upstream (PROFILE_PATH=gateway): the `agents` Worker, reached on its workerd's port. */
-async function agentsUpstream() {
-  const install = spawnSync('sh', [join(ROOT, 'tests', 'bench', 'peer-agents', 'install.sh')], { stdio: 'inherit', timeout: 600_000 });
-  if (install.status !== 0) throw new Error('the agents peer did not install');
-  const upstream = await startWrangler({ configDir: join(ROOT, 'tests', 'bench', 'peer-agents'), config: 'gateway-upstream.toml',
-    probe: async (url) => (await fetch(`${url}/mcp`, { method: 'OPTIONS' })).status < 500 });
-  const greets = async (url) => {
-    const { headers, body } = mcp('tools/list');
-    const r = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...headers, accept: 'application/json, text/event-stream' }, body });
-    return r.status === 200 && (await r.text()).includes('"greet"');
-  };
-  return { upstream, port: (await directPort(upstream.port, greets)).port };
-}
-const upstream = PATH === 'gateway' ? await agentsUpstream() : null;
+// The gateway's upstream (PROFILE_PATH=gateway): the `agents` Worker, on its workerd's port.
+const upstream = PATH === 'gateway' ? await startAgentsUpstream() : null;
 const server = BASELINE
   ? await startWrangler({ configDir: join(ROOT, 'tests', 'bench', 'baseline-js'), probe: async (url) => (await fetch(`${url}/noop`)).ok })
   : await startServer({ vars: { ...QUOTAS, ...(upstream && {
@@ -230,5 +218,5 @@ try {
 } finally {
   agent.destroy();
   await server.stop();
-  await upstream?.upstream.stop();
+  await upstream?.server.stop();
 }

@@ -89,14 +89,11 @@ impl Sessions {
         declared: Value,
     ) -> Result<Session, UpstreamError> {
         let now = host.now_ms();
-        let idle: Vec<Kept> = {
-            let mut kept = self.0.borrow_mut();
-            let (idle, fresh) = kept
-                .drain(..)
-                .partition(|k| now.saturating_sub(k.used_at_ms) > IDLE_MS);
-            *kept = fresh;
-            idle
-        };
+        let idle: Vec<Kept> = self
+            .0
+            .borrow_mut()
+            .extract_if(.., |k| now.saturating_sub(k.used_at_ms) > IDLE_MS)
+            .collect();
         for old in idle {
             old.close(host, bounds).await;
         }
