@@ -168,6 +168,23 @@ pub fn accepts(headers: &Headers, media_type: &str) -> bool {
     best.is_some_and(|(_, acceptable)| acceptable)
 }
 
+/// The origin (`scheme://host[:port]`) and the path of an absolute URL as a runtime
+/// serializes it (WHATWG URL §4.5: a special scheme's path always begins with `/`, a
+/// default port is left out, `?` and `#` within the path are percent-encoded), read off the
+/// string instead of parsing it again. `None` for anything else (userinfo, no path), which
+/// the caller parses in full.
+pub fn origin_and_path(url: &str) -> Option<(&str, &str)> {
+    let scheme = url.find("://")?;
+    let after = scheme + 3;
+    let path_start = after + url[after..].find(['/', '?', '#'])?;
+    if url[after..path_start].contains('@') || url.as_bytes()[path_start] != b'/' {
+        return None;
+    }
+    let rest = &url[path_start..];
+    let path = &rest[..rest.find(['?', '#']).unwrap_or(rest.len())];
+    Some((&url[..path_start], path))
+}
+
 /// OWS around a field value is not part of it (RFC 9110 §5.5).
 pub fn trim_ows(value: &str) -> &str {
     value.trim_matches(|c| c == ' ' || c == '\t')

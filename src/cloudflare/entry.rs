@@ -33,13 +33,15 @@ pub async fn fetch(
     env: Env,
     build: fn() -> Server,
 ) -> worker::Result<web_sys::Response> {
-    serve(req, env, None, build).await
+    serve(Clone::clone(req.inner()), env, None, build).await
 }
 
 /// [`fetch`] with the invocation's context (what `export_worker!` hands it): a job whose
-/// caller disconnects before its handle is cancelled under `waitUntil` (`leave`).
+/// caller disconnects before its handle is cancelled under `waitUntil` (`leave`). It takes
+/// the runtime's request as it is: `worker::Request` would read its `cf` object and URL on
+/// every request, which nothing here needs.
 pub(crate) async fn serve(
-    req: Request,
+    req: web_sys::Request,
     env: Env,
     invocation: Option<worker::Context>,
     build: fn() -> Server,
@@ -49,15 +51,24 @@ pub(crate) async fn serve(
         Ok(server) => server,
         Err(refusal) => return to_response(refusal),
     };
-    let trace = log::request_id(&req);
-    let url = worker::Url::parse(&req.inner().url())?;
-    let origin = url.origin().ascii_serialization();
+    let url = req.url();
+    let (origin, path) = match crate::http::origin_and_path(&url) {
+        Some((origin, path)) => (origin.to_owned(), path.to_owned()),
+        None => {
+            let parsed = worker::Url::parse(&url)?;
+            (
+                parsed.origin().ascii_serialization(),
+                parsed.path().to_owned(),
+            )
+        }
+    };
     let mut request = HttpRequest {
-        method: req.method().to_string(),
-        path: url.path().to_owned(),
+        method: req.method(),
+        path,
         headers: request_headers(&req),
         body: Vec::new(),
     };
+    let trace = log::request_id(&request.headers);
     if let Some(response) = server.well_known(&request, &origin) {
         return to_response(response);
     }
@@ -78,7 +89,7 @@ pub(crate) async fn serve(
     let action = server.handle(&request, &ctx);
     let streams = crate::http::names(&request.headers, crate::http::EVENT_STREAM);
     // The handle to the same JS request (not `Request.clone()`, which copies it).
-    let leave = Leave::on_abort(Clone::clone(req.inner()), invocation);
+    let leave = Leave::on_abort(req, invocation);
     let fx = WorkerEffects::new(&server, &env, Some(&trace), &leave);
     let stage = Stage {
         era: Era::Modern,
@@ -152,7 +163,7 @@ async fn authenticate(
 /// Reads a POST's body, unless it is declared larger than `MAX_BODY_BYTES` (the core
 /// then answers 413 from the header, and nothing is read).
 async fn read_body_within_limit(
-    req: &Request,
+    req: &web_sys::Request,
     request: &mut HttpRequest,
     server: &Server,
 ) -> worker::Result<()> {

@@ -80,7 +80,7 @@ pub fn fetch(req: web_sys::Request, env: Env, ctx: Context, build: fn() -> Serve
     let raw = js(&req);
     let work = async move {
         let invocation = Some(worker::Context::new(ctx));
-        match super::entry::serve(req.into(), env, invocation, build).await {
+        match super::entry::serve(req, env, invocation, build).await {
             Ok(response) => Ok(response.into()),
             Err(e) => Err(JsValue::from(e)),
         }

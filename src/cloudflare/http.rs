@@ -12,9 +12,9 @@ use worker::{Request, Response, web_sys};
 const BODY_PROPERTY: &str = "mcpBody";
 
 /// Reads the whole body in one piece, leaving it on the request for `guard.js`.
-pub(crate) async fn read_whole_body(req: &Request) -> worker::Result<Vec<u8>> {
-    let buffer = JsFuture::from(req.inner().array_buffer()?).await?;
-    js_sys::Reflect::set(req.inner(), &BODY_PROPERTY.into(), &buffer)?;
+pub(crate) async fn read_whole_body(req: &web_sys::Request) -> worker::Result<Vec<u8>> {
+    let buffer = JsFuture::from(req.array_buffer()?).await?;
+    js_sys::Reflect::set(req, &BODY_PROPERTY.into(), &buffer)?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
@@ -22,7 +22,7 @@ pub(crate) async fn read_whole_body(req: &Request) -> worker::Result<Vec<u8>> {
 /// larger than `MAX_BODY_BYTES` is never held whole (the core answers 413 from the
 /// length). The bytes read are left on the request for `guard.js` ([`BODY_PROPERTY`]).
 pub(crate) async fn read_body(
-    req: &Request,
+    req: &web_sys::Request,
     declared: Option<usize>,
     limit: usize,
 ) -> worker::Result<Vec<u8>> {
@@ -32,12 +32,11 @@ pub(crate) async fn read_body(
         return read_whole_body(req).await;
     }
     let stream = req
-        .inner()
         .body()
         .ok_or_else(|| worker::Error::RustError("no body for request".into()))?;
     let body = read_up_to(&stream, limit).await?;
     let copy = js_sys::Uint8Array::from(body.as_slice());
-    js_sys::Reflect::set(req.inner(), &BODY_PROPERTY.into(), &copy)?;
+    js_sys::Reflect::set(req, &BODY_PROPERTY.into(), &copy)?;
     Ok(body)
 }
 
@@ -72,8 +71,8 @@ pub(crate) async fn read_up_to(
 }
 
 /// The request's headers in one crossing of the wasm boundary (see [`header_pairs`]).
-pub(crate) fn request_headers(req: &Request) -> Headers {
-    Headers::from_pairs(header_pairs(&req.inner().headers()))
+pub(crate) fn request_headers(req: &web_sys::Request) -> Headers {
+    Headers::from_pairs(header_pairs(&req.headers()))
 }
 
 /// `headers` as (name, value) pairs, names lower-cased as the runtime gives them, read in

@@ -2,8 +2,8 @@
 //! which Workers Logs indexes field by field and `wrangler tail` shows as it happens. The
 //! adapter decides when something happened; what is printed, and whether, is the core's.
 
+use crate::http::Headers;
 use crate::ops::log::{Line, LogSettings};
-use worker::Request;
 
 /// Prints `line` if `settings` let it through.
 pub(crate) fn print(line: &Line, settings: &LogSettings) {
@@ -22,8 +22,8 @@ pub(crate) fn print_all(lines: impl IntoIterator<Item = Line>, settings: &LogSet
 
 /// The request's id for the logs: Cloudflare's `cf-ray` when there is one (it is also in
 /// the platform's own request logs), else 16 random hex digits.
-pub(crate) fn request_id(req: &Request) -> String {
-    if let Ok(Some(ray)) = req.headers().get("cf-ray") {
+pub(crate) fn request_id(headers: &Headers) -> String {
+    if let Some(ray) = headers.get("cf-ray") {
         return ray;
     }
     let mut bytes = [0u8; 8];

@@ -184,7 +184,7 @@ impl SessionRunner {
         let accept = header("accept");
         let method = req.method().to_string();
         let body = match method.as_str() {
-            "POST" => super::read_whole_body(&req).await?,
+            "POST" => super::read_whole_body(req.inner()).await?,
             _ => Vec::new(),
         };
         let now = now_ms();

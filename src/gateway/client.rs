@@ -108,7 +108,7 @@ impl Session {
             None => None,
         };
         Ok(Session {
-            host: host.widened(&upstream.allow_list()),
+            host: host.widened(upstream.allow_list()),
             upstream: upstream.clone(),
             token,
             id,

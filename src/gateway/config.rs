@@ -47,6 +47,9 @@ pub struct Upstream {
     pub tools: Option<Vec<String>>,
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// [`Upstream::allow_list`], worked out on first use (each call's session asks).
+    #[serde(skip)]
+    allow: std::cell::OnceCell<AllowList>,
 }
 
 impl Upstream {
@@ -73,7 +76,11 @@ impl Upstream {
 
     /// The hosts its requests may reach: its own URL's, and no other (no redirects are
     /// followed to an upstream's calls). A service binding is no host: nothing.
-    pub fn allow_list(&self) -> AllowList {
+    pub fn allow_list(&self) -> &AllowList {
+        self.allow.get_or_init(|| self.own_host())
+    }
+
+    fn own_host(&self) -> AllowList {
         if self.binding.is_some() {
             return AllowList::default();
         }

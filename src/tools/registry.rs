@@ -3,11 +3,15 @@
 use super::Tool;
 use crate::error::McpError;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The tools a server offers, in registration order (tools "Capabilities").
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
     tools: Vec<Tool>,
+    /// Each name's tool (the first registered, where a name is taken twice): every call
+    /// looks its tool up, several times, among what may be hundreds of upstream tools.
+    index: BTreeMap<String, usize>,
     /// Upstreams whose tools are not known yet (`crate::gateway`: their list could not be
     /// fetched), as (tool name prefix, upstream name).
     awaiting: Vec<(String, String)>,
@@ -17,8 +21,14 @@ impl Registry {
     /// The tools, each input schema compiled here, once: `tools/call` only validates.
     /// A schema that does not compile is one of [`Registry::problems`].
     pub fn new(tools: Vec<Tool>) -> Self {
+        let tools: Vec<Tool> = tools.into_iter().map(Tool::compile).collect();
+        let mut index = BTreeMap::new();
+        for (i, tool) in tools.iter().enumerate() {
+            index.entry(tool.name().to_owned()).or_insert(i);
+        }
         Registry {
-            tools: tools.into_iter().map(Tool::compile).collect(),
+            tools,
+            index,
             awaiting: Vec::new(),
         }
     }
@@ -40,7 +50,7 @@ impl Registry {
     }
 
     pub fn get(&self, name: &str) -> Option<&Tool> {
-        self.tools.iter().find(|t| t.name() == name)
+        self.index.get(name).map(|&i| &self.tools[i])
     }
 
     pub fn definitions(&self) -> Vec<Value> {

@@ -21,7 +21,7 @@
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { ROOT, startServer } from '../support/server.mjs';
+import { ROOT, TEST_KEYS, startServer } from '../support/server.mjs';
 import { startAgentsUpstream } from './agents.mjs';
 import { groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
 import WebSocket from 'ws';
@@ -112,7 +112,9 @@ async function workload(server, agent) {
         }
       };
     case 'gateway':
-      return () => call(mcp('tools/call', { name: 'agents_greet', arguments: { name: 'profile' } }));
+      // Keyed, as a deployed gateway is called (and so on a kept upstream session).
+      return () => call(mcpRequest('profile', 'tools/call', { name: 'agents_greet', arguments: { name: 'profile' } },
+        { authorization: `Bearer ${TEST_KEYS.alice}` }));
     default:
       throw new Error(`PROFILE_PATH ${PATH}: not one of tools/list, tasks/get, tasks/update, create, lifecycle, gateway`);
   }

@@ -83,7 +83,7 @@ pub(crate) async fn announce(env: &Env, uri: &str) -> std::result::Result<(), Mc
 
 /// A registry operation, or a session being told of an update.
 pub(super) async fn handle(runner: &SessionRunner, op: &str, req: Request) -> Result<Response> {
-    let body = crate::cloudflare::read_whole_body(&req).await?;
+    let body = crate::cloudflare::read_whole_body(req.inner()).await?;
     object_reply(&subscribers::serve(&mut Platform(runner), op, &body).await)
 }
 
