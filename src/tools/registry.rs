@@ -3,15 +3,15 @@
 use super::Tool;
 use crate::error::McpError;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// The tools a server offers, in registration order (tools "Capabilities").
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
     tools: Vec<Tool>,
-    /// Each name's tool (the first registered, where a name is taken twice): every call
-    /// looks its tool up, several times, among what may be hundreds of upstream tools.
-    index: BTreeMap<String, usize>,
+    /// The tools' names, in the same order: every call looks its tool up, several times,
+    /// among what may be hundreds of upstream tools, and a name read out of each
+    /// definition's map costs a map lookup per tool.
+    names: Vec<String>,
     /// Upstreams whose tools are not known yet (`crate::gateway`: their list could not be
     /// fetched), as (tool name prefix, upstream name).
     awaiting: Vec<(String, String)>,
@@ -22,13 +22,9 @@ impl Registry {
     /// A schema that does not compile is one of [`Registry::problems`].
     pub fn new(tools: Vec<Tool>) -> Self {
         let tools: Vec<Tool> = tools.into_iter().map(Tool::compile).collect();
-        let mut index = BTreeMap::new();
-        for (i, tool) in tools.iter().enumerate() {
-            index.entry(tool.name().to_owned()).or_insert(i);
-        }
         Registry {
+            names: tools.iter().map(|t| t.name().to_owned()).collect(),
             tools,
-            index,
             awaiting: Vec::new(),
         }
     }
@@ -50,7 +46,8 @@ impl Registry {
     }
 
     pub fn get(&self, name: &str) -> Option<&Tool> {
-        self.index.get(name).map(|&i| &self.tools[i])
+        let at = self.names.iter().position(|n| n == name)?;
+        self.tools.get(at)
     }
 
     pub fn definitions(&self) -> Vec<Value> {

@@ -31,8 +31,11 @@ import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 // Not "my-mcp": the script's renaming (crate, Worker, server, tests) is exercised too.
 const NAME = 'link-checker';
 // The Worker's size budget, gzipped, in KiB (wrangler's figure): what the starter measures
-// now plus 2 KiB or so (0.3 on the smallest build), so a regression shows. It measures 458.62
-// KiB, and 430.16 KiB on its smallest build: 0.11 KiB and 0.31 KiB more than before
+// now plus 2 KiB or so (0.3 on the smallest build), so a regression shows. It measures 458.94
+// KiB, and 430.53 KiB on its smallest build: 0.32 KiB and 0.37 KiB more than before the
+// request path took the runtime's request as it is (its origin and path read off the URL,
+// `http::origin_and_path`) and tools were looked up through their names (`Registry`).
+// Before that, 0.11 KiB and 0.31 KiB more for
 // `Call::principal` (who called, which a step keeps its per-caller state by) and the
 // outbound exchange's one runtime timer (src/cloudflare/exchange.rs). Earlier steps: one
 // interpreter of actions (`server::perform`) and one follower of a task (`server::follower`),
@@ -43,7 +46,7 @@ const NAME = 'link-checker';
 // tools with a typed question) weigh about 13 KiB together on the library (docs/authoring.md
 // "Building, and what the Worker weighs").
 const SMALL = process.env.STARTER_BUILD === 'small';
-const BUDGET_KIB = SMALL ? 430.5 : 460.5;
+const BUDGET_KIB = SMALL ? 430.8 : 460.5;
 
 const parent = mkdtempSync(join(tmpdir(), 'mcp-starter-'));
 const dir = join(parent, NAME);
