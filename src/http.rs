@@ -171,10 +171,13 @@ pub fn accepts(headers: &Headers, media_type: &str) -> bool {
 /// The origin (`scheme://host[:port]`) and the path of an absolute URL as a runtime
 /// serializes it (WHATWG URL §4.5: a special scheme's path always begins with `/`, a
 /// default port is left out, `?` and `#` within the path are percent-encoded), read off the
-/// string instead of parsing it again. `None` for anything else (userinfo, no path), which
-/// the caller parses in full.
+/// string instead of parsing it again. `None` for anything else (another scheme, userinfo,
+/// no path), which the caller parses in full.
 pub fn origin_and_path(url: &str) -> Option<(&str, &str)> {
     let scheme = url.find("://")?;
+    if !matches!(&url[..scheme], "http" | "https") {
+        return None;
+    }
     let after = scheme + 3;
     let path_start = after + url[after..].find(['/', '?', '#'])?;
     if url[after..path_start].contains('@') || url.as_bytes()[path_start] != b'/' {

@@ -55,7 +55,8 @@ fn reads_the_usual_request_urls() {
     }
 }
 
-/// Userinfo, or no path after the host: declined, so the caller parses in full.
+/// Another scheme, userinfo, or no path after the host: declined, so the caller parses in
+/// full.
 #[test]
 fn declines_what_it_cannot_read() {
     for url in [
@@ -63,6 +64,8 @@ fn declines_what_it_cannot_read() {
         "https://edge.example.com",
         "https://edge.example.com?x=1",
         "mailto:someone@example.com",
+        "foo://edge.example.com/mcp",
+        "wss://edge.example.com/mcp",
         "not a url",
     ] {
         assert_eq!(origin_and_path(url), None, "{url}");
