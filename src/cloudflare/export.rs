@@ -58,9 +58,9 @@ fn guarded(
     guard(future_to_promise(work), object, method, request, ctx)
 }
 
-fn respond(result: worker::Result<worker::Response>) -> Outcome {
+fn respond(result: worker::Result<impl Into<web_sys::Response>>) -> Outcome {
     result
-        .map(web_sys::Response::from)
+        .map(Into::<web_sys::Response>::into)
         .map(JsValue::from)
         .map_err(JsValue::from)
 }
@@ -133,7 +133,7 @@ impl TaskExport {
         let runner = self.runner.clone();
         let raw = js(&req);
         self.guarded("fetch", Invocation::Request, &raw, async move {
-            respond(runner.fetch(req.into()).await)
+            respond(runner.fetch(req).await)
         })
     }
 
@@ -240,7 +240,7 @@ impl PrincipalExport {
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
         let runner = self.0.clone();
         let raw = js(&req);
-        let work = async move { respond(runner.fetch(req.into()).await) };
+        let work = async move { respond(runner.fetch(req).await) };
         let work = self.1.run(Invocation::Request, work);
         guarded("PrincipalObject", "fetch", &raw, &JsValue::NULL, work)
     }
@@ -276,7 +276,7 @@ impl UpstreamExport {
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
         let runner = self.0.clone();
         let raw = js(&req);
-        let work = async move { respond(runner.fetch(req.into()).await) };
+        let work = async move { respond(runner.fetch(req).await) };
         let work = self.1.run(Invocation::Request, work);
         guarded("UpstreamObject", "fetch", &raw, &JsValue::NULL, work)
     }

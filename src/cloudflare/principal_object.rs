@@ -5,7 +5,7 @@
 use super::bench::{self, PRINCIPAL};
 use super::mirror::Mirror;
 use super::now_ms;
-use super::rpc::{exchange, object_reply};
+use super::rpc::{exchange, object_reply, request_body};
 use crate::auth::anonymous::ledger_name;
 use crate::error::McpError;
 use crate::objects::Write;
@@ -13,7 +13,7 @@ use crate::objects::principal::{self, LEDGER_KEY, LedgerError, LedgerPlatform};
 use crate::quota::{INDEX_PREFIX, LedgerRequest, Quotas, RENEW_MS, Reply};
 use crate::tasks::protocol::{ObjectError, ObjectReply};
 use std::cell::Cell;
-use worker::{Env, Request, Response, Result, State};
+use worker::{Env, Response, Result, State, web_sys};
 
 /// The Durable Object binding name (wrangler.toml).
 pub const PRINCIPALS_BINDING: &str = "PRINCIPALS";
@@ -40,8 +40,8 @@ impl PrincipalRunner {
     }
 
     /// One [`LedgerRequest`], answered as every object answers (`principal::serve`).
-    pub async fn fetch(&self, mut req: Request) -> Result<Response> {
-        let body = req.bytes().await.map_err(|e| e.to_string());
+    pub async fn fetch(&self, req: web_sys::Request) -> Result<web_sys::Response> {
+        let body = request_body(&req).await;
         object_reply(&principal::serve(&mut Platform(self), body).await)
     }
 
@@ -161,7 +161,7 @@ async fn send(
         .get_by_name(ledger_name(principal))
         .map_err(|e| e.to_string())?;
     let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
-    match ObjectReply::outcome(exchange(&stub, LEDGER_URL, &[], body).await) {
+    match ObjectReply::outcome(exchange(stub, LEDGER_URL, &[], body).await) {
         Ok(reply) => serde_json::from_value(reply).map_err(|e| e.to_string()),
         Err(ObjectError::Refused(error)) => Err(error.message),
         Err(ObjectError::Unreachable(why)) => Err(why),

@@ -12,7 +12,7 @@
 
 use super::log;
 use super::mirror::Mirror;
-use super::rpc::object_reply;
+use super::rpc::{object_reply, request_json, request_path};
 use super::{WorkerHost, now_ms, upstreams};
 use crate::host::Host;
 use crate::objects::task::live;
@@ -25,8 +25,8 @@ use crate::tasks::protocol::{ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUE
 use crate::tasks::watch::{CLOSE_GONE, WATCH_PATH, WatchMessage};
 use std::cell::{Cell, RefCell};
 use worker::{
-    Env, Request, Response, Result, State, Storage, WebSocket, WebSocketIncomingMessage,
-    WebSocketPair,
+    Env, Response, Result, State, Storage, WebSocket, WebSocketIncomingMessage, WebSocketPair,
+    web_sys,
 };
 
 mod store;
@@ -150,16 +150,17 @@ impl TaskRunner {
     }
 
     /// A request from the Worker (see `tasks::protocol`), or a watch (`tasks::watch`).
-    pub async fn fetch(&self, mut req: Request) -> Result<Response> {
+    pub async fn fetch(&self, req: web_sys::Request) -> Result<web_sys::Response> {
         // Set by the Worker on every call; a Durable Object is not reachable from outside.
-        let principal = req.headers().get(PRINCIPAL_HEADER)?.unwrap_or_default();
-        let request_id = req.headers().get(REQUEST_ID_HEADER)?;
+        let headers = req.headers();
+        let principal = headers.get(PRINCIPAL_HEADER)?.unwrap_or_default();
+        let request_id = headers.get(REQUEST_ID_HEADER)?;
         let server = upstreams::current(&self.env, self.build).await?;
         let mut platform = Platform {
             object: self,
             server: &server,
         };
-        if let Some(task_id) = req.path().strip_prefix(WATCH_PATH) {
+        if let Some(task_id) = request_path(&req).strip_prefix(WATCH_PATH) {
             return match runner::watch(&mut platform, task_id, &principal)
                 .await
                 .map_err(failed)?
@@ -168,12 +169,12 @@ impl TaskRunner {
                     let pair = WebSocketPair::new()?;
                     self.state.accept_web_socket(&pair.server);
                     pair.server.send_with_str(first.encode())?;
-                    Response::from_websocket(pair.client)
+                    Response::from_websocket(pair.client).map(web_sys::Response::from)
                 }
                 Err(refused) => object_reply(&refused),
             };
         }
-        let request: ObjectRequest = match super::request_json(&mut req).await {
+        let request: ObjectRequest = match request_json(&req).await {
             Ok(request) => request,
             Err(e) => {
                 let refused =

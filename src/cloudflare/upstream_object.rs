@@ -6,7 +6,7 @@
 
 use super::bench::UPSTREAM;
 use super::mirror::Mirror;
-use super::rpc::object_reply;
+use super::rpc::{object_reply, request_body};
 use super::session_object::registry;
 use super::{WorkerHost, log, now_ms, server};
 use crate::gateway::watch;
@@ -15,7 +15,7 @@ use crate::objects::Write;
 use crate::objects::upstream::{self, WATCH_KEY, WatchPlatform};
 use crate::ops::log as logs;
 use crate::server::Server;
-use worker::{Env, Request, Response, Result, State};
+use worker::{Env, Response, Result, State, web_sys};
 
 /// What the `UpstreamObject` class of `export_worker!` runs.
 pub struct UpstreamRunner {
@@ -37,8 +37,8 @@ impl UpstreamRunner {
 
     /// An isolate's `gateway::watch::Ask`, answered as every object answers
     /// (`objects::upstream::serve`).
-    pub async fn fetch(&self, mut req: Request) -> Result<Response> {
-        let body = req.bytes().await.map_err(|e| e.to_string());
+    pub async fn fetch(&self, req: web_sys::Request) -> Result<web_sys::Response> {
+        let body = request_body(&req).await;
         object_reply(&upstream::serve(self, body).await)
     }
 

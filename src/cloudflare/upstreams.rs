@@ -116,7 +116,7 @@ async fn ask(env: &Env, upstream: &Upstream) -> Option<Result<Heard, String>> {
         };
         let body = serde_json::to_string(&request).map_err(|e| e.to_string())?;
         let headers = [("content-type", "application/json")];
-        let reply = ObjectReply::outcome(exchange(&stub, WATCH_URL, &headers, body).await);
+        let reply = ObjectReply::outcome(exchange(stub, WATCH_URL, &headers, body).await);
         let heard = reply.map_err(|e| e.to_string())?;
         crate::jsonrpc::from_value(heard)
             .map_err(|e| format!("a watcher's answer that does not decode: {e}"))

@@ -14,7 +14,9 @@
 //                               noop | read: the JS baselines (tests/bench/baseline-js), to compare,
 //                               or gateway: the gateway's inline call of the `agents` upstream's
 //                               `greet` (tests/bench/gateway.mjs), the upstream under its own
-//                               `wrangler dev`, the gateway's isolate profiled
+//                               `wrangler dev`, the gateway's isolate profiled; or
+//                               gateway-held: its `slow_sum` of 0 s (no hints: a job whose
+//                               task object holds the call)
 //   PROFILE_SECONDS=5           sampled seconds (after 1 s of warm-up)
 //   PROFILE_CONNECTIONS=8
 //   PROFILE_TOP=40              rows per table
@@ -115,8 +117,11 @@ async function workload(server, agent) {
       // Keyed, as a deployed gateway is called (and so on a kept upstream session).
       return () => call(mcpRequest('profile', 'tools/call', { name: 'agents_greet', arguments: { name: 'profile' } },
         { authorization: `Bearer ${TEST_KEYS.alice}` }));
+    case 'gateway-held':
+      return () => call(mcpRequest('profile', 'tools/call', { name: 'agents_slow_sum', arguments: { a: 1, b: 2, seconds: 0 } },
+        { authorization: `Bearer ${TEST_KEYS.alice}` }));
     default:
-      throw new Error(`PROFILE_PATH ${PATH}: not one of tools/list, tasks/get, tasks/update, create, lifecycle, gateway`);
+      throw new Error(`PROFILE_PATH ${PATH}: not one of tools/list, tasks/get, tasks/update, create, lifecycle, gateway, gateway-held`);
   }
 }
 
@@ -165,8 +170,9 @@ function summarize(profile) {
 
 const BASELINE = PATH === 'noop' || PATH === 'read';
 const QUOTAS = { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', QUOTA_LISTEN_STREAMS: 'unlimited' };
-// The gateway's upstream (PROFILE_PATH=gateway): the `agents` Worker, on its workerd's port.
-const upstream = PATH === 'gateway' ? await startAgentsUpstream() : null;
+// The gateway's upstream (PROFILE_PATH=gateway or gateway-held): the `agents` Worker, on
+// its workerd's port.
+const upstream = PATH.startsWith('gateway') ? await startAgentsUpstream() : null;
 const server = BASELINE
   ? await startWrangler({ configDir: join(ROOT, 'tests', 'bench', 'baseline-js'), probe: async (url) => (await fetch(`${url}/noop`)).ok })
   : await startServer({ vars: { ...QUOTAS, ...(upstream && {

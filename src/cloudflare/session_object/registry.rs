@@ -45,7 +45,7 @@ async fn send(
         .and_then(|ns| ns.get_by_name(object))
         .map_err(unavailable)?;
     let header = [(REGISTRY_HEADER, request.op())];
-    let reply = exchange(&stub, OBJECT_URL, &header, request.body()).await;
+    let reply = exchange(stub, OBJECT_URL, &header, request.body()).await;
     match ObjectReply::outcome(reply) {
         Ok(_) => Ok(()),
         Err(ObjectError::Refused(error)) => Err(McpError::Wire(error)),
@@ -84,7 +84,7 @@ pub(crate) async fn announce(env: &Env, uri: &str) -> std::result::Result<(), Mc
 /// A registry operation, or a session being told of an update.
 pub(super) async fn handle(runner: &SessionRunner, op: &str, req: Request) -> Result<Response> {
     let body = crate::cloudflare::read_whole_body(req.inner()).await?;
-    object_reply(&subscribers::serve(&mut Platform(runner), op, &body).await)
+    object_reply(&subscribers::serve(&mut Platform(runner), op, &body).await).map(Response::from)
 }
 
 /// The session object's storage and peers as the registry runner's platform.
