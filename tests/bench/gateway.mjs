@@ -16,15 +16,21 @@
 //   slow_sum {seconds: 0} (no hints: the gateway never calls it twice, so a task object
 //   holds the call), a client without the Tasks extension, so one request answers it
 //     direct, forwarder: tools/call slow_sum
+//     held forwarder: the same request to the pass-through Worker's POST /mcp-held, a new
+//                Durable Object per call storing a checkpoint before the call and the
+//                answer after it: the least a gateway that never calls twice costs
 //     gateway:   tools/call agents_slow_sum (a job: created, run by its object, its result
 //                answered within the wait)
 // and, through the gateway only, lookup {key} of the SDK 1.x server of the e2e tests
 // (tests/support/upstream.mjs, 2025-11-25 sessions, run in this process), readOnlyHint:
 // requests per second and the upstream requests each call cost (the isolate keeps its
 // session: one, the call).
-// in two placements of the processes (below): sharing both cores, and one core each. The
-// table gives requests per second, the ratios, and the workerd CPU per call of each process.
-// Settings: BENCH_CONNECTIONS=8, BENCH_SECONDS=5, BENCH_WARMUP_SECONDS=1.
+// in two placements of the processes (below): sharing both cores, and one core each. Each
+// placement is measured in rounds, every server once per round, the order turned by one
+// each round, so a drift of the machine's speed during the run reaches them alike; the
+// table gives the medians over the rounds of requests per second, of each round's ratios,
+// and of the workerd CPU per call of each process.
+// Settings: BENCH_CONNECTIONS=8, BENCH_SECONDS=5, BENCH_WARMUP_SECONDS=1, BENCH_ROUNDS=3.
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { loadavg } from 'node:os';
@@ -40,6 +46,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 8);
 const SECONDS = Number(process.env.BENCH_SECONDS || 5);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS || 1);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const log = (m) => console.error(`[gateway bench] ${m}`);
 
 let nextId = 1;
@@ -64,14 +71,14 @@ const cpuOf = (groups) => groups.map((g) => groupCpu(g).workerd ?? 0);
  * Requests per second of `request` on `port`, every answer checked, and the workerd CPU
  * (µs per request) each of `groups` (the upstream's, the forwarder's, the gateway's) spent meanwhile.
  */
-async function measure(port, request, check, groups) {
+async function measure(port, request, check, groups, path = '/mcp') {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
   const loop = async (ms) => {
     let n = 0;
     const end = performance.now() + ms;
     await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
       while (performance.now() < end) {
-        const answer = await send(agent, port, 'POST', '/mcp', request.headers, request.body());
+        const answer = await send(agent, port, 'POST', path, request.headers, request.body());
         check(resultOf(answer));
         n++;
       }
@@ -87,6 +94,33 @@ async function measure(port, request, check, groups) {
   } finally {
     agent.destroy();
   }
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * One row of the table from its rounds: the medians of each server's rate and CPU, and of
+ * each round's ratios (the gateway's to the direct call, and to the floor: the
+ * pass-through, or where the gateway holds the call, the held pass-through).
+ */
+function summarize(placement, what, rounds) {
+  const of = (f) => median(rounds.map(f));
+  const floor = (g) => g.held ?? g.forwarder;
+  return {
+    placement, what, rounds,
+    direct: of((g) => g.direct.rps), forwarder: of((g) => g.forwarder.rps),
+    held: rounds[0].held && of((g) => g.held.rps),
+    gateway: of((g) => g.gateway.rps), bare: of((g) => g.bare.rps),
+    gatewayDirect: of((g) => g.gateway.rps / g.direct.rps), bareDirect: of((g) => g.bare.rps / g.direct.rps),
+    gatewayFloor: of((g) => g.gateway.rps / floor(g).rps), bareFloor: of((g) => g.bare.rps / floor(g).rps),
+    upstreamCpu: of((g) => g.direct.cpu[0]), forwarderCpu: of((g) => g.forwarder.cpu[1]),
+    heldCpu: rounds[0].held && of((g) => g.held.cpu[1]),
+    gatewayCpu: of((g) => g.gateway.cpu[2]), bareCpu: of((g) => g.bare.cpu[3]),
+  };
 }
 
 log('starting the agents upstream and the gateway');
@@ -131,28 +165,41 @@ try {
       pin(groups[2], inFront);
       pin(groups[3], inFront);
       pin({ pid: process.pid }, upCpus);
-      for (const [what, direct, through, check] of [
-        ['greet (read-only: inline in the Worker)', call('greet', { name: 'bench' }, {}), call('agents_greet', { name: 'bench' }, {}, TEST_KEYS.alice), greeted],
-        ['slow_sum 0 s (no hints: held by a task object, a job)', call('slow_sum', { a: 1, b: 2, seconds: 0 }, {}), call('agents_slow_sum', { a: 1, b: 2, seconds: 0 }, {}, TEST_KEYS.alice), summed],
+      for (const [what, direct, through, check, held] of [
+        ['greet (read-only: inline in the Worker)', call('greet', { name: 'bench' }, {}), call('agents_greet', { name: 'bench' }, {}, TEST_KEYS.alice), greeted, false],
+        ['slow_sum 0 s (no hints: held by a task object, a job)', call('slow_sum', { a: 1, b: 2, seconds: 0 }, {}), call('agents_slow_sum', { a: 1, b: 2, seconds: 0 }, {}, TEST_KEYS.alice), summed, true],
       ]) {
-        log(`measuring ${what}, ${placement}`);
-        const d = await measure(up, direct, check, groups);
-        const f = await measure(fw, direct, check, groups);
-        const g = await measure(gw, through, check, groups);
-        const b = await measure(gwBare, through, check, groups);
-        rows.push({ placement, what, direct: d.rps, forwarder: f.rps, gateway: g.rps, bare: b.rps,
-          upstreamCpu: d.cpu[0], forwarderCpu: f.cpu[1], gatewayCpu: g.cpu[2], bareCpu: b.cpu[3] });
+        // Every server of the row, measured once per round.
+        const servers = [
+          ['direct', () => measure(up, direct, check, groups)],
+          ['forwarder', () => measure(fw, direct, check, groups)],
+          ...(held ? [['held', () => measure(fw, direct, check, groups, '/mcp-held')]] : []),
+          ['gateway', () => measure(gw, through, check, groups)],
+          ['bare', () => measure(gwBare, through, check, groups)],
+        ];
+        const rounds = [];
+        for (let r = 0; r < ROUNDS; r++) {
+          log(`measuring ${what}, ${placement}, round ${r + 1} of ${ROUNDS}`);
+          const got = {};
+          for (let i = 0; i < servers.length; i++) {
+            const [name, run] = servers[(i + r) % servers.length];
+            got[name] = await run();
+          }
+          rounds.push(got);
+        }
+        rows.push(summarize(placement, what, rounds));
       }
     }
   } finally {
     pin({ pid: process.pid }, '0,1');
   }
-  console.log(`\nThe gateway: a call of an agents Worker's tool, direct, through a pass-through Worker and through the gateway, straight to each workerd, ${CONNECTIONS} connections, ${SECONDS} s each (load ${loadavg()[0].toFixed(2)})`);
-  console.log('| placement | call | direct req/s | pass-through req/s | gateway req/s (without [assets]) | gateway ÷ direct (without [assets]) | gateway ÷ pass-through (without [assets]) | workerd CPU µs/call: upstream (direct), pass-through, gateway (without [assets]) |');
+  console.log(`\nThe gateway: a call of an agents Worker's tool, direct, through a pass-through Worker (held: under a checkpoint in a new Durable Object) and through the gateway, straight to each workerd, ${CONNECTIONS} connections, ${SECONDS} s each, medians of ${ROUNDS} rounds (load ${loadavg()[0].toFixed(2)})`);
+  console.log('| placement | call | direct req/s | pass-through req/s (held) | gateway req/s (without [assets]) | gateway ÷ direct (without [assets]) | gateway ÷ pass-through, held where the gateway holds (without [assets]) | workerd CPU µs/call: upstream (direct), pass-through (held), gateway (without [assets]) |');
   console.log('|---|---|---|---|---|---|---|---|');
-  const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+  const x = (v) => `${v.toFixed(2)}×`;
+  const held = (v, f) => (v === undefined ? '' : ` (${f(v)})`);
   for (const r of rows) {
-    console.log(`| ${r.placement} | ${r.what} | ${r.direct.toFixed(0)} | ${r.forwarder.toFixed(0)} | ${r.gateway.toFixed(0)} (${r.bare.toFixed(0)}) | ${ratio(r.gateway, r.direct)} (${ratio(r.bare, r.direct)}) | ${ratio(r.gateway, r.forwarder)} (${ratio(r.bare, r.forwarder)}) | ${r.upstreamCpu}, ${r.forwarderCpu}, ${r.gatewayCpu} (${r.bareCpu}) |`);
+    console.log(`| ${r.placement} | ${r.what} | ${r.direct.toFixed(0)} | ${r.forwarder.toFixed(0)}${held(r.held, (v) => v.toFixed(0))} | ${r.gateway.toFixed(0)} (${r.bare.toFixed(0)}) | ${x(r.gatewayDirect)} (${x(r.bareDirect)}) | ${x(r.gatewayFloor)} (${x(r.bareFloor)}) | ${r.upstreamCpu}, ${r.forwarderCpu}${held(r.heldCpu, String)}, ${r.gatewayCpu} (${r.bareCpu}) |`);
   }
   // A 2025-11-25 upstream: what a call costs it. Before its isolate kept sessions, the
   // gateway sent four requests per call (initialize, initialized, the call, DELETE).
@@ -161,7 +208,7 @@ try {
   const ts = await measure(gw, call('ts_lookup', { key: 'bench' }, {}, TEST_KEYS.alice), looked, groups);
   const perCall = (sdk.record.methods.length + sdk.record.deletes - sent) / ts.all;
   console.log(`\nAn SDK 1.x server's read-only tool (lookup, tests/support/upstream.mjs, 2025-11-25 sessions) through the gateway: ${ts.rps.toFixed(0)} req/s, ${perCall.toFixed(2)} upstream requests per call (${ts.all} calls, warm-up included)`);
-  writeFileSync(join(HERE, 'last-gateway.json'), `${JSON.stringify({ connections: CONNECTIONS, seconds: SECONDS, rows, sdk: { rps: ts.rps, upstreamRequestsPerCall: perCall } }, null, 2)}\n`);
+  writeFileSync(join(HERE, 'last-gateway.json'), `${JSON.stringify({ connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, rows, sdk: { rps: ts.rps, upstreamRequestsPerCall: perCall } }, null, 2)}\n`);
 } finally {
   await gateway?.stop();
   await forwarder?.stop();

@@ -6,6 +6,10 @@
 //   POST /mcp    the request passed on as it came to FORWARD_URL (a var), its answer back
 //                as it comes: the least any gateway on this runtime costs a call
 //                (tests/bench/gateway.mjs)
+//   POST /mcp-held  the same, held by a brand-new Durable Object (a fresh random name per
+//                request, as a task's object) that stores a checkpoint before the call
+//                leaves and the answer the moment it arrives: the least a gateway that
+//                never makes a call twice and keeps its result costs on this runtime
 // and the lifecycle ceiling, the least a task lifecycle can cost on bare Durable Objects
 // (the bench drives it with the same loop as the project's polling lifecycles):
 //   POST /task        a fresh task id, its object (named by that id, as the project names a
@@ -28,6 +32,21 @@ export class Bare extends DurableObject {
     }
     await this.ctx.storage.put('k', Date.now());
     return new Response(null);
+  }
+}
+
+export class Held extends DurableObject {
+  async fetch(request) {
+    const body = await request.text();
+    // Durable before the call leaves: the output gate holds the outgoing fetch until
+    // this write is confirmed, as it holds a task object's.
+    this.ctx.storage.put('call', { phase: 'calling', body });
+    const answer = await fetch(this.env.FORWARD_URL, { method: 'POST', headers: request.headers, body });
+    const text = await answer.text();
+    this.ctx.storage.put('result', text);
+    // The answer leaves once the result is stored (output gate). Its headers as they
+    // came: the runtime encodes the text again as their Content-Encoding says.
+    return new Response(text, { status: answer.status, headers: answer.headers });
   }
 }
 
@@ -65,6 +84,9 @@ export default {
       case '/mcp':
         if (!env.FORWARD_URL) return new Response('FORWARD_URL is not set', { status: 500 });
         return fetch(env.FORWARD_URL, request);
+      case '/mcp-held':
+        if (!env.FORWARD_URL) return new Response('FORWARD_URL is not set', { status: 500 });
+        return env.HELD.get(env.HELD.idFromName(crypto.randomUUID())).fetch(request);
       case '/new':
         return env.BARE.get(env.BARE.idFromName(crypto.randomUUID())).fetch('http://bare/', { method: 'POST' });
       case '/task':
