@@ -206,7 +206,7 @@ impl SessionExport {
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
         let runner = self.0.clone();
         let raw = js(&req);
-        let work = async move { respond(runner.fetch(req.into()).await) };
+        let work = async move { respond(runner.fetch(req).await) };
         let work = self.1.run(Invocation::Request, work);
         guarded("SessionObject", "fetch", &raw, &JsValue::NULL, work)
     }

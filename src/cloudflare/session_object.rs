@@ -36,7 +36,7 @@ type Streams = crate::legacy::resumable::Streams<Channel>;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
-use worker::{Env, Request, Response, Result, State};
+use worker::{Env, Response, Result, State, web_sys};
 
 const SESSION_KEY: &str = "session";
 
@@ -170,21 +170,23 @@ impl SessionRunner {
 
     /// A request from the Worker: the client's HTTP request, with the principal and the
     /// session id set by the Worker.
-    pub async fn fetch(&self, req: Request) -> Result<Response> {
-        if let Some(op) = req.headers().get(registry::REGISTRY_HEADER)? {
-            return registry::handle(self, &op, req).await;
+    pub async fn fetch(&self, req: web_sys::Request) -> Result<Response> {
+        // The runtime's request as it comes: its headers read in one crossing.
+        let headers = super::http::request_headers(&req);
+        if let Some(op) = headers.get(registry::REGISTRY_HEADER) {
+            return registry::handle(self, &op, &req).await;
         }
         let server = super::upstreams::current(&self.env, self.build).await?;
-        let header = |name: &str| req.headers().get(name).ok().flatten();
+        let header = |name: &str| headers.get(name);
         let principal = header(PRINCIPAL_HEADER).unwrap_or_default();
         let session_id = header(SESSION_HEADER).unwrap_or_default();
         let last_event_id = header("last-event-id");
         // The Worker's request id, for the log lines of this request.
         let trace = header(REQUEST_ID_HEADER);
         let accept = header("accept");
-        let method = req.method().to_string();
+        let method = req.method();
         let body = match method.as_str() {
-            "POST" => super::read_whole_body(req.inner()).await?,
+            "POST" => super::read_whole_body(&req).await?,
             _ => Vec::new(),
         };
         let now = now_ms();

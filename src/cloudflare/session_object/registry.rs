@@ -24,7 +24,7 @@ use crate::legacy::subscribers::{self, RegistryPlatform, RegistryRequest, Write}
 use crate::ops::log as logs;
 use crate::pairs::SortedSet;
 use crate::tasks::protocol::{OBJECT_URL, ObjectError, ObjectReply};
-use worker::{Env, Request, Response, Result};
+use worker::{Env, Response, Result, web_sys};
 
 /// The internal header naming a registry operation (the Worker never forwards it).
 pub const REGISTRY_HEADER: &str = "x-mcp-tasks-registry";
@@ -82,8 +82,12 @@ pub(crate) async fn announce(env: &Env, uri: &str) -> std::result::Result<(), Mc
 }
 
 /// A registry operation, or a session being told of an update.
-pub(super) async fn handle(runner: &SessionRunner, op: &str, req: Request) -> Result<Response> {
-    let body = crate::cloudflare::read_whole_body(req.inner()).await?;
+pub(super) async fn handle(
+    runner: &SessionRunner,
+    op: &str,
+    req: &web_sys::Request,
+) -> Result<Response> {
+    let body = crate::cloudflare::read_whole_body(req).await?;
     object_reply(&subscribers::serve(&mut Platform(runner), op, &body).await).map(Response::from)
 }
 
