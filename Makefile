@@ -155,7 +155,7 @@ bench: setup build
 	node tests/bench/gateway.mjs
 
 # Where the Worker's CPU goes on one hot path: CPU per request of each process, then a V8
-# profile of the isolate (PROFILE_PATH=tools/list|tasks/get|tasks/update|create|lifecycle|gateway,
+# profile of the isolate (PROFILE_PATH=tools/list|tasks/get|tasks/update|create|lifecycle|gateway|gateway-held,
 # or noop|read for the JS baseline); see tests/bench/profile.mjs. Built with function names
 # (the release build strips them).
 profile: setup
