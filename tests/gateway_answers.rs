@@ -127,7 +127,8 @@ fn an_upstream_task_is_followed_by_its_id() {
     assert_eq!(
         step,
         Step::Complete(
-            json!({ "content": [{ "type": "text", "text": "36 pages" }], "_meta": {}, "isError": false })
+            // The upstream's task marker goes, and with it the `_meta` it was alone in.
+            json!({ "content": [{ "type": "text", "text": "36 pages" }], "isError": false })
         )
     );
     let methods: Vec<String> = bodies(&done)

@@ -73,17 +73,19 @@ fn a_call_is_one_stateless_request_with_its_meta_and_headers() {
         URL,
         json_answer(
             1,
-            json!({ "resultType": "complete", "content": [{ "type": "text", "text": "sunny" }] }),
+            json!({ "resultType": "complete", "content": [{ "type": "text", "text": "sunny" }],
+                "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "up", "version": "1" }, "example.com/trace": "t-1" } }),
         ),
     );
     let call = Call::new(json!({ "region": "us-west1" }))
         .declaring(json!({ "elicitation": { "form": {} }, "roots": {} }));
     let step = block_on(tool.step(call, Host::new(fake.clone())));
+    // The upstream's serverInfo names the upstream, not the server answering the host: it
+    // goes; the rest of its `_meta` stays.
     assert_eq!(
         step,
-        Step::Complete(
-            json!({ "content": [{ "type": "text", "text": "sunny" }], "isError": false })
-        )
+        Step::Complete(json!({ "content": [{ "type": "text", "text": "sunny" }],
+            "_meta": { "example.com/trace": "t-1" }, "isError": false }))
     );
     let requests = sent(&fake);
     assert_eq!(requests.len(), 1, "no handshake at 2026-07-28");

@@ -96,7 +96,7 @@ pub(super) async fn follow(
                 )
                 .await;
             session.close(tool.quick()).await;
-            finish(tool, outcome.map(without_related_task))
+            finish(tool, outcome)
         }
         Some("cancelled") => Err(tool.error(format!(
             "The upstream server {:?} cancelled its task {}{}",
@@ -131,7 +131,7 @@ pub(super) async fn follow(
 fn ended(tool: &UpstreamTool, status: &Value) -> Result<Step, ToolError> {
     match (status.get("result"), status.get("error")) {
         (Some(result), _) if status["status"] == "completed" => {
-            let mut result = without_related_task(result.clone());
+            let mut result = result.clone();
             if let Value::Object(object) = &mut result {
                 object.remove("resultType");
             }
@@ -190,13 +190,4 @@ async fn asked(
         f.sent.extend(keys);
     }
     Ok(f.again(&session, Some("Input sent upstream")))
-}
-
-/// A result without the `_meta` marker that names the upstream's task (this server's
-/// own task is another).
-fn without_related_task(mut result: Value) -> Value {
-    if let Some(Value::Object(meta)) = result.get_mut("_meta") {
-        meta.remove("io.modelcontextprotocol/related-task");
-    }
-    result
 }

@@ -108,13 +108,22 @@ pub(super) fn following(session: &Session, task: &Value) -> Option<Step> {
     })
 }
 
+/// The `_meta` keys of an upstream's result that speak of the upstream, not of the host's
+/// response: the server software that produced it (schema 2026-07-28 `ResultMetaObject`;
+/// the host's response comes from this server) and the upstream's own task (this server's
+/// task is another).
+const UPSTREAM_OWN_META: [&str; 2] = [
+    crate::mcp::meta::KEY_SERVER_INFO,
+    "io.modelcontextprotocol/related-task",
+];
+
 /// The step a call's outcome ends with: the result checked against what the upstream
-/// declared, or its error as it came.
+/// declared, without the upstream's own `_meta` keys, or its error as it came.
 pub(super) fn finish(
     tool: &UpstreamTool,
     outcome: Result<Value, UpstreamError>,
 ) -> Result<Step, ToolError> {
-    let result = outcome.map_err(|e| match e {
+    let mut result = outcome.map_err(|e| match e {
         UpstreamError::Host(HostError::Timeout { ms, .. }) => tool.error(format!(
             "The upstream server {:?} did not answer the call of {:?} within {ms} ms (UPSTREAM_CALL_TIMEOUT_MS)",
             tool.upstream.name, tool.name
@@ -122,6 +131,16 @@ pub(super) fn finish(
         other => tool.fail(&other),
     })?;
     check(tool, &result)?;
+    if let Value::Object(object) = &mut result
+        && let Some(Value::Object(meta)) = object.get_mut("_meta")
+    {
+        for key in UPSTREAM_OWN_META {
+            meta.remove(key);
+        }
+        if meta.is_empty() {
+            object.remove("_meta");
+        }
+    }
     Ok(Step::complete(result))
 }
 
