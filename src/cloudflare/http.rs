@@ -11,11 +11,17 @@ use worker::{Request, Response, web_sys};
 /// cloning every request's body up front).
 const BODY_PROPERTY: &str = "mcpBody";
 
+/// Reads the whole body in one piece (one `arrayBuffer()`).
+pub(crate) async fn whole_body(req: &web_sys::Request) -> worker::Result<js_sys::Uint8Array> {
+    let buffer = JsFuture::from(req.array_buffer()?).await?;
+    Ok(js_sys::Uint8Array::new(&buffer))
+}
+
 /// Reads the whole body in one piece, leaving it on the request for `guard.js`.
 pub(crate) async fn read_whole_body(req: &web_sys::Request) -> worker::Result<Vec<u8>> {
-    let buffer = JsFuture::from(req.array_buffer()?).await?;
-    js_sys::Reflect::set(req, &BODY_PROPERTY.into(), &buffer)?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    let body = whole_body(req).await?;
+    js_sys::Reflect::set(req, &BODY_PROPERTY.into(), &body)?;
+    Ok(body.to_vec())
 }
 
 /// Reads a POST body as it streams in, stopping one byte past `limit`: a chunked upload

@@ -3,7 +3,9 @@
 //! so every call is a `fetch` to the object's stub.
 
 use super::TASKS_BINDING;
+use super::http::{to_response, whole_body};
 use crate::auth::anonymous::task_principal;
+use crate::http::HttpResponse;
 use crate::tasks::protocol::{
     OBJECT_URL, ObjectError, ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER,
 };
@@ -90,12 +92,12 @@ pub(crate) async fn exchange(
 }
 
 /// An object's request body, read whole (every object request is a small JSON body).
+/// Not left on the request: an object's crash answers the object protocol, no JSON-RPC id.
 pub(crate) async fn request_body(req: &web_sys::Request) -> Result<Vec<u8>, String> {
-    let read = async {
-        let buffer = JsFuture::from(req.array_buffer()?).await?;
-        Ok::<_, JsValue>(js_sys::Uint8Array::new(&buffer).to_vec())
-    };
-    read.await.map_err(|e| worker::Error::from(e).to_string())
+    match whole_body(req).await {
+        Ok(body) => Ok(body.to_vec()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// An object's decoded request body (JSON); the error says why it is not one.
@@ -134,15 +136,13 @@ pub(crate) async fn response_bytes(response: &mut Response) -> worker::Result<Ve
 }
 
 /// An object's reply as it sends it (`tasks::protocol`): every object (task, principal)
-/// answers this way, a refusal as an `ErrorObject`. Built as the runtime's own response
-/// (one construction, no `worker::Response` to convert).
+/// answers this way, a refusal as an `ErrorObject`. Built as the runtime's own response,
+/// as the Worker's answers are (no `worker::Response` to convert).
 pub(crate) fn object_reply(reply: &ObjectReply) -> worker::Result<web_sys::Response> {
     let (status, body) = reply.encode();
-    let init = web_sys::ResponseInit::new();
-    init.set_status(status);
-    let body = js_sys::Uint8Array::from(body.as_slice());
-    Ok(web_sys::Response::new_with_opt_buffer_source_and_init(
-        Some(&body),
-        &init,
-    )?)
+    to_response(HttpResponse {
+        status,
+        headers: Vec::new(),
+        body,
+    })
 }
