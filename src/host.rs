@@ -21,7 +21,7 @@
 
 pub mod allow;
 pub mod fake;
-mod outbound;
+pub(crate) mod outbound;
 pub mod policy;
 mod storage;
 mod streaming;
