@@ -17,10 +17,15 @@ fn settings(upstreams: &str) -> Result<Settings, mcp_tasks_edge::vars::ConfigErr
 fn upstreams_parse_with_their_defaults() {
     let s = settings(
         r#"[{"name":"reports","url":"https://reports.example/mcp","prefix":"r_","token":"R_TOKEN","tools":["a"],"exclude":["b"]},
-            {"name":"local","url":"http://127.0.0.1:9000/mcp"}]"#,
+            {"name":"local","url":"http://127.0.0.1:9000/mcp","version":"2025-11-25"}]"#,
     )
     .unwrap();
     assert_eq!(s.upstreams.len(), 2);
+    assert_eq!(
+        s.upstreams[0].version, None,
+        "by default, what discovery finds"
+    );
+    assert_eq!(s.upstreams[1].version.as_deref(), Some("2025-11-25"));
     assert_eq!(s.upstreams[0].prefix, "r_");
     assert_eq!(s.upstreams[0].token.as_deref(), Some("R_TOKEN"));
     assert!(
@@ -86,6 +91,10 @@ fn bad_upstreams_are_refused_naming_the_problem() {
         (
             r#"[{"name":"a","url":"https://x.example/mcp","path":"/mcp"}]"#,
             "goes with \"binding\"",
+        ),
+        (
+            r#"[{"name":"a","url":"https://x.example/mcp","version":"2025-06-18"}]"#,
+            "\"version\" is \"2025-11-25\" or \"2026-07-28\"",
         ),
     ];
     for (value, expected) in cases {

@@ -120,12 +120,16 @@ impl Session {
     }
 
     /// The upstream at 2026-07-28 if its `server/discover` supports it (no handshake:
-    /// the session is stateless), else a 2025-11-25 session ([`Session::open`]).
+    /// the session is stateless), else a 2025-11-25 session ([`Session::open`]); at the
+    /// revision its configuration names, if it names one (`Upstream::version`).
     pub async fn discover(
         host: &Host,
         upstream: &Upstream,
         bounds: Bounds,
     ) -> Result<Session, UpstreamError> {
+        if upstream.version.as_deref() == Some(VERSION) {
+            return Session::open(host, upstream, bounds, no_params()).await;
+        }
         let mut session = Session::resume(host, upstream, None, MODERN)?;
         match session
             .request("server/discover", no_params(), bounds)
@@ -145,6 +149,9 @@ impl Session {
             // Not a 2026-07-28 server (an error, a 400 or 404 without a session, another
             // answer): the 2025-11-25 handshake. A transport failure is not an answer.
             Err(UpstreamError::Host(e)) => Err(UpstreamError::Host(e)),
+            _ if upstream.version.is_some() => Err(UpstreamError::Malformed(format!(
+                "its server/discover does not offer {MODERN}, the revision its configuration names"
+            ))),
             _ => Session::open(host, upstream, bounds, no_params()).await,
         }
     }

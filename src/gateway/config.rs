@@ -13,10 +13,13 @@
 //!               "header": "x-api-key",                  optional: sent raw in this header
 //!                                                       (default: Authorization: Bearer …)
 //!               "tools": ["render", "export"],          optional allow-list (upstream names)
-//!               "exclude": ["delete_all"]}]             optional deny-list
+//!               "exclude": ["delete_all"],              optional deny-list
+//!               "version": "2025-11-25"}]               optional: the revision spoken to
+//!                                                       it (default: 2026-07-28 where its
+//!                                                       server/discover offers it)
 //! ```
 
-use super::client::Sessions;
+use super::client::{MODERN, Sessions, VERSION};
 use crate::host::AllowList;
 use crate::vars::{ConfigError, number};
 use serde::Deserialize;
@@ -47,6 +50,11 @@ pub struct Upstream {
     pub tools: Option<Vec<String>>,
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// The protocol revision spoken to it, where the operator chooses: `2025-11-25` for a
+    /// server whose tools ask mid-call in the way only that revision carries (a Python SDK
+    /// 2.x tool's `ctx.elicit`); `None`, 2026-07-28 where its `server/discover` offers it.
+    #[serde(default)]
+    pub version: Option<String>,
     /// [`Upstream::allow_list`], worked out on first use (each call's session asks).
     #[serde(skip)]
     allow: Worked,
@@ -125,6 +133,15 @@ impl Upstream {
             return Err(format!(
                 "upstream {}: the prefix must be tool-name characters (A-Z a-z 0-9 _ - .), not {:?}",
                 self.name, self.prefix
+            ));
+        }
+        if let Some(version) = &self.version
+            && version != VERSION
+            && version != MODERN
+        {
+            return Err(format!(
+                "upstream {}: \"version\" is {VERSION:?} or {MODERN:?}, not {version:?}",
+                self.name
             ));
         }
         if let Some(binding) = &self.binding {
