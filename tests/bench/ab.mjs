@@ -6,10 +6,13 @@
 // CPU time workerd and wrangler's proxy spent per request (/proc/<pid>/stat), which the
 // 2 shared cores disturb less than throughput.
 //
-// Settings: AB_PATH=tools/list | tasks/get | tasks/update | create, AB_ROUNDS=3,
-// AB_SECONDS=5, AB_CONNECTIONS=8.
+// Settings: AB_PATH=tools/list | tasks/get | tasks/update | create | gateway (the inline
+// call of the `agents` upstream's `greet`, keyed, as tests/bench/gateway.mjs and
+// PROFILE_PATH=gateway make it; the upstream under its own `wrangler dev`, started once),
+// AB_ROUNDS=3, AB_SECONDS=5, AB_CONNECTIONS=8.
 import http from 'node:http';
-import { TEST_VARS } from '../support/server.mjs';
+import { TEST_KEYS, TEST_VARS } from '../support/server.mjs';
+import { startAgentsUpstream } from './agents.mjs';
 import { groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
 
 const mcp = (method, params) => mcpRequest('ab', method, params);
@@ -25,15 +28,22 @@ async function call(agent, port, req) {
   return resultOf(await send(agent, port, req.method, req.path, req.headers, req.body));
 }
 
+const upstream = PATH === 'gateway' ? await startAgentsUpstream() : null;
+
 async function round(dir) {
-  const vars = { ...TEST_VARS, QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', QUOTA_LISTEN_STREAMS: 'unlimited' };
+  const vars = { ...TEST_VARS, QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', QUOTA_LISTEN_STREAMS: 'unlimited',
+    ...(upstream && { UPSTREAMS: JSON.stringify([{ name: 'agents', url: `http://127.0.0.1:${upstream.port}/mcp`, prefix: 'agents_' }]),
+      LOG_LEVEL: 'warn' }) };
   const probe = async (url) => (await fetch(`${url}/mcp`, { method: 'OPTIONS' })).status < 500;
   const server = await startWrangler({ configDir: dir, probe, vars });
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
   try {
     let step;
     if (PATH === 'tools/list') step = () => call(agent, server.port, mcp('tools/list'));
-    else if (PATH === 'create') step = () => call(agent, server.port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 30 } }));
+    else if (PATH === 'gateway') {
+      step = () => call(agent, server.port, mcpRequest('ab', 'tools/call', { name: 'agents_greet', arguments: { name: 'ab' } },
+        { authorization: `Bearer ${TEST_KEYS.alice}` }));
+    } else if (PATH === 'create') step = () => call(agent, server.port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 30 } }));
     else {
       const task = await call(agent, server.port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }));
       const taskId = task.task?.taskId ?? task.taskId;
@@ -61,12 +71,16 @@ async function round(dir) {
 }
 
 const results = Object.fromEntries(dirs.map((d) => [d, []]));
-for (let r = 0; r < ROUNDS; r++) {
-  for (const dir of dirs) {
-    const m = await round(dir);
-    results[dir].push(m);
-    console.log(`round ${r + 1} ${dir}: ${m.rps.toFixed(0)} req/s, workerd ${m.workerd} µs/req, proxy ${m.proxy} µs/req`);
+try {
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const dir of dirs) {
+      const m = await round(dir);
+      results[dir].push(m);
+      console.log(`round ${r + 1} ${dir}: ${m.rps.toFixed(0)} req/s, workerd ${m.workerd} µs/req, proxy ${m.proxy} µs/req`);
+    }
   }
+} finally {
+  await upstream?.server.stop();
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`\n${PATH}, ${CONNECTIONS} connections, medians of ${ROUNDS} rounds:`);
