@@ -21,7 +21,7 @@
 
 pub mod allow;
 pub mod fake;
-pub(crate) mod outbound;
+mod outbound;
 pub mod policy;
 mod storage;
 mod streaming;

@@ -37,9 +37,10 @@ pub(super) async fn open(
     let deadline = Date::now().as_millis().saturating_add(limits.timeout_ms);
     let init = request_init(&request)?;
     // To the network, the request is aborted when the exchange is dropped (a cancelled
-    // call) before its answer's headers came, and later with its body (`Body::stop`): the
+    // call) before its answer's headers came (later, its body's reader stops it): the
     // connection is closed at once, which a 2026-07-28 server takes as the call's
-    // cancellation (basic/patterns/cancellation).
+    // cancellation (basic/patterns/cancellation). Dropping the fetch's promise alone
+    // would leave the request running.
     let mut abort = Aborter(None);
     let sent = match &service {
         None => {
@@ -70,48 +71,33 @@ pub(super) async fn open(
         }
     };
     let response: web_sys::Response = sent.unchecked_into();
-    let headers = super::http::header_pairs(&response.headers());
-    let declared = crate::host::outbound::header(&headers, "content-length")
-        .and_then(|v| v.trim().parse::<usize>().ok());
-    if declared.is_some_and(|n| n > limits.max_bytes) {
-        if let Some(stream) = response.body() {
-            let _ = stream.cancel();
-        }
-        return Err(HostError::TooLarge {
-            url: request.url,
-            limit: limits.max_bytes,
-        });
-    }
-    let status = response.status();
-    let source = match response.body() {
+    let reader = match response.body() {
+        Some(stream) => Some(web_sys::ReadableStreamDefaultReader::new(&stream).map_err(js)?),
         None => None,
-        // A body of a declared length, within the limit, as it is sent (not decoded into
-        // more): read in one piece, one promise instead of a reader and two reads at
-        // least. An answer of unknown length (a stream of events) is read as it arrives.
-        Some(_) if declared.is_some() && !encoded(&headers) => Some(Source::Whole(response)),
-        Some(stream) => Some(Source::Reader(
-            web_sys::ReadableStreamDefaultReader::new(&stream).map_err(js)?,
-        )),
     };
-    // From here, dropping `body` (an error below, or the caller's) stops the request.
+    // From here, dropping `body` (an error below, or the caller's) stops the request: its
+    // reader is cancelled (`Body::stop`).
+    abort.0 = None;
     let body = Body {
-        source,
-        abort: abort.0.take(),
+        reader,
         raced: service.is_some(),
         deadline,
         failed: None,
         url: request.url.clone(),
         timeout_ms: limits.timeout_ms,
     };
-    let answer = Streaming::new(status, headers, request.url, Box::new(body));
+    let headers = super::http::header_pairs(&response.headers());
+    let answer = Streaming::new(response.status(), headers, request.url, Box::new(body));
+    let declared = answer
+        .header("content-length")
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limits.max_bytes) {
+        return Err(HostError::TooLarge {
+            url: answer.url,
+            limit: limits.max_bytes,
+        });
+    }
     Ok(answer.max_bytes(limits.max_bytes))
-}
-
-/// Whether the runtime decodes the body (`Content-Encoding` other than `identity`): its
-/// declared length is then not the length read.
-fn encoded(headers: &[(String, String)]) -> bool {
-    crate::host::outbound::header(headers, "content-encoding")
-        .is_some_and(|coding| !coding.trim().eq_ignore_ascii_case("identity"))
 }
 
 /// Aborts a request to the network when dropped while it still holds it (see [`open`]).
@@ -172,14 +158,11 @@ async fn within(promise: js_sys::Promise, ms: u64) -> Option<Result<JsValue, JsV
 }
 
 /// The body of an answer as it arrives (see [`open`]), chunk by chunk as the runtime
-/// gives it (`worker`'s `ByteStream` would bring `wasm_streams` into the Worker), or in
-/// one piece when its length was declared; each read within what is left of the request's
-/// deadline (the runtime's timer, or a race).
+/// gives it (`worker`'s `ByteStream` would bring `wasm_streams` into the Worker), each
+/// read within what is left of the request's deadline (the runtime's timer, or a race).
 struct Body {
     /// `None`: no body, or the end was read, or the request was stopped.
-    source: Option<Source>,
-    /// Aborts the request (to the network; see [`open`]).
-    abort: Option<web_sys::AbortController>,
+    reader: Option<web_sys::ReadableStreamDefaultReader>,
     /// A service binding's: each read raced by [`within`] (the network's request has the
     /// runtime's timer).
     raced: bool,
@@ -191,33 +174,13 @@ struct Body {
     timeout_ms: u64,
 }
 
-/// Where a [`Body`] comes from.
-enum Source {
-    /// Read chunk by chunk.
-    Reader(web_sys::ReadableStreamDefaultReader),
-    /// Read whole (one `arrayBuffer()`): a declared length within the limit.
-    Whole(web_sys::Response),
-}
-
 impl Body {
-    /// Stops the request: to the network it is aborted (the connection closed, not
-    /// drained), and its body cancelled (the other Worker's, behind a binding), fire and
-    /// forget.
+    /// Stops the request: its body is cancelled (the connection closed, not drained; the
+    /// other Worker's body cancelled), fire and forget.
     fn stop(&mut self) {
-        if self.source.is_some()
-            && let Some(abort) = &self.abort
-        {
-            abort.abort();
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.cancel();
         }
-        let cancelled = match self.source.take() {
-            Some(Source::Reader(reader)) => reader.cancel(),
-            Some(Source::Whole(response)) => match response.body() {
-                Some(stream) => stream.cancel(),
-                None => return,
-            },
-            None => return,
-        };
-        drop(cancelled);
     }
 
     /// Stops reading for good with `error`.
@@ -241,10 +204,8 @@ impl Chunks for Body {
             if let Some(failed) = &self.failed {
                 return Err(failed.clone());
             }
-            let promise = match &self.source {
-                None => return Ok(None),
-                Some(Source::Reader(reader)) => reader.read(),
-                Some(Source::Whole(response)) => response.array_buffer().map_err(js)?,
+            let Some(reader) = &self.reader else {
+                return Ok(None);
             };
             let left = self.deadline.saturating_sub(Date::now().as_millis());
             if left == 0 {
@@ -252,29 +213,24 @@ impl Chunks for Body {
             }
             // To the network the runtime's timer bounds the read (see [`open`]).
             let read = match self.raced {
-                false => Some(JsFuture::from(promise).await),
-                true => within(promise, left).await,
+                false => Some(JsFuture::from(reader.read()).await),
+                true => within(reader.read(), left).await,
             };
             let read = match read {
                 Some(Ok(read)) => read,
                 Some(Err(e)) if timed_out(&e) => return Err(self.timeout()),
                 // The stream failed: there is nothing left to stop (or to cancel).
                 Some(Err(e)) => {
-                    self.source = None;
+                    self.reader = None;
                     return Err(self.fail(js(e)));
                 }
                 None => return Err(self.timeout()),
             };
-            if let Some(Source::Whole(_)) = &self.source {
-                // The whole body at once: the next read finds the end.
-                self.source = None;
-                return Ok(Some(js_sys::Uint8Array::new(&read).to_vec()));
-            }
             if js_sys::Reflect::get(&read, &"done".into())
                 .map_err(js)?
                 .is_truthy()
             {
-                self.source = None;
+                self.reader = None;
                 return Ok(None);
             }
             let chunk: js_sys::Uint8Array = js_sys::Reflect::get(&read, &"value".into())
