@@ -3,7 +3,7 @@
 # test layers need beyond building and serving, idempotently (seconds when done): the nightly
 # toolchain of the starter's smallest build, wasm-pack (`wasm-pack test`, tests/browser) and
 # geckodriver from crates.io (into .tools/ unless the machine has them: scripts/tools.sh),
-# the Python MCP SDK (tests/sdk) from PyPI into .venv-sdk, and Debian's Chromium,
+# the Python MCP SDK 2.x and 1.x from PyPI into .venv-sdk and .venv-sdk1, and Debian's Chromium,
 # ChromeDriver and Firefox ESR. Nothing from GitHub.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,16 +26,20 @@ if ! have_version geckodriver 0.37; then
   say "installing geckodriver into .tools"; tool_install geckodriver --version 0.37.1 --locked
 fi
 
-# The Python SDK client for tests/sdk/python-legacy.test.mjs, in a venv under the repo root;
-# redone only when the pinned version changes.
-mcp_py=2.3.0
-venv=.venv-sdk
-if [ "$(cat "$venv/.mcp-version" 2>/dev/null)" != "$mcp_py" ] || [ ! -x "$venv/bin/python" ]; then
-  say "installing the Python MCP SDK $mcp_py into $venv"
-  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$mcp_py"
-  echo "$mcp_py" > "$venv/.mcp-version"
-fi
+# The Python SDK, each version in a venv under the repo root, redone only when its pinned
+# version changes: 2.x for tests/sdk/python-legacy.test.mjs (its client) and for the gateway's
+# Python upstream (tests/e2e/gateway-python.test.mjs, its MCPServer); 1.x, as most Python
+# servers that exist are written (FastMCP), for that upstream too.
+python_sdk() { # venv version
+  if [ "$(cat "$1/.mcp-version" 2>/dev/null)" != "$2" ] || [ ! -x "$1/bin/python" ]; then
+    say "installing the Python MCP SDK $2 into $1"
+    [ -x "$1/bin/python" ] || python3 -m venv "$1"
+    "$1/bin/pip" install --quiet --disable-pip-version-check "mcp==$2"
+    echo "$2" > "$1/.mcp-version"
+  fi
+}
+python_sdk .venv-sdk 2.3.0
+python_sdk .venv-sdk1 1.30.0
 
 missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"

@@ -1,17 +1,18 @@
 // The Python upstream (tests/support/python_upstream.py: the official Python SDK's
-// MCPServer, installed into .venv-sdk by `make setup`) as a process of its own on a free
-// loopback port, stopped by PID. Its events (each call started and ended) are kept in
-// `events` as it prints them.
+// MCPServer, or FastMCP with the SDK 1.x; installed by `make setup` into .venv-sdk and
+// .venv-sdk1) as a process of its own on a free loopback port, stopped by PID. Its events
+// (each call started and ended) are kept in `events` as it prints them.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort, ROOT } from './server.mjs';
 
-const PYTHON = join(ROOT, '.venv-sdk', 'bin', 'python');
+/** The SDKs it runs on: the venv of each. */
+export const PYTHON_SDKS = { '2.3.0': '.venv-sdk', '1.30.0': '.venv-sdk1' };
 
-/** Starts it; resolves to { url, events, close } once it listens. */
-export async function startPythonUpstream() {
+/** Starts it on the SDK `version`; resolves to { url, events, close } once it listens. */
+export async function startPythonUpstream(version) {
   const port = await freePort();
-  const child = spawn(PYTHON, [join(ROOT, 'tests', 'support', 'python_upstream.py'), String(port)], {
+  const child = spawn(join(ROOT, PYTHON_SDKS[version], 'bin', 'python'), [join(ROOT, 'tests', 'support', 'python_upstream.py'), String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const events = [];

@@ -22,16 +22,21 @@ import json
 import sys
 
 import uvicorn
-from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
+
+try:  # the SDK 2.x
+    from mcp.server.mcpserver import Context, MCPServer as Server
+    from mcp_types import ToolAnnotations
+except ImportError:  # the SDK 1.x, as most Python servers that exist are written
+    from mcp.server.fastmcp import Context, FastMCP as Server
+    from mcp.types import ToolAnnotations
 
 
 def event(**fields):
     print(json.dumps(fields), flush=True)
 
 
-server = MCPServer("python-upstream")
+server = Server("python-upstream")
 
 
 class Found(BaseModel):
@@ -87,7 +92,7 @@ async def survey(label: str, ctx: Context) -> Survey:
 
 
 async def main(port: int):
-    app = server.streamable_http_app(streamable_http_path="/mcp")
+    app = server.streamable_http_app()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     served = uvicorn.Server(config)
     task = asyncio.create_task(served.serve())
