@@ -17,11 +17,15 @@ DEV_VARS := --var CONFORMANCE_FIXTURES:true --var REQUEST_STATE_SECRET:dev-only-
 	--var QUOTA_TASKS_PER_MINUTE:unlimited --var QUOTA_LIVE_TASKS:unlimited \
 	--var QUOTA_LISTEN_STREAMS:unlimited --var QUOTA_SESSIONS:unlimited
 # `make dev UPSTREAM=http://127.0.0.1:9100/mcp`: the gateway in front of that MCP server,
-# its tools prefixed with UPSTREAM_PREFIX (docs/gateway.md).
+# its tools prefixed with UPSTREAM_PREFIX, spoken to at UPSTREAM_VERSION if set (its
+# "version", docs/gateway.md).
 UPSTREAM ?=
 UPSTREAM_PREFIX ?= up_
+UPSTREAM_VERSION ?=
 # (Its commas are in a variable of their own: $(if) would split its arguments at them.)
-UPSTREAM_JSON = [{"name":"upstream","url":"$(UPSTREAM)","prefix":"$(UPSTREAM_PREFIX)"}]
+UPSTREAM_PIN = $(if $(UPSTREAM_VERSION),$(COMMA)"version":"$(UPSTREAM_VERSION)")
+COMMA = ,
+UPSTREAM_JSON = [{"name":"upstream","url":"$(UPSTREAM)","prefix":"$(UPSTREAM_PREFIX)"$(UPSTREAM_PIN)}]
 UPSTREAM_VARS = $(if $(UPSTREAM),--var 'UPSTREAMS:$(UPSTREAM_JSON)')
 # Extra variables for `make dev`, after the defaults so they win:
 # make dev VARS="OAUTH_ISSUER:https://issuer.example OAUTH_REQUIRED_SCOPES:mcp ALLOW_ANONYMOUS:false"
