@@ -8,9 +8,9 @@
 // meanwhile; a cancel reaches the tool. A question (`ctx.elicit`, a request on the call's
 // stream) is one only 2025-11-25 carries: the SDK 2.x refuses it at 2026-07-28, and the task
 // fails with the SDK's own words; the same server configured with `"version":
-// "2025-11-25"` (a second entry, `pyold`) asks it, as the SDK 1.x server does, the question
-// reaching a client with the extension as the task's input request, and the answer goes
-// back upstream.
+// "2025-11-25"` (a second entry, `pyold`) asks it, as the SDK 1.x server does, and the SDK
+// 2.x's own way of asking (a resolver) asks by MRTR at 2026-07-28: each question reaches a
+// client with the extension as the task's input request, and the answer goes back upstream.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -121,9 +121,11 @@ test('at 2026-07-28 the Python SDK 2.x refuses to ask mid-call: the task fails w
   assert.match(task.error.message, /no back-channel for server-initiated requests/);
 });
 
-test("at 2025-11-25 the Python tool's question is the task's input request; the answer goes back upstream", async () => {
-  // The SDK 2.x server pinned to 2025-11-25, and the SDK 1.x server, which speaks nothing newer.
-  for (const [tool, upstream] of [['pyold_survey', v2], ['fast_survey', v1]]) {
+test("a Python tool's question is the task's input request; the answer goes back upstream", async () => {
+  // ctx.elicit mid-call at 2025-11-25: the SDK 2.x server pinned to it, and the SDK 1.x
+  // server, which speaks nothing newer; and the SDK 2.x's resolver (`pick`), which asks by
+  // MRTR at 2026-07-28 (the call made again with the answer and the upstream's requestState).
+  for (const [tool, upstream] of [['pyold_survey', v2], ['fast_survey', v1], ['py_pick', v2]]) {
     let task = await askingTask(tool, 'asked');
     assert.equal(task.status, 'input_required', JSON.stringify(task));
     const [[key, question]] = Object.entries(task.inputRequests);
@@ -136,7 +138,7 @@ test("at 2025-11-25 the Python tool's question is the task's input request; the 
     }
     assert.equal(task.status, 'completed', `${tool}: ${JSON.stringify(task)}`);
     assert.deepEqual(task.result.structuredContent, { label: 'asked', answer: 'teal' });
-    assert.ok(eventsOf(upstream, 'survey', 'asked').some((e) => e.event === 'ended' && e.answer === 'teal'), JSON.stringify(upstream.events));
+    assert.ok(eventsOf(upstream, tool.split('_')[1], 'asked').some((e) => e.event === 'ended' && e.answer === 'teal'), JSON.stringify(upstream.events));
   }
 });
 

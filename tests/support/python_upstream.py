@@ -15,6 +15,10 @@ Tools:
   survey {label}          asks one question ("Which colour?", an elicitation), then answers
                           with the colour, or the action when the person did not accept;
                           structured {label, answer}
+  pick {label}            (SDK 2.x) the same question asked by a resolver (`Resolve`,
+                          `Elicit`): by MRTR at 2026-07-28 (an input_required result, the call
+                          made again with the answer and its requestState), mid-call at
+                          2025-11-25; structured {label, answer}
 """
 
 import asyncio
@@ -89,6 +93,24 @@ async def survey(label: str, ctx: Context) -> Survey:
     answer = answered.data.colour if answered.action == "accept" else answered.action
     event(event="ended", tool="survey", label=label, outcome="completed", answer=answer)
     return Survey(label=label, answer=answer)
+
+
+try:  # the SDK 2.x's own way of asking: a resolver, which asks by MRTR at 2026-07-28
+    from typing import Annotated
+
+    from mcp.server.mcpserver import Elicit, Resolve
+
+    def ask_colour(label: str) -> Elicit[Colour]:
+        return Elicit("Which colour?", Colour)
+
+    @server.tool(title="Pick a colour", description="Asks which colour, in any revision.")
+    async def pick(label: str, colour: Annotated[Colour, Resolve(ask_colour)]) -> Survey:
+        event(event="call", tool="pick", args={"label": label})
+        event(event="ended", tool="pick", label=label, outcome="completed", answer=colour.colour)
+        return Survey(label=label, answer=colour.colour)
+
+except ImportError:  # the SDK 1.x has no resolvers
+    pass
 
 
 async def main(port: int):
