@@ -6,12 +6,10 @@
 //! [`Platform::open`]: crate::host::Platform::open
 
 use crate::host::{BoxFuture, Chunks, HostError, Inbound, Limits, Outbound, Streaming};
-use futures_util::future::{Either, select};
-use std::time::Duration;
 use wasm_bindgen::{JsCast, JsValue};
+use worker::Fetcher;
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::web_sys::{self, RequestRedirect};
-use worker::{Date, Delay, Fetcher};
 
 /// One exchange (see [`Platform::fetch`]): sent with `redirect: manual`, the answer's
 /// status, headers and body all within `limits.timeout_ms`, the body read chunk by chunk
@@ -22,54 +20,42 @@ pub(crate) async fn send(request: Outbound, limits: Limits) -> Result<Inbound, H
 
 /// [`Platform::open`] to the network (`service` `None`) or to the Worker behind a service
 /// binding: sent with `redirect: manual`, answered once status and headers came within
-/// `limits.timeout_ms`; the [`Body`] then keeps what is left of that deadline, and
-/// [`Streaming`] counts the bytes against `limits.max_bytes`. To the network the deadline is
-/// the runtime's own timer (`AbortSignal.timeout`), one per exchange: the fetch and every
-/// read of the body fail with its `TimeoutError`; a body no longer wanted is cancelled. A
-/// binding's request cannot take a signal, so its awaits are raced by [`within`] instead.
-/// (The runtime's promises directly: `worker`'s `Fetch` and `Fetcher::fetch_request` would
-/// each bring their own future and response conversion.)
+/// `limits.timeout_ms`, and [`Streaming`] counts the bytes against `limits.max_bytes`. The
+/// deadline is the runtime's own timer (`AbortSignal.timeout`), one per exchange: the fetch
+/// and every read of the body fail with its `TimeoutError`. (The runtime's promises
+/// directly: `worker`'s `Fetch` and `Fetcher::fetch_request` would each bring their own
+/// future and response conversion.)
 pub(super) async fn open(
     service: Option<Fetcher>,
     request: Outbound,
     limits: Limits,
 ) -> Result<Streaming, HostError> {
-    let deadline = Date::now().as_millis().saturating_add(limits.timeout_ms);
     let init = request_init(&request)?;
-    // To the network, the request is aborted when the exchange is dropped (a cancelled
-    // call) before its answer's headers came (later, its body's reader stops it): the
-    // connection is closed at once, which a 2026-07-28 server takes as the call's
-    // cancellation (basic/patterns/cancellation). Dropping the fetch's promise alone
-    // would leave the request running.
-    let mut abort = Aborter(None);
+    // The request is aborted when the exchange is dropped (a cancelled call) before its
+    // answer's headers came (later, its body's reader stops it): the connection is closed,
+    // or the other Worker's request cancelled, at once, which a 2026-07-28 server takes as
+    // the call's cancellation (basic/patterns/cancellation). Dropping the fetch's promise
+    // alone would leave the request running.
+    let controller = web_sys::AbortController::new().map_err(js)?;
+    let timer = web_sys::AbortSignal::timeout_with_f64(limits.timeout_ms as f64);
+    let signals = js_sys::Array::of2(&timer, &controller.signal());
+    init.set_signal(Some(&web_sys::AbortSignal::any(&signals)));
+    let mut abort = Aborter(Some(controller));
     let sent = match &service {
         None => {
-            let controller = web_sys::AbortController::new().map_err(js)?;
-            let timer = web_sys::AbortSignal::timeout_with_f64(limits.timeout_ms as f64);
-            let signals = js_sys::Array::of2(&timer, &controller.signal());
-            init.set_signal(Some(&web_sys::AbortSignal::any(&signals)));
-            abort.0 = Some(controller);
             let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
-            JsFuture::from(global.fetch_with_str_and_init(&request.url, &init))
-                .await
-                .map_err(|e| settled(e, &request, limits.timeout_ms))?
+            global.fetch_with_str_and_init(&request.url, &init)
         }
         Some(fetcher) => {
             let fetcher: &worker::worker_sys::Fetcher = fetcher.as_ref().unchecked_ref();
-            let sent = fetcher
+            fetcher
                 .fetch_with_str_and_init(&request.url, &init)
-                .map_err(js)?;
-            match within(sent, limits.timeout_ms).await {
-                Some(sent) => sent.map_err(js)?,
-                None => {
-                    return Err(HostError::Timeout {
-                        url: request.url,
-                        ms: limits.timeout_ms,
-                    });
-                }
-            }
+                .map_err(js)?
         }
     };
+    let sent = JsFuture::from(sent)
+        .await
+        .map_err(|e| settled(e, &request, limits.timeout_ms))?;
     let response: web_sys::Response = sent.unchecked_into();
     let reader = match response.body() {
         Some(stream) => Some(web_sys::ReadableStreamDefaultReader::new(&stream).map_err(js)?),
@@ -80,8 +66,6 @@ pub(super) async fn open(
     abort.0 = None;
     let body = Body {
         reader,
-        raced: service.is_some(),
-        deadline,
         failed: None,
         url: request.url.clone(),
         timeout_ms: limits.timeout_ms,
@@ -148,26 +132,12 @@ fn timed_out(e: &JsValue) -> bool {
         .is_some_and(|name| name == "TimeoutError")
 }
 
-/// What `promise` settles with, or `None` when `ms` milliseconds passed first.
-async fn within(promise: js_sys::Promise, ms: u64) -> Option<Result<JsValue, JsValue>> {
-    let timeout = Box::pin(Delay::from(Duration::from_millis(ms)));
-    match select(JsFuture::from(promise), timeout).await {
-        Either::Left((settled, _)) => Some(settled),
-        Either::Right(_) => None,
-    }
-}
-
 /// The body of an answer as it arrives (see [`open`]), chunk by chunk as the runtime
 /// gives it (`worker`'s `ByteStream` would bring `wasm_streams` into the Worker), each
-/// read within what is left of the request's deadline (the runtime's timer, or a race).
+/// read within the request's deadline (the runtime's timer).
 struct Body {
     /// `None`: no body, or the end was read, or the request was stopped.
     reader: Option<web_sys::ReadableStreamDefaultReader>,
-    /// A service binding's: each read raced by [`within`] (the network's request has the
-    /// runtime's timer).
-    raced: bool,
-    /// Unix milliseconds.
-    deadline: u64,
     /// Why reading stopped (the deadline, or the stream's failure): every later read says so.
     failed: Option<HostError>,
     url: String,
@@ -207,24 +177,15 @@ impl Chunks for Body {
             let Some(reader) = &self.reader else {
                 return Ok(None);
             };
-            let left = self.deadline.saturating_sub(Date::now().as_millis());
-            if left == 0 {
-                return Err(self.timeout());
-            }
-            // To the network the runtime's timer bounds the read (see [`open`]).
-            let read = match self.raced {
-                false => Some(JsFuture::from(reader.read()).await),
-                true => within(reader.read(), left).await,
-            };
-            let read = match read {
-                Some(Ok(read)) => read,
-                Some(Err(e)) if timed_out(&e) => return Err(self.timeout()),
+            // The runtime's timer bounds the read (see [`open`]).
+            let read = match JsFuture::from(reader.read()).await {
+                Ok(read) => read,
+                Err(e) if timed_out(&e) => return Err(self.timeout()),
                 // The stream failed: there is nothing left to stop (or to cancel).
-                Some(Err(e)) => {
+                Err(e) => {
                     self.reader = None;
                     return Err(self.fail(js(e)));
                 }
-                None => return Err(self.timeout()),
             };
             if js_sys::Reflect::get(&read, &"done".into())
                 .map_err(js)?
