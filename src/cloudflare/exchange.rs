@@ -84,7 +84,7 @@ pub(super) async fn open(
     Ok(answer.max_bytes(limits.max_bytes))
 }
 
-/// Aborts a request to the network when dropped while it still holds it (see [`open`]).
+/// Aborts a request when dropped while it still holds it (see [`open`]).
 struct Aborter(Option<web_sys::AbortController>);
 
 impl Drop for Aborter {
