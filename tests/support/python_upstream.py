@@ -1,7 +1,8 @@
 """An MCP server written as a Python author writes one: the official Python SDK's
-`MCPServer` (mcp 2.x, installed into .venv-sdk by `make setup`) over streamable HTTP,
-synchronous, without tasks. The gateway tests put it behind the gateway, unchanged
-(tests/e2e/gateway-python.test.mjs, docs/gateway.md).
+`MCPServer` (mcp 2.x, in .venv-sdk) or, run by the SDK 1.x (.venv-sdk1), its `FastMCP`,
+both installed by `make setup`; over streamable HTTP, synchronous, without tasks. The
+gateway tests put it behind the gateway, unchanged (tests/e2e/gateway-python.test.mjs,
+docs/gateway.md).
 
 Usage: python_upstream.py PORT. Prints one JSON line per event on stdout:
 {"event": "ready"} once it listens, then {"event": "call", "tool": ..., "args": ...} when a
