@@ -55,6 +55,8 @@ export async function startJobServer() {
       const path = new URL(req.url, 'http://x').pathname;
       const record = { method: req.method, path, body, raw, headers: req.headers, at: performance.now(), doneAt: null };
       requests.push(record);
+      // The client gave up before the answer was sent (an aborted request).
+      res.on('close', () => { if (!res.writableFinished) record.abortedAt = performance.now(); });
       const send = (status, headers, payload) => {
         const data = payload === undefined ? '' : (typeof payload === 'string' ? payload : JSON.stringify(payload));
         const h = { ...headers };
