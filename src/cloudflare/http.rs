@@ -105,13 +105,16 @@ pub(crate) fn to_headers(pairs: &[(&'static str, String)]) -> worker::Result<wor
 /// The core's response as the runtime's own, built directly (`worker::Response` would
 /// add a conversion with its own copy of the body).
 pub(crate) fn to_response(response: HttpResponse) -> worker::Result<web_sys::Response> {
-    let headers = web_sys::Headers::new()?;
-    for (name, value) in &response.headers {
-        headers.append(name, value)?;
-    }
     let init = web_sys::ResponseInit::new();
     init.set_status(response.status);
-    init.set_headers(&headers);
+    // No `Headers` object for a response without headers (every object's reply).
+    if !response.headers.is_empty() {
+        let headers = web_sys::Headers::new()?;
+        for (name, value) in &response.headers {
+            headers.append(name, value)?;
+        }
+        init.set_headers(&headers);
+    }
     let built = if response.body.is_empty() {
         web_sys::Response::new_with_opt_str_and_init(None, &init)
     } else {

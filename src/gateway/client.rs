@@ -149,9 +149,11 @@ impl Session {
             // Not a 2026-07-28 server (an error, a 400 or 404 without a session, another
             // answer): the 2025-11-25 handshake. A transport failure is not an answer.
             Err(UpstreamError::Host(e)) => Err(UpstreamError::Host(e)),
-            _ if upstream.version.is_some() => Err(UpstreamError::Malformed(format!(
-                "its server/discover does not offer {MODERN}, the revision its configuration names"
-            ))),
+            _ if upstream.version.as_deref() == Some(MODERN) => {
+                Err(UpstreamError::Malformed(format!(
+                    "its server/discover does not offer {MODERN}, the revision its configuration names"
+                )))
+            }
             _ => Session::open(host, upstream, bounds, no_params()).await,
         }
     }
