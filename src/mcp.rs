@@ -2,6 +2,7 @@
 //! (MRTR), `requestState`, and schema validation.
 
 pub mod headers;
+pub mod identity;
 pub mod input;
 pub mod meta;
 pub mod params;

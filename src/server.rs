@@ -7,6 +7,7 @@ pub mod config;
 pub mod creation;
 pub mod dispatch;
 mod drive;
+mod envelope;
 pub mod era;
 pub mod fanin;
 pub mod follower;
@@ -21,12 +22,13 @@ pub mod wait;
 
 pub use builder::ServerBuilder;
 pub use config::Config;
+pub use envelope::{Envelope, error_response, result_response};
 
 use crate::catalog::{self, Catalog};
 use crate::error::McpError;
 use crate::host::{Host, Platform, Policy};
 use crate::http::HttpResponse;
-use crate::jsonrpc::{self, RequestId};
+use crate::jsonrpc::RequestId;
 use crate::mcp::input;
 use crate::mcp::request_state::{self, Binding, Carried};
 use crate::tasks::execution::Limits;
@@ -64,14 +66,14 @@ pub enum Action {
     CreateTask {
         request_id: RequestId,
         record: Box<TaskRecord>,
-        cors: Cors,
+        envelope: Envelope,
     },
     /// Send `request` to the object named `request.task_id()` and answer with
     /// [`Server::object_response`].
     Forward {
         request_id: RequestId,
         request: ObjectRequest,
-        cors: Cors,
+        envelope: Envelope,
     },
     /// Run the call's steps with the adapter's host: `server.run(run, ctx, host,
     /// progress, asker, log).await` gives the next action ([`Action::Respond`] or
@@ -98,7 +100,7 @@ pub enum Action {
     ListTasks {
         request_id: RequestId,
         params: my_tasks::ListParams,
-        cors: Cors,
+        envelope: Envelope,
     },
     /// Open a `subscriptions/listen` stream (see [`listen`]).
     Listen(Box<listen::Listen>),
@@ -106,7 +108,7 @@ pub enum Action {
     Admin {
         request_id: RequestId,
         request: Box<crate::ops::admin::AdminRequest>,
-        cors: Cors,
+        envelope: Envelope,
     },
 }
 
@@ -135,29 +137,9 @@ impl Action {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadRun {
     pub request_id: RequestId,
-    pub cors: Cors,
+    pub envelope: Envelope,
     pub uri: String,
     pub target: catalog::Target,
-}
-
-/// CORS headers to attach to a response for an allowed browser origin.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Cors(Option<String>);
-
-impl Cors {
-    pub fn apply(&self, mut response: HttpResponse) -> HttpResponse {
-        if let Some(origin) = &self.0 {
-            response
-                .headers
-                .push(("access-control-allow-origin", origin.clone()));
-            response.headers.push(("vary", "Origin".into()));
-            response.headers.push((
-                "access-control-expose-headers",
-                "content-type, mcp-session-id, www-authenticate, retry-after".into(),
-            ));
-        }
-        response
-    }
 }
 
 /// The server: its configuration and what it offers. Server authors build one with
@@ -180,25 +162,6 @@ pub struct Server {
     pub lists: dispatch::StaticResults,
     /// `config.outbound`, shared by every [`Host`] this server hands out.
     outbound: Rc<Result<Policy, String>>,
-}
-
-/// A JSON-RPC error response with the error's HTTP status and its `Retry-After` (a 429's);
-/// an authentication challenge needs the origin, so [`Server::refuse`] adds that.
-pub fn error_response(id: Option<&RequestId>, error: &McpError, cors: &Cors) -> HttpResponse {
-    let mut response = HttpResponse::json(
-        error.http_status(),
-        jsonrpc::error_response(id, &error.to_wire()),
-    );
-    response.headers.extend(error.retry_after());
-    cors.apply(response)
-}
-
-/// A JSON-RPC result response (status 200).
-pub fn result_response(id: &RequestId, result: &Value, cors: &Cors) -> HttpResponse {
-    cors.apply(HttpResponse::json(
-        200,
-        jsonrpc::result_response(id, result),
-    ))
 }
 
 impl Server {
@@ -375,8 +338,8 @@ impl Server {
             ))),
         };
         match result {
-            Ok(result) => result_response(&read.request_id, &result, &read.cors),
-            Err(e) => error_response(Some(&read.request_id), &e, &read.cors),
+            Ok(result) => result_response(&read.request_id, &result, &read.envelope),
+            Err(e) => error_response(Some(&read.request_id), &e, &read.envelope),
         }
     }
 
@@ -387,20 +350,17 @@ impl Server {
         request_id: &RequestId,
         status: u16,
         body: &[u8],
-        cors: &Cors,
+        envelope: &Envelope,
     ) -> HttpResponse {
         if status == protocol::RESULT_STATUS {
-            return cors.apply(HttpResponse::json(
-                200,
-                jsonrpc::result_response_raw(request_id, body),
-            ));
+            return envelope.raw_result(request_id, body);
         }
         match ObjectReply::decode(status, body) {
             Ok(ObjectReply::Error(error)) => {
-                error_response(Some(request_id), &McpError::Wire(error), cors)
+                error_response(Some(request_id), &McpError::Wire(error), envelope)
             }
             Ok(ObjectReply::Result(_)) => unreachable!("results carry RESULT_STATUS"),
-            Err(why) => self.object_unreachable(request_id, &why, cors),
+            Err(why) => self.object_unreachable(request_id, &why, envelope),
         }
     }
 
@@ -409,12 +369,12 @@ impl Server {
         &self,
         request_id: &RequestId,
         why: &str,
-        cors: &Cors,
+        envelope: &Envelope,
     ) -> HttpResponse {
         error_response(
             Some(request_id),
             &McpError::Internal(format!("task storage unavailable: {why}")),
-            cors,
+            envelope,
         )
     }
 }

@@ -228,7 +228,12 @@ fn only_post_to_mcp_from_an_allowed_origin_is_authenticated() {
     let Outcome::Refused(e) = server.authenticate(&browser) else {
         panic!()
     };
-    let r = server.refuse(None, &e, &server.cors_for(&browser), "https://mcp.example");
+    let r = server.refuse(
+        None,
+        &e,
+        &server.envelope_for(&browser),
+        "https://mcp.example",
+    );
     assert_eq!(r.status, 401);
     let header = |n: &str| {
         r.headers

@@ -14,7 +14,7 @@ use mcp_tasks_edge::jsonrpc::{self, RequestId};
 use mcp_tasks_edge::ops::admin::AdminRequest;
 use mcp_tasks_edge::ops::log::{Line, LogSettings};
 use mcp_tasks_edge::quota::{LedgerRequest, index_key};
-use mcp_tasks_edge::server::Cors;
+use mcp_tasks_edge::server::Envelope;
 use mcp_tasks_edge::server::creation::{Creating, Reply};
 use mcp_tasks_edge::server::my_tasks::{Index, page};
 use mcp_tasks_edge::server::operator;
@@ -124,7 +124,7 @@ fn an_anonymous_caller_lists_nothing_and_a_foreign_cursor_is_refused_unread() {
 }
 
 fn admin(o: &Objects, request: AdminRequest) -> Value {
-    let (server, cors) = (server(), Cors::default());
+    let (server, envelope) = (server(), Envelope::default());
     let id = RequestId::Number(1);
     body(&block_on(operator::perform(
         &server,
@@ -132,7 +132,7 @@ fn admin(o: &Objects, request: AdminRequest) -> Value {
         "admin:ops",
         &id,
         request,
-        &cors,
+        &envelope,
     )))
 }
 

@@ -282,13 +282,13 @@ fn mrtr_answers_carry_into_the_task() {
 #[test]
 fn object_replies_reach_the_wire_unchanged() {
     use mcp_tasks_edge::jsonrpc::RequestId;
-    use mcp_tasks_edge::server::Cors;
+    use mcp_tasks_edge::server::Envelope;
     let (mut o, _) = start("slow_compute", json!({ "seconds": 5 }));
     let s = server();
     let id = RequestId::String("r-1".into());
     let reply = o.request(ObjectRequest::Get { task_id: ID.into() }, "anonymous", NOW);
     let (status, bytes) = reply.encode();
-    let response = s.object_response(&id, status, &bytes, &Cors::default());
+    let response = s.object_response(&id, status, &bytes, &Envelope::default());
     let ObjectReply::Result(task) = reply else {
         panic!()
     };
@@ -304,12 +304,12 @@ fn object_replies_reach_the_wire_unchanged() {
         NOW,
     );
     let (status, bytes) = missing.encode();
-    let response = s.object_response(&id, status, &bytes, &Cors::default());
+    let response = s.object_response(&id, status, &bytes, &Envelope::default());
     assert_eq!(error_of(&response), (400, -32602));
     assert_eq!(body(&response)["id"], "r-1");
     // A broken object reply is our fault: 500, never a garbled body.
     assert_eq!(
-        s.object_response(&id, 503, b"oops", &Cors::default())
+        s.object_response(&id, 503, b"oops", &Envelope::default())
             .status,
         500
     );

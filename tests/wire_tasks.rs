@@ -14,7 +14,7 @@ use mcp_tasks_edge::jsonrpc::RequestId;
 use mcp_tasks_edge::legacy;
 use mcp_tasks_edge::server::fanin::{Fanin, Opened};
 use mcp_tasks_edge::server::listen::StreamLimits;
-use mcp_tasks_edge::server::{Action, Cors};
+use mcp_tasks_edge::server::{Action, Envelope};
 use mcp_tasks_edge::tasks::protocol::{ObjectReply, ObjectRequest};
 use mcp_tasks_edge::tasks::watch::{self, WatchMessage};
 use serde_json::{Value, json};
@@ -52,7 +52,7 @@ fn modern_tasks_get_carries_result_type_inside_the_result() {
     );
     let (status, bytes) = reply.encode();
     let response =
-        server().object_response(&RequestId::Number(7), status, &bytes, &Cors::default());
+        server().object_response(&RequestId::Number(7), status, &bytes, &Envelope::default());
     assert_eq!(
         String::from_utf8(response.body.clone()).unwrap(),
         format!(

@@ -111,7 +111,7 @@ pub(crate) async fn serve(
                 Ok(slot) => slot,
                 Err(error) => {
                     let id = &listen.request_id;
-                    return to_response(server.refuse(Some(id), &error, &listen.cors, &origin));
+                    return to_response(server.refuse(Some(id), &error, &listen.envelope, &origin));
                 }
             };
             listen::stream(env, build, *listen, ctx.principal, slot)
@@ -155,8 +155,8 @@ async fn authenticate(
             crate::ops::log::refused(&error, None, Some(trace)),
             &server.config.log,
         );
-        let cors = server.cors_for(request);
-        server.refuse(None, &error, &cors, origin)
+        let envelope = server.envelope_for(request);
+        server.refuse(None, &error, &envelope, origin)
     })
 }
 
@@ -207,10 +207,10 @@ async fn legacy(
     principal: &str,
     trace: &str,
 ) -> worker::Result<Response> {
-    let (session_id, cors) = match session {
+    let (session_id, envelope) = match session {
         crate::legacy::Route::Refused(response) => return to_worker_response(response),
-        crate::legacy::Route::New(cors) => (new_task_id()?, cors),
-        crate::legacy::Route::Existing(id, cors) => (id, cors),
+        crate::legacy::Route::New(envelope) => (new_task_id()?, envelope),
+        crate::legacy::Route::Existing(id, envelope) => (id, envelope),
     };
     let headers = worker::Headers::new();
     for name in ["content-type", "accept", "last-event-id"] {
@@ -238,7 +238,7 @@ async fn legacy(
     for (name, value) in response.headers().entries() {
         headers.append(&name, &value)?;
     }
-    for (name, value) in cors.apply(HttpResponse::empty(200)).headers {
+    for (name, value) in envelope.apply(HttpResponse::empty(200)).headers {
         headers.append(name, &value)?;
     }
     Ok(response.with_headers(headers))

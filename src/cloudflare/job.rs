@@ -47,7 +47,7 @@ pub(crate) async fn detach(
 ) -> HttpResponse {
     match new_task_id() {
         Ok(id) => record.assign_id(id),
-        Err(e) => return server.object_unreachable(&run.request_id, &e.to_string(), &run.cors),
+        Err(e) => return server.object_unreachable(&run.request_id, &e.to_string(), &run.envelope),
     }
     run.job = record.task_id().to_owned();
     let objects = Objects {
@@ -58,13 +58,16 @@ pub(crate) async fn detach(
     let quotas = server.config.quotas;
     let stored = store_new_task(&objects, quotas, &ctx.principal, record, true).await;
     match stored {
-        Err(refused) => error_response(Some(&run.request_id), &refused, &run.cors),
+        Err(refused) => error_response(Some(&run.request_id), &refused, &run.envelope),
         Ok(Ok((status, body))) if status != crate::tasks::protocol::RESULT_STATUS => {
-            server.object_response(&run.request_id, status, &body, &run.cors)
+            server.object_response(&run.request_id, status, &body, &run.envelope)
         }
         Ok(Ok(_)) => {
-            let (job, request_id, cors) =
-                (run.job.clone(), run.request_id.clone(), run.cors.clone());
+            let (job, request_id, envelope) = (
+                run.job.clone(),
+                run.request_id.clone(),
+                run.envelope.clone(),
+            );
             match select(
                 pin!(follow(server, env, ctx, run, channel)),
                 pin!(leave.left()),
@@ -89,11 +92,11 @@ pub(crate) async fn detach(
                             }
                         })
                         .await;
-                    error_response(Some(&request_id), &jobs::left_error(&job), &cors)
+                    error_response(Some(&request_id), &jobs::left_error(&job), &envelope)
                 }
             }
         }
-        Ok(Err(why)) => server.object_unreachable(&run.request_id, &why, &run.cors),
+        Ok(Err(why)) => server.object_unreachable(&run.request_id, &why, &run.envelope),
     }
 }
 

@@ -193,7 +193,7 @@ pub async fn stream(
         .push(("content-type", "text/event-stream".into()));
     head.headers.push(("cache-control", "no-cache".into()));
     head.headers.push(("x-accel-buffering", "no".into()));
-    let head = listen.cors.apply(head);
+    let head = listen.envelope.apply(head);
     let (sockets, events) = Sockets::new();
     let limits = listen.limits;
     let (fanin, first) = Fanin::start(listen, limits, now_ms());

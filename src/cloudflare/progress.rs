@@ -32,7 +32,7 @@ pub async fn stream(
     let Streamed {
         action,
         token,
-        cors,
+        envelope,
     } = streamed;
     let channel = Channel::default();
     let sink = channel.clone();
@@ -42,7 +42,7 @@ pub async fn stream(
         }),
         None => Progress::default(),
     };
-    let head = cors.apply(HttpResponse::empty(200));
+    let head = envelope.apply(HttpResponse::empty(200));
     let out = channel.clone();
     let beat = channel.clone();
     worker::wasm_bindgen_futures::spawn_local(async move {

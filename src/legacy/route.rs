@@ -6,7 +6,7 @@ use super::SESSION_HEADER;
 use crate::error::McpError;
 use crate::http::{HttpRequest, HttpResponse};
 use crate::mcp::meta::{KEY_PROTOCOL_VERSION, SUPPORTED_VERSIONS};
-use crate::server::{Cors, MCP_PATH, Server, error_response};
+use crate::server::{Envelope, MCP_PATH, Server, error_response};
 use crate::tasks::id;
 use serde_json::Value;
 
@@ -15,9 +15,9 @@ use serde_json::Value;
 pub enum Route {
     /// `initialize`: a new session, whose id the server draws (never the client's:
     /// an `Mcp-Session-Id` sent with `initialize` is ignored).
-    New(Cors),
+    New(Envelope),
     /// A request naming this session.
-    Existing(String, Cors),
+    Existing(String, Envelope),
     /// Answer this at once (a refused origin, a malformed session id, legacy off).
     Refused(HttpResponse),
 }
@@ -33,13 +33,17 @@ pub fn route(server: &Server, request: &HttpRequest) -> Option<Route> {
     if !initialize && session.is_none() {
         return None;
     }
-    let cors = match request.headers.get("origin") {
+    let envelope = match request.headers.get("origin") {
         Some(o) if !server.config.origin_allowed(&o) => {
             let e = McpError::ForbiddenOrigin(o);
-            return Some(Route::Refused(error_response(None, &e, &Cors::default())));
+            return Some(Route::Refused(error_response(
+                None,
+                &e,
+                &Envelope::default(),
+            )));
         }
-        Some(_) => server.cors_for(request),
-        None => Cors::default(),
+        Some(_) => server.envelope_for(request),
+        None => Envelope::default(),
     };
     if !server.config.legacy_sessions {
         // A modern-only server: say which versions it speaks (basic/versioning).
@@ -55,14 +59,14 @@ pub fn route(server: &Server, request: &HttpRequest) -> Option<Route> {
             requested,
             supported: SUPPORTED_VERSIONS.to_vec(),
         };
-        return Some(Route::Refused(error_response(None, &e, &cors)));
+        return Some(Route::Refused(error_response(None, &e, &envelope)));
     }
     if initialize {
-        return Some(Route::New(cors));
+        return Some(Route::New(envelope));
     }
     Some(match session {
-        Some(id) if id::is_valid(id.trim()) => Route::Existing(id.trim().to_owned(), cors),
-        _ => Route::Refused(error_response(None, &McpError::SessionNotFound, &cors)),
+        Some(id) if id::is_valid(id.trim()) => Route::Existing(id.trim().to_owned(), envelope),
+        _ => Route::Refused(error_response(None, &McpError::SessionNotFound, &envelope)),
     })
 }
 

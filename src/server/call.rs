@@ -15,7 +15,7 @@
 //! hands the adapter an [`Action::Run`]; the adapter then awaits `Server::run` (the steps,
 //! `server::drive`) with its `Host`, because steps are async and may use the platform.
 
-use super::{Action, Context, Cors, Server, jobs};
+use super::{Action, Context, Envelope, Server, jobs};
 use crate::error::McpError;
 use crate::host::BoxFuture;
 use crate::http::Headers;
@@ -61,7 +61,7 @@ impl Target {
 #[derive(Debug, Clone, PartialEq)]
 pub struct InlineRun {
     pub request_id: RequestId,
-    pub cors: Cors,
+    pub envelope: Envelope,
     pub target: Target,
     pub arguments: Map<String, Value>,
     pub capabilities: ClientCapabilities,
@@ -210,9 +210,9 @@ pub fn tools_call(
     http_headers: Option<&Headers>,
     meta: &RequestMeta,
     ctx: &Context,
-    cors: &Cors,
+    envelope: &Envelope,
 ) -> Result<Action, McpError> {
-    if let Some(handle) = jobs::handle_call(server, rpc, meta, cors) {
+    if let Some(handle) = jobs::handle_call(server, rpc, meta, envelope) {
         return handle;
     }
     let (spec, arguments) = checked_call(server, &rpc.params, http_headers)?;
@@ -235,7 +235,7 @@ pub fn tools_call(
         _ => Becomes::Inline,
     };
     let target = Target::Tool(name.to_owned());
-    start(server, rpc, meta, ctx, cors, target, arguments, becomes)
+    start(server, rpc, meta, ctx, envelope, target, arguments, becomes)
 }
 
 /// A call that becomes a task of a client that cannot be asked must not start a tool that
@@ -256,7 +256,7 @@ pub fn prompts_get(
     rpc: &Request,
     meta: &RequestMeta,
     ctx: &Context,
-    cors: &Cors,
+    envelope: &Envelope,
 ) -> Result<Action, McpError> {
     let params::PromptGetParams { name, arguments } = params::parse(&rpc.params)?;
     let prompt = server
@@ -271,7 +271,7 @@ pub fn prompts_get(
         rpc,
         meta,
         ctx,
-        cors,
+        envelope,
         target,
         arguments,
         Becomes::Inline,
@@ -286,7 +286,7 @@ fn start(
     rpc: &Request,
     meta: &RequestMeta,
     ctx: &Context,
-    cors: &Cors,
+    envelope: &Envelope,
     target: Target,
     arguments: Map<String, Value>,
     becomes: Becomes,
@@ -303,7 +303,7 @@ fn start(
         // The retry of a call whose job asked by MRTR: the answers go to the job.
         let run = jobs::JobRun {
             request_id: rpc.id.clone(),
-            cors: cors.clone(),
+            envelope: envelope.clone(),
             job,
             first: None,
             wait_ms: 0,
@@ -319,7 +319,7 @@ fn start(
     }
     Ok(Action::Run(Box::new(InlineRun {
         request_id: rpc.id.clone(),
-        cors: cors.clone(),
+        envelope: envelope.clone(),
         target,
         arguments,
         capabilities: meta.capabilities.clone(),

@@ -1,13 +1,14 @@
 //! Method dispatch for one JSON-RPC request (after the HTTP checks in `server`).
 
-use super::{Action, Config, Context, Cors, ReadRun, Server, call, jobs, listen, result_response};
+use super::{
+    Action, Config, Context, Envelope, ReadRun, Server, call, jobs, listen, result_response,
+};
 use crate::catalog::Catalog;
 use crate::error::McpError;
 use crate::http::Headers;
-use crate::http::HttpResponse;
 use crate::jsonrpc::{self, Empty, OneEntry, Request};
-use crate::mcp::Implementation;
 use crate::mcp::headers;
+use crate::mcp::identity;
 use crate::mcp::meta::{self, Capability, RequestMeta, TASKS_EXTENSION};
 use crate::mcp::params::{
     self, CompleteParams, CursorParams, TaskIdParams, TaskUpdateParams, UriParams,
@@ -17,6 +18,7 @@ use crate::tasks::protocol::ObjectRequest;
 use crate::tools::Registry;
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::rc::Rc;
 
 /// List results are the same for every caller and change only on deploy.
 const LIST_TTL_MS: u64 = 60_000;
@@ -26,7 +28,7 @@ pub fn dispatch(
     rpc: &Request,
     http_headers: &Headers,
     ctx: &Context,
-    cors: &Cors,
+    envelope: &Envelope,
 ) -> Result<Action, McpError> {
     let meta = meta::parse_request_meta(&rpc.params)?;
     let header_version = headers::protocol_version(http_headers)?;
@@ -38,7 +40,7 @@ pub fn dispatch(
     }
     meta::check_supported(&meta.protocol_version)?;
     headers::check_standard(http_headers, &rpc.method, &rpc.params)?;
-    let action = route(server, rpc, Some(http_headers), &meta, ctx, cors)?;
+    let action = route(server, rpc, Some(http_headers), &meta, ctx, envelope)?;
     fit_accept(action, http_headers)
 }
 
@@ -78,15 +80,12 @@ pub fn route(
     http_headers: Option<&Headers>,
     meta: &RequestMeta,
     ctx: &Context,
-    cors: &Cors,
+    envelope: &Envelope,
 ) -> Result<Action, McpError> {
     let params = &rpc.params;
-    let respond = |result: Value| Ok(Action::Respond(result_response(&rpc.id, &result, cors)));
+    let respond = |result: Value| Ok(Action::Respond(result_response(&rpc.id, &result, envelope)));
     // Static results are serialized once per isolate and spliced into the envelope.
-    let respond_static = |raw: &[u8]| {
-        let body = jsonrpc::result_response_raw(&rpc.id, raw);
-        Ok(Action::Respond(cors.apply(HttpResponse::json(200, body))))
-    };
+    let respond_static = |raw: &[u8]| Ok(Action::Respond(envelope.raw_result(&rpc.id, raw)));
     let lists = &server.lists;
     match rpc.method.as_str() {
         "server/discover" => respond_static(&lists.discover),
@@ -98,12 +97,14 @@ pub fn route(
                 _ => respond_static(&lists.tools),
             }
         }
-        "tools/call" => call::tools_call(server, rpc, http_headers, meta, ctx, cors),
+        "tools/call" => call::tools_call(server, rpc, http_headers, meta, ctx, envelope),
         "prompts/list" if lists.prompts.is_some() => {
             no_cursor(params)?;
             respond_static(lists.prompts.as_deref().unwrap_or_default())
         }
-        "prompts/get" if lists.prompts.is_some() => call::prompts_get(server, rpc, meta, ctx, cors),
+        "prompts/get" if lists.prompts.is_some() => {
+            call::prompts_get(server, rpc, meta, ctx, envelope)
+        }
         "resources/list" if lists.resources.is_some() => {
             no_cursor(params)?;
             respond_static(lists.resources.as_deref().unwrap_or_default())
@@ -117,7 +118,7 @@ pub fn route(
             let target = server.catalog.resolve(&uri)?;
             Ok(Action::Read(Box::new(ReadRun {
                 request_id: rpc.id.clone(),
-                cors: cors.clone(),
+                envelope: envelope.clone(),
                 uri,
                 target,
             })))
@@ -130,14 +131,14 @@ pub fn route(
             Ok(Action::Forward {
                 request_id: rpc.id.clone(),
                 request,
-                cors: cors.clone(),
+                envelope: envelope.clone(),
             })
         }
-        "subscriptions/listen" => listen::open(server, rpc, meta, ctx, cors),
+        "subscriptions/listen" => listen::open(server, rpc, meta, ctx, envelope),
         super::LIST_TASKS => Ok(Action::ListTasks {
             request_id: rpc.id.clone(),
             params: params::parse::<super::my_tasks::ListParams>(params)?,
-            cors: cors.clone(),
+            envelope: envelope.clone(),
         }),
         // Served on the 2026-07-28 endpoint (a 2025-11-25 session forwards no object reads).
         super::TASK_TIMELINE if http_headers.is_some() => {
@@ -148,7 +149,7 @@ pub fn route(
             Ok(Action::Forward {
                 request_id: rpc.id.clone(),
                 request: ObjectRequest::Timeline { task_id },
-                cors: cors.clone(),
+                envelope: envelope.clone(),
             })
         }
         // tasks/result and tasks/list were removed by SEP-2663; initialize, ping,
@@ -160,7 +161,7 @@ pub fn route(
                 Some(request) => Ok(Action::Admin {
                     request_id: rpc.id.clone(),
                     request: Box::new(request?),
-                    cors: cors.clone(),
+                    envelope: envelope.clone(),
                 }),
                 None => Err(McpError::MethodNotFound(other.to_owned())),
             }
@@ -172,6 +173,8 @@ pub fn route(
 /// `None` when its capability is not offered (its methods then answer -32601).
 #[derive(Debug, Clone)]
 pub struct StaticResults {
+    /// The `_meta` entry naming this server in 2026-07-28 results (`mcp::identity`).
+    pub identity: Rc<[u8]>,
     pub discover: Vec<u8>,
     pub tools: Vec<u8>,
     /// `tools/list` for a client without the Tasks extension, with the job handle tools
@@ -195,6 +198,7 @@ impl StaticResults {
         let templates: Vec<Value> = catalog.templates.iter().map(|t| t.definition()).collect();
         let offers_resources = catalog.has_resources();
         StaticResults {
+            identity: identity::entry(&config.server_name, &config.server_version).into(),
             discover: bytes(discover(config, catalog, instructions)),
             tools: bytes(list("tools", registry.definitions())),
             tools_without_tasks: jobs::offered(config, registry).then(|| {
@@ -259,8 +263,6 @@ struct DiscoverResult<'a> {
     supported_versions: &'static [&'static str],
     capabilities: ServerCapabilities,
     instructions: &'a str,
-    #[serde(rename = "_meta")]
-    meta: OneEntry<'static, Implementation<'a>>,
 }
 
 /// `ServerCapabilities`: tools and the Tasks extension always, the rest as the catalog has.
@@ -284,13 +286,10 @@ struct ToolsCapability {
     list_changed: bool,
 }
 
-/// `server/discover` (server/discover "Response").
+/// `server/discover` (server/discover "Response"); its `_meta` naming this server is the
+/// one every 2026-07-28 result carries (`Envelope`).
 fn discover(config: &Config, catalog: &Catalog, instructions: Option<&str>) -> Value {
     let offered = |offers: bool| offers.then_some(Empty {});
-    let info = Implementation {
-        name: &config.server_name,
-        version: &config.server_version,
-    };
     jsonrpc::payload(&DiscoverResult {
         supported_versions: meta::SUPPORTED_VERSIONS,
         capabilities: ServerCapabilities {
@@ -303,7 +302,6 @@ fn discover(config: &Config, catalog: &Catalog, instructions: Option<&str>) -> V
             completions: offered(catalog.has_completions()),
         },
         instructions: instructions.unwrap_or(DEFAULT_INSTRUCTIONS),
-        meta: OneEntry(meta::KEY_SERVER_INFO, info),
     })
 }
 

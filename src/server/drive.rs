@@ -103,7 +103,7 @@ pub async fn drive(
     log: &dyn Fn(Line),
 ) -> Action {
     let request_id = run.request_id.clone();
-    let cors = run.cors.clone();
+    let envelope = run.envelope.clone();
     let mut ctx = ctx.clone();
     for _ in 0..MAX_INLINE_STEPS {
         let stepped = match logged_step(server, &run, &ctx, host, progress, log).await {
@@ -123,7 +123,7 @@ pub async fn drive(
                 Err(why) => Err(McpError::Internal(format!("{} {why}", run.target.name()))),
                 Ok(()) => {
                     result["resultType"] = RESULT_COMPLETE.into();
-                    return Action::Respond(result_response(&request_id, &result, &cors));
+                    return Action::Respond(result_response(&request_id, &result, &envelope));
                 }
             },
             Step::Fail(error) => Err(McpError::Wire(error)),
@@ -223,14 +223,14 @@ pub async fn drive(
             }
         };
         return outcome.unwrap_or_else(|e| {
-            Action::Respond(super::error_response(Some(&request_id), &e, &cors))
+            Action::Respond(super::error_response(Some(&request_id), &e, &envelope))
         });
     }
     let e = McpError::Internal(format!(
         "{} did not finish within {MAX_INLINE_STEPS} steps",
         run.target.name()
     ));
-    Action::Respond(super::error_response(Some(&request_id), &e, &cors))
+    Action::Respond(super::error_response(Some(&request_id), &e, &envelope))
 }
 
 fn asks_in_task(server: &Server, run: &InlineRun) -> bool {
@@ -299,7 +299,7 @@ fn input_required(
     Ok(Action::Respond(result_response(
         &run.request_id,
         &result,
-        &run.cors,
+        &run.envelope,
     )))
 }
 
@@ -354,9 +354,13 @@ fn create_task(server: &Server, mut run: InlineRun, next: Continued, ctx: &Conte
         Ok(record) => Action::CreateTask {
             request_id: run.request_id,
             record: Box::new(record),
-            cors: run.cors,
+            envelope: run.envelope,
         },
-        Err(e) => Action::Respond(super::error_response(Some(&run.request_id), &e, &run.cors)),
+        Err(e) => Action::Respond(super::error_response(
+            Some(&run.request_id),
+            &e,
+            &run.envelope,
+        )),
     }
 }
 
@@ -371,14 +375,18 @@ fn detach(server: &Server, mut run: InlineRun, next: Continued, ctx: &Context) -
     let record = match record(server, &mut run, next, ctx) {
         Ok(record) => record,
         Err(e) => {
-            return Action::Respond(super::error_response(Some(&run.request_id), &e, &run.cors));
+            return Action::Respond(super::error_response(
+                Some(&run.request_id),
+                &e,
+                &run.envelope,
+            ));
         }
     };
     let name = run.target.name();
     let reader = jobs::reader(name);
     let job = JobRun {
         request_id: run.request_id,
-        cors: run.cors,
+        envelope: run.envelope,
         job: String::new(),
         first: None,
         wait_ms: jobs::wait_ms(server, &reader, &run.arguments),

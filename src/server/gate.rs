@@ -7,7 +7,7 @@
 //! equals `_meta` (-32020) → version supported (-32022) → `Mcp-Method`/`Mcp-Name` (-32020)
 //! → method (-32601/404) → params (-32602) → capabilities (-32021).
 
-use super::{Action, Context, Cors, MCP_PATH, Server, dispatch, error_response};
+use super::{Action, Context, Envelope, MCP_PATH, Server, dispatch, error_response};
 use crate::auth::{self, Outcome};
 use crate::error::McpError;
 use crate::http::{HttpRequest, HttpResponse};
@@ -77,14 +77,11 @@ impl Server {
             .grant(token, &format!("{origin}{MCP_PATH}"), now_ms)
     }
 
-    /// The CORS headers `request` gets (none for a forbidden or absent origin).
-    pub fn cors_for(&self, request: &HttpRequest) -> Cors {
-        Cors(
-            request
-                .headers
-                .get("origin")
-                .filter(|o| self.config.origin_allowed(o)),
-        )
+    /// How the answers to `request` are dressed: CORS headers (none for a forbidden or
+    /// absent origin) and this server's identity.
+    pub fn envelope_for(&self, request: &HttpRequest) -> Envelope {
+        let origin = (request.headers.get("origin")).filter(|o| self.config.origin_allowed(o));
+        Envelope::modern(origin, &self.lists.identity)
     }
 
     /// An error answered before or beside dispatch (401, 403, 429), with the headers it
@@ -93,10 +90,10 @@ impl Server {
         &self,
         id: Option<&RequestId>,
         error: &McpError,
-        cors: &Cors,
+        envelope: &Envelope,
         origin: &str,
     ) -> HttpResponse {
-        let mut response = error_response(id, error, cors);
+        let mut response = error_response(id, error, envelope);
         response
             .headers
             .extend(error.challenge(&auth::metadata_url(origin)));
@@ -106,31 +103,34 @@ impl Server {
     /// Handles one HTTP request to the MCP endpoint.
     pub fn handle(&self, request: &HttpRequest, ctx: &Context) -> Action {
         let origin = request.headers.get("origin");
-        let cors = match &origin {
+        let envelope = match &origin {
             Some(o) if !self.config.origin_allowed(o) => {
                 // streamable-http "Security": invalid Origin → 403 (DNS-rebinding protection).
                 return Action::Respond(error_response(
                     None,
                     &McpError::ForbiddenOrigin(o.clone()),
-                    &Cors::default(),
+                    &Envelope::default(),
                 ));
             }
-            Some(o) => Cors(Some(o.clone())),
-            None => Cors::default(),
+            Some(o) => Envelope::modern(Some(o.clone()), &self.lists.identity),
+            None => Envelope::modern(None, &self.lists.identity),
         };
         if request.path != MCP_PATH {
             let e = McpError::MethodNotFound(format!(
                 "HTTP path {} (the MCP endpoint is {MCP_PATH})",
                 request.path
             ));
-            return Action::Respond(error_response(None, &e, &cors));
+            return Action::Respond(error_response(None, &e, &envelope));
         }
         match request.method.as_str() {
             "POST" => {}
-            "OPTIONS" => return Action::Respond(preflight(&cors, request)),
+            "OPTIONS" => return Action::Respond(preflight(&envelope, request)),
             other => {
-                let mut response =
-                    error_response(None, &McpError::MethodNotAllowed(other.to_owned()), &cors);
+                let mut response = error_response(
+                    None,
+                    &McpError::MethodNotAllowed(other.to_owned()),
+                    &envelope,
+                );
                 response.headers.push(("allow", "POST, OPTIONS".into()));
                 return Action::Respond(response);
             }
@@ -141,7 +141,7 @@ impl Server {
             return Action::Respond(error_response(
                 None,
                 &McpError::UnsupportedMediaType(content_type),
-                &cors,
+                &envelope,
             ));
         }
         // The adapter may skip reading a body whose Content-Length is already too large.
@@ -150,7 +150,7 @@ impl Server {
             let e = McpError::PayloadTooLarge {
                 limit: self.config.max_body_bytes,
             };
-            return Action::Respond(error_response(None, &e, &cors));
+            return Action::Respond(error_response(None, &e, &envelope));
         }
         let message = match jsonrpc::parse_message(&request.body) {
             Ok(message) => message,
@@ -159,26 +159,26 @@ impl Server {
                     jsonrpc::ErrorCode::PARSE_ERROR => McpError::Parse(e.error.message),
                     _ => McpError::InvalidRequest(e.error.message),
                 };
-                return Action::Respond(error_response(e.id.as_ref(), &error, &cors));
+                return Action::Respond(error_response(e.id.as_ref(), &error, &envelope));
             }
         };
         match message {
             // No client notifications are defined over Streamable HTTP in 2026-07-28; a
             // well-formed one is accepted and has no effect (streamable-http "Sending Messages" 5).
-            Message::Notification(_) => Action::Respond(cors.apply(HttpResponse::empty(202))),
+            Message::Notification(_) => Action::Respond(envelope.apply(HttpResponse::empty(202))),
             Message::Request(rpc) => {
-                match dispatch::dispatch(self, &rpc, &request.headers, ctx, &cors) {
+                match dispatch::dispatch(self, &rpc, &request.headers, ctx, &envelope) {
                     Ok(action) => action,
-                    Err(e) => Action::Respond(error_response(Some(&rpc.id), &e, &cors)),
+                    Err(e) => Action::Respond(error_response(Some(&rpc.id), &e, &envelope)),
                 }
             }
         }
     }
 }
 
-fn preflight(cors: &Cors, request: &HttpRequest) -> HttpResponse {
-    let mut response = cors.apply(HttpResponse::empty(204));
-    if cors.0.is_some() {
+fn preflight(envelope: &Envelope, request: &HttpRequest) -> HttpResponse {
+    let mut response = envelope.apply(HttpResponse::empty(204));
+    if envelope.cross_origin() {
         let requested = request
             .headers
             .get("access-control-request-headers")

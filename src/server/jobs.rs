@@ -26,7 +26,7 @@ mod results;
 
 pub use follow::{Follow, Next};
 
-use super::{Action, Config, Context, Cors, Server, result_response};
+use super::{Action, Config, Context, Envelope, Server, result_response};
 use crate::error::McpError;
 use crate::jsonrpc::{Request, RequestId};
 use crate::mcp::meta::{Capability, ClientCapabilities, RequestMeta};
@@ -63,7 +63,7 @@ pub enum Reader {
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobRun {
     pub request_id: RequestId,
-    pub cors: Cors,
+    pub envelope: Envelope,
     /// The task id; empty in an [`Action::Detach`] until the adapter has created the task.
     pub job: String,
     /// Sent to the task before following it: answers (`Update`) or `Cancel`.
@@ -136,7 +136,7 @@ pub fn handle_call(
     server: &Server,
     rpc: &Request,
     meta: &RequestMeta,
-    cors: &Cors,
+    envelope: &Envelope,
 ) -> Option<Result<Action, McpError>> {
     let name = rpc.params.get("name").and_then(Value::as_str)?;
     if !RESERVED.contains(&name)
@@ -145,14 +145,14 @@ pub fn handle_call(
     {
         return None;
     }
-    Some(handle(server, rpc, meta, cors, name))
+    Some(handle(server, rpc, meta, envelope, name))
 }
 
 fn handle(
     server: &Server,
     rpc: &Request,
     meta: &RequestMeta,
-    cors: &Cors,
+    envelope: &Envelope,
     name: &str,
 ) -> Result<Action, McpError> {
     let max_wait_s = max_wait_s(&server.config);
@@ -169,7 +169,7 @@ fn handle(
     let job = arguments["job"].as_str().unwrap_or_default().to_owned();
     if !id::is_valid(&job) {
         let result = results::malformed(&job);
-        return Ok(Action::Respond(result_response(&rpc.id, &result, cors)));
+        return Ok(Action::Respond(result_response(&rpc.id, &result, envelope)));
     }
     let first = match name {
         ANSWER_TOOL => Some(ObjectRequest::Update {
@@ -186,7 +186,7 @@ fn handle(
     };
     Ok(Action::Job(Box::new(JobRun {
         request_id: rpc.id.clone(),
-        cors: cors.clone(),
+        envelope: envelope.clone(),
         job,
         first,
         wait_ms: wait_ms(server, &Reader::Handle, &arguments),

@@ -22,7 +22,7 @@
 //! stream's renewal) just closes, so the client reconnects. The task objects push their
 //! changes (`tasks::watch`); [`super::fanin`] decides what the stream sends.
 
-use super::{Action, Context, Cors, Server};
+use super::{Action, Context, Envelope, Server};
 use crate::error::McpError;
 use crate::jsonrpc::{self, OneEntry, Request, RequestId};
 use crate::mcp::meta::{Capability, KEY_SUBSCRIPTION_ID, RequestMeta};
@@ -62,7 +62,7 @@ impl Default for StreamLimits {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Listen {
     pub request_id: RequestId,
-    pub cors: Cors,
+    pub envelope: Envelope,
     /// Requested task ids that have the server's id format (others cannot exist).
     pub task_ids: Vec<String>,
     /// Reconnect budget and lifetime of the stream.
@@ -97,7 +97,7 @@ pub fn open(
     rpc: &Request,
     meta: &RequestMeta,
     _ctx: &Context,
-    cors: &Cors,
+    envelope: &Envelope,
 ) -> Result<Action, McpError> {
     let filter = params::parse::<ListenParams>(&rpc.params)?.notifications;
     let mut task_ids = Vec::new();
@@ -123,7 +123,7 @@ pub fn open(
     });
     Ok(Action::Listen(Box::new(Listen {
         request_id: rpc.id.clone(),
-        cors: cors.clone(),
+        envelope: envelope.clone(),
         task_ids,
         tools,
         limits: StreamLimits {
@@ -236,13 +236,12 @@ impl Listen {
 
     /// The graceful end of the stream (`SubscriptionsListenResult`).
     pub fn closed(&self) -> Vec<u8> {
-        frame(&jsonrpc::result_message(
-            &self.request_id,
-            jsonrpc::payload(&ListenResult {
-                meta: self.meta(),
-                result_type: "complete",
-            }),
-        ))
+        let result = jsonrpc::payload(&ListenResult {
+            meta: self.meta(),
+            result_type: "complete",
+        });
+        let message = self.envelope.result_body(&self.request_id, &result);
+        [b"data: ", message.as_slice(), b"\n\n"].concat()
     }
 
     pub fn keepalive() -> &'static [u8] {

@@ -4,7 +4,7 @@
 
 use super::creation::Creating;
 use super::my_tasks::{Index, TaskFilter, index_page, page_result};
-use super::{Cors, Server, error_response, result_response};
+use super::{Envelope, Server, error_response, result_response};
 use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::RequestId;
@@ -20,14 +20,17 @@ pub async fn perform<P: Creating + Index>(
     operator: &str,
     request_id: &RequestId,
     request: AdminRequest,
-    cors: &Cors,
+    envelope: &Envelope,
 ) -> HttpResponse {
     let (response, outcome) = match &request {
         AdminRequest::List { principal, cursor } => {
             match list(p, principal, cursor.as_deref(), operator).await {
-                Ok(result) => (result_response(request_id, &result, cors), "ok".to_owned()),
+                Ok(result) => (
+                    result_response(request_id, &result, envelope),
+                    "ok".to_owned(),
+                ),
                 Err(e) => (
-                    error_response(Some(request_id), &e, cors),
+                    error_response(Some(request_id), &e, envelope),
                     e.to_wire().message,
                 ),
             }
@@ -36,13 +39,13 @@ pub async fn perform<P: Creating + Index>(
             let inspect = ObjectRequest::Inspect {
                 task_id: task_id.clone(),
             };
-            on_object(server, p, operator, &inspect, request_id, cors).await
+            on_object(server, p, operator, &inspect, request_id, envelope).await
         }
         AdminRequest::Cancel { task_id } => {
             let cancel = ObjectRequest::OperatorCancel {
                 task_id: task_id.clone(),
             };
-            on_object(server, p, operator, &cancel, request_id, cors).await
+            on_object(server, p, operator, &cancel, request_id, envelope).await
         }
     };
     p.print(request.log_line(operator, None, &outcome));
@@ -57,7 +60,7 @@ async fn on_object<P: Creating>(
     operator: &str,
     request: &ObjectRequest,
     request_id: &RequestId,
-    cors: &Cors,
+    envelope: &Envelope,
 ) -> (HttpResponse, String) {
     let reply = p.forward(operator, request).await;
     let outcome = match &reply {
@@ -72,8 +75,8 @@ async fn on_object<P: Creating>(
         Err(why) => why.clone(),
     };
     let response = match reply {
-        Ok((status, body)) => server.object_response(request_id, status, &body, cors),
-        Err(why) => server.object_unreachable(request_id, &why, cors),
+        Ok((status, body)) => server.object_response(request_id, status, &body, envelope),
+        Err(why) => server.object_unreachable(request_id, &why, envelope),
     };
     (response, outcome)
 }

@@ -12,7 +12,7 @@ use super::era::Era;
 use super::jobs::JobRun;
 use super::listen::Listen;
 use super::my_tasks::Index;
-use super::{Action, Context, Cors, Server, my_tasks, operator, result_response};
+use super::{Action, Context, Envelope, Server, my_tasks, operator, result_response};
 use crate::host::Host;
 use crate::http::HttpResponse;
 use crate::jsonrpc::RequestId;
@@ -98,7 +98,7 @@ impl Performed {
 pub struct Streamed {
     pub action: Action,
     pub token: Option<Value>,
-    pub cors: Cors,
+    pub envelope: Envelope,
 }
 
 /// Performs `action` until there is an answer, a stream to open, or a listen stream.
@@ -115,11 +115,11 @@ pub async fn perform<E: Effects>(
         return Performed::Answer(stage.era.answer(refusal));
     }
     loop {
-        if let Some((token, cors)) = stage.streamed(&action) {
+        if let Some((token, envelope)) = stage.streamed(&action) {
             return Performed::Stream(Streamed {
                 action,
                 token,
-                cors,
+                envelope,
             });
         }
         action = match action {
@@ -139,35 +139,35 @@ pub async fn perform<E: Effects>(
             Action::ListTasks {
                 request_id,
                 params,
-                cors,
+                envelope,
             } => Action::Respond(
                 match my_tasks::page(fx.objects(), &ctx.principal, params.cursor.as_deref()).await {
                     Ok((tasks, next)) => {
                         let page = my_tasks::page_result(tasks, next, &params.filter);
-                        result_response(&request_id, &page, &cors)
+                        result_response(&request_id, &page, &envelope)
                     }
-                    Err(e) => server.refuse(Some(&request_id), &e, &cors, stage.origin),
+                    Err(e) => server.refuse(Some(&request_id), &e, &envelope, stage.origin),
                 },
             ),
             Action::CreateTask {
                 request_id,
                 record,
-                cors,
+                envelope,
             } => Action::Respond(
-                create_task(server, ctx, fx, request_id, record, &cors, stage.origin).await,
+                create_task(server, ctx, fx, request_id, record, &envelope, stage.origin).await,
             ),
             Action::Forward {
                 request_id,
                 request,
-                cors,
+                envelope,
             } => Action::Respond(match fx.objects().forward(&ctx.principal, &request).await {
-                Ok((status, body)) => server.object_response(&request_id, status, &body, &cors),
-                Err(why) => server.object_unreachable(&request_id, &why, &cors),
+                Ok((status, body)) => server.object_response(&request_id, status, &body, &envelope),
+                Err(why) => server.object_unreachable(&request_id, &why, &envelope),
             }),
             Action::Admin {
                 request_id,
                 request,
-                cors,
+                envelope,
             } => Action::Respond(
                 operator::perform(
                     server,
@@ -175,7 +175,7 @@ pub async fn perform<E: Effects>(
                     &ctx.principal,
                     &request_id,
                     *request,
-                    &cors,
+                    &envelope,
                 )
                 .await,
             ),
@@ -250,18 +250,18 @@ async fn create_task<E: Effects>(
     fx: &E,
     request_id: RequestId,
     mut record: Box<TaskRecord>,
-    cors: &Cors,
+    envelope: &Envelope,
     origin: &str,
 ) -> HttpResponse {
     match fx.new_task_id() {
         Ok(id) => record.assign_id(id),
-        Err(why) => return server.object_unreachable(&request_id, &why, cors),
+        Err(why) => return server.object_unreachable(&request_id, &why, envelope),
     }
     let quotas = server.config.quotas;
     match store_new_task(fx.objects(), quotas, &ctx.principal, record, true).await {
-        Err(refused) => server.refuse(Some(&request_id), &refused, cors, origin),
-        Ok(Ok((status, body))) => server.object_response(&request_id, status, &body, cors),
-        Ok(Err(why)) => server.object_unreachable(&request_id, &why, cors),
+        Err(refused) => server.refuse(Some(&request_id), &refused, envelope, origin),
+        Ok(Ok((status, body))) => server.object_response(&request_id, status, &body, envelope),
+        Ok(Err(why)) => server.object_unreachable(&request_id, &why, envelope),
     }
 }
 
@@ -278,7 +278,7 @@ async fn admit<E: Effects>(
         && run.target.is_tool()
         && let Err(refused) = acquire_run(fx.objects(), server.config.quotas, &ctx.principal).await
     {
-        return Err(server.refuse(Some(&run.request_id), &refused, &run.cors, stage.origin));
+        return Err(server.refuse(Some(&run.request_id), &refused, &run.envelope, stage.origin));
     }
     Ok(())
 }
@@ -286,14 +286,14 @@ async fn admit<E: Effects>(
 impl Stage<'_> {
     /// The progress token and CORS of an action answered on a stream, when it is one and
     /// the answer is not on a stream yet.
-    fn streamed(&self, action: &Action) -> Option<(Option<Value>, Cors)> {
+    fn streamed(&self, action: &Action) -> Option<(Option<Value>, Envelope)> {
         if self.streaming {
             return None;
         }
-        let (token, cors, waits) = match action {
-            Action::Run(run) => (&run.progress_token, &run.cors, false),
-            Action::Job(run) => (&run.progress_token, &run.cors, false),
-            Action::Detach { run, .. } => (&run.progress_token, &run.cors, true),
+        let (token, envelope, waits) = match action {
+            Action::Run(run) => (&run.progress_token, &run.envelope, false),
+            Action::Job(run) => (&run.progress_token, &run.envelope, false),
+            Action::Detach { run, .. } => (&run.progress_token, &run.envelope, true),
             Action::Respond(_)
             | Action::CreateTask { .. }
             | Action::Forward { .. }
@@ -310,7 +310,7 @@ impl Stage<'_> {
             // response stream when the client takes one (2025-11-25 transports).
             Era::Legacy => self.streams,
         };
-        stream.then(|| (token.clone(), cors.clone()))
+        stream.then(|| (token.clone(), envelope.clone()))
     }
 
     /// How a job's questions travel here: by MRTR at the 2026-07-28 endpoint (when the

@@ -96,8 +96,8 @@ impl<C: Creating> Job<'_, C> {
                 now_ms,
             };
             return Some(match input_required(self.server, run, &requests, &now) {
-                Ok(result) => result_response(&run.request_id, &result, &run.cors),
-                Err(e) => error_response(Some(&run.request_id), &e, &run.cors),
+                Ok(result) => result_response(&run.request_id, &result, &run.envelope),
+                Err(e) => error_response(Some(&run.request_id), &e, &run.envelope),
             });
         };
         let answers = match asker.ask(requests.clone()).await {

@@ -29,6 +29,7 @@ use super::record::TaskRecord;
 use crate::error::McpError;
 use crate::jsonrpc::ErrorObject;
 use crate::jsonrpc::tagged::{self, Tagged};
+use crate::mcp::identity::MetaFirst;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
@@ -155,9 +156,11 @@ impl ObjectReply {
     /// The reply as the object sends it: (status, body).
     pub fn encode(&self) -> (u16, Vec<u8>) {
         match self {
+            // `_meta` first: the Worker adds this server's identity without parsing it
+            // again (`mcp::identity`).
             ObjectReply::Result(result) => (
                 RESULT_STATUS,
-                serde_json::to_vec(result).expect("results serialize"),
+                serde_json::to_vec(&MetaFirst(result)).expect("results serialize"),
             ),
             ObjectReply::Error(error) => (
                 ERROR_STATUS,

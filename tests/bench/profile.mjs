@@ -87,6 +87,8 @@ async function workload(server, agent) {
   switch (PATH) {
     case 'noop':
     case 'read':
+      // The bare object answers a read 404 until its key is written once.
+      if (PATH === 'read') await send(agent, server.port, 'POST', '/write', {}, undefined);
       return async () => {
         const { status } = await send(agent, server.port, 'GET', `/${PATH}`, {}, undefined);
         if (status !== 200) throw new Error(`/${PATH}: HTTP ${status}`);

@@ -3,7 +3,7 @@
 
 use super::body;
 use mcp_tasks_edge::jsonrpc::RequestId;
-use mcp_tasks_edge::server::Cors;
+use mcp_tasks_edge::server::Envelope;
 use mcp_tasks_edge::server::jobs::{JobRun, Next, Reader};
 use serde_json::{Map, Value, json};
 
@@ -12,7 +12,7 @@ pub const JOB: &str = "0123456789abcdef0123456789abcdef";
 pub fn run(reader: Reader, token: bool, capabilities: Value) -> JobRun {
     JobRun {
         request_id: RequestId::Number(7),
-        cors: Cors::default(),
+        envelope: Envelope::default(),
         job: JOB.into(),
         first: None,
         wait_ms: 30_000,

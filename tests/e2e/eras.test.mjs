@@ -9,6 +9,8 @@ import { openListen } from '../support/listen.mjs';
 import { openSession, responseOf } from '../support/legacy.mjs';
 import { ok, pollUntil, terminal } from './mcp.mjs';
 
+const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
 let server, url;
 before(async () => { server = await startServer(); url = server.mcpUrl; });
 after(async () => { await server?.stop(); });
@@ -24,6 +26,10 @@ test('2026-07-28: tasks/get and notifications/tasks carry resultType inside the 
   const done = await pollUntil(url, created.taskId, terminal);
   assert.equal(done.resultType, 'complete');
   assert.deepEqual(done.result, pushed.params.result);
+  // Every 2026-07-28 result names the server (tests/server_info.rs); the task's own
+  // result inside it does not, nor does a 2025-11-25 one (below).
+  for (const result of [created, done]) assert.equal(result._meta[SERVER_INFO].name, 'mcp-tasks-edge');
+  assert.equal(done.result._meta?.[SERVER_INFO], undefined);
 });
 
 test('2025-11-25: tasks/result of the same kind of task has no resultType, tasks/get no result', async () => {

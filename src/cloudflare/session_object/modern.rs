@@ -15,7 +15,7 @@ use crate::legacy::{Session, notices, reach};
 use crate::server::dispatch;
 use crate::server::era::Era;
 use crate::server::perform::{Stage, Streamed, followed_job, leavable, perform, perform_streamed};
-use crate::server::{Context, Cors, Server};
+use crate::server::{Context, Envelope, Server};
 use crate::tools::Progress;
 use std::rc::Rc;
 use worker::{Response, Result};
@@ -53,11 +53,17 @@ impl SessionRunner {
             principal: session.principal.clone(),
             now_ms: now,
         };
-        let action =
-            match dispatch::route(&server, &rpc, None, &session.meta(), &ctx, &Cors::default()) {
-                Ok(action) => action,
-                Err(e) => return json_reply(Some(&rpc.id), Err(e)),
-            };
+        let action = match dispatch::route(
+            &server,
+            &rpc,
+            None,
+            &session.meta(),
+            &ctx,
+            &Envelope::default(),
+        ) {
+            Ok(action) => action,
+            Err(e) => return json_reply(Some(&rpc.id), Err(e)),
+        };
         // A job is a task, and its handle is reached as the session reaches a task's id
         // (`legacy::reach`): an anonymous session's job from any anonymous session, which
         // then lists it. Unknown to this session, the follower says so, as for any handle.

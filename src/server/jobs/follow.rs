@@ -149,7 +149,7 @@ impl<'a> Follow<'a> {
                 if let Some(object) = result.as_object_mut() {
                     object.insert("resultType".into(), RESULT_COMPLETE.into());
                 }
-                result_response(&self.run.request_id, &result, &self.run.cors)
+                result_response(&self.run.request_id, &result, &self.run.envelope)
             }
             Reader::Handle => self.ok(results::finished(self.run, result, task)),
         }
@@ -164,10 +164,10 @@ impl<'a> Follow<'a> {
     }
 
     fn ok(&self, result: Value) -> HttpResponse {
-        result_response(&self.run.request_id, &result, &self.run.cors)
+        result_response(&self.run.request_id, &result, &self.run.envelope)
     }
 
     fn error(&self, error: &McpError) -> HttpResponse {
-        error_response(Some(&self.run.request_id), error, &self.run.cors)
+        error_response(Some(&self.run.request_id), error, &self.run.envelope)
     }
 }

@@ -1,0 +1,75 @@
+//! The server's identity in a result's `_meta` (schema 2026-07-28 `ResultMetaObject`:
+//! "Identifies the server software producing the response. Servers SHOULD include this
+//! field on every response unless specifically configured not to do so").
+//!
+//! Results reach the wire as bytes built in several places (a handler's value, a list
+//! serialized once per isolate, a task object's reply spliced in unparsed), so the entry is
+//! serialized once and inserted into a result's bytes: a result whose top-level `_meta`
+//! comes first ([`MetaFirst`]) takes it without being parsed again.
+
+use super::Implementation;
+use super::meta::KEY_SERVER_INFO;
+use crate::jsonrpc::OneEntry;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+
+/// `"io.modelcontextprotocol/serverInfo":{"name":…,"version":…}`, the `_meta` entry
+/// [`stamp`] inserts.
+pub fn entry(name: &str, version: &str) -> Vec<u8> {
+    let object = serde_json::to_vec(&OneEntry(KEY_SERVER_INFO, Implementation { name, version }))
+        .expect("strings serialize");
+    // `{…}` without its braces: the entry alone.
+    object[1..object.len() - 1].to_vec()
+}
+
+/// A result object serialized with its `_meta` first (when it has one), so that
+/// [`stamp`] finds it at the start. Any other value serializes as it is.
+pub struct MetaFirst<'a>(pub &'a Value);
+
+impl Serialize for MetaFirst<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Object(object) if object.contains_key("_meta") => {
+                let mut map = serializer.serialize_map(Some(object.len()))?;
+                map.serialize_entry("_meta", &object["_meta"])?;
+                for (key, value) in object.iter().filter(|(key, _)| *key != "_meta") {
+                    map.serialize_entry(key, value)?;
+                }
+                map.end()
+            }
+            other => other.serialize(serializer),
+        }
+    }
+}
+
+/// Whether `result` names a server itself (a handler's own value wins, as the official
+/// SDKs do).
+pub fn names_server(result: &Value) -> bool {
+    result
+        .get("_meta")
+        .and_then(|meta| meta.get(KEY_SERVER_INFO))
+        .is_some()
+}
+
+/// Inserts `entry` into the `_meta` of the result object serialized in `body` from
+/// `at` on, [`MetaFirst`]: into its `_meta` when that comes first, else into a new one.
+/// Bytes that are not an object are left as they are.
+pub fn stamp(body: &mut Vec<u8>, at: usize, entry: &[u8]) {
+    const META: &[u8] = br#"{"_meta":{"#;
+    let (position, opening): (usize, &[u8]) = if body[at..].starts_with(META) {
+        (at + META.len(), b"")
+    } else if body.get(at) == Some(&b'{') {
+        (at + 1, br#""_meta":{"#)
+    } else {
+        return;
+    };
+    let empty = body.get(position) == Some(&b'}');
+    let closing: &[u8] = match (opening.is_empty(), empty) {
+        (true, true) => b"",
+        (true, false) => b",",
+        (false, true) => b"}",
+        (false, false) => b"},",
+    };
+    let inserted = [opening, entry, closing].concat();
+    body.splice(position..position, inserted);
+}
