@@ -70,6 +70,8 @@ pub fn stamp(body: &mut Vec<u8>, at: usize, entry: &[u8]) {
         (false, true) => b"}",
         (false, false) => b"},",
     };
-    let inserted = [opening, entry, closing].concat();
-    body.splice(position..position, inserted);
+    let tail = body.split_off(position);
+    for part in [opening, entry, closing, &tail] {
+        body.extend_from_slice(part);
+    }
 }
