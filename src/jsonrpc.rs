@@ -350,16 +350,16 @@ pub fn result_response(id: &RequestId, result: &Value) -> Vec<u8> {
         .expect("a Value always serializes")
 }
 
-/// A result response whose result `write` appends to the bytes it is given (changing
-/// none of those); `size` is the result's expected length. The result is not parsed
-/// again: it may come serialized already (a list built once, a task object's reply).
-pub fn result_envelope(id: &RequestId, size: usize, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+/// Serializes a result response around an already serialized result (a list built once,
+/// a task object's reply), without parsing it again. The result is the message's last
+/// member: it ends one byte before the message does.
+pub fn result_response_raw(id: &RequestId, raw_result: &[u8]) -> Vec<u8> {
     let id = serde_json::to_vec(id).expect("ids serialize");
-    let mut out = Vec::with_capacity(size + id.len() + 32);
+    let mut out = Vec::with_capacity(raw_result.len() + id.len() + 32);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     out.extend_from_slice(&id);
     out.extend_from_slice(br#","result":"#);
-    write(&mut out);
+    out.extend_from_slice(raw_result);
     out.push(b'}');
     out
 }

@@ -9,17 +9,16 @@
 
 use super::Implementation;
 use super::meta::KEY_SERVER_INFO;
-use crate::jsonrpc::OneEntry;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
 /// `"io.modelcontextprotocol/serverInfo":{"name":…,"version":…}`, the `_meta` entry
 /// [`stamp`] inserts.
 pub fn entry(name: &str, version: &str) -> Vec<u8> {
-    let object = serde_json::to_vec(&OneEntry(KEY_SERVER_INFO, Implementation { name, version }))
-        .expect("strings serialize");
-    // `{…}` without its braces: the entry alone.
-    object[1..object.len() - 1].to_vec()
+    let mut entry = format!("\"{KEY_SERVER_INFO}\":").into_bytes();
+    let value = serde_json::to_vec(&Implementation { name, version }).expect("strings serialize");
+    entry.extend_from_slice(&value);
+    entry
 }
 
 /// A result object serialized with its `_meta` first (when it has one), so that

@@ -54,30 +54,23 @@ impl Envelope {
     /// The JSON-RPC response carrying `result`, its `_meta` naming this server unless the
     /// result names one itself.
     pub fn result_body(&self, id: &RequestId, result: &Value) -> Vec<u8> {
-        let stamp = self
-            .identity
-            .as_deref()
-            .filter(|_| !identity::names_server(result));
-        jsonrpc::result_envelope(id, 256, |out| {
-            let at = out.len();
-            serde_json::to_writer(&mut *out, &MetaFirst(result)).expect("values serialize");
-            if let Some(entry) = stamp {
-                identity::stamp(out, at, entry);
-            }
-        })
+        let raw = serde_json::to_vec(&MetaFirst(result)).expect("values serialize");
+        match identity::names_server(result) {
+            true => jsonrpc::result_response_raw(id, &raw),
+            false => self.raw_result_body(id, &raw),
+        }
     }
 
     /// The JSON-RPC response around a result this server serialized already (a list built
     /// once per isolate, a task object's reply), its `_meta` first when it has one
     /// ([`MetaFirst`]): not parsed again.
     pub fn raw_result_body(&self, id: &RequestId, raw: &[u8]) -> Vec<u8> {
-        jsonrpc::result_envelope(id, raw.len() + 96, |out| {
-            let at = out.len();
-            out.extend_from_slice(raw);
-            if let Some(entry) = &self.identity {
-                identity::stamp(out, at, entry);
-            }
-        })
+        let mut body = jsonrpc::result_response_raw(id, raw);
+        if let Some(entry) = &self.identity {
+            let at = body.len() - raw.len() - 1;
+            identity::stamp(&mut body, at, entry);
+        }
+        body
     }
 
     /// [`Envelope::raw_result_body`] as a 200 response with the CORS headers.

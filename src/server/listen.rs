@@ -240,8 +240,10 @@ impl Listen {
             meta: self.meta(),
             result_type: "complete",
         });
-        let message = self.envelope.result_body(&self.request_id, &result);
-        [b"data: ", message.as_slice(), b"\n\n"].concat()
+        let mut frame = b"data: ".to_vec();
+        frame.extend_from_slice(&self.envelope.result_body(&self.request_id, &result));
+        frame.extend_from_slice(b"\n\n");
+        frame
     }
 
     pub fn keepalive() -> &'static [u8] {
