@@ -8,8 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { sdkClient } from '../support/sdk-client.mjs';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { answering, connect, within } from '../interop/host.mjs';
@@ -89,13 +88,12 @@ test('for a client without tasks, the question is an MRTR round of its own call'
 });
 
 test('the question reaches the SDK 1.x client\'s elicitation handler, and the official Tasks client\'s', async () => {
-  const client = new Client({ name: 'gateway-sdk-v1', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   const asked = [];
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    asked.push(request.params.message);
-    return { action: 'accept', content: { confirm: true } };
-  });
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.mcpUrl)));
+  const client = await sdkClient(gateway.mcpUrl, { name: 'gateway-sdk-v1', capabilities: { elicitation: { form: {} } },
+    setup: (c) => c.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { confirm: true } };
+    }) });
   try {
     const result = await client.callTool({ name: 'agents_deploy', arguments: { env: 'eu' } }, undefined, { timeout: 60_000 });
     assert.deepEqual(asked, ['Deploy to eu?']);

@@ -13,10 +13,9 @@
 // client with the extension as the task's input request, and the answer goes back upstream.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startServer, TEST_KEYS } from '../support/server.mjs';
 import { startPythonUpstream } from '../support/python-upstream.mjs';
+import { sdkClient as connectSdk } from '../support/sdk-client.mjs';
 import { ALL_CAPS, ok, terminal } from './mcp.mjs';
 
 const WAIT_MS = 3000;
@@ -48,14 +47,7 @@ const SERVERS = { py: () => v2, fast: () => v1 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const eventsOf = (upstream, tool, label) => upstream.events.filter((e) => e.tool === tool && (label === undefined || e.args?.label === label || e.label === label));
 
-async function sdkClient() {
-  const client = new Client({ name: 'gateway-python-e2e', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.mcpUrl), {
-    requestInit: { headers: { authorization: `Bearer ${TEST_KEYS.alice}` } },
-  }));
-  clients.push(client);
-  return client;
-}
+const sdkClient = () => connectSdk(gateway.mcpUrl, { name: 'gateway-python-e2e', token: TEST_KEYS.alice, clients });
 
 /** Calls `tool` as a task (a client with the extension and elicitation) and reads it until it asks or ends. */
 async function askingTask(tool, label) {

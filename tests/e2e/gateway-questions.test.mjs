@@ -11,8 +11,7 @@
 // upstream call.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { sdkClient } from '../support/sdk-client.mjs';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { startServer, TEST_KEYS } from '../support/server.mjs';
@@ -123,16 +122,12 @@ test('the Tasks extension: the question mid-call is the task\'s, answered with t
 test('the SDK 1.x client without tasks: a job whose question reaches its own elicitation handler', async () => {
   // As Claude Code does: elicitation declared, no extension; the question comes on the
   // stream of whichever call waits for the job (the first one, or a job_status).
-  const client = new Client({ name: 'gateway-questions', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   const asked = [];
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    asked.push(request.params);
-    return { action: 'accept', content: { colour: 'blue' } };
-  });
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.mcpUrl), {
-    requestInit: { headers: { authorization: `Bearer ${TEST_KEYS.alice}` } },
-  }));
-  clients.push(client);
+  const client = await sdkClient(gateway.mcpUrl, { name: 'gateway-questions', capabilities: { elicitation: {} }, token: TEST_KEYS.alice, clients,
+    setup: (c) => c.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: { colour: 'blue' } };
+    }) });
   const pending = await client.callTool({ name: 'ts_survey', arguments: { seconds: 6, label: 'job' } }, undefined, LONG);
   assert.equal(pending.isError, false, JSON.stringify(pending));
   const { job, status } = pending.structuredContent;

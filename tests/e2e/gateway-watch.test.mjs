@@ -8,8 +8,7 @@
 // the new tool; so is a 2026-07-28 client listening for toolsListChanged.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { sdkClient } from '../support/sdk-client.mjs';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startServer } from '../support/server.mjs';
 import { gatewayVars, startUpstream } from '../support/upstream.mjs';
@@ -70,11 +69,9 @@ test('with nothing changed, the isolate asks the watcher and lists nothing again
 });
 
 test('a 2025-11-25 host is told with notifications/tools/list_changed and lists the new tool', { timeout: 60_000 }, async () => {
-  const client = new Client({ name: 'gateway-watch', version: '1.0.0' }, { capabilities: {} });
   let told = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => { told += 1; });
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.mcpUrl)));
-  clients.push(client);
+  const client = await sdkClient(gateway.mcpUrl, { name: 'gateway-watch', clients,
+    setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => { told += 1; }) });
   assert.equal(client.getServerCapabilities().tools.listChanged, true);
   // The sessions' reserved name is no resource: a client cannot subscribe to it.
   await assert.rejects(client.subscribeResource({ uri: ':tools/list_changed' }), (e) => e.code === -32602 && /is not a resource's URI/.test(e.message));

@@ -6,11 +6,10 @@
 // gateway mid-call does to an idempotent tool and to one that is not.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { startServer, TEST_KEYS } from '../support/server.mjs';
 import { startBridge } from '../support/mcp-remote.mjs';
+import { sdkClient as connectSdk } from '../support/sdk-client.mjs';
 import { answering, connect, within } from '../interop/host.mjs';
 import { gatewayVars, startUpstream } from '../support/upstream.mjs';
 import { ok, pollUntil, rpc, terminal } from './mcp.mjs';
@@ -37,14 +36,7 @@ after(async () => {
 const NO_TASKS = { elicitation: {} };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function sdkClient() {
-  const client = new Client({ name: 'gateway-e2e', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.mcpUrl), {
-    requestInit: { headers: { authorization: `Bearer ${TEST_KEYS.alice}` } },
-  }));
-  clients.push(client);
-  return client;
-}
+const sdkClient = () => connectSdk(gateway.mcpUrl, { name: 'gateway-e2e', token: TEST_KEYS.alice, clients });
 
 const callsOf = (tool, label) => upstream.record.calls.filter((c) => c.tool === tool && (label === undefined || c.args.label === label));
 
