@@ -173,7 +173,11 @@ fn the_stamp_goes_into_the_first_meta_or_a_new_one() {
         stamped(r#"{"_meta":{"b":2},"a":1}"#),
         format!(r#"{{"_meta":{{"{KEY}":{m},"b":2}},"a":1}}"#)
     );
-    // Not an object: left alone.
+    // Not an object, or a `_meta` that is none: left alone.
+    assert_eq!(
+        stamped(r#"{"_meta":null,"a":1}"#),
+        r#"{"_meta":null,"a":1}"#
+    );
     assert_eq!(stamped("[1]"), "[1]");
     assert_eq!(stamped("7"), "7");
     // Every stamped shape parses, with nothing lost.

@@ -52,11 +52,14 @@ pub fn names_server(result: &Value) -> bool {
 
 /// Inserts `entry` into the `_meta` of the result object serialized in `body` from
 /// `at` on, [`MetaFirst`]: into its `_meta` when that comes first, else into a new one.
-/// Bytes that are not an object are left as they are.
+/// Bytes that are not an object, or whose `_meta` is not one, are left as they are.
 pub fn stamp(body: &mut Vec<u8>, at: usize, entry: &[u8]) {
-    const META: &[u8] = br#"{"_meta":{"#;
+    const META: &[u8] = br#"{"_meta":"#;
     let (position, opening): (usize, &[u8]) = if body[at..].starts_with(META) {
-        (at + META.len(), b"")
+        match body.get(at + META.len()) {
+            Some(b'{') => (at + META.len() + 1, b""),
+            _ => return,
+        }
     } else if body.get(at) == Some(&b'{') {
         (at + 1, br#""_meta":{"#)
     } else {
