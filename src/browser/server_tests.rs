@@ -93,9 +93,12 @@ fn the_server_accepts_what_the_client_sends() {
         3,
     )
     .unwrap();
+    // The result as the server sent it, naming the server in its `_meta`.
+    let me = json!({ "name": "mcp-tasks-edge", "version": env!("CARGO_PKG_VERSION") });
     assert_eq!(
         flow::call_step(result).unwrap(),
         CallStep::Complete(json!({
+        "_meta": { "io.modelcontextprotocol/serverInfo": me },
         "content": [{ "type": "text", "text": "Hello, Ada!" }], "isError": false, "resultType": "complete" }))
     );
     let args = json!({ "value": "Grüße, 世界" });
