@@ -42,8 +42,7 @@ pub fn route(server: &Server, request: &HttpRequest) -> Option<Route> {
                 &Envelope::default(),
             )));
         }
-        Some(_) => server.envelope_for(request),
-        None => Envelope::default(),
+        origin => Envelope::legacy(origin),
     };
     if !server.config.legacy_sessions {
         // A modern-only server: say which versions it speaks (basic/versioning).

@@ -30,6 +30,14 @@ impl Envelope {
         }
     }
 
+    /// A 2025-11-25 request's: CORS headers for `origin` (an allowed one) only.
+    pub fn legacy(origin: Option<String>) -> Self {
+        Envelope {
+            origin,
+            identity: None,
+        }
+    }
+
     /// Whether the request came from an allowed browser origin (its answers carry CORS
     /// headers).
     pub fn cross_origin(&self) -> bool {
