@@ -104,6 +104,94 @@ impl Default for Config {
     }
 }
 
+/// How a variable of [`SETTINGS`] is read, and where its value goes.
+enum Setting {
+    Number(fn(&mut Config, u64)),
+    /// A number, or `unlimited` (`None`).
+    Limit(fn(&mut Config, Option<u64>)),
+    Flag(fn(&mut Config, bool)),
+}
+
+/// The variables that are one number, limit or flag each (the others are read one by
+/// one in [`Config::with_vars`]); bounds are applied as they are set.
+const SETTINGS: [(&str, Setting); 21] = [
+    (
+        "MAX_BODY_BYTES",
+        Setting::Number(|c, v| c.max_body_bytes = v as usize),
+    ),
+    ("TASK_TTL_MS", Setting::Limit(|c, v| c.task_ttl_ms = v)),
+    (
+        "TASK_MAX_TTL_MS",
+        Setting::Limit(|c, v| c.task_max_ttl_ms = v),
+    ),
+    (
+        "TASK_POLL_INTERVAL_MS",
+        Setting::Number(|c, v| c.poll_interval_ms = v.max(1)),
+    ),
+    (
+        "REQUEST_STATE_TTL_MS",
+        Setting::Number(|c, v| c.request_state_ttl_ms = v),
+    ),
+    (
+        "INLINE_BUDGET_MS",
+        Setting::Number(|c, v| c.inline_budget_ms = v),
+    ),
+    ("DETACH_JOBS", Setting::Flag(|c, v| c.detach_jobs = v)),
+    (
+        "MAX_RESULT_BYTES",
+        Setting::Number(|c, v| c.max_result_bytes = v as usize),
+    ),
+    (
+        "STEP_MAX_ATTEMPTS",
+        Setting::Number(|c, v| c.step_max_attempts = v.clamp(1, 100) as u32),
+    ),
+    (
+        "STEP_LEASE_MS",
+        Setting::Number(|c, v| c.step_lease_ms = v.max(1000)),
+    ),
+    (
+        "LISTEN_RECONNECTS",
+        Setting::Number(|c, v| c.listen_reconnects = v.min(10) as u32),
+    ),
+    (
+        "LISTEN_MAX_MS",
+        Setting::Number(|c, v| c.listen_max_ms = v.clamp(1_000, 3_600_000)),
+    ),
+    ("CONFORMANCE_FIXTURES", Setting::Flag(|c, v| c.fixtures = v)),
+    (
+        "LEGACY_SESSIONS",
+        Setting::Flag(|c, v| c.legacy_sessions = v),
+    ),
+    (
+        "OAUTH_JWKS_MIN_REFETCH_MS",
+        Setting::Number(|c, v| c.auth.jwks_min_refetch_ms = v),
+    ),
+    (
+        "ALLOW_ANONYMOUS",
+        Setting::Flag(|c, v| c.auth.allow_anonymous = v),
+    ),
+    (
+        "QUOTA_TASKS_PER_MINUTE",
+        Setting::Limit(|c, v| c.quotas.tasks_per_minute = v),
+    ),
+    (
+        "QUOTA_LIVE_TASKS",
+        Setting::Limit(|c, v| c.quotas.live_tasks = v),
+    ),
+    (
+        "QUOTA_LISTEN_STREAMS",
+        Setting::Limit(|c, v| c.quotas.listen_streams = v),
+    ),
+    (
+        "QUOTA_SESSIONS",
+        Setting::Limit(|c, v| c.quotas.sessions = v),
+    ),
+    (
+        "SESSION_IDLE_MS",
+        Setting::Number(|c, v| c.session_idle_ms = v.max(1_000)),
+    ),
+];
+
 /// A list separated by whitespace or commas.
 fn words(value: &str) -> Vec<String> {
     value
@@ -148,6 +236,14 @@ impl Config {
     /// This configuration with the variables that `get` finds applied over it.
     pub fn with_vars(self, get: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
         let mut c = self;
+        for (name, setting) in &SETTINGS {
+            let Some(v) = get(name) else { continue };
+            match setting {
+                Setting::Number(set) => set(&mut c, number(name, &v)?),
+                Setting::Limit(set) => set(&mut c, limit(name, &v)?),
+                Setting::Flag(set) => set(&mut c, flag(name, &v)?),
+            }
+        }
         if let Some(v) = get("SERVER_NAME") {
             c.server_name = v;
         }
@@ -158,18 +254,6 @@ impl Config {
                 .filter(|o| !o.is_empty())
                 .collect();
         }
-        if let Some(v) = get("MAX_BODY_BYTES") {
-            c.max_body_bytes = number::<u64>("MAX_BODY_BYTES", &v)? as usize;
-        }
-        if let Some(v) = get("TASK_TTL_MS") {
-            c.task_ttl_ms = limit("TASK_TTL_MS", &v)?;
-        }
-        if let Some(v) = get("TASK_MAX_TTL_MS") {
-            c.task_max_ttl_ms = limit("TASK_MAX_TTL_MS", &v)?;
-        }
-        if let Some(v) = get("TASK_POLL_INTERVAL_MS") {
-            c.poll_interval_ms = number::<u64>("TASK_POLL_INTERVAL_MS", &v)?.max(1);
-        }
         if let Some(v) = get("REQUEST_STATE_SECRET") {
             if v.len() < 16 {
                 return Err(ConfigError::new(
@@ -178,36 +262,6 @@ impl Config {
                 ));
             }
             c.request_state_secret = Some(v.into_bytes());
-        }
-        if let Some(v) = get("REQUEST_STATE_TTL_MS") {
-            c.request_state_ttl_ms = number("REQUEST_STATE_TTL_MS", &v)?;
-        }
-        if let Some(v) = get("INLINE_BUDGET_MS") {
-            c.inline_budget_ms = number("INLINE_BUDGET_MS", &v)?;
-        }
-        if let Some(v) = get("DETACH_JOBS") {
-            c.detach_jobs = flag("DETACH_JOBS", &v)?;
-        }
-        if let Some(v) = get("MAX_RESULT_BYTES") {
-            c.max_result_bytes = number::<u64>("MAX_RESULT_BYTES", &v)? as usize;
-        }
-        if let Some(v) = get("STEP_MAX_ATTEMPTS") {
-            c.step_max_attempts = number::<u64>("STEP_MAX_ATTEMPTS", &v)?.clamp(1, 100) as u32;
-        }
-        if let Some(v) = get("STEP_LEASE_MS") {
-            c.step_lease_ms = number::<u64>("STEP_LEASE_MS", &v)?.max(1000);
-        }
-        if let Some(v) = get("LISTEN_RECONNECTS") {
-            c.listen_reconnects = number::<u64>("LISTEN_RECONNECTS", &v)?.min(10) as u32;
-        }
-        if let Some(v) = get("LISTEN_MAX_MS") {
-            c.listen_max_ms = number::<u64>("LISTEN_MAX_MS", &v)?.clamp(1_000, 3_600_000);
-        }
-        if let Some(v) = get("CONFORMANCE_FIXTURES") {
-            c.fixtures = flag("CONFORMANCE_FIXTURES", &v)?;
-        }
-        if let Some(v) = get("LEGACY_SESSIONS") {
-            c.legacy_sessions = flag("LEGACY_SESSIONS", &v)?;
         }
         if let Some(v) = get("OAUTH_ISSUER") {
             let v = v.trim();
@@ -229,9 +283,6 @@ impl Config {
         }
         if let Some(v) = get("OAUTH_REQUIRED_SCOPES") {
             c.auth.required_scopes = words(&v);
-        }
-        if let Some(v) = get("OAUTH_JWKS_MIN_REFETCH_MS") {
-            c.auth.jwks_min_refetch_ms = number("OAUTH_JWKS_MIN_REFETCH_MS", &v)?;
         }
         if let Some(v) = get("API_KEYS") {
             c.auth.api_keys =
@@ -267,24 +318,6 @@ impl Config {
                     key.name
                 ),
             ));
-        }
-        if let Some(v) = get("ALLOW_ANONYMOUS") {
-            c.auth.allow_anonymous = flag("ALLOW_ANONYMOUS", &v)?;
-        }
-        if let Some(v) = get("QUOTA_TASKS_PER_MINUTE") {
-            c.quotas.tasks_per_minute = limit("QUOTA_TASKS_PER_MINUTE", &v)?;
-        }
-        if let Some(v) = get("QUOTA_LIVE_TASKS") {
-            c.quotas.live_tasks = limit("QUOTA_LIVE_TASKS", &v)?;
-        }
-        if let Some(v) = get("QUOTA_LISTEN_STREAMS") {
-            c.quotas.listen_streams = limit("QUOTA_LISTEN_STREAMS", &v)?;
-        }
-        if let Some(v) = get("QUOTA_SESSIONS") {
-            c.quotas.sessions = limit("QUOTA_SESSIONS", &v)?;
-        }
-        if let Some(v) = get("SESSION_IDLE_MS") {
-            c.session_idle_ms = number::<u64>("SESSION_IDLE_MS", &v)?.max(1_000);
         }
         c.outbound = c.outbound.with_vars(&get)?;
         c.log = c.log.with_vars(&get)?;
