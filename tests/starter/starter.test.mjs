@@ -31,10 +31,12 @@ import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 // Not "my-mcp": the script's renaming (crate, Worker, server, tests) is exercised too.
 const NAME = 'link-checker';
 // The Worker's size budget, gzipped, in KiB (wrangler's figure): what the starter measures
-// now plus 2 KiB or so (0.3 on the smallest build), so a regression shows. It measures 459.57
-// KiB, and 430.98 KiB on its smallest build: 1.19 KiB and 1.02 KiB more since every
+// now plus 2 KiB or so (0.3 on the smallest build), so a regression shows. It measures 459.50
+// KiB, and 430.94 KiB on its smallest build: 1.12 KiB and 0.98 KiB more since every
 // 2026-07-28 result names the server in its `_meta` (src/mcp/identity.rs,
-// src/server/envelope.rs). Before that, 0.02 KiB and 0.05 KiB less since an outbound
+// src/server/envelope.rs; 1.19 and 1.02 KiB, less 0.07 and 0.04 KiB for the configuration's
+// table of simple variables, `SETTINGS` in src/server/config.rs). Before that, 0.02 KiB
+// and 0.05 KiB less since an outbound
 // request dropped before its answer's headers is aborted (an `AbortController` beside the
 // runtime's timer) and a service binding's request carries the same timer instead of racing
 // a `setTimeout` (src/cloudflare/exchange.rs). Before that, 0.54 KiB and 0.52 KiB less than
