@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startServers, TEST_KEYS } from '../support/server.mjs';
 import { startIssuer } from '../support/issuer.mjs';
-import { ok, pollUntil, rpc } from './mcp.mjs';
+import { ACK, ok, pollUntil, rpc } from './mcp.mjs';
 
 const OPS_KEY = 'operator-key-for-admin-e2e';
 const GET = 'mcp-tasks-edge/admin/tasks/get';
@@ -84,7 +84,7 @@ test('an operator lists a principal\'s tasks and cancels one; the owner sees who
   assert.ok(tasks.every((t) => t.owner === fingerprint('key:alice')));
   assert.deepEqual((await ok(url, LIST, { principal: 'key:nobody' }, ops)).tasks, []);
 
-  assert.deepEqual(await ok(url, CANCEL, { taskId: first }, ops), { resultType: 'complete' });
+  assert.deepEqual(await ok(url, CANCEL, { taskId: first }, ops), ACK);
   const seen = await ok(url, 'tasks/get', { taskId: first }, alice);
   assert.equal(seen.status, 'cancelled');
   assert.equal(seen.statusMessage, 'Cancelled by an operator');

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../support/server.mjs';
 import { startJobServer } from '../support/job-server.mjs';
-import { ALL_CAPS, headersFor, ok, pollUntil, rpc, terminal } from './mcp.mjs';
+import { ACK, ALL_CAPS, headersFor, ok, pollUntil, rpc, terminal } from './mcp.mjs';
 
 let server, url, jobs;
 before(async () => {
@@ -137,7 +137,7 @@ test('tasks/update: a malformed answer for a pending key is -32602 and leaves th
     assert.equal(now.lastUpdatedAt, waiting.lastUpdatedAt);
   }
   const ack = await ok(url, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: true } } } });
-  assert.deepEqual(ack, { resultType: 'complete' });
+  assert.deepEqual(ack, ACK);
   const done = await pollUntil(url, taskId, terminal);
   assert.equal(done.status, 'completed');
   assert.equal(done.result.content[0].text, 'Deleted a.');
@@ -180,7 +180,7 @@ test('tasks/cancel while a step awaits a slow status GET wins: the GET is aborte
   const held = () => jobs.requestsFor(job.id).filter((r) => r.method === 'GET');
   await waitFor(() => held().some((r) => r.doneAt === null), 'a held status GET');
   const pending = held().filter((r) => r.doneAt === null);
-  assert.deepEqual(await ok(url, 'tasks/cancel', { taskId: created.taskId }), { resultType: 'complete' });
+  assert.deepEqual(await ok(url, 'tasks/cancel', { taskId: created.taskId }), ACK);
   const cancelled = await ok(url, 'tasks/get', { taskId: created.taskId });
   assert.equal(cancelled.status, 'cancelled');
   // The cancel drops the step, and with it the held GET: its request is aborted, the job

@@ -1,7 +1,13 @@
 // A minimal MCP 2026-07-28 HTTP client for the end-to-end tests: every request carries
 // the standard headers and _meta, like a conforming client.
+import { readFileSync } from 'node:fs';
+
 export const TASKS = 'io.modelcontextprotocol/tasks';
 export const ALL_CAPS = { extensions: { [TASKS]: {} }, elicitation: {}, sampling: {}, roots: {} };
+/** The empty result of an acknowledgement (`tasks/update`, `tasks/cancel`), which names the
+ *  server as every 2026-07-28 result does (the demo's name, the crate's version). */
+export const ACK = { resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo':
+  { name: 'mcp-tasks-edge', version: /^version = "(.*)"$/m.exec(readFileSync(new URL('../../Cargo.toml', import.meta.url), 'utf8'))[1] } } };
 
 let nextId = 1;
 

@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../support/server.mjs';
-import { ok, pollUntil, rpc, terminal } from './mcp.mjs';
+import { ACK, ok, pollUntil, rpc, terminal } from './mcp.mjs';
 
 let server, url;
 before(async () => { server = await startServer(); url = server.mcpUrl; });
@@ -28,7 +28,7 @@ test('input_required → tasks/update → complete', async () => {
   const [key] = Object.keys(waiting.inputRequests);
   assert.equal(waiting.inputRequests[key].method, 'elicitation/create');
   const ack = await ok(url, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: true } } } });
-  assert.deepEqual(ack, { resultType: 'complete' });
+  assert.deepEqual(ack, ACK);
   const done = await pollUntil(url, taskId, terminal);
   assert.equal(done.status, 'completed');
   assert.equal(done.result.content[0].text, 'Deleted notes.txt.');
@@ -37,7 +37,7 @@ test('input_required → tasks/update → complete', async () => {
 test('cancel while working, while waiting for input, and after the end', async () => {
   const working = await ok(url, 'tools/call', { name: 'process_batch', arguments: { items: 50, delayMs: 200 } });
   await new Promise((r) => setTimeout(r, 500));
-  assert.deepEqual(await ok(url, 'tasks/cancel', { taskId: working.taskId }), { resultType: 'complete' });
+  assert.deepEqual(await ok(url, 'tasks/cancel', { taskId: working.taskId }), ACK);
   const cancelled = await ok(url, 'tasks/get', { taskId: working.taskId });
   assert.equal(cancelled.status, 'cancelled');
   // No further steps run after the cancel.
@@ -50,7 +50,7 @@ test('cancel while working, while waiting for input, and after the end', async (
   const after = await ok(url, 'tasks/get', { taskId: waiting.taskId });
   assert.equal(after.status, 'cancelled');
   assert.equal('inputRequests' in after, false);
-  assert.deepEqual(await ok(url, 'tasks/cancel', { taskId: waiting.taskId }), { resultType: 'complete' });
+  assert.deepEqual(await ok(url, 'tasks/cancel', { taskId: waiting.taskId }), ACK);
 });
 
 test('a tool error completes; a JSON-RPC error and a panic fail', async () => {
