@@ -63,9 +63,10 @@ impl Envelope {
     /// result names one itself.
     pub fn result_body(&self, id: &RequestId, result: &Value) -> Vec<u8> {
         let raw = serde_json::to_vec(&MetaFirst(result)).expect("values serialize");
-        match identity::names_server(result) {
-            true => jsonrpc::result_response_raw(id, &raw),
-            false => self.raw_result_body(id, &raw),
+        if identity::names_server(result) {
+            jsonrpc::result_response_raw(id, &raw)
+        } else {
+            self.raw_result_body(id, &raw)
         }
     }
 

@@ -102,18 +102,16 @@ impl Server {
 
     /// Handles one HTTP request to the MCP endpoint.
     pub fn handle(&self, request: &HttpRequest, ctx: &Context) -> Action {
-        let origin = request.headers.get("origin");
-        let envelope = match &origin {
-            Some(o) if !self.config.origin_allowed(o) => {
+        let envelope = match request.headers.get("origin") {
+            Some(o) if !self.config.origin_allowed(&o) => {
                 // streamable-http "Security": invalid Origin → 403 (DNS-rebinding protection).
                 return Action::Respond(error_response(
                     None,
-                    &McpError::ForbiddenOrigin(o.clone()),
+                    &McpError::ForbiddenOrigin(o),
                     &Envelope::default(),
                 ));
             }
-            Some(o) => Envelope::modern(Some(o.clone()), &self.lists.identity),
-            None => Envelope::modern(None, &self.lists.identity),
+            origin => Envelope::modern(origin, &self.lists.identity),
         };
         if request.path != MCP_PATH {
             let e = McpError::MethodNotFound(format!(
