@@ -72,6 +72,7 @@ pub mod server;
 pub mod tasks;
 pub mod time;
 pub mod tools;
+pub mod uri;
 pub mod vars;
 
 #[cfg(feature = "cloudflare")]

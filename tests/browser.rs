@@ -14,6 +14,8 @@ mod listen;
 mod support;
 #[path = "browser/tasks.rs"]
 mod tasks;
+#[path = "browser/uri.rs"]
+mod uri;
 #[path = "browser/watch.rs"]
 mod watch;
 

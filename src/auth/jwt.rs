@@ -3,6 +3,7 @@
 //! the claim rules, and when to refetch the JWKS. The signature itself is checked by the
 //! adapter with the runtime's WebCrypto over [`Token::signing_input`].
 
+use crate::uri::Uri;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
@@ -352,10 +353,10 @@ pub fn check_claims(claims: &Value, rules: &ClaimRules) -> Result<Grant, Invalid
 /// The URLs of the issuer's metadata, in the order tried: RFC 8414 (path inserted after
 /// the well-known prefix), then OpenID Connect Discovery (path appended).
 pub fn metadata_urls(issuer: &str) -> Vec<String> {
-    let Ok(url) = url::Url::parse(issuer) else {
+    let Ok(url) = Uri::parse(issuer) else {
         return Vec::new();
     };
-    let origin = url.origin().ascii_serialization();
+    let origin = url.origin().unwrap_or_else(|| "null".to_owned());
     let path = url.path().trim_end_matches('/');
     vec![
         format!("{origin}/.well-known/oauth-authorization-server{path}"),

@@ -55,9 +55,10 @@ pub(crate) async fn serve(
     let (origin, path) = match crate::http::origin_and_path(&url) {
         Some((origin, path)) => (origin.to_owned(), path.to_owned()),
         None => {
-            let parsed = worker::Url::parse(&url)?;
+            let parsed = crate::uri::Uri::parse(&url)
+                .map_err(|e| worker::Error::RustError(e.to_string()))?;
             (
-                parsed.origin().ascii_serialization(),
+                parsed.origin().unwrap_or_else(|| "null".to_owned()),
                 parsed.path().to_owned(),
             )
         }

@@ -114,7 +114,7 @@ pub(crate) fn request_path(req: &web_sys::Request) -> String {
     let url = req.url();
     match crate::http::origin_and_path(&url) {
         Some((_, path)) => path.to_owned(),
-        None => worker::Url::parse(&url)
+        None => crate::uri::Uri::parse(&url)
             .map(|u| u.path().to_owned())
             .unwrap_or_default(),
     }

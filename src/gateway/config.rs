@@ -21,6 +21,7 @@
 
 use super::client::{MODERN, Sessions, VERSION};
 use crate::host::AllowList;
+use crate::uri::Uri;
 use crate::vars::{ConfigError, number};
 use serde::Deserialize;
 use std::rc::Rc;
@@ -105,13 +106,12 @@ impl Upstream {
         }
         // Checked by `Settings::with_vars`; an `Upstream` built by hand with a bad URL
         // reaches nothing.
-        let Ok(url) = url::Url::parse(&self.url) else {
+        let Ok(url) = Uri::parse(&self.url) else {
             return AllowList::default();
         };
-        let host = match (url.host_str(), url.port()) {
-            (Some(host), Some(port)) => format!("{host}:{port}"),
-            (Some(host), None) => host.to_owned(),
-            (None, _) => String::new(),
+        let host = match url.port() {
+            Some(port) => format!("{}:{port}", url.host_str()),
+            None => url.host_str().to_owned(),
         };
         AllowList::parse(&host).unwrap_or_default()
     }
@@ -169,21 +169,16 @@ impl Upstream {
                 self.name
             ));
         }
-        let url = url::Url::parse(&self.url)
+        let url = Uri::parse(&self.url)
             .map_err(|e| format!("upstream {}: url {:?}: {e}", self.name, self.url))?;
-        let loopback = match url.host() {
-            Some(url::Host::Domain(d)) => d == "localhost",
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            None => false,
-        };
+        let loopback = url.host().is_some_and(|host| host.is_loopback());
         if !(url.scheme() == "https" || (url.scheme() == "http" && loopback)) {
             return Err(format!(
                 "upstream {}: the url must be https (http only on loopback, for development), not {:?}",
                 self.name, self.url
             ));
         }
-        if !url.username().is_empty() || url.password().is_some() {
+        if url.has_credentials() {
             return Err(format!(
                 "upstream {}: put credentials in a secret named by \"token\", not in the url",
                 self.name

@@ -15,6 +15,7 @@
 //! ```
 
 use super::HostError;
+use crate::uri::{Host, Uri};
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AllowList(Vec<(Pattern, Port)>);
@@ -28,11 +29,11 @@ enum Pattern {
 }
 
 impl Pattern {
-    fn matches(&self, host: &url::Host<&str>, shown: &str) -> bool {
+    fn matches(&self, host: &Host<'_>, shown: &str) -> bool {
         match self {
             Pattern::Exact(h) => h == shown,
             Pattern::Under(suffix) => {
-                matches!(host, url::Host::Domain(_)) && shown.ends_with(suffix.as_str())
+                matches!(host, Host::Domain(_)) && shown.ends_with(suffix.as_str())
             }
             Pattern::AnyPublic => is_public(host),
         }
@@ -40,13 +41,13 @@ impl Pattern {
 }
 
 /// Whether `host` may be a public address (see the module docs for `*`).
-fn is_public(host: &url::Host<&str>) -> bool {
+fn is_public(host: &Host<'_>) -> bool {
     match host {
-        url::Host::Domain(d) => {
+        Host::Domain(d) => {
             let d = d.trim_end_matches('.').to_ascii_lowercase();
             d != "localhost" && !d.ends_with(".localhost")
         }
-        url::Host::Ipv4(ip) => {
+        Host::Ipv4(ip) => {
             let [a, b, ..] = ip.octets();
             !(ip.is_loopback()
                 || ip.is_private()
@@ -57,14 +58,14 @@ fn is_public(host: &url::Host<&str>) -> bool {
                 || a == 0
                 || (a == 100 && (64..128).contains(&b)))
         }
-        url::Host::Ipv6(ip) => {
+        Host::Ipv6(ip) => {
             let first = ip.segments()[0];
             let mapped = ip.to_ipv4_mapped();
             !(ip.is_loopback()
                 || ip.is_unspecified()
                 || (first & 0xfe00) == 0xfc00
                 || (first & 0xffc0) == 0xfe80
-                || mapped.is_some_and(|v4| !is_public(&url::Host::Ipv4(v4))))
+                || mapped.is_some_and(|v4| !is_public(&Host::Ipv4(v4))))
         }
     }
 }
@@ -136,7 +137,7 @@ impl AllowList {
     /// `Ok` if `url` is http(s) on an allowed host and port; else [`HostError::Refused`]
     /// naming the host.
     pub fn check(&self, url: &str) -> Result<(), HostError> {
-        let parsed = url::Url::parse(url)
+        let parsed = Uri::parse(url)
             .map_err(|e| HostError::Refused(format!("{url:?} is not a valid URL ({e})")))?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(HostError::Refused(format!(
@@ -147,10 +148,7 @@ impl AllowList {
         let Some(parsed_host) = parsed.host() else {
             return Err(HostError::Refused(format!("{url:?} has no host")));
         };
-        let host = match &parsed_host {
-            url::Host::Ipv6(ip) => format!("[{ip}]"),
-            h => h.to_string().to_ascii_lowercase(),
-        };
+        let host = parsed.host_str().to_ascii_lowercase();
         let port = parsed.port();
         let allowed = self.0.iter().any(|(pattern, p)| {
             pattern.matches(&parsed_host, &host)

@@ -1,6 +1,7 @@
 //! Outbound HTTP requests and their answers, as plain values.
 
 use super::HostError;
+use crate::uri::Uri;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::time::Duration;
@@ -145,9 +146,8 @@ pub(super) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<
 
 /// `reference` resolved against `base` (RFC 3986 §5).
 pub fn resolve(base: &str, reference: &str) -> Result<String, HostError> {
-    let base =
-        url::Url::parse(base).map_err(|e| HostError::Decode(format!("bad URL {base:?}: {e}")))?;
+    let base = Uri::parse(base).map_err(|e| HostError::Decode(format!("bad URL {base:?}: {e}")))?;
     base.join(reference)
-        .map(String::from)
+        .map(|uri| uri.as_str().to_owned())
         .map_err(|e| HostError::Decode(format!("bad URL reference {reference:?}: {e}")))
 }

@@ -31,6 +31,7 @@
 use super::allow::AllowList;
 use super::outbound::{Inbound, Outbound, resolve};
 use super::{HostError, Platform};
+use crate::uri::Uri;
 use crate::vars::{ConfigError, number};
 
 /// Defaults of the variables above.
@@ -203,8 +204,8 @@ pub fn redirect(request: &Outbound, answer: &Inbound) -> Option<Result<Outbound,
 }
 
 fn same_origin(a: &str, b: &str) -> bool {
-    match (url::Url::parse(a), url::Url::parse(b)) {
-        (Ok(a), Ok(b)) => a.origin() == b.origin(),
+    match (Uri::parse(a), Uri::parse(b)) {
+        (Ok(a), Ok(b)) => a.same_origin(&b),
         _ => false,
     }
 }

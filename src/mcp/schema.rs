@@ -41,10 +41,10 @@ mod validate;
 
 pub use validate::{MAX_STEPS, STEPS_PER_VALUE};
 
+use crate::uri::Uri;
 use serde_json::Value;
 use std::fmt;
 use std::rc::Rc;
-use url::Url;
 
 /// Deepest nesting of objects and arrays in a schema document.
 pub const MAX_SCHEMA_DEPTH: usize = 64;
@@ -73,7 +73,7 @@ impl Schema {
     /// Compiles `schema`; `Err` says why it cannot be used (see the module docs).
     pub fn compile(schema: &Value) -> Result<Schema, String> {
         check_size(schema)?;
-        let base = Url::parse(BASE).map_err(|e| e.to_string())?;
+        let base = Uri::parse(BASE).map_err(|e| e.to_string())?;
         let compiled = compile::compile(schema, base)
             .map_err(|e| message::shorten(&e.replace(BASE, ""), 300))?;
         Ok(Schema(Rc::new(compiled)))

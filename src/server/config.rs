@@ -5,6 +5,7 @@
 use crate::auth::{self, AuthConfig};
 use crate::host::Policy;
 use crate::quota::Quotas;
+use crate::uri::Uri;
 use crate::vars::{ConfigError, flag, limit, number};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -204,16 +205,13 @@ fn words(value: &str) -> Vec<String> {
 /// Whether `v` may be an issuer: https, or http on a loopback host (development and
 /// tests); keys fetched in clear from anywhere else could be replaced on the way.
 fn issuer_url(v: &str) -> bool {
-    let Ok(url) = url::Url::parse(v) else {
+    let Ok(url) = Uri::parse(v) else {
         return false;
     };
-    let loopback = match url.host() {
-        Some(url::Host::Domain(d)) => d == "localhost",
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => return false,
+    let Some(host) = url.host() else {
+        return false;
     };
-    url.scheme() == "https" || (url.scheme() == "http" && loopback)
+    url.scheme() == "https" || (url.scheme() == "http" && host.is_loopback())
 }
 
 /// The shortest interval at which the server itself reads a task it follows (a job's wait

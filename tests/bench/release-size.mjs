@@ -1,7 +1,7 @@
 // The demo's tools as a server author releases them (the last step of `make bench`): what
 // the Worker weighs without the conformance fixtures the bench's and the tests' Worker
 // carries. A server is made from the starter (templates/new-server.sh, so with the
-// starter's build settings: opt-level "z", idna_adapter 1.0, no symbol names), its src
+// starter's build settings: opt-level "z", no symbol names), its src
 // replaced by demo/src (the demo's tools, resource and prompt) with the demo's one extra
 // dependency (serde_json); then `wrangler deploy --dry-run` packs it twice, as
 // `npm run deploy` and as `npm run deploy:small` (the starter's package.json: nightly std,

@@ -76,6 +76,33 @@ test('fetch_url: a host outside the list is refused, IP literals and names alike
   assertCanaryUntouched();
 });
 
+// URLs are read by workerd's own URL parser here (src/uri.rs), the table tests/uri.rs runs
+// natively and in browsers: a spelling of the allowed host reaches it, one of another host or
+// of a name not listed reaches nothing, and a relative Location resolves against its hop.
+test('fetch_url: the policy reads a host as the URL standard does, in every spelling', async () => {
+  for (const spelling of [`http://0x7f.1:${jobs.port}/page`, `http://2130706433:${jobs.port}/page`, `HTTP://127.0.0.1:${jobs.port}/x/../page`]) {
+    const result = await call('fetch_url', { url: spelling });
+    assert.equal(result.isError, false, `${spelling}: ${textOf(result)}`);
+    assert.equal(result.structuredContent.title, 'Job Server Test Page', spelling);
+  }
+  const relative = await call('fetch_url', { url: redirect(302, '/page') });
+  assert.equal(relative.structuredContent?.title, 'Job Server Test Page', textOf(relative));
+  for (const spelling of [`http://0x7f.1:${canary.port}/`, `http://0177.0.0.1:${canary.port}/`,
+    `http://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54:${jobs.port}/page`, `http://[::ffff:7f00:1]:${jobs.port}/page`]) {
+    const result = await call('fetch_url', { url: spelling });
+    assert.equal(result.isError, true, spelling);
+    assert.match(textOf(result), /not in FETCH_ALLOWED_HOSTS/, spelling);
+  }
+  // Not URLs, as the standard says (a space in a host too, which Chromium's URL alone lets
+  // through: tests/support/uri_cases.rs).
+  for (const broken of [`http://127.0.0.1:${jobs.port}:1/page`, `http://ho st:${jobs.port}/page`]) {
+    const result = await call('fetch_url', { url: broken });
+    assert.equal(result.isError, true, broken);
+    assert.match(textOf(result), /is not a valid URL/, broken);
+  }
+  assertCanaryUntouched();
+});
+
 test('fetch_url: an endless body is cut off at FETCH_MAX_BYTES, quickly', async () => {
   const started = Date.now();
   const result = await call('fetch_url', { url: `${jobs.url}/endless` });

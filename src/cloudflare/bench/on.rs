@@ -105,7 +105,7 @@ fn snapshot() -> Value {
 /// A request to the Worker: `GET /__bench/counters` is answered with the counts (and not
 /// counted); any other is counted and left to the Worker.
 pub(crate) fn worker_request(req: &web_sys::Request) -> Option<web_sys::Response> {
-    let path = worker::Url::parse(&req.url()).map(|url| url.path().to_owned());
+    let path = crate::uri::Uri::parse(&req.url()).map(|url| url.path().to_owned());
     if req.method() == "GET" && path.is_ok_and(|p| p == ROUTE) {
         let init = web_sys::ResponseInit::new();
         let headers = web_sys::Headers::new().ok()?;

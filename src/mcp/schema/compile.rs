@@ -9,8 +9,8 @@ pub(super) use keywords::{Keywords, TYPES};
 
 use super::index::{Index, escape, shown};
 use crate::pairs::Pairs;
+use crate::uri::Uri;
 use serde_json::Value;
-use url::Url;
 
 /// One compiled subschema.
 pub(super) enum Node {
@@ -33,7 +33,7 @@ pub(super) struct Compiled {
 }
 
 /// Compiles `doc`, whose base URI is `base`.
-pub(super) fn compile(doc: &Value, base: Url) -> Result<Compiled, String> {
+pub(super) fn compile(doc: &Value, base: Uri) -> Result<Compiled, String> {
     let index = Index::build(doc, base)?;
     let mut compiler = Compiler {
         doc,
@@ -126,8 +126,7 @@ impl Compiler<'_> {
             )
         })?;
         let Some(r) = self.index.resource(&uri) else {
-            let mut shown = uri;
-            shown.set_fragment(None);
+            let shown = uri.without_fragment();
             return Err(format!(
                 "{shown} is outside the schema, and schemas are never fetched (remote $ref or unknown $schema)"
             ));

@@ -4,8 +4,8 @@
 //! 2020-12 §9.2: an `$id` inside `enum`, `const` or an unknown keyword identifies nothing).
 
 use crate::pairs::Pairs;
+use crate::uri::Uri;
 use serde_json::{Map, Value};
-use url::Url;
 
 /// The dialects this validator knows (basic/index "Schema Dialect": 2020-12 is the default
 /// and must be supported; others are documented where they are accepted).
@@ -34,7 +34,7 @@ impl Draft {
 
 /// One schema resource: where it starts in the document and the names its anchors give.
 pub(super) struct Resource {
-    pub uri: Url,
+    pub uri: Uri,
     /// JSON Pointer of its root in the document.
     pub root: String,
     /// `$anchor` and `$dynamicAnchor` names (and draft 7's `"$id": "#name"`) → pointer.
@@ -54,7 +54,7 @@ pub(super) struct Index {
 
 impl Index {
     /// Indexes `root`, whose base URI is `base`.
-    pub(super) fn build(root: &Value, base: Url) -> Result<Index, String> {
+    pub(super) fn build(root: &Value, base: Uri) -> Result<Index, String> {
         let draft = match root.get("$schema") {
             None => Draft::D2020,
             Some(Value::String(uri)) => Draft::named(uri).ok_or_else(|| unsupported(uri))?,
@@ -70,9 +70,8 @@ impl Index {
     }
 
     /// The resource `uri` (without fragment) names.
-    pub(super) fn resource(&self, uri: &Url) -> Option<usize> {
-        let mut uri = uri.clone();
-        uri.set_fragment(None);
+    pub(super) fn resource(&self, uri: &Uri) -> Option<usize> {
+        let uri = uri.without_fragment();
         self.resources.iter().position(|r| r.uri == uri)
     }
 
@@ -92,7 +91,7 @@ impl Index {
         &mut self,
         schema: &Value,
         at: String,
-        base: &Url,
+        base: &Uri,
         resource: Option<usize>,
     ) -> Result<(), String> {
         let Value::Object(map) = schema else {
@@ -115,8 +114,8 @@ impl Index {
             Some(id) => {
                 base = base
                     .join(id)
-                    .map_err(|e| format!("the schema's \"$id\" {id:?} at {}: {e}", shown(&at)))?;
-                base.set_fragment(None);
+                    .map_err(|e| format!("the schema's \"$id\" {id:?} at {}: {e}", shown(&at)))?
+                    .without_fragment();
                 resource = None;
             }
             None => {}
@@ -135,7 +134,7 @@ impl Index {
         Ok(())
     }
 
-    fn add_resource(&mut self, uri: &Url, root: &str) -> usize {
+    fn add_resource(&mut self, uri: &Uri, root: &str) -> usize {
         self.resources.push(Resource {
             uri: uri.clone(),
             root: root.to_owned(),

@@ -52,7 +52,7 @@ pub(super) fn format_ok(format: &str, text: &str) -> bool {
             .is_some_and(|(d, t)| date(d) && time(t)),
         "email" => email(text),
         "hostname" => hostname(text),
-        "uri" => url::Url::parse(text).is_ok(),
+        "uri" => crate::uri::Uri::parse(text).is_ok(),
         "json-pointer" => text.is_empty() || (text.starts_with('/') && escapes_ok(text)),
         "regex" => Pattern::new(text).is_ok(),
         "uuid" => uuid(text),
