@@ -344,10 +344,13 @@ pub fn error_message(id: &RequestId, error: &ErrorObject) -> Value {
     serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error })
 }
 
-/// Serializes a result response. `result` must already carry its `resultType`.
+/// Serializes a result response. `result` must already carry its `resultType`. Written
+/// straight from `result` (a message value built around it would copy it first).
 pub fn result_response(id: &RequestId, result: &Value) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}))
-        .expect("a Value always serializes")
+    result_response_raw(
+        id,
+        &serde_json::to_vec(result).expect("a Value always serializes"),
+    )
 }
 
 /// Serializes a result response around an already serialized result (a list built once,

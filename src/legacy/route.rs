@@ -33,16 +33,13 @@ pub fn route(server: &Server, request: &HttpRequest) -> Option<Route> {
     if !initialize && session.is_none() {
         return None;
     }
-    let envelope = match request.headers.get("origin") {
-        Some(o) if !server.config.origin_allowed(&o) => {
-            let e = McpError::ForbiddenOrigin(o);
-            return Some(Route::Refused(error_response(
-                None,
-                &e,
-                &Envelope::default(),
-            )));
-        }
-        origin => Envelope::legacy(origin),
+    let envelope = match Envelope::checked(
+        &server.config,
+        request.headers.get("origin"),
+        Envelope::legacy,
+    ) {
+        Ok(envelope) => envelope,
+        Err(forbidden) => return Some(Route::Refused(forbidden)),
     };
     if !server.config.legacy_sessions {
         // A modern-only server: say which versions it speaks (basic/versioning).

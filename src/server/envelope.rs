@@ -8,6 +8,7 @@ use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, RequestId};
 use crate::mcp::identity::{self, MetaFirst};
+use crate::server::Config;
 use serde_json::Value;
 use std::rc::Rc;
 
@@ -35,6 +36,24 @@ impl Envelope {
         Envelope {
             origin,
             identity: None,
+        }
+    }
+
+    /// The `Origin` header `origin` checked against `config`: `dress` makes the envelope of
+    /// an absent or allowed one; a forbidden one is answered 403 at once, without CORS
+    /// headers (streamable-http "Security": the DNS-rebinding protection), in either era.
+    pub fn checked(
+        config: &Config,
+        origin: Option<String>,
+        dress: impl FnOnce(Option<String>) -> Envelope,
+    ) -> Result<Envelope, HttpResponse> {
+        match origin {
+            Some(o) if !config.origin_allowed(&o) => Err(error_response(
+                None,
+                &McpError::ForbiddenOrigin(o),
+                &Envelope::default(),
+            )),
+            origin => Ok(dress(origin)),
         }
     }
 

@@ -102,16 +102,11 @@ impl Server {
 
     /// Handles one HTTP request to the MCP endpoint.
     pub fn handle(&self, request: &HttpRequest, ctx: &Context) -> Action {
-        let envelope = match request.headers.get("origin") {
-            Some(o) if !self.config.origin_allowed(&o) => {
-                // streamable-http "Security": invalid Origin → 403 (DNS-rebinding protection).
-                return Action::Respond(error_response(
-                    None,
-                    &McpError::ForbiddenOrigin(o),
-                    &Envelope::default(),
-                ));
-            }
-            origin => Envelope::modern(origin, &self.lists.identity),
+        let envelope = match Envelope::checked(&self.config, request.headers.get("origin"), |o| {
+            Envelope::modern(o, &self.lists.identity)
+        }) {
+            Ok(envelope) => envelope,
+            Err(forbidden) => return Action::Respond(forbidden),
         };
         if request.path != MCP_PATH {
             let e = McpError::MethodNotFound(format!(
