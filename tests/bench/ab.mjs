@@ -9,11 +9,15 @@
 // Settings: AB_PATH=tools/list | tasks/get | tasks/update | create | gateway (the inline
 // call of the `agents` upstream's `greet`, keyed, as tests/bench/gateway.mjs and
 // PROFILE_PATH=gateway make it; the upstream under its own `wrangler dev`, started once),
-// AB_ROUNDS=3, AB_SECONDS=5, AB_CONNECTIONS=8.
+// AB_ROUNDS=3, AB_SECONDS=5, AB_CONNECTIONS=8. AB_PATH=coldstart times cold starts instead
+// (./coldstart.mjs: a workerd of its own per start, to the first `tools/list`), one of each
+// build and of the JS no-op per round, and prints their medians.
 import http from 'node:http';
+import { join } from 'node:path';
 import { TEST_KEYS, TEST_VARS } from '../support/server.mjs';
 import { startAgentsUpstream } from './agents.mjs';
-import { groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
+import { coldStarts } from './coldstart.mjs';
+import { benchApiKeys, groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
 
 const mcp = (method, params) => mcpRequest('ab', method, params);
 
@@ -23,6 +27,18 @@ const SECONDS = Number(process.env.AB_SECONDS || 5);
 const CONNECTIONS = Number(process.env.AB_CONNECTIONS || 8);
 const dirs = process.argv.slice(2);
 if (!dirs.length) throw new Error('usage: node tests/bench/ab.mjs <dirA> <dirB> ...');
+
+if (PATH === 'coldstart') {
+  const vars = { ...TEST_VARS, API_KEYS: benchApiKeys(TEST_VARS.API_KEYS) };
+  const isToolList = (r) => { if (!Array.isArray(resultOf(r).tools)) throw new Error('no tools'); };
+  const workers = { 'JS no-op': { toml: join(import.meta.dirname, 'baseline-js', 'wrangler.toml'), request: { method: 'GET', path: '/noop', headers: {} },
+    check: (r) => { if (r.status !== 200) throw new Error(`HTTP ${r.status}`); } } };
+  for (const dir of dirs) workers[dir] = { toml: join(dir, 'wrangler.toml'), vars, request: mcpRequest('bench', 'tools/list'), check: isToolList };
+  const c = await coldStarts(workers, ROUNDS);
+  console.log(`cold starts to the first tools/list, medians of ${ROUNDS} rounds:`);
+  for (const [name, r] of Object.entries(c)) console.log(`  ${name}: ${r.median.toFixed(1)} ms (the next request ${r.nextMedian.toFixed(2)} ms)`);
+  process.exit(0);
+}
 
 async function call(agent, port, req) {
   return resultOf(await send(agent, port, req.method, req.path, req.headers, req.body));
