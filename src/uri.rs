@@ -97,8 +97,9 @@ impl Uri {
         }
         // A special scheme's host that ends in a number is an IPv4 address, serialized
         // dotted-decimal; any other host is a name, whatever it looks like.
+        let special = default_port(self.scheme()).is_some() || self.scheme() == "file";
         match name.parse() {
-            Ok(ip) if default_port(self.scheme()).is_some() => Some(Host::Ipv4(ip)),
+            Ok(ip) if special => Some(Host::Ipv4(ip)),
             _ => Some(Host::Domain(name)),
         }
     }

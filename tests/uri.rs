@@ -25,8 +25,12 @@ fn no_spelling_of_a_private_host_passes_the_policy() {
     uri_cases::no_spelling_of_a_private_host_passes_the_policy();
 }
 
-/// Left out of the shared table: Chromium's `URL` alone accepts it (see there).
+/// Left out of the shared table, where one browser departs from the standard (see there).
 #[test]
-fn a_space_in_a_host_is_not_a_url() {
-    assert!(mcp_tasks_edge::uri::Uri::parse("https://ho st/").is_err());
+fn what_one_browser_reads_otherwise() {
+    use mcp_tasks_edge::uri::{Host, Uri};
+    assert!(Uri::parse("https://ho st/").is_err());
+    let file = Uri::parse("file://127.0.0.1/x").unwrap();
+    assert_eq!(file.host(), Some(Host::Ipv4([127, 0, 0, 1].into())));
+    assert_eq!(file.origin(), None);
 }

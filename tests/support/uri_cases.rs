@@ -3,9 +3,11 @@
 //! two parsers the library uses must read every case alike: what a URL is, how references
 //! resolve, and which hosts the outbound policy's `*` lets through, in every spelling.
 //!
-//! One refusal of the standard is not here: a space in a host (`https://ho st/`), which
-//! Chromium's `URL` percent-encodes into the name where the `url` crate, Firefox, Node and
-//! workerd refuse it (tests/uri.rs and tests/e2e/outbound.test.mjs check it).
+//! Two cases of the standard are not here, where one browser departs from it: a space in a
+//! host (`https://ho st/`), which Chromium's `URL` percent-encodes into the name where the
+//! `url` crate, Firefox, Node and workerd refuse it (tests/uri.rs and
+//! tests/e2e/outbound.test.mjs check it), and a `file:` URL's host, which Firefox drops
+//! (tests/uri.rs). Neither reaches anything: the outbound policy takes http(s) only.
 
 use mcp_tasks_edge::host::AllowList;
 use mcp_tasks_edge::uri::Uri;
@@ -72,6 +74,10 @@ pub fn urls_parse_as_the_url_standard_says() {
         (
             "file:///etc/passwd",
             r#"file:///etc/passwd host=None port=None/None path=/etc/passwd fragment=None origin=None credentials=false"#,
+        ),
+        (
+            "foo://1.2.3.4/p",
+            r#"foo://1.2.3.4/p host=Some(Domain("1.2.3.4")) port=None/None path=/p fragment=None origin=None credentials=false"#,
         ),
         (
             "foo://Host:1/p",
