@@ -3,7 +3,7 @@
 //!
 //! In a Worker or a page it is the runtime's own `URL` (a pure function the runtime already
 //! has, like `JSON`), natively the `url` crate, which implements the same standard: the
-//! Worker carries no URL parser of its own (the starter's Worker is 23.7 KiB smaller
+//! Worker carries no URL parser of its own (the starter's Worker is 23.6 KiB smaller
 //! gzipped without `url` and its IDNA code). One table of URLs, attacks on the outbound
 //! policy included, runs through both (`tests/uri.rs` natively, `tests/browser/uri.rs` in
 //! Chromium and Firefox); `tests/e2e/outbound.test.mjs` runs the policy under workerd.
