@@ -156,6 +156,12 @@ impl Uri {
         })
     }
 
+    /// The origin's ASCII serialization (HTML "Serializing origins"): [`Uri::origin`], or
+    /// `null` for an opaque one.
+    pub fn serialized_origin(&self) -> String {
+        self.origin().unwrap_or_else(|| "null".to_owned())
+    }
+
     /// Whether both have the same tuple origin (RFC 6454: never for opaque ones).
     pub fn same_origin(&self, other: &Uri) -> bool {
         self.origin()

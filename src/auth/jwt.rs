@@ -356,7 +356,7 @@ pub fn metadata_urls(issuer: &str) -> Vec<String> {
     let Ok(url) = Uri::parse(issuer) else {
         return Vec::new();
     };
-    let origin = url.origin().unwrap_or_else(|| "null".to_owned());
+    let origin = url.serialized_origin();
     let path = url.path().trim_end_matches('/');
     vec![
         format!("{origin}/.well-known/oauth-authorization-server{path}"),

@@ -57,10 +57,7 @@ pub(crate) async fn serve(
         None => {
             let parsed = crate::uri::Uri::parse(&url)
                 .map_err(|e| worker::Error::RustError(e.to_string()))?;
-            (
-                parsed.origin().unwrap_or_else(|| "null".to_owned()),
-                parsed.path().to_owned(),
-            )
+            (parsed.serialized_origin(), parsed.path().to_owned())
         }
     };
     let mut request = HttpRequest {

@@ -168,6 +168,10 @@ pub fn origins_are_tuples_or_opaque() {
     assert!(!same("https://a/", "https://b.a/"));
     assert!(!same("urn:a", "urn:a"));
     assert!(!same("file:///x", "file:///x"));
+    let serialized = |u: &str| Uri::parse(u).unwrap().serialized_origin();
+    assert_eq!(serialized("HTTPS://A:443/x?y"), "https://a");
+    assert_eq!(serialized("http://a:8080/"), "http://a:8080");
+    assert_eq!(serialized("urn:a"), "null");
 }
 
 /// `*` never lets a tool reach this machine or a private network, however the host is
