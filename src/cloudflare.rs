@@ -34,6 +34,7 @@ mod log;
 mod mirror;
 pub(crate) mod principal_object;
 mod progress;
+mod registry_object;
 mod rpc;
 mod session_object;
 mod sockets;

@@ -1,6 +1,7 @@
 //! Plain HTTP values the pure core reads and produces. The adapters translate their
 //! platform's request/response types into these and back; nothing here does I/O.
 
+pub mod channel;
 pub mod sse;
 
 /// Request headers with lower-cased names (RFC 9110: names are case-insensitive).

@@ -3,7 +3,8 @@
 //! is asked before the task's object (a refused task is never created, a task not stored
 //! gives its place back), a ledger that only indexes is asked at the same time as the
 //! object, and an unlimited anonymous caller's task goes to its object alone. Reordering
-//! any of these fails a test here.
+//! any of these fails a test here. A 2025-11-25 task-augmented call is created the same
+//! way (`legacy::task_ops::create`).
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -11,6 +12,7 @@ use common::{SID, working_task};
 use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::host::block_on;
 use mcp_tasks_edge::jsonrpc;
+use mcp_tasks_edge::legacy::task_ops;
 use mcp_tasks_edge::ops::log::{Line, LogSettings};
 use mcp_tasks_edge::quota::{LedgerRequest, Quotas};
 use mcp_tasks_edge::server::creation::{Creating, Reply, acquire_run, store_new_task};
@@ -277,4 +279,38 @@ fn an_anonymous_sessions_run_takes_a_place_among_all_anonymous_runs_first() {
         .unwrap();
     assert_eq!(p.log()[0], "start ledger acquireRun anonymous");
     assert_eq!(p.log()[2], format!("start ledger acquireTask {session}"));
+}
+
+#[test]
+fn a_legacy_task_augmented_call_is_created_under_the_same_quotas() {
+    let p = Platform::default();
+    let created = block_on(task_ops::create(&p, Quotas::default(), record())).unwrap();
+    let task = &created["task"];
+    assert_eq!(task["taskId"], "t", "CreateTaskResult: {created}");
+    assert!(
+        task.get("ttl").is_some(),
+        "the legacy Task's shape: {created}"
+    );
+    let log = p.log();
+    assert!(log[0].starts_with("start ledger acquireTask"), "{log:?}");
+    assert!(
+        log[2].starts_with("start create"),
+        "the quota first: {log:?}"
+    );
+    let refused = Platform {
+        refuse: Some("acquireTask"),
+        ..Platform::default()
+    };
+    let error = block_on(task_ops::create(&refused, Quotas::default(), record())).unwrap_err();
+    assert_eq!(
+        (error.http_status(), refused.log().len()),
+        (429, 2),
+        "never created"
+    );
+    let down = Platform {
+        object_down: true,
+        ..Platform::default()
+    };
+    let error = block_on(task_ops::create(&down, UNLIMITED, record())).unwrap_err();
+    assert!(error.to_wire().message.contains("gone"), "{error:?}");
 }

@@ -3,15 +3,21 @@
 //! level) on its response stream; a legacy task's questions on the GET streams (the second
 //! poll sends them to each open stream as an SSE `message` event, a closed stream gets
 //! nothing, and a `tasks/result` that takes no stream offers them at once, or says no
-//! stream is open); `notifications/resources/updated` on the open GET streams.
+//! stream is open); the client's answers to those questions, to their tasks once (an
+//! error answer, or one the task does not take, leaves a log line); and
+//! `notifications/resources/updated` on the open GET streams.
 
 mod common;
 use common::channel::{Fake, question_ids};
+use common::reach::{MINE, world};
 use common::server;
-use mcp_tasks_edge::legacy::notices::{call_progress, offered, polled, resource_updated};
+use mcp_tasks_edge::host::block_on;
+use mcp_tasks_edge::jsonrpc::{ErrorCode, ErrorObject};
+use mcp_tasks_edge::legacy::notices::{answer, call_progress, offered, polled, resource_updated};
 use mcp_tasks_edge::legacy::replay::{Closable, GetStreams};
 use mcp_tasks_edge::legacy::resumable::Streams;
 use mcp_tasks_edge::legacy::{Questions, Session, initialize};
+use mcp_tasks_edge::ops::log::LogSettings;
 use mcp_tasks_edge::tools::Report;
 use serde_json::{Value, json};
 use std::cell::RefCell;
@@ -162,4 +168,72 @@ fn a_tasks_result_without_a_stream_offers_its_questions_to_the_get_streams() {
         question_ids()
     ));
     assert_eq!(a.messages().len(), 1, "at once, without a second poll");
+}
+
+/// Session B's task MINE asked its question on B's one GET stream (id `q-1`).
+fn asked() -> (common::reach::Objects, RefCell<Questions>) {
+    let objects = world();
+    let streams = RefCell::new(GetStreams::default());
+    streams.borrow_mut().push(Fake::default());
+    let questions = RefCell::new(Questions::default());
+    assert!(offered(
+        &streams,
+        &questions,
+        &waiting(MINE),
+        question_ids()
+    ));
+    (objects, questions)
+}
+
+#[test]
+fn an_answer_to_a_get_stream_question_reaches_its_task_once() {
+    let (mut objects, questions) = asked();
+    let session = objects.stored.clone();
+    let accept = || Ok(json!({ "action": "accept", "content": {} }));
+    let untaken = block_on(answer(&mut objects, &questions, "q-1", accept(), &session));
+    assert!(untaken.is_none());
+    assert_eq!(objects.sent, ["update confirm as own"]);
+    for id in ["q-1", "q-2", "someone-elses"] {
+        let late = block_on(answer(&mut objects, &questions, id, accept(), &session));
+        assert!(late.is_none(), "{id}: late or unknown answers are dropped");
+    }
+    assert_eq!(objects.sent.len(), 1, "nothing else reaches a task");
+}
+
+#[test]
+fn a_refusal_or_an_answer_the_task_does_not_take_is_logged_not_sent_twice() {
+    let (mut objects, questions) = asked();
+    let session = objects.stored.clone();
+    let refusal = ErrorObject {
+        code: ErrorCode(-1),
+        message: "no".into(),
+        data: None,
+    };
+    let line = block_on(answer(
+        &mut objects,
+        &questions,
+        "q-1",
+        Err(refusal),
+        &session,
+    ));
+    let rendered = line
+        .expect("a log line")
+        .render(&LogSettings::default())
+        .unwrap();
+    assert!(rendered.contains("refused the question: no"), "{rendered}");
+    assert!(objects.sent.is_empty(), "the question stays open upstream");
+
+    let (mut objects, questions) = asked();
+    objects.tasks.remove(MINE);
+    let accept = Ok(json!({ "action": "accept" }));
+    let line = block_on(answer(&mut objects, &questions, "q-1", accept, &session));
+    let rendered = line
+        .expect("a log line")
+        .render(&LogSettings::default())
+        .unwrap();
+    assert!(rendered.contains("did not take the answer"), "{rendered}");
+    assert!(
+        rendered.contains(MINE) && rendered.contains("confirm"),
+        "{rendered}"
+    );
 }

@@ -62,7 +62,7 @@ pub async fn stream(
         };
         out.finish(&answer.body);
     });
-    channel.response(head)
+    super::sse::response(&channel, head)
 }
 
 /// Writes a comment to the stream every [`HEARTBEAT`], for as long as it is awaited.

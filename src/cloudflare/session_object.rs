@@ -12,19 +12,20 @@ mod asker;
 mod modern;
 mod questions;
 mod reach;
-pub(crate) mod registry;
 mod tasks;
 
 use super::bench::{self, SESSION};
+use super::creation::Objects;
 use super::leave::Leaves;
 use super::principal_object;
+use super::registry_object as registry;
 use super::sse::Channel;
 use super::{log, now_ms, server};
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
 use crate::legacy::asking::Pending;
 use crate::legacy::object::{self, Next, Serve, SessionPlatform};
-use crate::legacy::{self, Incoming, SESSION_HEADER, Session};
+use crate::legacy::{self, Incoming, SESSION_HEADER, Session, notices, task_ops};
 use crate::ops::log as logs;
 use crate::quota::LedgerRequest;
 use crate::server::Server;
@@ -174,7 +175,8 @@ impl SessionRunner {
         // The runtime's request as it comes: its headers read in one crossing.
         let headers = super::http::request_headers(&req);
         if let Some(op) = headers.get(registry::REGISTRY_HEADER) {
-            return registry::handle(self, &op, &req).await;
+            let updated = async |uri: &str| self.resource_updated(uri).await;
+            return registry::handle(&self.state, &self.env, self.build, &op, &req, updated).await;
         }
         let server = super::upstreams::current(&self.env, self.build).await?;
         let header = |name: &str| headers.get(name);
@@ -220,7 +222,13 @@ impl SessionRunner {
                 // A step waiting on a response stream, else a question sent on a GET
                 // stream (its task takes the answer); late or unknown answers are dropped.
                 if let Some(answer) = self.pending.deliver(&request_id, answer) {
-                    self.answer_question(&request_id, answer, &session).await;
+                    let mut reacher = self.reacher(&server);
+                    let questions = &self.questions;
+                    let untaken =
+                        notices::answer(&mut reacher, questions, &request_id, answer, &session);
+                    if let Some(line) = untaken.await {
+                        log::print(&line.request_id(trace.as_deref()), &server.config.log);
+                    }
                 }
                 Ok(Response::empty()?.with_status(202))
             }
@@ -231,9 +239,15 @@ impl SessionRunner {
             Serve::Task { id, op, session } => {
                 tasks::handle(self, &server, &id, op, &session, accepts_sse).await
             }
-            Serve::CreateTask { id, record } => {
-                let principal = record.owner().to_owned();
-                tasks::create(self, &server, &id, record, &principal, trace.as_deref()).await
+            Serve::CreateTask { id, mut record } => {
+                record.assign_id(super::new_task_id()?);
+                let objects = Objects {
+                    server: &server,
+                    env: &self.env,
+                    trace: trace.as_deref(),
+                };
+                let quotas = server.config.quotas;
+                json_reply(Some(&id), task_ops::create(&objects, quotas, record).await)
             }
             Serve::Modern { rpc, session } => {
                 let asked = modern::Asked {

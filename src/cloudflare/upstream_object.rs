@@ -6,8 +6,8 @@
 
 use super::bench::UPSTREAM;
 use super::mirror::Mirror;
+use super::registry_object as registry;
 use super::rpc::{object_reply, request_body};
-use super::session_object::registry;
 use super::{WorkerHost, log, now_ms, server};
 use crate::gateway::watch;
 use crate::legacy::subscribers::TOOLS_LISTED;

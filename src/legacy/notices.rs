@@ -5,17 +5,22 @@
 //!   instead of calling `tasks/result`, or that call it without taking a stream (which
 //!   question goes where is [`Questions`]' decision; what was sent on a stream that
 //!   closed is forgotten);
+//!   and the client's answers to them, to their tasks ([`answer`]);
 //! - `notifications/resources/updated` on the GET streams ([`resource_updated`]), and a
 //!   gateway's `notifications/tools/list_changed`.
 
 use super::questions::{Outgoing, StreamId};
+use super::reach::Reaching;
 use super::replay::GetStreams;
 use super::resumable::{Channel, Stream};
 use super::subscribers::TOOLS_LISTED;
 use super::{Questions, Session};
 use crate::http::sse::event;
 use crate::jsonrpc;
+use crate::jsonrpc::ErrorObject;
+use crate::ops::log::{Line, warning};
 use crate::server::call::progress_notification;
+use crate::tasks::protocol::ObjectRequest;
 use crate::tools::Progress;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -129,4 +134,34 @@ pub fn offered<C: Channel>(
     let outgoing = questions.borrow_mut().offer(task, &ids, new_id);
     send(&live, outgoing);
     !ids.is_empty()
+}
+
+/// The client's answer to `request_id`, a question sent on a GET stream
+/// (`Questions::answered`): to its task as `tasks/update`, which takes only keys still
+/// outstanding (one answer per question). Unknown or late answers are dropped, and so is
+/// an error answer: the question stays open for `tasks/result` or the next stream. A
+/// line for the log when the answer did not reach the task.
+pub async fn answer<R: Reaching>(
+    r: &mut R,
+    questions: &RefCell<Questions>,
+    request_id: &str,
+    answer: Result<Value, ErrorObject>,
+    session: &Session,
+) -> Option<Line> {
+    let to = questions.borrow_mut().answered(request_id)?;
+    let why = match answer {
+        Err(refusal) => format!("the client refused the question: {}", refusal.message),
+        Ok(answer) => {
+            let principal = session.principal_for(&to.task_id).to_owned();
+            let update = ObjectRequest::Update {
+                task_id: to.task_id.clone(),
+                input_responses: Map::from_iter([(to.key.clone(), answer)]),
+            };
+            let Err(e) = r.send(update, &principal).await else {
+                return None;
+            };
+            format!("the task did not take the answer: {}", e.to_wire().message)
+        }
+    };
+    Some(warning(&why).field("task", to.task_id).field("key", to.key))
 }

@@ -21,6 +21,17 @@ pub trait Closable: Clone {
     fn close(&self);
 }
 
+/// The platform's SSE bodies are closable.
+impl Closable for crate::http::channel::Channel {
+    fn is_finished(&self) -> bool {
+        crate::http::channel::Channel::is_finished(self)
+    }
+
+    fn close(&self) {
+        crate::http::channel::Channel::close(self)
+    }
+}
+
 /// The session's open GET streams, numbered (a number is never reused).
 pub struct GetStreams<C> {
     open: Vec<(StreamId, C)>,

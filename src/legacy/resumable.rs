@@ -19,6 +19,13 @@ pub trait Channel: Closable {
     fn send_raw(&self, frames: Vec<u8>);
 }
 
+/// The platform's SSE bodies carry a session's streams.
+impl Channel for crate::http::channel::Channel {
+    fn send_raw(&self, frames: Vec<u8>) {
+        crate::http::channel::Channel::send_raw(self, frames)
+    }
+}
+
 struct Log<C> {
     id: String,
     /// The newest events (`replay::KEEP_EVENTS`), numbered.

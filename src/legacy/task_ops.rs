@@ -10,6 +10,8 @@
 //!               them, newest first; the first page also holds the tasks this session
 //!               reached by id
 //! tasks/result  followed as the principal that reaches it (legacy::result_loop)
+//! a task-augmented tools/call
+//!               created under the same quotas as a 2026-07-28 task ([`create`])
 //! ```
 
 use super::plan::TaskOp;
@@ -17,8 +19,26 @@ use super::reach::{self, Reaching};
 use super::session::Session;
 use super::tasks::{legacy_task, list_result};
 use crate::error::McpError;
-use crate::tasks::protocol::ObjectRequest;
+use crate::jsonrpc::{self, OneEntry};
+use crate::quota::Quotas;
+use crate::server::creation::{Creating, store_new_task};
+use crate::tasks::protocol::{ObjectReply, ObjectRequest};
+use crate::tasks::record::TaskRecord;
 use serde_json::Value;
+
+/// A task-augmented `tools/call` (`object::Serve::CreateTask`, its id drawn): the task
+/// stored under the same quotas as a 2026-07-28 task (`server::creation`), answered with
+/// `CreateTaskResult`, or the refusal.
+pub async fn create(
+    c: &impl Creating,
+    quotas: Quotas,
+    record: Box<TaskRecord>,
+) -> Result<Value, McpError> {
+    let principal = record.owner().to_owned();
+    let reply = store_new_task(c, quotas, &principal, record, false).await?;
+    let created = ObjectReply::outcome(reply).map_err(McpError::from)?;
+    Ok(jsonrpc::payload(&OneEntry("task", legacy_task(&created))))
+}
 
 /// How a legacy task request is answered.
 #[derive(Debug)]

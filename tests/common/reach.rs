@@ -35,8 +35,15 @@ pub fn not_found() -> McpError {
 impl Reaching for Objects {
     async fn send(&mut self, request: ObjectRequest, principal: &str) -> Result<Value, McpError> {
         let (name, id) = match &request {
-            ObjectRequest::Get { task_id } => ("get", task_id),
-            ObjectRequest::LegacyCancel { task_id } => ("cancel", task_id),
+            ObjectRequest::Get { task_id } => ("get".to_owned(), task_id),
+            ObjectRequest::LegacyCancel { task_id } => ("cancel".to_owned(), task_id),
+            ObjectRequest::Update {
+                task_id,
+                input_responses,
+            } => {
+                let keys = input_responses.keys().cloned().collect::<Vec<_>>();
+                (format!("update {}", keys.join(",")), task_id)
+            }
             other => panic!("a session sends no {other:?}"),
         };
         let who = if principal == ANY_SESSION {

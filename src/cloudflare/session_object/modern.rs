@@ -7,7 +7,7 @@ use super::asker::SessionAsker;
 use super::{SessionRunner, Stream, json_reply};
 use crate::cloudflare::effects::WorkerEffects;
 use crate::cloudflare::leave::Tracked;
-use crate::cloudflare::sse::Channel;
+use crate::cloudflare::sse::{self, Channel};
 use crate::cloudflare::to_worker_response;
 use crate::http::HttpResponse;
 use crate::jsonrpc::Request as RpcRequest;
@@ -125,7 +125,7 @@ impl SessionRunner {
             let answer = perform_streamed(&server, &ctx, streamed.action, &fx, &stage).await;
             out.finish(&answer.body);
         });
-        channel.response(HttpResponse::empty(200))
+        sse::response(&channel, HttpResponse::empty(200))
     }
 
     /// Server→client requests on `channel` (none: the client takes no stream and cannot

@@ -1,16 +1,12 @@
 //! The session's GET streams (opened, kept alive, replayed), and the I/O of
 //! `legacy::questions`: a legacy task's questions on them, for clients that poll
-//! `tasks/get` instead of calling `tasks/result`, and their answers to the task object.
-//! The decisions are pure (`legacy::questions`); this sends and calls.
+//! `tasks/get` instead of calling `tasks/result` (`legacy::notices` decides and sends).
 
 use super::SessionRunner;
-use crate::cloudflare::rpc;
-use crate::cloudflare::sse::Channel;
+use crate::cloudflare::sse::{self, Channel};
 use crate::http::HttpResponse;
-use crate::jsonrpc::ErrorObject;
-use crate::legacy::{Questions, Session, notices};
-use crate::tasks::protocol::{ObjectError, ObjectRequest};
-use serde_json::{Map, Value};
+use crate::legacy::{Questions, notices};
+use serde_json::Value;
 use std::cell::RefCell;
 use std::time::Duration;
 use worker::{Delay, Response, Result};
@@ -34,55 +30,13 @@ impl SessionRunner {
             self.streams.borrow_mut().push(channel.clone());
             keep_alive(channel.clone());
         }
-        channel.response(HttpResponse::empty(200))
+        sse::response(&channel, HttpResponse::empty(200))
     }
 
     /// A `tasks/get` poll read `task`: the questions its own response must carry
     /// (`legacy::notices::polled`; `streaming`: its `Accept` takes a stream).
     pub(super) fn polled(&self, task: &Value, streaming: bool) -> Vec<Value> {
         notices::polled(&self.streams, &self.questions, task, streaming, new_id)
-    }
-
-    /// An answer no step waits for in memory: if it answers a question sent on a GET
-    /// stream, it goes to the task as `tasks/update` (which takes only keys still
-    /// outstanding: one answer per question). Error answers are dropped; the question
-    /// stays open for `tasks/result` or the next stream.
-    pub(super) async fn answer_question(
-        &self,
-        request_id: &str,
-        answer: Result<Value, ErrorObject>,
-        session: &Session,
-    ) {
-        let Some(to) = self.questions.borrow_mut().answered(request_id) else {
-            return; // unknown or late: nothing waits for it
-        };
-        let Ok(answer) = answer else {
-            worker::console_warn!(
-                "the client refused question {} of task {}",
-                to.key,
-                to.task_id
-            );
-            return;
-        };
-        let mut input_responses = Map::new();
-        input_responses.insert(to.key.clone(), answer);
-        let update = ObjectRequest::Update {
-            task_id: to.task_id.clone(),
-            input_responses,
-        };
-        let principal = session.principal_for(&to.task_id);
-        match rpc::object(&self.env, &update, principal, None).await {
-            Ok(_) => {}
-            Err(ObjectError::Refused(e)) => worker::console_warn!(
-                "task {} refused the answer to {}: {}",
-                to.task_id,
-                to.key,
-                e.message
-            ),
-            Err(why) => {
-                worker::console_warn!("answering task {}: {why}", to.task_id)
-            }
-        }
     }
 }
 

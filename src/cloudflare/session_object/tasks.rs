@@ -4,21 +4,18 @@
 
 use super::questions::{GetStreams, offered};
 use super::{SessionRunner, Stream, json_reply};
-use crate::cloudflare::creation::Objects;
-use crate::cloudflare::sse::Channel;
+use crate::cloudflare::sse::{self, Channel};
 use crate::cloudflare::watcher::Watcher;
 use crate::cloudflare::{now_ms, rpc};
 use crate::error::McpError;
 use crate::http::HttpResponse;
-use crate::jsonrpc::{self, OneEntry, RequestId};
+use crate::jsonrpc::{self, RequestId};
 use crate::legacy::result_loop::{self, Waiting};
 use crate::legacy::task_ops::{self, Answer};
 use crate::legacy::{self, Session, TaskOp};
 use crate::server::Server;
-use crate::server::creation::store_new_task;
 use crate::server::follower::Follower;
-use crate::tasks::protocol::{ObjectReply, ObjectRequest};
-use crate::tasks::record::TaskRecord;
+use crate::tasks::protocol::ObjectRequest;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -33,32 +30,6 @@ pub(super) async fn object(
     rpc::object(env, &request, principal, None)
         .await
         .map_err(McpError::from)
-}
-
-/// A task-augmented `tools/call`: `CreateTaskResult` at once, under the same quotas as a
-/// 2026-07-28 task. `trace`: the Worker's request id, for the log lines.
-pub(super) async fn create(
-    runner: &SessionRunner,
-    server: &Server,
-    id: &RequestId,
-    mut record: Box<TaskRecord>,
-    principal: &str,
-    trace: Option<&str>,
-) -> Result<Response> {
-    record.assign_id(crate::cloudflare::new_task_id()?);
-    let objects = Objects {
-        server,
-        env: &runner.env,
-        trace,
-    };
-    let quotas = server.config.quotas;
-    let stored = store_new_task(&objects, quotas, principal, record, false).await;
-    let outcome = match stored {
-        Ok(reply) => (ObjectReply::outcome(reply).map_err(McpError::from))
-            .map(|created| jsonrpc::payload(&OneEntry("task", legacy::legacy_task(&created)))),
-        Err(refused) => Err(refused),
-    };
-    json_reply(Some(id), outcome)
 }
 
 /// A legacy task request (`legacy::task_ops`): answered at once, or on a stream (a
@@ -110,7 +81,7 @@ fn poll_stream(
     out.finish(&jsonrpc::result_response(id, result));
     // A failure is the session fetch's error: JSON-RPC -32603 with the request's id
     // (`guard.js`), never a plain-text 500.
-    channel.response(HttpResponse::empty(200))
+    sse::response(&channel, HttpResponse::empty(200))
 }
 
 /// `tasks/result` blocks until the task ends, asking the client for input on the way; it
@@ -136,7 +107,7 @@ fn result_stream(
     });
     // A failure is the session fetch's error: JSON-RPC -32603 with the request's id
     // (`guard.js`), never a plain-text 500.
-    channel.response(HttpResponse::empty(200))
+    sse::response(&channel, HttpResponse::empty(200))
 }
 
 /// One `tasks/result` (`legacy::result_loop`) on the task objects and this session's

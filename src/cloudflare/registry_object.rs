@@ -14,7 +14,6 @@
 //! answered as every object answers (`tasks::protocol::ObjectReply`): an empty result, or
 //! an error (a full set's -32602, which reaches the client as is).
 
-use super::SessionRunner;
 use crate::cloudflare::bench::{self, SESSION};
 use crate::cloudflare::js_api::{storage_get_strings, storage_put_strings};
 use crate::cloudflare::rpc::{exchange, object_reply};
@@ -23,8 +22,9 @@ use crate::error::McpError;
 use crate::legacy::subscribers::{self, RegistryPlatform, RegistryRequest, Write};
 use crate::ops::log as logs;
 use crate::pairs::SortedSet;
+use crate::server::Server;
 use crate::tasks::protocol::{OBJECT_URL, ObjectError, ObjectReply};
-use worker::{Env, Response, Result, web_sys};
+use worker::{Env, Response, Result, State, web_sys};
 
 /// The internal header naming a registry operation (the Worker never forwards it).
 pub const REGISTRY_HEADER: &str = "x-mcp-tasks-registry";
@@ -81,24 +81,40 @@ pub(crate) async fn announce(env: &Env, uri: &str) -> std::result::Result<(), Mc
     send(env, &registry(uri), &request).await
 }
 
-/// A registry operation, or a session being told of an update.
-pub(super) async fn handle(
-    runner: &SessionRunner,
+/// A registry operation, or a session being told of an update (`updated`: the session's
+/// part, which sends `notifications/resources/updated` on its GET streams). `state` and
+/// `env`: the object's (a registry and a session share the class).
+pub(crate) async fn handle(
+    state: &State,
+    env: &Env,
+    build: fn() -> Server,
     op: &str,
     req: &web_sys::Request,
+    updated: impl AsyncFn(&str) -> Result<()>,
 ) -> Result<Response> {
     let body = crate::cloudflare::read_whole_body(req).await?;
-    object_reply(&subscribers::serve(&mut Platform(runner), op, &body).await).map(Response::from)
+    let mut platform = Platform {
+        state,
+        env,
+        build,
+        updated,
+    };
+    object_reply(&subscribers::serve(&mut platform, op, &body).await).map(Response::from)
 }
 
-/// The session object's storage and peers as the registry runner's platform.
-struct Platform<'a>(&'a SessionRunner);
+/// The object's storage and peers as the registry runner's platform.
+struct Platform<'a, U> {
+    state: &'a State,
+    env: &'a Env,
+    build: fn() -> Server,
+    updated: U,
+}
 
-impl RegistryPlatform for Platform<'_> {
+impl<U: AsyncFn(&str) -> Result<()>> RegistryPlatform for Platform<'_, U> {
     async fn subscribers(&mut self) -> std::result::Result<SortedSet<String>, String> {
         bench::rows_read(SESSION, 1);
         let mut subscribers = SortedSet::new();
-        let storage = self.0.state.storage();
+        let storage = self.state.storage();
         storage_get_strings(&storage, SUBSCRIBERS_KEY, &mut subscribers)
             .await
             .map_err(|e| e.to_string())?;
@@ -106,7 +122,7 @@ impl RegistryPlatform for Platform<'_> {
     }
 
     async fn write(&mut self, write: Write) -> std::result::Result<(), String> {
-        let storage = self.0.state.storage();
+        let storage = self.state.storage();
         let written = match write {
             Write::Nothing => Ok(()),
             Write::Store(set) => {
@@ -125,23 +141,20 @@ impl RegistryPlatform for Platform<'_> {
         let updated = RegistryRequest::Updated {
             uri: uri.to_owned(),
         };
-        send(&self.0.env, session, &updated)
+        send(self.env, session, &updated)
             .await
             .map_err(|e| e.to_wire().message)
     }
 
     async fn updated(&mut self, uri: &str) -> std::result::Result<(), String> {
-        self.0
-            .resource_updated(uri)
-            .await
-            .map_err(|e| e.to_string())
+        (self.updated)(uri).await.map_err(|e| e.to_string())
     }
 
     fn untold(&mut self, session: &str, uri: &str, why: &str) {
         // A session that ended no longer answers for the URI: nothing to tell it.
         let line = logs::warning(&format!("resources/updated for {uri}: {why}"))
             .field("session", logs::fingerprint(session));
-        let settings = built(&self.0.env, self.0.build).map(|server| server.config.log);
+        let settings = built(self.env, self.build).map(|server| server.config.log);
         log::print(&line, &settings.unwrap_or_default());
     }
 }
