@@ -146,8 +146,8 @@ def self_test():
         ("grouped import of the era", "src/tasks/task.rs", "use crate::{error, legacy::tasks};\n", "tasks -> legacy"),
         ("nested group", "src/quota/plan.rs", "use crate::{error::McpError, browser::{flow}};\n", "quota -> browser"),
         ("inline path", "src/mcp/params.rs", "fn _x() { crate::server::Server::builder(\"x\"); }\n", "cycle: mcp -> server"),
-        ("super:: between siblings", "src/cloudflare/session_object/asker.rs",
-         "use super::modern::Asked;\n", "cycle: cloudflare/session_object/asker -> cloudflare/session_object/modern"),
+        ("super:: between siblings", "src/cloudflare/session_object/streams.rs",
+         "use super::tasks::handle;\n", "cycle: cloudflare/session_object/streams -> cloudflare/session_object/tasks"),
         ("super::super:: across folders", "src/ops/log/events.rs",
          "use super::super::admin::inspect;\n", "cycle: ops/admin -> ops/log"),
     ]

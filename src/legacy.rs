@@ -26,6 +26,8 @@
 //! principal gets the 404 of an unknown session ([`plan`]).
 
 pub mod asking;
+pub mod memory;
+pub mod modern;
 pub mod notices;
 pub mod object;
 pub mod plan;
@@ -40,9 +42,10 @@ mod session;
 pub mod subscribers;
 pub mod task_ops;
 pub mod tasks;
+pub mod turn;
 
 pub use crate::server::era::{legacy_body, legacy_result};
-pub use plan::{Decision, Incoming, TaskOp};
+pub use plan::{Decision, Heads, Incoming, TaskOp};
 pub use questions::Questions;
 pub use results::{legacy_tools, needs_task};
 pub use route::{Route, route};

@@ -17,6 +17,7 @@ pub mod listen;
 pub mod my_tasks;
 pub mod operator;
 pub mod perform;
+pub mod slot;
 pub mod upstreams;
 pub mod wait;
 

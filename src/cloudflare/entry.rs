@@ -5,13 +5,13 @@ use super::effects::WorkerEffects;
 use super::http::outgoing;
 use super::http::{read_body, request_headers, to_response, to_worker_response};
 use super::leave::Leave;
-use super::principal_object::StreamSlot;
 use super::{SESSIONS_BINDING, auth, built, listen, log, new_task_id, now_ms, progress, upstreams};
 use crate::auth::Outcome;
 use crate::error::McpError;
 use crate::http::{HttpRequest, HttpResponse};
 use crate::server::era::Era;
 use crate::server::perform::{Performed, Stage, perform};
+use crate::server::slot::StreamSlot;
 use crate::server::{Context, Server};
 use crate::tasks::protocol::{OBJECT_URL, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use crate::tools::Progress;
@@ -173,27 +173,21 @@ async fn read_body_within_limit(
     Ok(())
 }
 
-/// A listen stream's slot under `LISTEN_STREAMS_MAX` (none without that quota), or the
-/// refusal, logged.
+/// A listen stream's slot under `QUOTA_LISTEN_STREAMS` (`server::slot`: none without
+/// that quota), or the refusal, logged.
 async fn listen_slot(
     server: &Server,
     env: &Env,
     ctx: &Context,
     trace: &str,
 ) -> worker::Result<Result<Option<StreamSlot>, McpError>> {
-    let quotas = server.config.quotas;
-    if quotas.listen_streams.is_none() {
-        return Ok(Ok(None));
+    let (quotas, principal) = (server.config.quotas, &ctx.principal);
+    let acquired = StreamSlot::acquire(env, quotas, principal, new_task_id()?, now_ms()).await;
+    if let Err(error) = &acquired {
+        let line = crate::ops::log::refused(error, Some(principal), Some(trace));
+        log::print_all(line, &server.config.log);
     }
-    let stream_id = new_task_id()?;
-    match StreamSlot::acquire(env.clone(), &ctx.principal, stream_id, quotas).await {
-        Ok(slot) => Ok(Ok(Some(slot))),
-        Err(error) => {
-            let line = crate::ops::log::refused(&error, Some(&ctx.principal), Some(trace));
-            log::print_all(line, &server.config.log);
-            Ok(Err(error))
-        }
-    }
+    Ok(acquired)
 }
 
 /// A 2025-11-25 request: to the session's object (a new one for `initialize`), with the

@@ -6,16 +6,17 @@
 //! list when asked, and writes the frames.
 
 use super::now_ms;
-use super::principal_object::StreamSlot;
 use super::rpc::object;
 use super::sockets::{Event, SocketEvent, Sockets, open_watch};
 use super::stream::{Next, Source};
 use crate::concurrent::Inbox;
 use crate::concurrent::join_all;
 use crate::http::HttpResponse;
+use crate::ops::log::Line;
 use crate::server::Server;
 use crate::server::fanin::{Command, Fanin};
 use crate::server::listen::Listen;
+use crate::server::slot::StreamSlot;
 use crate::tasks::protocol::ObjectRequest;
 use crate::tasks::watch::WatchMessage;
 use futures_util::future::{Either, select};
@@ -41,9 +42,8 @@ async fn get(env: &Env, task_id: &str, principal: &str) -> Result<Option<Value>,
 
 struct Stream {
     env: Env,
-    /// The deployment's server, for a gateway's tool list (`upstreams::current`; read in a
-    /// build with the `gateway` feature only).
-    #[cfg_attr(not(feature = "gateway"), allow(dead_code))]
+    /// The deployment's server: its log settings, and a gateway's tool list
+    /// (`upstreams::current`).
     build: fn() -> Server,
     principal: String,
     fanin: Fanin,
@@ -59,6 +59,12 @@ struct Stream {
 }
 
 impl Stream {
+    /// A log line, at the deployment's level.
+    fn print(&self, line: &Line) {
+        let settings = super::built(&self.env, self.build).map(|server| server.config.log);
+        super::log::print(line, &settings.unwrap_or_default());
+    }
+
     /// Carries out the pending commands; opens due at once run concurrently.
     async fn run_commands(&mut self) {
         while let Some(command) = self.todo.pop_front() {
@@ -217,14 +223,17 @@ impl Source for Stream {
     /// Renews the quota slot when due before each chunk; frees it before the body ends.
     fn next(&mut self) -> Next<'_> {
         Box::pin(async move {
-            if let Some(slot) = &self.slot {
-                slot.keep().await;
+            if let Some(slot) = &self.slot
+                && let Some(line) = slot.keep(&self.env, now_ms()).await
+            {
+                self.print(&line);
             }
             let chunk = self.next_chunk().await;
             if chunk.is_none()
                 && let Some(slot) = self.slot.take()
+                && let Some(line) = slot.release(&self.env).await
             {
-                slot.release().await;
+                self.print(&line);
             }
             chunk
         })

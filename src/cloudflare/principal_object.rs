@@ -10,9 +10,9 @@ use crate::auth::anonymous::ledger_name;
 use crate::error::McpError;
 use crate::objects::Write;
 use crate::objects::principal::{self, LEDGER_KEY, LedgerError, LedgerPlatform};
-use crate::quota::{INDEX_PREFIX, LedgerRequest, Quotas, RENEW_MS, Reply};
+use crate::quota::{INDEX_PREFIX, LedgerRequest, Reply};
+use crate::server::slot::Ledgers;
 use crate::tasks::protocol::{ObjectError, ObjectReply};
-use std::cell::Cell;
 use worker::{Env, Response, Result, State, web_sys};
 
 /// The Durable Object binding name (wrangler.toml).
@@ -168,59 +168,13 @@ async fn send(
     }
 }
 
-/// A listen stream's slot in its principal's ledger: renewed while the stream is open,
-/// released when it ends (a stream dropped by a disconnect frees its slot when the
-/// lease runs out).
-pub struct StreamSlot {
-    env: Env,
-    principal: String,
-    stream_id: String,
-    quotas: Quotas,
-    renewed_at_ms: Cell<u64>,
-}
-
-impl StreamSlot {
-    /// Takes a slot: `Err` when the principal has too many streams open (or the ledger
-    /// cannot be reached).
-    pub(crate) async fn acquire(
-        env: Env,
+/// The ledgers a listen stream's slot is kept in (`server::slot`).
+impl Ledgers for Env {
+    async fn ledger(
+        &self,
         principal: &str,
-        stream_id: String,
-        quotas: Quotas,
-    ) -> std::result::Result<StreamSlot, McpError> {
-        let request = LedgerRequest::AcquireStream {
-            stream_id: stream_id.clone(),
-            quotas,
-        };
-        ledger(&env, principal, &request).await?;
-        Ok(StreamSlot {
-            env,
-            principal: principal.to_owned(),
-            stream_id,
-            quotas,
-            renewed_at_ms: Cell::new(now_ms()),
-        })
-    }
-
-    /// Renews the lease when due (best effort).
-    pub async fn keep(&self) {
-        let now = now_ms();
-        if now < self.renewed_at_ms.get() + RENEW_MS {
-            return;
-        }
-        self.renewed_at_ms.set(now);
-        let request = LedgerRequest::AcquireStream {
-            stream_id: self.stream_id.clone(),
-            quotas: self.quotas,
-        };
-        let _ = ledger(&self.env, &self.principal, &request).await;
-    }
-
-    /// Frees the slot (best effort; the lease is the fallback).
-    pub async fn release(&self) {
-        let request = LedgerRequest::ReleaseStream {
-            stream_id: self.stream_id.clone(),
-        };
-        let _ = ledger(&self.env, &self.principal, &request).await;
+        request: &LedgerRequest,
+    ) -> std::result::Result<(), McpError> {
+        ledger(self, principal, request).await
     }
 }

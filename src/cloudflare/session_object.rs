@@ -10,8 +10,8 @@
 
 mod asker;
 mod modern;
-mod questions;
 mod reach;
+mod streams;
 mod tasks;
 
 use super::bench::{self, SESSION};
@@ -23,20 +23,15 @@ use super::sse::Channel;
 use super::{log, now_ms, server};
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
-use crate::legacy::asking::Pending;
+use crate::legacy::memory::Memory;
 use crate::legacy::object::{self, Next, Serve, SessionPlatform};
-use crate::legacy::{self, Incoming, SESSION_HEADER, Session, notices, task_ops};
+use crate::legacy::{Heads, Session, task_ops};
 use crate::ops::log as logs;
 use crate::quota::LedgerRequest;
 use crate::server::Server;
-use crate::tasks::protocol::{PRINCIPAL_HEADER, REQUEST_ID_HEADER};
-use questions::GetStreams;
 /// A session's resumable response stream (`legacy::resumable`) on the Worker's channels.
 pub(crate) type Stream = crate::legacy::resumable::Stream<Channel>;
-type Streams = crate::legacy::resumable::Streams<Channel>;
 use serde_json::Value;
-use std::cell::RefCell;
-use std::rc::Rc;
 use worker::{Env, Response, Result, State, web_sys};
 
 const SESSION_KEY: &str = "session";
@@ -46,13 +41,8 @@ pub struct SessionRunner {
     state: State,
     env: Env,
     build: fn() -> Server,
-    pending: Pending,
-    /// Open GET streams, for notifications not tied to a request, and a legacy task's
-    /// questions for clients that poll instead of calling `tasks/result`.
-    streams: Rc<RefCell<GetStreams>>,
-    questions: Rc<RefCell<legacy::Questions>>,
-    /// Response streams, kept for clients that reconnect with `Last-Event-ID`.
-    resumable: Streams,
+    /// The steps waiting for answers, the GET and response streams (`legacy::memory`).
+    memory: Memory<Channel>,
     /// Tool calls in flight, for `notifications/cancelled`.
     leaves: Leaves,
 }
@@ -131,7 +121,7 @@ impl SessionPlatform for Platform<'_> {
     }
 
     fn close_streams(&mut self) {
-        self.runner.streams.borrow_mut().close_all();
+        self.runner.memory.close_streams();
     }
 }
 
@@ -143,18 +133,13 @@ impl SessionRunner {
             server,
         }
     }
-}
 
-impl SessionRunner {
     pub fn new(state: State, env: Env, build: fn() -> Server) -> Self {
         SessionRunner {
             state,
             env,
             build,
-            pending: Pending::default(),
-            streams: Rc::default(),
-            questions: Rc::default(),
-            resumable: Streams::default(),
+            memory: Memory::default(),
             leaves: Leaves::default(),
         }
     }
@@ -179,27 +164,15 @@ impl SessionRunner {
             return registry::handle(&self.state, &self.env, self.build, &op, &req, updated).await;
         }
         let server = super::upstreams::current(&self.env, self.build).await?;
-        let header = |name: &str| headers.get(name);
-        let principal = header(PRINCIPAL_HEADER).unwrap_or_default();
-        let session_id = header(SESSION_HEADER).unwrap_or_default();
-        let last_event_id = header("last-event-id");
-        // The Worker's request id, for the log lines of this request.
-        let trace = header(REQUEST_ID_HEADER);
-        let accept = header("accept");
+        let heads = Heads::read(&headers);
+        let trace = heads.trace.clone();
         let method = req.method();
         let body = match method.as_str() {
             "POST" => super::read_whole_body(&req).await?,
             _ => Vec::new(),
         };
         let now = now_ms();
-        let incoming = Incoming {
-            method: &method,
-            session_id: &session_id,
-            principal: &principal,
-            last_event_id: last_event_id.as_deref(),
-            accept: accept.as_deref(),
-            body: &body,
-        };
+        let incoming = heads.incoming(&method, &body);
         let accepts_sse = incoming.accepts_event_stream();
         let mut platform = Platform {
             runner: self,
@@ -219,16 +192,12 @@ impl SessionRunner {
                 answer,
                 session,
             } => {
-                // A step waiting on a response stream, else a question sent on a GET
-                // stream (its task takes the answer); late or unknown answers are dropped.
-                if let Some(answer) = self.pending.deliver(&request_id, answer) {
-                    let mut reacher = self.reacher(&server);
-                    let questions = &self.questions;
-                    let untaken =
-                        notices::answer(&mut reacher, questions, &request_id, answer, &session);
-                    if let Some(line) = untaken.await {
-                        log::print(&line.request_id(trace.as_deref()), &server.config.log);
-                    }
+                let mut reacher = self.reacher(&server);
+                let delivered = self
+                    .memory
+                    .deliver(&mut reacher, &request_id, answer, &session);
+                if let Some(line) = delivered.await {
+                    log::print(&line.request_id(trace.as_deref()), &server.config.log);
                 }
                 Ok(Response::empty()?.with_status(202))
             }
@@ -250,12 +219,8 @@ impl SessionRunner {
                 json_reply(Some(&id), task_ops::create(&objects, quotas, record).await)
             }
             Serve::Modern { rpc, session } => {
-                let asked = modern::Asked {
-                    now,
-                    accepts_sse,
-                    trace,
-                };
-                self.modern(server, rpc, session, asked).await
+                self.modern(server, rpc, session, (now, accepts_sse, trace))
+                    .await
             }
         }
     }
@@ -282,7 +247,7 @@ impl SessionRunner {
             .await?
             .is_some_and(|s| s.subscriptions.contains(uri));
         if subscribed {
-            crate::legacy::notices::resource_updated(&self.streams, uri);
+            self.memory.resource_updated(uri);
         }
         Ok(())
     }

@@ -16,8 +16,8 @@
 //! (answered elsewhere, e.g. on a GET stream or by another session, cancelled, expired)
 //! ends the asking, and that state is the next turn's.
 //!
-//! Generic over [`Waiting`]: the Cloudflare session object implements it on the task
-//! objects and its streams (`cloudflare::session_object::tasks`), the native tests on a
+//! Generic over [`Waiting`]: a session's [`super::turn::Turn`] implements it on the
+//! platform's follow of the task and the session's streams, the native tests also on a
 //! script of task states (`tests/result_loop.rs`).
 
 use super::tasks::{ResultStep, legacy_task, result_step, still_asking};

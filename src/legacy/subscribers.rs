@@ -1,7 +1,7 @@
 //! Who subscribed to one resource (2025-11-25 `resources/subscribe`): the subscription
 //! registry object's protocol ([`RegistryRequest`], answered as any object answers,
 //! `tasks::protocol::ObjectReply`) and its runner ([`run`]), generic over the storage and
-//! sinks of [`RegistryPlatform`]. The object (`cloudflare::session_object::registry`) only
+//! sinks of [`RegistryPlatform`]. The object (`cloudflare::registry_object`) only
 //! carries I/O. Per `add` or `remove`: load the set, decide ([`change`]), write once; a set
 //! is bounded by [`MAX_SUBSCRIBERS`], and the object's storage is deleted when its last
 //! subscriber leaves, so a URI nobody listens to costs nothing. Per `announce`: tell each

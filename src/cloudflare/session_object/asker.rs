@@ -8,9 +8,6 @@ use crate::host::BoxFuture;
 use crate::legacy::asking::Asking;
 use std::time::Duration;
 
-/// Asks on a session's response stream.
-pub(crate) type SessionAsker = crate::legacy::asking::SessionAsker<Stream>;
-
 impl Asking for Stream {
     fn new_id(&self) -> Result<String, McpError> {
         new_task_id().map_err(|e| McpError::Internal(e.to_string()))

@@ -1,10 +1,10 @@
 //! `legacy::reach` and `legacy::task_ops` on this object: task objects, the principal's
 //! index, the session's storage and GET streams.
 
-use super::tasks::object;
 use super::{Platform, SessionRunner};
 use crate::auth::anonymous::ANY_SESSION;
 use crate::cloudflare::creation::Objects;
+use crate::cloudflare::rpc;
 use crate::error::McpError;
 use crate::legacy::Session;
 use crate::legacy::object::SessionPlatform;
@@ -23,7 +23,8 @@ pub(super) struct Reacher<'a> {
 
 impl Reaching for Reacher<'_> {
     async fn send(&mut self, request: ObjectRequest, principal: &str) -> Result<Value, McpError> {
-        object(&self.runner.env, request, principal).await
+        let answer = rpc::object(&self.runner.env, &request, principal, None).await;
+        answer.map_err(McpError::from)
     }
 
     async fn read_all(&mut self, ids: Vec<String>) -> Vec<(String, Option<Value>)> {

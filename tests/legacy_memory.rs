@@ -1,0 +1,88 @@
+//! A session object's memory (`src/legacy/memory.rs`), on recording connections: a GET
+//! without `Last-Event-ID` is a new notification stream (kept alive by the platform,
+//! closed when the session ends, told of resource updates); with the id of a response
+//! stream it replays that stream instead; an answer nothing waits for is dropped, and the
+//! headers the Worker sets are what the session object reads (`legacy::Heads`).
+
+mod common;
+use common::channel::Fake;
+use common::reach::world;
+use mcp_tasks_edge::host::block_on;
+use mcp_tasks_edge::http::Headers;
+use mcp_tasks_edge::legacy::memory::Memory;
+use mcp_tasks_edge::legacy::{Heads, SESSION_HEADER};
+use mcp_tasks_edge::tasks::protocol::{PRINCIPAL_HEADER, REQUEST_ID_HEADER};
+use serde_json::json;
+
+#[test]
+fn a_get_is_a_new_notification_stream_unless_it_resumes_a_response_stream() {
+    let memory = Memory::default();
+    let (get, response, resumed) = (Fake::default(), Fake::default(), Fake::default());
+    assert!(
+        memory.open_get(&get, None),
+        "a notification stream, kept alive"
+    );
+    let stream = memory.open_response(response.clone());
+    stream.send(br#"{"method":"notifications/progress"}"#);
+    let last = response.ids()[0].clone();
+    assert!(!memory.open_get(&resumed, Some(&last)), "a replay");
+    assert_eq!(resumed.messages().len(), 1, "what it missed");
+    assert!(
+        memory.open_get(&Fake::default(), Some("s9:1")),
+        "an unknown id: a new stream"
+    );
+    memory.resource_updated("file:///a");
+    assert_eq!(
+        get.messages()[0]["method"],
+        "notifications/resources/updated"
+    );
+    assert!(
+        resumed.messages().len() == 1,
+        "a response stream is not a GET stream"
+    );
+    memory.close_streams();
+    assert!(get.closed.get(), "the session ended");
+}
+
+#[test]
+fn an_answer_nothing_waits_for_is_dropped() {
+    let memory = Memory::<Fake>::default();
+    let mut objects = world();
+    let session = objects.stored.clone();
+    let answer = Ok(json!({ "action": "accept" }));
+    let line = block_on(memory.deliver(&mut objects, "q-1", answer, &session));
+    assert!(
+        line.is_none() && objects.sent.is_empty(),
+        "{:?}",
+        objects.sent
+    );
+}
+
+#[test]
+fn the_session_object_reads_the_headers_the_worker_set() {
+    let mut headers = Headers::new();
+    headers.push(SESSION_HEADER, "3f0c");
+    headers.push(PRINCIPAL_HEADER, "key:alice");
+    headers.push(REQUEST_ID_HEADER, "r1");
+    headers.push("accept", "application/json");
+    let heads = Heads::read(&headers);
+    let incoming = heads.incoming("POST", b"{}");
+    assert_eq!(
+        (incoming.session_id, incoming.principal),
+        ("3f0c", "key:alice")
+    );
+    assert_eq!(
+        (incoming.accept, incoming.last_event_id),
+        (Some("application/json"), None)
+    );
+    assert_eq!(
+        (heads.trace.as_deref(), incoming.body),
+        (Some("r1"), &b"{}"[..])
+    );
+    assert!(!incoming.accepts_event_stream());
+    assert_eq!(
+        Heads::read(&Headers::new()),
+        Heads::default(),
+        "none set: empty"
+    );
+}
