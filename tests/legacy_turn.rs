@@ -67,12 +67,7 @@ impl Asker for Answers {
 }
 
 fn task(status: &str, extra: Value) -> Value {
-    let mut task = json!({ "taskId": TID, "status": status, "createdAt": "2025-11-25T10:30:00Z",
-        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttlMs": 60000 });
-    task.as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    task
+    common::task_state(TID, status, extra)
 }
 
 fn asking() -> Value {

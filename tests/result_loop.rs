@@ -5,6 +5,7 @@
 //! test here. The session object's runner: tests/session_object.rs.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
 use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::host::{BoxFuture, block_on};
 use mcp_tasks_edge::legacy::result_loop::{self, Waiting};
@@ -74,12 +75,7 @@ impl Script {
 }
 
 fn task(status: &str, extra: Value) -> Value {
-    let mut task = json!({ "taskId": TID, "status": status, "createdAt": "2025-11-25T10:30:00Z",
-        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttlMs": 60000 });
-    task.as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    task
+    common::task_state(TID, status, extra)
 }
 
 fn script(states: Vec<Value>) -> Script {

@@ -195,3 +195,14 @@ pub fn listen_of(server: &Server, notifications: Value) -> Listen {
         other => panic!("expected a listen stream, got {other:?}"),
     }
 }
+
+/// A task's state as its object answers it (the 2026-07-28 shape a legacy session reads):
+/// `status`, created at [`NOW`], with `extra` fields.
+pub fn task_state(task_id: &str, status: &str, extra: Value) -> Value {
+    let mut task = json!({ "taskId": task_id, "status": status, "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttlMs": 60000 });
+    task.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    task
+}
