@@ -113,8 +113,8 @@ fn turn(
 fn a_streamed_turn_carries_the_statuses_and_sends_the_answers_as_the_reaching_principal() {
     let client = Fake::default();
     let (turn, sent) = turn(vec![Ok(asking()), Ok(completed())], &[]);
-    let turn = turn.streamed(Streams::default().open(client.clone()));
-    let answer = block_on(turn.result(Some(&Answers), None)).unwrap();
+    let mut turn = turn.streamed(Streams::default().open(client.clone()));
+    let answer = block_on(result(&mut turn, Some(&Answers), None)).unwrap();
     assert_eq!(answer["isError"], false, "the call's own result: {answer}");
     assert_eq!(*sent.borrow(), [format!("update {TID} confirm as alice")]);
     let statuses = client
@@ -137,7 +137,7 @@ fn a_turn_that_cannot_stream_offers_the_questions_on_the_get_streams() {
         vec![Ok(asking()), Ok(completed())],
         std::slice::from_ref(&get_stream),
     );
-    block_on(result(&mut turn, None, TID, None)).unwrap();
+    block_on(result(&mut turn, None, None)).unwrap();
     let offered = get_stream.messages();
     assert_eq!(offered.len(), 1, "{offered:?}");
     assert_eq!(
@@ -153,13 +153,13 @@ fn a_turn_that_cannot_stream_offers_the_questions_on_the_get_streams() {
 #[test]
 fn a_follow_that_ends_without_the_result_names_the_task_and_a_strangers_task_is_unknown() {
     let (mut ended, _) = turn(vec![], &[]);
-    let error = block_on(result(&mut ended, None, TID, None)).unwrap_err();
+    let error = block_on(result(&mut ended, None, None)).unwrap_err();
     assert!(
         matches!(&error, McpError::Internal(why) if why.contains(TID)),
         "{error:?}"
     );
     let unknown = ObjectError::Refused(McpError::TaskNotFound.to_wire());
     let (mut theirs, _) = turn(vec![Err(unknown)], &[]);
-    let error = block_on(result(&mut theirs, None, TID, None)).unwrap_err();
+    let error = block_on(result(&mut theirs, None, None)).unwrap_err();
     assert_eq!(error.to_wire(), McpError::TaskNotFound.to_wire());
 }

@@ -87,6 +87,10 @@ fn script(states: Vec<Value>) -> Script {
 }
 
 impl Waiting for Script {
+    fn task_id(&self) -> &str {
+        TID
+    }
+
     async fn get(&mut self) -> Result<Value, McpError> {
         self.turns.borrow_mut().push(Turn::Get);
         Ok(self
@@ -150,7 +154,7 @@ fn a_streamed_result_tells_each_status_once_asks_and_then_answers() {
     let mut w = script(vec![working(), working(), asking(), done()]);
     let answer = json!({ "name": { "action": "accept", "content": { "name": "Ada" } } });
     let client = w.client(Some(answer.clone()));
-    let result = block_on(result_loop::result(&mut w, Some(&client), TID, None)).unwrap();
+    let result = block_on(result_loop::result(&mut w, Some(&client), None)).unwrap();
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
         TID
@@ -178,14 +182,14 @@ fn a_result_starts_from_the_task_its_caller_read_without_reading_it_again() {
     let mut w = script(vec![done()]);
     let read = task("working", json!({}));
     let client = w.client(None);
-    block_on(result_loop::result(&mut w, Some(&client), TID, Some(read))).unwrap();
+    block_on(result_loop::result(&mut w, Some(&client), Some(read))).unwrap();
     assert_eq!(
         w.turns(),
         [status("working"), Turn::Get, status("completed")]
     );
     // Already ended when read: answered with no request at all.
     let mut w = script(vec![]);
-    block_on(result_loop::result(&mut w, None, TID, Some(done()))).unwrap();
+    block_on(result_loop::result(&mut w, None, Some(done()))).unwrap();
     assert_eq!(w.turns(), []);
 }
 
@@ -193,7 +197,7 @@ fn a_result_starts_from_the_task_its_caller_read_without_reading_it_again() {
 fn a_result_whose_task_moved_on_while_asking_stops_asking_and_answers_for_that_state() {
     let mut w = script(vec![asking(), task("cancelled", json!({}))]);
     let client = w.client(None);
-    let error = block_on(result_loop::result(&mut w, Some(&client), TID, None)).unwrap_err();
+    let error = block_on(result_loop::result(&mut w, Some(&client), None)).unwrap_err();
     // A cancelled task's result is -32603 (legacy tasks "Result Retrieval"), told after
     // its status.
     assert_eq!(error.to_wire().code.0, -32603);
@@ -215,7 +219,7 @@ fn a_result_whose_task_moved_on_while_asking_stops_asking_and_answers_for_that_s
 fn while_asking_a_state_with_the_same_questions_waits_on_and_new_questions_are_asked_anew() {
     let mut w = script(vec![asking(), asking(), asking_for("color"), done()]);
     let client = w.client(None);
-    block_on(result_loop::result(&mut w, Some(&client), TID, None)).unwrap();
+    block_on(result_loop::result(&mut w, Some(&client), None)).unwrap();
     assert_eq!(
         w.turns(),
         [
@@ -243,7 +247,7 @@ fn a_failed_task_answers_its_own_error() {
     );
     let mut w = script(vec![failed]);
     let client = w.client(None);
-    let error = block_on(result_loop::result(&mut w, Some(&client), TID, None)).unwrap_err();
+    let error = block_on(result_loop::result(&mut w, Some(&client), None)).unwrap_err();
     let wire = error.to_wire();
     assert_eq!((wire.code.0, wire.message.as_str()), (-32602, "bad input"));
 }
@@ -252,13 +256,13 @@ fn a_failed_task_answers_its_own_error() {
 fn a_json_result_offers_questions_on_get_streams_or_says_what_to_accept() {
     // No GET stream to carry the question: 406, sent nothing, updated nothing.
     let mut w = script(vec![task("working", json!({})), asking()]);
-    let error = block_on(result_loop::result(&mut w, None, TID, None)).unwrap_err();
+    let error = block_on(result_loop::result(&mut w, None, None)).unwrap_err();
     assert_eq!(error.http_status(), 406);
     assert_eq!(w.turns(), [Turn::Get, Turn::Get, Turn::Offered]);
 
     // With one open, the question is offered there and the answer waits for the task.
     let mut w = script(vec![asking(), done()]);
     w.streams_open = true;
-    block_on(result_loop::result(&mut w, None, TID, None)).unwrap();
+    block_on(result_loop::result(&mut w, None, None)).unwrap();
     assert_eq!(w.turns(), [Turn::Get, Turn::Offered, Turn::Get]);
 }

@@ -153,9 +153,11 @@ pub async fn answer<R: Reaching>(
         Err(refusal) => format!("the client refused the question: {}", refusal.message),
         Ok(answer) => {
             let principal = session.principal_for(&to.task_id).to_owned();
+            let mut input_responses = Map::new();
+            input_responses.insert(to.key.clone(), answer);
             let update = ObjectRequest::Update {
                 task_id: to.task_id.clone(),
-                input_responses: Map::from_iter([(to.key.clone(), answer)]),
+                input_responses,
             };
             let Err(e) = r.send(update, &principal).await else {
                 return None;

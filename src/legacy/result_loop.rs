@@ -34,6 +34,8 @@ use std::task::Poll;
 // Single threaded, as `legacy::object::SessionPlatform`.
 #[allow(async_fn_in_trait)]
 pub trait Waiting {
+    /// The task it waits on.
+    fn task_id(&self) -> &str;
     /// The task's next state: as its object has it now on the first call, then each
     /// change (the platform follows it: `server::follower`).
     async fn get(&mut self) -> Result<Value, McpError>;
@@ -83,15 +85,15 @@ async fn ask<W: Waiting>(
     .await
 }
 
-/// `tasks/result` of `task_id`, on a response stream (`asker`: what asks on it) or as one
-/// JSON answer (`None`). `read`: the task as just read by the caller (finding out whom it
+/// `tasks/result` of the task `w` waits on, on a response stream (`asker`: what asks on
+/// it) or as one JSON answer (`None`). `read`: the task as just read by the caller (finding out whom it
 /// is reached as, say), the first turn's state instead of a second read.
 pub async fn result<W: Waiting>(
     w: &mut W,
     asker: Option<&dyn Asker>,
-    task_id: &str,
     mut read: Option<Value>,
 ) -> Result<Value, McpError> {
+    let task_id = &w.task_id().to_owned();
     let streamed = asker.is_some();
     let mut last_status = Value::Null;
     loop {

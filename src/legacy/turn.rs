@@ -9,11 +9,10 @@
 use super::Questions;
 use super::notices::offered;
 use super::replay::GetStreams;
-use super::result_loop::{self, Waiting};
+use super::result_loop::Waiting;
 use super::resumable::{Channel, Stream};
 use crate::error::McpError;
 use crate::server::Server;
-use crate::server::call::Asker;
 use crate::server::follower::{Follower, Step};
 use crate::tasks::protocol::{ObjectError, ObjectRequest};
 use serde_json::{Map, Value};
@@ -45,7 +44,7 @@ pub fn follower(server: &Server, now_ms: u64) -> (Follower, Step) {
 
 /// One `tasks/result` of `task_id`, as `principal` (the one that reaches it).
 pub struct Turn<F, C> {
-    pub task_id: String,
+    task_id: String,
     principal: String,
     follow: F,
     /// A streamed answer's stream.
@@ -83,20 +82,11 @@ impl<F, C> Turn<F, C> {
     }
 }
 
-impl<F: Following, C: Channel> Turn<F, C> {
-    /// The loop (`result_loop::result`) to the task's end, asking by `asker` (a streamed
-    /// answer); `read`: the task's state as just read, if it was.
-    pub async fn result(
-        mut self,
-        asker: Option<&dyn Asker>,
-        read: Option<Value>,
-    ) -> Result<Value, McpError> {
-        let task_id = self.task_id.clone();
-        result_loop::result(&mut self, asker, &task_id, read).await
-    }
-}
-
 impl<F: Following, C: Channel> Waiting for Turn<F, C> {
+    fn task_id(&self) -> &str {
+        &self.task_id
+    }
+
     async fn get(&mut self) -> Result<Value, McpError> {
         match self.follow.next().await {
             Some(state) => state.map_err(McpError::from),

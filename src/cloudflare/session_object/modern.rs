@@ -14,6 +14,7 @@ use crate::server::era::Era;
 use crate::server::perform::{perform, perform_streamed};
 use crate::tools::Progress;
 use std::rc::Rc;
+use worker::wasm_bindgen_futures::spawn_local;
 use worker::{Response, Result};
 
 impl SessionRunner {
@@ -55,16 +56,16 @@ impl SessionRunner {
         // On a response stream: the call's progress, log messages and server→client
         // requests; a run that becomes a job (`server::jobs`) asks the job's questions on
         // it too, until the `call` is cancelled.
+        let (out, response) = self.response_stream()?;
+        let asker = self.memory.asker(Some(out.clone()), None);
+        let progress = notices::call_progress(&session, out.clone(), streamed.token);
         let env = self.env.clone();
-        self.answer_streamed(|out| {
-            let asker = self.memory.asker(Some(out.clone()), None);
-            let progress = notices::call_progress(&session, out, streamed.token);
-            async move {
-                let fx = WorkerEffects::new(&server, &env, trace.as_deref(), &call.leave);
-                let stage = modern::stage(true, true, &progress, &asker);
-                let answer = perform_streamed(&server, &ctx, streamed.action, &fx, &stage).await;
-                answer.body
-            }
-        })
+        spawn_local(async move {
+            let fx = WorkerEffects::new(&server, &env, trace.as_deref(), &call.leave);
+            let stage = modern::stage(true, true, &progress, &asker);
+            let answer = perform_streamed(&server, &ctx, streamed.action, &fx, &stage).await;
+            out.finish(&answer.body);
+        });
+        Ok(response)
     }
 }

@@ -5,7 +5,6 @@ use super::{SessionRunner, Stream};
 use crate::cloudflare::sse::{self, Channel};
 use crate::http::HttpResponse;
 use serde_json::Value;
-use std::future::Future;
 use std::time::Duration;
 use worker::wasm_bindgen_futures::spawn_local;
 use worker::{Delay, Response, Result};
@@ -27,20 +26,13 @@ impl SessionRunner {
         sse::response(&channel, HttpResponse::empty(200))
     }
 
-    /// Answers on a response stream, numbered for reconnections: `write` is handed the
-    /// stream, sends what comes before the answer, and resolves to the answer, which ends
-    /// it (a task of its own: the response goes back at once).
-    pub(super) fn answer_streamed<F>(&self, write: impl FnOnce(Stream) -> F) -> Result<Response>
-    where
-        F: Future<Output = Vec<u8>> + 'static,
-    {
+    /// A response stream, numbered for reconnections, and the response that carries it.
+    /// (A failure is the session fetch's error: JSON-RPC -32603 with the request's id,
+    /// `guard.js`, never a plain-text 500.)
+    pub(super) fn response_stream(&self) -> Result<(Stream, Response)> {
         let channel = Channel::default();
-        let out = self.memory.open_response(channel.clone());
-        let answer = write(out.clone());
-        spawn_local(async move { out.finish(&answer.await) });
-        // A failure is the session fetch's error: JSON-RPC -32603 with the request's id
-        // (`guard.js`), never a plain-text 500.
-        sse::response(&channel, HttpResponse::empty(200))
+        let response = sse::response(&channel, HttpResponse::empty(200))?;
+        Ok((self.memory.open_response(channel), response))
     }
 
     /// A `tasks/get` poll read `task`: the questions its own response must carry

@@ -9,12 +9,14 @@ use crate::cloudflare::watcher::Watcher;
 use crate::cloudflare::{now_ms, rpc};
 use crate::error::McpError;
 use crate::jsonrpc::{self, RequestId};
+use crate::legacy::result_loop::{self, Waiting};
 use crate::legacy::task_ops::{self, Answer};
 use crate::legacy::turn::{self, Following};
 use crate::legacy::{Session, TaskOp};
 use crate::server::Server;
 use crate::tasks::protocol::{ObjectError, ObjectRequest};
 use serde_json::Value;
+use worker::wasm_bindgen_futures::spawn_local;
 use worker::{Response, Result};
 
 /// A legacy task request (`legacy::task_ops`): answered at once, or on a stream (a
@@ -36,13 +38,13 @@ pub(super) async fn handle(
             principal,
             read,
         } => {
-            let turn = turn(runner, server, task_id, principal);
+            let mut turn = turn(runner, server, task_id, principal);
             if accepts_sse {
                 return result_stream(runner, id, turn, read);
             }
             // A client whose Accept refuses a stream still blocks until the task ends;
             // its questions go to the session's GET streams.
-            json_reply(Some(id), turn.result(None, read).await)
+            json_reply(Some(id), result_loop::result(&mut turn, None, read).await)
         }
     }
 }
@@ -56,12 +58,12 @@ fn poll_stream(
     questions: &[Value],
     result: &Value,
 ) -> Result<Response> {
-    runner.answer_streamed(|out| {
-        for question in questions {
-            out.send(question.to_string().as_bytes());
-        }
-        std::future::ready(jsonrpc::result_response(id, result))
-    })
+    let (out, response) = runner.response_stream()?;
+    for question in questions {
+        out.send(question.to_string().as_bytes());
+    }
+    out.finish(&jsonrpc::result_response(id, result));
+    Ok(response)
 }
 
 /// `tasks/result` blocks until the task ends, asking the client for input on the way; it
@@ -72,18 +74,18 @@ fn result_stream(
     turn: Turn,
     read: Option<Value>,
 ) -> Result<Response> {
+    let (out, response) = runner.response_stream()?;
+    let asker = (runner.memory).asker(Some(out.clone()), Some(turn.task_id().to_owned()));
+    let mut turn = turn.streamed(out.clone());
     let request_id = id.clone();
-    runner.answer_streamed(|out| {
-        let related = Some(turn.task_id.clone());
-        let asker = runner.memory.asker(Some(out.clone()), related);
-        let turn = turn.streamed(out);
-        async move {
-            match turn.result(Some(&asker), read).await {
-                Ok(result) => jsonrpc::result_response(&request_id, &result),
-                Err(error) => jsonrpc::error_response(Some(&request_id), &error.to_wire()),
-            }
-        }
-    })
+    spawn_local(async move {
+        let body = match result_loop::result(&mut turn, Some(&asker), read).await {
+            Ok(result) => jsonrpc::result_response(&request_id, &result),
+            Err(error) => jsonrpc::error_response(Some(&request_id), &error.to_wire()),
+        };
+        out.finish(&body);
+    });
+    Ok(response)
 }
 
 /// A `tasks/result`'s follow of its task (`legacy::turn`): its watch socket, one object
