@@ -1,6 +1,7 @@
 //! The session's streams on its memory (`legacy::memory`): response streams, numbered
 //! for reconnections, and GET streams (opened, kept alive, replayed), on which a legacy
 //! task's questions reach clients that poll `tasks/get` (`legacy::notices` decides).
+
 use super::{SessionRunner, Stream};
 use crate::cloudflare::sse::{self, Channel};
 use crate::http::HttpResponse;
