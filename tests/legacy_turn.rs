@@ -105,8 +105,9 @@ fn turn(
         streams.borrow_mut().push(stream.clone());
     }
     let questions = Rc::new(RefCell::new(Questions::default()));
-    let ids = (TID.to_owned(), "alice".to_owned());
-    (Turn::new(ids, script, streams, questions, next_id), sent)
+    let (task_id, principal) = (TID.to_owned(), "alice".to_owned());
+    let turn = Turn::new(task_id, principal, script, streams, questions, next_id);
+    (turn, sent)
 }
 
 #[test]

@@ -121,13 +121,7 @@ pub(crate) async fn follow(
     run: JobRun,
     channel: &Channel<'_>,
 ) -> HttpResponse {
-    let config = &server.config;
-    let follower = Follower::start(
-        now_ms(),
-        Some(run.wait_ms),
-        config.server_poll_ms(),
-        config.listen_reconnects,
-    );
+    let follower = Follower::of_server(&server.config, now_ms(), Some(run.wait_ms));
     let mut watcher = Watcher::new(env, &run.job, &ctx.principal, channel.trace, follower);
     let objects = Objects {
         server,

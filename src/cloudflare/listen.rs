@@ -12,7 +12,6 @@ use super::stream::{Next, Source};
 use crate::concurrent::Inbox;
 use crate::concurrent::join_all;
 use crate::http::HttpResponse;
-use crate::ops::log::Line;
 use crate::server::Server;
 use crate::server::fanin::{Command, Fanin};
 use crate::server::listen::Listen;
@@ -59,12 +58,6 @@ struct Stream {
 }
 
 impl Stream {
-    /// A log line, at the deployment's level.
-    fn print(&self, line: &Line) {
-        let settings = super::built(&self.env, self.build).map(|server| server.config.log);
-        super::log::print(line, &settings.unwrap_or_default());
-    }
-
     /// Carries out the pending commands; opens due at once run concurrently.
     async fn run_commands(&mut self) {
         while let Some(command) = self.todo.pop_front() {
@@ -226,14 +219,14 @@ impl Source for Stream {
             if let Some(slot) = &self.slot
                 && let Some(line) = slot.keep(&self.env, now_ms()).await
             {
-                self.print(&line);
+                super::log::print_configured(&line, &self.env, self.build);
             }
             let chunk = self.next_chunk().await;
             if chunk.is_none()
                 && let Some(slot) = self.slot.take()
                 && let Some(line) = slot.release(&self.env).await
             {
-                self.print(&line);
+                super::log::print_configured(&line, &self.env, self.build);
             }
             chunk
         })

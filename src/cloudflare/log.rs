@@ -4,6 +4,8 @@
 
 use crate::http::Headers;
 use crate::ops::log::{Line, LogSettings};
+use crate::server::Server;
+use worker::Env;
 
 /// Prints `line` if `settings` let it through.
 pub(crate) fn print(line: &Line, settings: &LogSettings) {
@@ -11,6 +13,14 @@ pub(crate) fn print(line: &Line, settings: &LogSettings) {
         worker::console_log!("{text}");
         super::bench::log_line();
     }
+}
+
+/// Prints `line` at the level the deployment's variables set (the default level while
+/// its configuration is broken), for work that has no request's server at hand: an
+/// object's alarm, a listen stream's body, a registry's announcement.
+pub(crate) fn print_configured(line: &Line, env: &Env, build: fn() -> Server) {
+    let settings = super::built(env, build).map(|server| server.config.log);
+    print(line, &settings.unwrap_or_default());
 }
 
 /// Prints every line of `lines`.

@@ -17,7 +17,7 @@
 use crate::cloudflare::bench::{self, SESSION};
 use crate::cloudflare::js_api::{storage_get_strings, storage_put_strings};
 use crate::cloudflare::rpc::{exchange, object_reply};
-use crate::cloudflare::{SESSIONS_BINDING, built, log};
+use crate::cloudflare::{SESSIONS_BINDING, log};
 use crate::error::McpError;
 use crate::legacy::subscribers::{self, RegistryPlatform, RegistryRequest, Write};
 use crate::ops::log as logs;
@@ -154,7 +154,6 @@ impl<U: AsyncFn(&str) -> Result<()>> RegistryPlatform for Platform<'_, U> {
         // A session that ended no longer answers for the URI: nothing to tell it.
         let line = logs::warning(&format!("resources/updated for {uri}: {why}"))
             .field("session", logs::fingerprint(session));
-        let settings = built(self.env, self.build).map(|server| server.config.log);
-        log::print(&line, &settings.unwrap_or_default());
+        log::print_configured(&line, self.env, self.build);
     }
 }

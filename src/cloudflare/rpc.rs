@@ -5,6 +5,7 @@
 use super::TASKS_BINDING;
 use super::http::{to_response, whole_body};
 use crate::auth::anonymous::task_principal;
+use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::tasks::protocol::{
     OBJECT_URL, ObjectError, ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER,
@@ -45,6 +46,17 @@ pub(crate) async fn object(
     request_id: Option<&str>,
 ) -> Result<Value, ObjectError> {
     ObjectReply::outcome(call_object_traced(env, request, principal, request_id).await)
+}
+
+/// [`object`] as the core's platform traits take it: a refusal as an [`McpError`].
+pub(crate) async fn task_object(
+    env: &Env,
+    request: &ObjectRequest,
+    principal: &str,
+) -> Result<Value, McpError> {
+    object(env, request, principal, None)
+        .await
+        .map_err(McpError::from)
 }
 
 #[wasm_bindgen]

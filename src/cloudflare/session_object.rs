@@ -219,7 +219,7 @@ impl SessionRunner {
                 json_reply(Some(&id), task_ops::create(&objects, quotas, record).await)
             }
             Serve::Modern { rpc, session } => {
-                self.modern(server, rpc, session, (now, accepts_sse, trace))
+                self.modern(server, rpc, session, now, accepts_sse, trace)
                     .await
             }
         }

@@ -77,7 +77,6 @@ impl WatchPlatform for UpstreamRunner {
         let line = logs::warning(&format!(
             "telling the sessions of a tool list change: {why}"
         ));
-        let settings = server(&self.env, self.build).map(|s| s.config.log);
-        log::print(&line, &settings.unwrap_or_default());
+        log::print_configured(&line, &self.env, self.build);
     }
 }

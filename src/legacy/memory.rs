@@ -56,7 +56,11 @@ impl<C: Channel> Memory<C> {
 
     /// Asks the client on `stream` (`None`: it takes no stream and cannot be asked),
     /// tagging the questions with `related_task` (legacy `tasks/result`).
-    pub fn asker<S>(&self, stream: Option<S>, related_task: Option<String>) -> SessionAsker<S> {
+    pub fn asker(
+        &self,
+        stream: Option<Stream<C>>,
+        related_task: Option<String>,
+    ) -> SessionAsker<Stream<C>> {
         SessionAsker {
             channel: stream,
             pending: self.pending.clone(),
@@ -70,10 +74,16 @@ impl<C: Channel> Memory<C> {
         notices::polled(&self.streams, &self.questions, task, streaming, new_id)
     }
 
-    /// The `tasks/result` of `(task id, principal)` on `follow` (`legacy::turn`).
-    pub fn turn<F>(&self, ids: (String, String), follow: F, new_id: fn() -> String) -> Turn<F, C> {
+    /// The `tasks/result` of `task_id` as `principal`, on `follow` (`legacy::turn`).
+    pub fn turn<F>(
+        &self,
+        task_id: String,
+        principal: String,
+        follow: F,
+        new_id: fn() -> String,
+    ) -> Turn<F, C> {
         let (streams, questions) = (self.streams.clone(), self.questions.clone());
-        Turn::new(ids, follow, streams, questions, new_id)
+        Turn::new(task_id, principal, follow, streams, questions, new_id)
     }
 
     /// The client's answer to request `request_id`: to the step waiting for it, else to

@@ -1,7 +1,8 @@
 //! One `tasks/result` ([`super::result_loop`]) on a platform's follow of its task and the
 //! session's streams, once for every platform: what each of [`Waiting`]'s needs means for
 //! a session. The task is followed as every follower does (`server::follower`, here
-//! without a deadline: `tasks/result` blocks until the task ends); the answers go to it
+//! without a deadline: `tasks/result` blocks until the task ends, `Follower::of_server`);
+//! the answers go to it
 //! as `tasks/update`; a streamed answer's messages go on its stream; while the loop asks,
 //! the session's GET streams hold the same questions back, and an answer that cannot
 //! stream offers them there (`legacy::questions`).
@@ -12,8 +13,6 @@ use super::replay::GetStreams;
 use super::result_loop::Waiting;
 use super::resumable::{Channel, Stream};
 use crate::error::McpError;
-use crate::server::Server;
-use crate::server::follower::{Follower, Step};
 use crate::tasks::protocol::{ObjectError, ObjectRequest};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -28,18 +27,6 @@ pub trait Following {
     async fn next(&mut self) -> Option<Result<Value, ObjectError>>;
     /// The task object's answer to `request`, sent as `principal`.
     async fn send(&mut self, request: ObjectRequest, principal: &str) -> Result<Value, McpError>;
-}
-
-/// How a `tasks/result` follows its task from `now_ms`: at the server's poll interval
-/// between pushed states, reconnecting its watch as listen does, without a deadline.
-pub fn follower(server: &Server, now_ms: u64) -> (Follower, Step) {
-    let config = &server.config;
-    Follower::start(
-        now_ms,
-        None,
-        config.server_poll_ms(),
-        config.listen_reconnects,
-    )
 }
 
 /// One `tasks/result` of `task_id`, as `principal` (the one that reaches it).
@@ -58,7 +45,8 @@ pub struct Turn<F, C> {
 impl<F, C> Turn<F, C> {
     /// A turn on the session's GET `streams` and their `questions`.
     pub fn new(
-        (task_id, principal): (String, String),
+        task_id: String,
+        principal: String,
         follow: F,
         streams: Rc<RefCell<GetStreams<C>>>,
         questions: Rc<RefCell<Questions>>,

@@ -7,6 +7,7 @@
 //! performs each [`Step`] and reports what came of it as an [`Event`]; what a state means
 //! is its caller's (`jobs::Follow`, `legacy::result_loop`).
 
+use super::config::Config;
 use super::fanin::Reconnects;
 use crate::tasks::watch::WatchMessage;
 use serde_json::Value;
@@ -88,6 +89,13 @@ impl Follower {
             _ => Step::Open { after_ms: 0 },
         };
         (follower, first)
+    }
+
+    /// [`Follower::start`] at the server's pace: its poll interval between pushed states,
+    /// and its listen streams' budget for reopening a lost socket.
+    pub fn of_server(config: &Config, now_ms: u64, wait_ms: Option<u64>) -> (Follower, Step) {
+        let (poll_ms, reconnects) = (config.server_poll_ms(), config.listen_reconnects);
+        Follower::start(now_ms, wait_ms, poll_ms, reconnects)
     }
 
     /// The next step after `event`, at `now_ms`.

@@ -3,7 +3,7 @@
 //! with their progress, logs and server→client requests; a client that takes no stream
 //! gets JSON.
 
-use super::{SessionRunner, Stream};
+use super::SessionRunner;
 use crate::cloudflare::effects::WorkerEffects;
 use crate::cloudflare::leave::Tracked;
 use crate::cloudflare::to_worker_response;
@@ -32,7 +32,9 @@ impl SessionRunner {
         server: Rc<Server>,
         rpc: RpcRequest,
         session: Session,
-        (now, accepts_sse, trace): (u64, bool, Option<String>),
+        now: u64,
+        accepts_sse: bool,
+        trace: Option<String>,
     ) -> Result<Response> {
         let mut reacher = self.reacher(&server);
         let prepared = match modern::prepare(&mut reacher, &server, &rpc, &session, now).await {
@@ -43,7 +45,7 @@ impl SessionRunner {
             true => self.leaves.track(&rpc.id),
             false => Tracked::untracked(),
         };
-        let asker = self.memory.asker::<Stream>(None, None);
+        let asker = self.memory.asker(None, None);
         let fx = WorkerEffects::new(&server, &self.env, trace.as_deref(), &call.leave);
         let no_progress = Progress::default();
         let stage = modern::stage(accepts_sse, false, &no_progress, &asker);

@@ -23,8 +23,7 @@ pub(super) struct Reacher<'a> {
 
 impl Reaching for Reacher<'_> {
     async fn send(&mut self, request: ObjectRequest, principal: &str) -> Result<Value, McpError> {
-        let answer = rpc::object(&self.runner.env, &request, principal, None).await;
-        answer.map_err(McpError::from)
+        rpc::task_object(&self.runner.env, &request, principal).await
     }
 
     async fn read_all(&mut self, ids: Vec<String>) -> Vec<(String, Option<Value>)> {

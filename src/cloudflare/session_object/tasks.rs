@@ -14,6 +14,7 @@ use crate::legacy::task_ops::{self, Answer};
 use crate::legacy::turn::{self, Following};
 use crate::legacy::{Session, TaskOp};
 use crate::server::Server;
+use crate::server::follower::Follower;
 use crate::tasks::protocol::{ObjectError, ObjectRequest};
 use serde_json::Value;
 use worker::wasm_bindgen_futures::spawn_local;
@@ -105,8 +106,7 @@ impl Following for Follow {
         request: ObjectRequest,
         principal: &str,
     ) -> std::result::Result<Value, McpError> {
-        let answer = rpc::object(&self.env, &request, principal, None).await;
-        answer.map_err(McpError::from)
+        rpc::task_object(&self.env, &request, principal).await
     }
 }
 
@@ -114,10 +114,10 @@ type Turn = turn::Turn<Follow, Channel>;
 
 /// The `tasks/result` of `task_id`, followed as `principal`.
 fn turn(runner: &SessionRunner, server: &Server, task_id: String, principal: String) -> Turn {
-    let follower = turn::follower(server, now_ms());
+    let follower = Follower::of_server(&server.config, now_ms(), None);
     let follow = Follow {
         watcher: Watcher::new(&runner.env, &task_id, &principal, None, follower),
         env: runner.env.clone(),
     };
-    runner.memory.turn((task_id, principal), follow, new_id)
+    runner.memory.turn(task_id, principal, follow, new_id)
 }
