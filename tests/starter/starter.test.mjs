@@ -31,8 +31,8 @@ import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 // Not "my-mcp": the script's renaming (crate, Worker, server, tests) is exercised too.
 const NAME = 'link-checker';
 // The Worker's size budget, gzipped, in KiB (wrangler's figure): what the starter measures
-// now plus 2 KiB or so (0.4 on the smallest build), so a regression shows. It measures 437.41
-// KiB, and 410.69 KiB on its smallest build (1.46 and 0.96 KiB more than before the 2025-11-25
+// now plus 2 KiB or so (0.4 on the smallest build), so a regression shows. It measures 437.32
+// KiB, and 410.68 KiB on its smallest build (1.37 and 0.95 KiB more than before the 2025-11-25
 // session object's decisions moved into the core, `legacy::memory`, `turn` and `modern`, and a
 // listen slot's failed renewal became a log line); 23.55 and 21.21 KiB less since the Worker
 // parses URLs with the runtime's own `URL` (src/uri.rs), so neither the `url` crate nor IDNA
