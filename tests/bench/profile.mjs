@@ -10,7 +10,8 @@
 // (last-profile.cpuprofile) for Chrome DevTools' Performance panel.
 //
 // Settings (environment):
-//   PROFILE_PATH=tools/list     tools/list | tasks/get | tasks/update | create | lifecycle, or
+//   PROFILE_PATH=tools/list     tools/list | tasks/get | tasks/update | create | lifecycle |
+//                               listening (the same lifecycle on a listen stream), or
 //                               noop | read: the JS baselines (tests/bench/baseline-js), to compare,
 //                               or gateway: the gateway's inline call of the `agents` upstream's
 //                               `greet` (tests/bench/gateway.mjs), the upstream under its own
@@ -23,6 +24,7 @@
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
+import { openListen } from '../support/listen.mjs';
 import { ROOT, TEST_KEYS, startServer } from '../support/server.mjs';
 import { startAgentsUpstream } from './agents.mjs';
 import { groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
@@ -115,6 +117,22 @@ async function workload(server, agent) {
           if ((got.task?.status ?? got.status) === 'completed') return;
         }
       };
+    case 'listening':
+      // The listening lifecycle of tests/bench/lifecycles.mjs: the task's notifications
+      // pushed on a subscriptions/listen stream, read to its end (no polls).
+      return async () => {
+        const task = await call(mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 0.2 } }));
+        const taskId = task.task?.taskId ?? task.taskId;
+        const stream = await openListen(`http://127.0.0.1:${server.port}/mcp`, [taskId]);
+        try {
+          const rest = await stream.all(30_000);
+          if (!rest.some((m) => m.method === 'notifications/tasks' && m.params?.status === 'completed')) {
+            throw new Error(`listening: no completed notification (${stream.endedBy})`);
+          }
+        } finally {
+          stream.close();
+        }
+      };
     case 'gateway':
       // Keyed, as a deployed gateway is called (and so on a kept upstream session).
       return () => call(mcpRequest('profile', 'tools/call', { name: 'agents_greet', arguments: { name: 'profile' } },
@@ -123,7 +141,7 @@ async function workload(server, agent) {
       return () => call(mcpRequest('profile', 'tools/call', { name: 'agents_slow_sum', arguments: { a: 1, b: 2, seconds: 0 } },
         { authorization: `Bearer ${TEST_KEYS.alice}` }));
     default:
-      throw new Error(`PROFILE_PATH ${PATH}: not one of tools/list, tasks/get, tasks/update, create, lifecycle, gateway, gateway-held`);
+      throw new Error(`PROFILE_PATH ${PATH}: not one of tools/list, tasks/get, tasks/update, create, lifecycle, listening, gateway, gateway-held`);
   }
 }
 
