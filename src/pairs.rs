@@ -233,6 +233,11 @@ impl<T> SortedSet<T> {
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
         self.0.iter()
     }
+
+    /// The values in order, as a slice (to take them in batches).
+    pub fn as_slice(&self) -> &[T] {
+        &self.0
+    }
 }
 
 impl<'a, T> IntoIterator for &'a SortedSet<T> {

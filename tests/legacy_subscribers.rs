@@ -63,7 +63,9 @@ fn a_full_registry_refuses_a_new_session_naming_the_resource() {
 // ── the registry object's runner, on a platform that decides nothing ──
 
 use mcp_tasks_edge::host::block_on;
-use mcp_tasks_edge::legacy::subscribers::{RegistryPlatform, RegistryRequest, run};
+use mcp_tasks_edge::legacy::subscribers::{RegistryPlatform, RegistryRequest, TELL_AT_ONCE, run};
+use std::cell::{Cell, RefCell};
+use std::task::Poll;
 
 /// What the runner asked of its platform, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,15 +80,25 @@ enum Call {
 #[derive(Default)]
 struct Registry {
     stored: SortedSet<String>,
-    calls: Vec<Call>,
+    /// Interior, as `tell` runs several at once on `&self`.
+    calls: RefCell<Vec<Call>>,
     /// Sessions that cannot be told (ended).
     gone: Vec<&'static str>,
     broken: bool,
+    /// Tells in flight now, and the most at once.
+    telling: Cell<usize>,
+    most: Cell<usize>,
+}
+
+impl Registry {
+    fn record(&self, call: Call) {
+        self.calls.borrow_mut().push(call);
+    }
 }
 
 impl RegistryPlatform for Registry {
     async fn subscribers(&mut self) -> Result<SortedSet<String>, String> {
-        self.calls.push(Call::Subscribers);
+        self.record(Call::Subscribers);
         if self.broken {
             return Err("storage unavailable".into());
         }
@@ -94,7 +106,7 @@ impl RegistryPlatform for Registry {
     }
 
     async fn write(&mut self, write: Write) -> Result<(), String> {
-        self.calls.push(Call::Write(write.clone()));
+        self.record(Call::Write(write.clone()));
         match write {
             Write::Store(set) => self.stored = set,
             Write::Delete => self.stored = SortedSet::new(),
@@ -103,9 +115,14 @@ impl RegistryPlatform for Registry {
         Ok(())
     }
 
-    async fn tell(&mut self, session: &str, uri: &str) -> Result<(), String> {
+    async fn tell(&self, session: &str, uri: &str) -> Result<(), String> {
         assert_eq!(uri, URI);
-        self.calls.push(Call::Tell(session.into()));
+        self.record(Call::Tell(session.into()));
+        self.telling.set(self.telling.get() + 1);
+        self.most.set(self.most.get().max(self.telling.get()));
+        // An object round trip: the others may start meanwhile.
+        yield_once().await;
+        self.telling.set(self.telling.get() - 1);
         match self.gone.contains(&session) {
             true => Err("session not found".into()),
             false => Ok(()),
@@ -113,21 +130,31 @@ impl RegistryPlatform for Registry {
     }
 
     async fn updated(&mut self, uri: &str) -> Result<(), String> {
-        self.calls.push(Call::Updated(uri.into()));
+        self.record(Call::Updated(uri.into()));
         Ok(())
     }
 
     fn untold(&mut self, session: &str, uri: &str, why: &str) {
         assert_eq!((uri, why), (URI, "session not found"));
-        self.calls.push(Call::Untold(session.into()));
+        self.record(Call::Untold(session.into()));
     }
+}
+
+/// Pending once, then ready (`block_on` polls again at once).
+async fn yield_once() {
+    let mut yielded = false;
+    std::future::poll_fn(|_| match std::mem::replace(&mut yielded, true) {
+        true => Poll::Ready(()),
+        false => Poll::Pending,
+    })
+    .await
 }
 
 impl Registry {
     fn run(&mut self, request: RegistryRequest) -> (Result<(), McpError>, Vec<Call>) {
-        self.calls.clear();
+        self.calls.get_mut().clear();
         let done = block_on(run(self, request));
-        (done, std::mem::take(&mut self.calls))
+        (done, std::mem::take(self.calls.get_mut()))
     }
 }
 
@@ -186,13 +213,34 @@ fn an_announcement_tells_every_subscriber_even_past_one_that_ended() {
             Call::Subscribers,
             Call::Tell("s1".into()),
             Call::Tell("s2".into()),
-            Call::Untold("s2".into()),
             Call::Tell("s3".into()),
+            Call::Untold("s2".into()),
         ]
     );
+    assert_eq!(registry.most.get(), 3, "told at once");
     // A session told of an update only sends it on: no storage of the registry's.
     let (_, calls) = registry.run(RegistryRequest::Updated { uri: URI.into() });
     assert_eq!(calls, [Call::Updated(URI.into())]);
+}
+
+#[test]
+fn an_announcement_tells_a_full_set_at_most_tell_at_once_sessions_at_a_time() {
+    let mut registry = Registry {
+        stored: (0..MAX_SUBSCRIBERS).map(|n| format!("s{n:05}")).collect(),
+        gone: vec!["s00040", "s09999"],
+        ..Registry::default()
+    };
+    let (done, calls) = registry.run(RegistryRequest::Announce { uri: URI.into() });
+    assert_eq!(done, Ok(()));
+    assert_eq!(registry.most.get(), TELL_AT_ONCE);
+    let told = calls.iter().filter(|c| matches!(c, Call::Tell(_))).count();
+    assert_eq!(told, MAX_SUBSCRIBERS, "every subscriber told once");
+    // The second batch's failure is logged before the third batch starts.
+    let at = |call: &Call| calls.iter().position(|c| c == call).unwrap();
+    let untold = at(&Call::Untold("s00040".into()));
+    assert!(at(&Call::Tell("s00063".into())) < untold);
+    assert!(untold < at(&Call::Tell("s00064".into())));
+    assert_eq!(calls.last(), Some(&Call::Untold("s09999".into())));
 }
 
 #[test]

@@ -137,7 +137,7 @@ impl<U: AsyncFn(&str) -> Result<()>> RegistryPlatform for Platform<'_, U> {
         written.map_err(|e| e.to_string())
     }
 
-    async fn tell(&mut self, session: &str, uri: &str) -> std::result::Result<(), String> {
+    async fn tell(&self, session: &str, uri: &str) -> std::result::Result<(), String> {
         let updated = RegistryRequest::Updated {
             uri: uri.to_owned(),
         };

@@ -5,13 +5,15 @@
 //! carries I/O. Per `add` or `remove`: load the set, decide ([`change`]), write once; a set
 //! is bounded by [`MAX_SUBSCRIBERS`], and the object's storage is deleted when its last
 //! subscriber leaves, so a URI nobody listens to costs nothing. Per `announce`: tell each
-//! subscribed session, which sends `notifications/resources/updated` on its GET streams.
+//! subscribed session, which sends `notifications/resources/updated` on its GET streams,
+//! [`TELL_AT_ONCE`] sessions at a time.
 //!
 //! A gateway's sessions are subscribed, at `initialize`, to one more name, [`TOOLS_LISTED`]
 //! (no resource's: it is not a URI): the watcher of an upstream announces it when the
 //! upstream's tool list changed (`objects::upstream`), and each session then sends
 //! `notifications/tools/list_changed` instead.
 
+use crate::concurrent::join_all;
 use crate::error::McpError;
 use crate::pairs::SortedSet;
 use crate::tasks::protocol::ObjectReply;
@@ -26,6 +28,13 @@ pub const TOOLS_LISTED: &str = ":tools/list_changed";
 /// Sessions that may subscribe to one resource at once (each id is 32 hex digits: the
 /// stored set stays far below a storage value's limit).
 pub const MAX_SUBSCRIBERS: usize = 10_000;
+
+/// Sessions told of an update at once: one at a time, the last of a full set
+/// ([`MAX_SUBSCRIBERS`]) would hear of it as many object round trips after the first; all
+/// at once would hold thousands of requests open in one invocation. (Cloudflare may hold
+/// some of these until others are answered: its limit of simultaneous outgoing connections
+/// queues requests past it, it does not fail them.)
+pub const TELL_AT_ONCE: usize = 32;
 
 /// What the registry object writes.
 #[derive(Debug, Clone, PartialEq)]
@@ -162,8 +171,9 @@ pub trait RegistryPlatform {
     async fn subscribers(&mut self) -> Result<SortedSet<String>, String>;
     /// Performs `write` ([`Write::Store`] or [`Write::Delete`]; never [`Write::Nothing`]).
     async fn write(&mut self, write: Write) -> Result<(), String>;
-    /// Sends [`RegistryRequest::Updated`] to the session object `session`.
-    async fn tell(&mut self, session: &str, uri: &str) -> Result<(), String>;
+    /// Sends [`RegistryRequest::Updated`] to the session object `session` (several run at
+    /// once: [`TELL_AT_ONCE`]).
+    async fn tell(&self, session: &str, uri: &str) -> Result<(), String>;
     /// (A session.) Sends `notifications/resources/updated` for `uri` on the session's
     /// open streams, if it is subscribed to it.
     async fn updated(&mut self, uri: &str) -> Result<(), String>;
@@ -173,16 +183,20 @@ pub trait RegistryPlatform {
 
 /// One [`RegistryRequest`]: a full set refuses an `add` ([`change`]'s error); a storage
 /// failure is an internal error. A session that cannot be told of an update is logged
-/// and skipped: the others are still told.
+/// and skipped: the others are still told, [`TELL_AT_ONCE`] at a time.
 pub async fn run<P: RegistryPlatform>(p: &mut P, request: RegistryRequest) -> Result<(), McpError> {
     let storage = |why: String| McpError::Internal(format!("subscription registry: {why}"));
     let (uri, session, subscribed) = match request {
         RegistryRequest::Add { uri, session } => (uri, session, true),
         RegistryRequest::Remove { uri, session } => (uri, session, false),
         RegistryRequest::Announce { uri } => {
-            for session in &p.subscribers().await.map_err(storage)? {
-                if let Err(why) = p.tell(session, &uri).await {
-                    p.untold(session, &uri, &why);
+            let subscribers = p.subscribers().await.map_err(storage)?;
+            for batch in subscribers.as_slice().chunks(TELL_AT_ONCE) {
+                let told = join_all(batch.iter().map(|session| p.tell(session, &uri))).await;
+                for (session, told) in batch.iter().zip(told) {
+                    if let Err(why) = told {
+                        p.untold(session, &uri, &why);
+                    }
                 }
             }
             return Ok(());

@@ -2,7 +2,7 @@
 // Used by the end-to-end tests, the conformance runner, the browser tests and the bench.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -154,8 +154,11 @@ async function startOnce(options) {
     log: () => log,
     /** The structured log lines printed so far ({@link logEvents}). */
     events: () => logEvents(log),
-    /** Graceful stop. */
-    stop: () => stopGroup(child, 'SIGTERM'),
+    /** Graceful stop. With `TEST_SERVER_LOGS=<dir>`, the server's output is kept there. */
+    stop: async () => {
+      await stopGroup(child, 'SIGTERM');
+      if (process.env.TEST_SERVER_LOGS) writeFileSync(join(process.env.TEST_SERVER_LOGS, `wrangler-${port}.log`), log);
+    },
     /** Hard kill of wrangler and workerd (the whole process group). */
     kill: () => stopGroup(child, 'SIGKILL'),
   };
