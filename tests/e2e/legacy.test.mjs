@@ -7,7 +7,8 @@ import { startServer, TEST_KEYS } from '../support/server.mjs';
 import { ok, rpc } from './mcp.mjs';
 
 let server, url;
-before(async () => { server = await startServer(); url = server.mcpUrl; });
+// Sessions beyond the default quota: one test opens more than the registry tells at once.
+before(async () => { server = await startServer({ vars: { QUOTA_SESSIONS: '100' } }); url = server.mcpUrl; });
 after(async () => { await server?.stop(); });
 
 let nextId = 1;
@@ -212,29 +213,33 @@ test('an anonymous session\'s task is reached by its id from any anonymous sessi
   assert.ok((await listed(b)).includes(other));
 });
 
+/** The messages a GET stream brings, collected as they come; `stop()` cancels it. */
+function updates(res) {
+  const seen = [];
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        for (const line of value.split('\n').filter((l) => l.startsWith('data: '))) seen.push(JSON.parse(line.slice(6)));
+      }
+    } catch { /* cancelled */ }
+  })();
+  // A cancel may reject once the connection is gone (undici's "terminated"): the stream
+  // is over either way.
+  return { seen, stop: () => reader.cancel().catch(() => {}) };
+}
+
+const getStream = (session) => fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': session } });
+
 test('resources/subscribe: an announced update reaches the subscribed sessions, not the others', async () => {
   const { session: watcher } = await initialize();
   const { session: other } = await initialize();
   assert.deepEqual(response(await call(watcher, 'resources/subscribe', { uri: 'test://watched-resource' })).result, {});
-  const stream = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': watcher } });
-  const otherStream = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': other } });
+  const stream = await getStream(watcher);
+  const otherStream = await getStream(other);
   assert.equal(stream.status, 200);
-  const updates = (res) => {
-    const seen = [];
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    (async () => {
-      try {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          for (const line of value.split('\n').filter((l) => l.startsWith('data: '))) seen.push(JSON.parse(line.slice(6)));
-        }
-      } catch { /* cancelled */ }
-    })();
-    // A cancel may reject once the connection is gone (undici's "terminated"): the stream
-    // is over either way.
-    return { seen, stop: () => reader.cancel().catch(() => {}) };
-  };
   const mine = updates(stream);
   const theirs = updates(otherStream);
   // Another client (here a 2026-07-28 call) changes the resource.
@@ -252,4 +257,22 @@ test('resources/subscribe: an announced update reaches the subscribed sessions, 
   assert.equal(mine.seen.filter((m) => m.method === 'notifications/resources/updated').length, 1);
   assert.equal(theirs.seen.filter((m) => m.method === 'notifications/resources/updated').length, 0);
   await Promise.all([mine.stop(), theirs.stop()]);
+});
+
+test('an update reaches every subscribed session, past the first batch the registry tells (40 sessions)', async () => {
+  const uri = 'test://watched-resource';
+  const sessions = [];
+  for (let i = 0; i < 40; i++) sessions.push((await initialize()).session);
+  for (const session of sessions) {
+    const subscribed = response(await call(session, 'resources/subscribe', { uri }));
+    assert.deepEqual(subscribed.result, {}, JSON.stringify(subscribed));
+  }
+  const watched = (await Promise.all(sessions.map(getStream))).map(updates);
+  await ok(url, 'tools/call', { name: 'test_update_resource', arguments: { uri } });
+  const heard = () => watched.filter((w) => w.seen.some((m) => m.method === 'notifications/resources/updated' && m.params.uri === uri)).length;
+  const deadline = Date.now() + 15_000;
+  while (heard() < sessions.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(heard(), sessions.length);
+  await Promise.all(watched.map((w) => w.stop()));
+  await Promise.all(sessions.map((session) => fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': session } })));
 });
