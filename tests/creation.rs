@@ -8,7 +8,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
-use common::{SID, working_task};
+use common::{SID, working_task, yield_once};
 use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::host::block_on;
 use mcp_tasks_edge::jsonrpc;
@@ -19,9 +19,7 @@ use mcp_tasks_edge::server::creation::{Creating, Reply, acquire_run, store_new_t
 use mcp_tasks_edge::tasks::protocol::{ObjectRequest, RESULT_STATUS};
 use mcp_tasks_edge::tasks::record::TaskRecord;
 use serde_json::{Value, json};
-use std::cell::{Cell, RefCell};
-use std::future::poll_fn;
-use std::task::Poll;
+use std::cell::RefCell;
 
 /// Records "start …" when a request is sent and "end …" when it is answered, each
 /// answered one poll after it starts (so two requests sent at once both start before
@@ -39,15 +37,7 @@ struct Platform {
 impl Platform {
     async fn exchange(&self, what: String) {
         self.log.borrow_mut().push(format!("start {what}"));
-        let polled = Cell::new(false);
-        poll_fn(|cx| match polled.replace(true) {
-            true => Poll::Ready(()),
-            false => {
-                cx.waker().wake_by_ref();
-                Poll::Pending
-            }
-        })
-        .await;
+        yield_once().await;
         self.log.borrow_mut().push(format!("end {what}"));
     }
 

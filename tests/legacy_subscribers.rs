@@ -2,6 +2,8 @@
 //! subscribed sessions is bounded, and its object's storage is deleted when the last
 //! subscriber leaves, so registries of URIs nobody listens to do not pile up.
 
+mod common;
+use common::yield_once;
 use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::legacy::subscribers::{MAX_SUBSCRIBERS, Write, change};
 use mcp_tasks_edge::pairs::SortedSet;
@@ -65,7 +67,6 @@ fn a_full_registry_refuses_a_new_session_naming_the_resource() {
 use mcp_tasks_edge::host::block_on;
 use mcp_tasks_edge::legacy::subscribers::{RegistryPlatform, RegistryRequest, TELL_AT_ONCE, run};
 use std::cell::{Cell, RefCell};
-use std::task::Poll;
 
 /// What the runner asked of its platform, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,16 +139,6 @@ impl RegistryPlatform for Registry {
         assert_eq!((uri, why), (URI, "session not found"));
         self.record(Call::Untold(session.into()));
     }
-}
-
-/// Pending once, then ready (`block_on` polls again at once).
-async fn yield_once() {
-    let mut yielded = false;
-    std::future::poll_fn(|_| match std::mem::replace(&mut yielded, true) {
-        true => Poll::Ready(()),
-        false => Poll::Pending,
-    })
-    .await
 }
 
 impl Registry {

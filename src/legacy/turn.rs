@@ -2,10 +2,9 @@
 //! session's streams, once for every platform: what each of [`Waiting`]'s needs means for
 //! a session. The task is followed as every follower does (`server::follower`, here
 //! without a deadline: `tasks/result` blocks until the task ends, `Follower::of_server`);
-//! the answers go to it
-//! as `tasks/update`; a streamed answer's messages go on its stream; while the loop asks,
-//! the session's GET streams hold the same questions back, and an answer that cannot
-//! stream offers them there (`legacy::questions`).
+//! the answers go to it as `tasks/update`; a streamed answer's messages go on its stream;
+//! while the loop asks, the session's GET streams hold the same questions back, and an
+//! answer that cannot stream offers them there (`legacy::questions`).
 
 use super::Questions;
 use super::notices::offered;

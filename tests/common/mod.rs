@@ -206,3 +206,17 @@ pub fn task_state(task_id: &str, status: &str, extra: Value) -> Value {
         .extend(extra.as_object().unwrap().clone());
     task
 }
+
+/// Pending once (waking its task at once), then ready: an I/O round trip in a double, so
+/// that other futures run meanwhile.
+pub async fn yield_once() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| match std::mem::replace(&mut yielded, true) {
+        true => std::task::Poll::Ready(()),
+        false => {
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await
+}
