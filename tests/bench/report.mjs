@@ -28,17 +28,52 @@ export function hotPathRows(m, b, agents) {
   return [
     { path: 'tools/list', ...m.toolsList, baseline: 'JS no-op Worker', baselineRps: b.jsNoop.rps },
     { path: 'tools/list', ...m.toolsList, baseline: 'Rust no-op Worker', baselineRps: b.rustNoop.rps },
+    { path: 'tools/list', ...m.toolsList, baseline: 'Rust, same exchange', baselineRps: b.rustExchange.rps },
     ...(agents ? [
       { path: 'tools/list, no [assets]', ...m.toolsListNoAssets, baseline: 'Rust no-op Worker', baselineRps: b.rustNoop.rps },
+      { path: 'tools/list, no [assets]', ...m.toolsListNoAssets, baseline: 'Rust, same exchange', baselineRps: b.rustExchange.rps },
       { path: 'tools/list', ...m.toolsList, baseline: 'agents peer (JS)', baselineRps: b.agentsList.rps },
       { path: 'tools/call echo (sync)', ...m.echo, baseline: 'agents peer echo', baselineRps: b.agentsEcho.rps },
     ] : []),
     { path: 'tasks/get', ...m.tasksGet, baseline: 'bare DO read', baselineRps: b.doRead.rps },
+    { path: 'tasks/get', ...m.tasksGet, baseline: 'Rust + object, same exchange', baselineRps: b.rustObject.rps },
     { path: 'tasks/update (no-op ack)', ...m.tasksUpdate, baseline: 'bare DO write', baselineRps: b.doWrite.rps },
     { path: 'task creation', ...m.create, baseline: 'DO write, new object', baselineRps: b.doNew.rps },
     // One principal's creations all go through its one ledger object; sixteen spread them.
     { path: 'task creation, one key', ...m.createOneKey, baseline: 'the same, 16 keys', baselineRps: m.createKeys.rps },
   ].map((r) => ({ ...r, ratio: r.rps / r.baselineRps }));
+}
+
+const median = (xs) => {
+  const s = xs.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((a, b) => a - b);
+  if (!s.length) return null;
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+
+/** One measurement of several rounds: the median of each figure, the errors of all. */
+function medianMeasurement(all) {
+  return { requests: all.reduce((a, r) => a + r.requests, 0), rps: median(all.map((r) => r.rps)),
+    p50: median(all.map((r) => r.p50)), p99: median(all.map((r) => r.p99)),
+    errors: all.reduce((a, r) => a + r.errors, 0), firstError: all.find((r) => r.errors)?.firstError };
+}
+
+/** The baselines of several rounds (`{ name: measurement }` each) as one. */
+export function medianFigures(rounds) {
+  return Object.fromEntries(Object.keys(rounds[0]).map((k) => [k, medianMeasurement(rounds.map((b) => b[k]))]));
+}
+
+/**
+ * The rows of several rounds as one: the median of each figure, and as the ratio the
+ * median of the rounds' ratios (each round's pair measured back to back), each of which is
+ * kept in `rounds`.
+ */
+export function medianRows(rounds) {
+  return rounds[0].map((row, i) => {
+    const all = rounds.map((rows) => rows[i]);
+    return { ...row, ...medianMeasurement(all), baselineRps: median(all.map((r) => r.baselineRps)),
+      ratio: median(all.map((r) => r.ratio)), rounds: all.map((r) => r.ratio) };
+  });
 }
 
 /**

@@ -7,14 +7,21 @@
 //                               (routes /noop, /read, /write, /new; no build step) + the
 //                               lifecycle ceiling (/task: a bare Durable Object task, below)
 //   tests/bench/baseline-rust/  a workers-rs no-op Worker (built by its build.sh with worker-build,
-//                               its own CARGO_TARGET_DIR)
+//                               its own CARGO_TARGET_DIR); a POST to it reads the body whole
+//                               and answers `x-answer-bytes` bytes of JSON, itself or (POST
+//                               /object) through a Durable Object that reads one key
 // The project runs with startServer() (tests/support/server.mjs: fixtures on).
 //
 // Each hot path is measured twice: through wrangler's port and straight to the port workerd
 // itself listens on (found with `ss -ltnp` among the workerd processes of that wrangler's
 // process group), which skips wrangler's proxy. Pairs are measured back to back:
-//   tools/list                   vs the JS no-op Worker, and vs the Rust no-op Worker
-//   tasks/get (a working task)   vs a bare DO read (storage.get in an existing object)
+//   tools/list                   vs the JS no-op Worker, and vs the Rust no-op Worker (a GET,
+//                                an empty answer), and vs the Rust Worker's same exchange:
+//                                the very tools/list POST, answered with as many bytes
+//   tasks/get (a working task)   vs a bare DO read (storage.get in an existing object), and vs
+//                                the Rust Worker and object's same exchange (the tasks/get
+//                                POST passed to an object that reads one key and answers as
+//                                many bytes, passed back)
 //   tasks/update (no-op ack)     vs a bare DO write (storage.put in an existing object)
 //   task creation (tools/call)   vs a write to a brand-new object (one put, fresh name)
 //   creation by one API key      vs the same spread over sixteen keys (one ledger vs sixteen)
@@ -65,6 +72,8 @@
 // Settings (environment):
 //   BENCH_CONNECTIONS=8           connections for the hot paths
 //   BENCH_SECONDS=5               measured seconds per hot path
+//   BENCH_ROUNDS=3                rounds of all hot paths; each figure is the median of the
+//                                 rounds', each ratio the median of the rounds' ratios
 //   BENCH_WARMUP_SECONDS=1        unmeasured warm-up before each (same connections)
 //   BENCH_MAX_REQUESTS=200000     cap per measurement (it ends at the time or the count)
 //   BENCH_LIFECYCLE_SECONDS=10    seconds per lifecycle concurrency
@@ -87,7 +96,7 @@ import { coldStarts } from './coldstart.mjs';
 import { printTables } from './tables.mjs';
 import { ceilingTarget, lifecycles, listeningLifecycles, mcpTarget } from './lifecycles.mjs';
 import { measure as measureLoad, newAgent, pool } from './measure.mjs';
-import { bundleSizes, hotPathRows, serverLogs } from './report.mjs';
+import { bundleSizes, hotPathRows, medianFigures, medianRows, serverLogs } from './report.mjs';
 import { BENCH_KEYS, benchApiKeys, directPort, mcpRequest, resultOf, send, startPeer, startWrangler, workerdPorts, workerdProcesses } from './servers.mjs';
 
 const env = (name, fallback) => (process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name]);
@@ -102,6 +111,7 @@ const SETTINGS = {
   peer: env('BENCH_PEER', '1') !== '0',
   agents: env('BENCH_AGENTS', '1') !== '0',
   coldStartRounds: Number(env('BENCH_COLD_STARTS', 5)),
+  rounds: Math.max(1, Number(env('BENCH_ROUNDS', 3))),
   pollIntervalMs: 100,
 };
 const HERE = join(ROOT, 'tests', 'bench');
@@ -232,9 +242,15 @@ try {
   await ceilingTarget(js.port).get(setupAgent, ceilingTask.taskId);
   const unknown = await send(setupAgent, js.port, 'GET', '/task/never-created', {});
   if (unknown.status !== 404) throw new Error(`the ceiling answered ${unknown.status} for a task it never created`);
-  const working = await call(setupAgent, p, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }));
+  const working = await call(setupAgent, p, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 3600 } }));
   if (working.resultType !== 'task') throw new Error(`slow_compute did not become a task: ${JSON.stringify(working)}`);
   report.serverPollIntervalMs = working.pollIntervalMs ?? null; // what lifecycle clients wait between polls
+  // tasks/get's exchange, for the Rust baseline's Worker and object to repeat (its POST
+  // /object): the same body, passed to an object that reads one key and answers as many bytes.
+  const got = mcp('tasks/get', { taskId: working.taskId });
+  const getBytes = (await (await fetch(`http://127.0.0.1:${p}/mcp`, { method: 'POST', headers: got.headers, body: got.body })).arrayBuffer()).byteLength;
+  const getExchange = { ...got, path: '/object', headers: { ...got.headers, 'x-answer-bytes': String(getBytes) } };
+  report.tasksGetBytes = getBytes;
   const asking = await call(setupAgent, p, mcp('tools/call', { name: 'confirm_delete', arguments: { filename: 'x' } }));
   for (let i = 0; asking.status !== 'input_required'; i++) {
     if (i > 100) throw new Error(`confirm_delete never reached input_required: ${JSON.stringify(asking)}`);
@@ -262,6 +278,13 @@ try {
     else log(`${k}: wrangler port ${s.wranglerPort}${s.directPort ? `, workerd port ${s.directPort} (pid ${s.workerdPid})` : ''}`);
   }
 
+  // The least tools/list's exchange costs here: the Rust baseline reads the same POST and
+  // answers as many bytes of JSON as the project's answer has (tests/bench/baseline-rust).
+  const list = await fetch(`http://127.0.0.1:${p}/mcp`, { method: 'POST', headers: mcp('tools/list').headers, body: mcp('tools/list').body });
+  const listBytes = (await list.arrayBuffer()).byteLength;
+  const listed = mcp('tools/list');
+  const listExchange = { ...listed, path: '/', headers: { ...listed.headers, 'x-answer-bytes': String(listBytes) } };
+  report.toolsListBytes = listBytes;
   const isTools = (r) => { if (!Array.isArray(resultOf(r).tools)) throw new Error('no tools'); };
   const isWorking = (r) => { const t = resultOf(r); if (t.status !== 'working') throw new Error(`task is ${t.status}`); };
   const isAck = (r) => { resultOf(r); };
@@ -273,7 +296,10 @@ try {
   const isEcho = (r) => { if (resultOf(r).content?.[0]?.text !== 'bench') throw new Error(`not the echo: ${r.text.slice(0, 200)}`); };
   const echo = mcp('tools/call', { name: 'echo', arguments: { text: 'bench' } });
   report.directPortMoves = [];
-  for (const [mode, port] of Object.entries(ports)) {
+  // Every mode's pairs, round after round (BENCH_ROUNDS): the machine's load drifts over
+  // minutes, so the ratios reported are the medians of the rounds' (tests/bench/report.mjs).
+  const rounds = Object.fromEntries(Object.keys(ports).map((mode) => [mode, []]));
+  for (let round = 1; round <= SETTINGS.rounds; round++) for (const [mode, port] of Object.entries(ports)) {
     const at = async (kind) => {
       if (mode === 'wrangler' || await probes[kind](`http://127.0.0.1:${port[kind]}`).catch(() => false)) return port[kind];
       const moved = await directPort(ports.wrangler[kind], probes[kind]);
@@ -282,13 +308,15 @@ try {
       port[kind] = moved.port;
       return moved.port;
     };
-    log(`hot paths, ${mode === 'wrangler' ? "through wrangler's port" : 'straight to workerd'}`);
+    log(`hot paths, ${mode === 'wrangler' ? "through wrangler's port" : 'straight to workerd'}, round ${round} of ${SETTINGS.rounds}`);
     const b = {};
     const m = {};
     const run = async (label, fn) => { log(`  ${label}`); const r = await fn(); if (r.errors) { failed = true; log(`    ${r.errors} errors, first: ${r.firstError}`); } return r; };
     // Each pair back to back, the baseline first.
     b.jsNoop = await run('JS no-op Worker', async () => measure(await at('js'), { method: 'GET', path: '/noop', headers: {} }, okStatus));
     b.rustNoop = await run('Rust no-op Worker', async () => measure(await at('rust'), { method: 'GET', path: '/', headers: {} }, okStatus));
+    b.rustExchange = await run(`Rust Worker, tools/list's exchange (the POST read, ${listBytes} bytes answered)`, async () =>
+      measure(await at('rust'), listExchange, okStatus));
     if (agents) b.agentsList = await run('agents peer: tools/list', async () => measure(await at('agents'), mcp('tools/list'), isTools));
     m.toolsList = await run('tools/list', async () => measure(await at('project'), mcp('tools/list'), isTools));
     if (agents) {
@@ -297,6 +325,8 @@ try {
       m.echo = await run('tools/call echo', async () => measure(await at('project'), echo, isEcho));
     }
     b.doRead = await run('bare DO read', async () => measure(await at('js'), { method: 'GET', path: '/read', headers: {} }, okStatus));
+    b.rustObject = await run(`Rust Worker and object, tasks/get's exchange (${getBytes} bytes answered)`, async () =>
+      measure(await at('rust'), getExchange, okStatus));
     m.tasksGet = await run('tasks/get', async () => measure(await at('project'), mcp('tasks/get', { taskId: working.taskId }), isWorking));
     b.doWrite = await run('bare DO write', async () => measure(await at('js'), { method: 'POST', path: '/write', headers: {}, body: Buffer.alloc(0) }, okStatus));
     m.tasksUpdate = await run('tasks/update', async () => measure(await at('project'),
@@ -327,8 +357,11 @@ try {
     m.create.cancelled = cancelled;
     m.create.createdIncludingWarmup = ids.length;
 
-    report.baselines[mode] = b;
-    report.hotPaths[mode] = hotPathRows(m, b, agents);
+    rounds[mode].push({ m, b });
+  }
+  for (const [mode, done] of Object.entries(rounds)) {
+    report.baselines[mode] = medianFigures(done.map((r) => r.b));
+    report.hotPaths[mode] = medianRows(done.map((r) => hotPathRows(r.m, r.b, agents)));
   }
 
   // Per concurrency, back to back: the ceiling (bare Durable Objects, the JS baseline's

@@ -6,20 +6,21 @@ const fmt = (x, d = 0) => (x === null || x === undefined || Number.isNaN(x) ? '-
 /** Prints every table of `report` (run with `settings`, run.mjs's SETTINGS). */
 export function printTables(report, settings) {
   const line = (cells, widths) => cells.map((c, i) => (i === 0 || i === 4 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
-  const W = [26, 7, 7, 7, 22, 8, 6];
+  const W = [26, 7, 7, 7, 28, 8, 6];
   for (const [mode, rows] of Object.entries(report.hotPaths)) {
     const s = report.servers;
     const key = mode === 'wrangler' ? 'wranglerPort' : 'directPort';
     const portsNote = `${mode === 'wrangler' ? 'wrangler' : 'workerd'} ports: project ${s.project[key]}, JS ${s.js[key]}, Rust ${s.rust[key]}`
       + (s.agents ? `, agents peer ${s.agents[key]}, project without [assets] ${s.noAssets[key]}` : '');
-    console.log(`\n${mode === 'wrangler' ? "Via wrangler's port" : 'Direct to workerd'} (${settings.connections} connections, ${settings.seconds} s each after ${settings.warmupSeconds} s warm-up; ${portsNote})`);
-    console.log(line(['hot path', 'req/s', 'p50 ms', 'p99 ms', 'baseline', 'req/s', 'ratio'], W));
+    console.log(`\n${mode === 'wrangler' ? "Via wrangler's port" : 'Direct to workerd'} (${settings.connections} connections, ${settings.seconds} s each after ${settings.warmupSeconds} s warm-up; medians of ${settings.rounds ?? 1} rounds, the ratio the median of the rounds' ratios; ${portsNote})`);
+    console.log(line(['hot path', 'req/s', 'p50 ms', 'p99 ms', 'baseline', 'req/s', 'ratio'], W) + '  rounds');
     for (const r of rows) {
-      console.log(line([r.path, fmt(r.rps), fmt(r.p50, 1), fmt(r.p99, 1), r.baseline, fmt(r.baselineRps), `${fmt(r.ratio, 2)}×`], W) + (r.errors ? `  ${r.errors} ERRORS` : ''));
+      console.log(line([r.path, fmt(r.rps), fmt(r.p50, 1), fmt(r.p99, 1), r.baseline, fmt(r.baselineRps), `${fmt(r.ratio, 2)}×`], W)
+        + `  ${(r.rounds ?? []).map((x) => fmt(x, 2)).join(' ')}` + (r.errors ? `  ${r.errors} ERRORS` : ''));
     }
     const b = report.baselines[mode];
     const agents = b.agentsList ? `, agents tools/list ${fmt(b.agentsList.p50, 1)}/${fmt(b.agentsList.p99, 1)}, agents echo ${fmt(b.agentsEcho.p50, 1)}/${fmt(b.agentsEcho.p99, 1)}` : '';
-    console.log(`  baselines p50/p99 ms: JS no-op ${fmt(b.jsNoop.p50, 1)}/${fmt(b.jsNoop.p99, 1)}, Rust no-op ${fmt(b.rustNoop.p50, 1)}/${fmt(b.rustNoop.p99, 1)}, DO read ${fmt(b.doRead.p50, 1)}/${fmt(b.doRead.p99, 1)}, DO write ${fmt(b.doWrite.p50, 1)}/${fmt(b.doWrite.p99, 1)}, new object ${fmt(b.doNew.p50, 1)}/${fmt(b.doNew.p99, 1)}${agents}`);
+    console.log(`  baselines p50/p99 ms: JS no-op ${fmt(b.jsNoop.p50, 1)}/${fmt(b.jsNoop.p99, 1)}, Rust no-op ${fmt(b.rustNoop.p50, 1)}/${fmt(b.rustNoop.p99, 1)}${b.rustExchange ? `, Rust same exchange ${fmt(b.rustExchange.p50, 1)}/${fmt(b.rustExchange.p99, 1)}` : ''}${b.rustObject ? `, Rust + object ${fmt(b.rustObject.p50, 1)}/${fmt(b.rustObject.p99, 1)}` : ''}, DO read ${fmt(b.doRead.p50, 1)}/${fmt(b.doRead.p99, 1)}, DO write ${fmt(b.doWrite.p50, 1)}/${fmt(b.doWrite.p99, 1)}, new object ${fmt(b.doNew.p50, 1)}/${fmt(b.doNew.p99, 1)}${agents}`);
   }
   const ratio = (x) => (x === null || x === undefined ? '-' : `${fmt(x, 2)}×`);
   const cells = (cols, widths) => cols.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
