@@ -150,3 +150,58 @@ export async function listeningLifecycles(port, concurrency, seconds) {
   return { concurrency, seconds: window / 1000, lifecycles: durations.length, perSecond: durations.length / (window / 1000),
     p50: percentile(durations, 50), p99: percentile(durations, 99), errors, firstError };
 }
+
+/**
+ * `make bench`'s lifecycle runs, each concurrency of `settings.lifecycleConcurrency` in turn:
+ *
+ * Full task lifecycles (create slow_compute 0.2 s, poll tasks/get every pollIntervalMs =
+ * 100 ms until completed) at several concurrencies, through wrangler's port, each right after
+ * the same loop (`lifecycles`, through an adapter) against the lifecycle ceiling, the
+ * least a lifecycle can cost in this runtime: the JS baseline's POST /task (a new object named
+ * by a fresh id: one storage write + an alarm at 0.2 s, which writes the result) and GET
+ * /task/<id> (one storage read: working or completed), polled every 100 ms too; the table
+ * gives project per s ÷ ceiling per s. Each is followed at once by the same loop against
+ * the rmcp peer:
+ *   tests/bench/peer-rmcp/      a minimal native server on the official Rust SDK (rmcp 3.11,
+ *                               tokio + hyper; built by its build.sh, its own CARGO_TARGET_DIR)
+ *                               with the same slow_compute as a Tasks-extension tool; its tasks
+ *                               live in rmcp's in-memory TaskManager (not durable, one process),
+ *                               and it is reached on its own port (no proxy in front of it).
+ * Then the same lifecycles with pushed notifications: one subscriptions/listen stream per task,
+ * read to its end (the completed notification, which carries the result, then the listen
+ * result, so its connection is kept), nothing polled; the project
+ * only (rmcp's TaskManager sends no notifications/tasks), its ratios are to the ceiling and
+ * to the peer's polling at the same concurrency.
+ *
+ * `checked(label, result)` flags a result's errors; resolves to the report's
+ * `lifecycles` and `listeningLifecycles`.
+ */
+export async function lifecycleRuns({ ceilingPort, projectPort, peerPort, peerHeaders, settings, log, checked }) {
+  const out = { lifecycles: [], listeningLifecycles: [] };
+  const { lifecycleSeconds: seconds, pollIntervalMs: poll } = settings;
+  log(`full lifecycles through wrangler's port, each after the ceiling (JS baseline /task)${peerPort ? ' and followed by the rmcp peer' : ''}`);
+  for (const n of settings.lifecycleConcurrency) {
+    log(`  concurrency ${n}, ceiling`);
+    const ceiling = checked('ceiling', await lifecycles(ceilingTarget(ceilingPort), n, seconds, poll));
+    log(`  concurrency ${n}, project`);
+    const r = checked('project', await lifecycles(mcpTarget(projectPort), n, seconds, poll));
+    r.ceiling = ceiling;
+    r.ratioToCeiling = ceiling.perSecond ? r.perSecond / ceiling.perSecond : null;
+    if (peerPort) {
+      log(`  concurrency ${n}, rmcp peer`);
+      r.peer = checked('peer', await lifecycles(mcpTarget(peerPort, peerHeaders), n, seconds, poll));
+      r.ratioToPeer = r.peer.perSecond ? r.perSecond / r.peer.perSecond : null;
+    }
+    out.lifecycles.push(r);
+  }
+  log('full lifecycles with pushed notifications (subscriptions/listen) through wrangler\'s port');
+  for (const n of settings.lifecycleConcurrency) {
+    log(`  concurrency ${n}`);
+    const r = checked('project, listening', await listeningLifecycles(projectPort, n, seconds));
+    const polled = out.lifecycles.find((l) => l.concurrency === n);
+    if (polled?.ceiling?.perSecond) r.ratioToCeiling = r.perSecond / polled.ceiling.perSecond;
+    if (polled?.peer?.perSecond) r.ratioToPeer = r.perSecond / polled.peer.perSecond;
+    out.listeningLifecycles.push(r);
+  }
+  return out;
+}

@@ -34,24 +34,8 @@
 // and tools/list of the same build served without `[assets]` (a copy of wrangler.toml
 // without that section, ./no-assets/) vs the Rust no-op, which has none: what the local
 // assets router in front of the Worker costs each /mcp request under wrangler dev.
-// then full task lifecycles (create slow_compute 0.2 s, poll tasks/get every pollIntervalMs =
-// 100 ms until completed) at several concurrencies, through wrangler's port, each right after
-// the same loop (./lifecycles.mjs, through an adapter) against the lifecycle ceiling, the
-// least a lifecycle can cost in this runtime: the JS baseline's POST /task (a new object named
-// by a fresh id: one storage write + an alarm at 0.2 s, which writes the result) and GET
-// /task/<id> (one storage read: working or completed), polled every 100 ms too; the table
-// gives project per s ÷ ceiling per s. Each is followed at once by the same loop against
-// the rmcp peer:
-//   tests/bench/peer-rmcp/      a minimal native server on the official Rust SDK (rmcp 3.11,
-//                               tokio + hyper; built by its build.sh, its own CARGO_TARGET_DIR)
-//                               with the same slow_compute as a Tasks-extension tool; its tasks
-//                               live in rmcp's in-memory TaskManager (not durable, one process),
-//                               and it is reached on its own port (no proxy in front of it).
-// Then the same lifecycles with pushed notifications: one subscriptions/listen stream per task,
-// read to its end (the completed notification, which carries the result, then the listen
-// result, so its connection is kept), nothing polled; the project
-// only (rmcp's TaskManager sends no notifications/tasks), its ratios are to the ceiling and
-// to the peer's polling at the same concurrency.
+// Then full task lifecycles at several concurrencies, polling and then listening, beside the
+// lifecycle ceiling and the rmcp peer (./lifecycles.mjs says how).
 // Before the hot paths, cold starts (./coldstart.mjs): a fresh workerd process, hence a fresh
 // isolate, for the project, the Rust no-op and the JS no-op Worker, spawn → first good
 // response, in rounds; the table gives medians, maxima and project ÷ each no-op.
@@ -94,7 +78,7 @@ import { ROOT, TEST_VARS, startServer } from '../support/server.mjs';
 import { peerAgentsPackages, writeNoAssetsConfig } from './agents.mjs';
 import { coldStarts } from './coldstart.mjs';
 import { printTables } from './tables.mjs';
-import { ceilingTarget, lifecycles, listeningLifecycles, mcpTarget } from './lifecycles.mjs';
+import { ceilingTarget, lifecycleRuns } from './lifecycles.mjs';
 import { measure as measureLoad, newAgent, pool } from './measure.mjs';
 import { bundleSizes, hotPathRows, medianFigures, medianRows, serverLogs } from './report.mjs';
 import { BENCH_KEYS, benchApiKeys, directPort, mcpRequest, resultOf, send, startPeer, startWrangler, workerdPorts, workerdProcesses } from './servers.mjs';
@@ -364,34 +348,9 @@ try {
     report.hotPaths[mode] = medianRows(done.map((r) => hotPathRows(r.m, r.b, agents)));
   }
 
-  // Per concurrency, back to back: the ceiling (bare Durable Objects, the JS baseline's
-  // /task), the project, then the peer; all through the same loop (./lifecycles.mjs).
-  log(`full lifecycles through wrangler's port, each after the ceiling (JS baseline /task)${peer ? ' and followed by the rmcp peer' : ''}`);
-  const poll = SETTINGS.pollIntervalMs;
   const checked = (label, r) => { if (r.errors) { failed = true; log(`    ${label}: ${r.errors} errors, first: ${r.firstError}`); } return r; };
-  for (const n of SETTINGS.lifecycleConcurrency) {
-    log(`  concurrency ${n}, ceiling`);
-    const ceiling = checked('ceiling', await lifecycles(ceilingTarget(js.port), n, SETTINGS.lifecycleSeconds, poll));
-    log(`  concurrency ${n}, project`);
-    const r = checked('project', await lifecycles(mcpTarget(p), n, SETTINGS.lifecycleSeconds, poll));
-    r.ceiling = ceiling;
-    r.ratioToCeiling = ceiling.perSecond ? r.perSecond / ceiling.perSecond : null;
-    if (peer) {
-      log(`  concurrency ${n}, rmcp peer`);
-      r.peer = checked('peer', await lifecycles(mcpTarget(peer.port, PEER_HEADERS), n, SETTINGS.lifecycleSeconds, poll));
-      r.ratioToPeer = r.peer.perSecond ? r.perSecond / r.peer.perSecond : null;
-    }
-    report.lifecycles.push(r);
-  }
-  log('full lifecycles with pushed notifications (subscriptions/listen) through wrangler\'s port');
-  for (const n of SETTINGS.lifecycleConcurrency) {
-    log(`  concurrency ${n}`);
-    const r = checked('project, listening', await listeningLifecycles(p, n, SETTINGS.lifecycleSeconds));
-    const polled = report.lifecycles.find((l) => l.concurrency === n);
-    if (polled?.ceiling?.perSecond) r.ratioToCeiling = r.perSecond / polled.ceiling.perSecond;
-    if (polled?.peer?.perSecond) r.ratioToPeer = r.perSecond / polled.peer.perSecond;
-    report.listeningLifecycles.push(r);
-  }
+  Object.assign(report, await lifecycleRuns({ ceilingPort: js.port, projectPort: p, peerPort: peer?.port, peerHeaders: PEER_HEADERS,
+    settings: SETTINGS, log, checked }));
   await call(setupAgent, p, mcp('tasks/cancel', { taskId: working.taskId }));
   await call(setupAgent, p, mcp('tasks/cancel', { taskId: asking.taskId }));
   setupAgent.destroy();
