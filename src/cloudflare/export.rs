@@ -193,103 +193,105 @@ impl TaskExport {
     }
 }
 
-/// A Durable Object class that answers requests and its alarm, and nothing else (every
-/// class but the task object, which also takes WebSocket events): what [`ObjectExport`]
-/// runs under the guard and the bench build's meter.
+/// The `SessionObject` class: one object per 2025-11-25 session ([`SessionRunner`]).
 #[doc(hidden)]
-pub trait Runner: Sized + 'static {
-    /// The class's name, as `wrangler.toml` binds it and the guard's log lines say it.
-    const CLASS: &'static str;
-    fn make(state: worker::State, env: Env, build: fn() -> Server) -> Self;
-    fn request(
-        self: Rc<Self>,
-        req: web_sys::Request,
-    ) -> impl Future<Output = worker::Result<web_sys::Response>>;
-    fn wake(self: Rc<Self>) -> impl Future<Output = worker::Result<web_sys::Response>>;
-}
+pub struct SessionExport(Rc<SessionRunner>, Meter);
 
-/// One such class's export: its runner, the guard around each invocation, the meter.
-#[doc(hidden)]
-pub struct ObjectExport<R>(Rc<R>, Meter);
-
-impl<R: Runner> ObjectExport<R> {
+impl SessionExport {
     pub fn new(state: DurableObjectState, env: Env, build: fn() -> Server) -> Self {
-        ObjectExport(
-            Rc::new(R::make(state.into(), env, build)),
-            Meter::new(R::CLASS),
-        )
+        let runner = SessionRunner::new(state.into(), env, build);
+        SessionExport(Rc::new(runner), Meter::new(bench::SESSION))
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
+        let runner = self.0.clone();
         let raw = js(&req);
-        let work = respond_to(self.0.clone().request(req));
+        let work = async move { respond(runner.fetch(req).await) };
         let work = self.1.run(Invocation::Request, work);
-        guarded(R::CLASS, "fetch", &raw, &JsValue::NULL, work)
+        guarded("SessionObject", "fetch", &raw, &JsValue::NULL, work)
     }
 
+    /// An idle session's expiry.
     pub fn alarm(&self) -> Promise {
-        let work = respond_to(self.0.clone().wake());
+        let runner = self.0.clone();
+        let work = async move { respond(runner.alarm().await) };
         let work = self.1.run(Invocation::Alarm, work);
-        guarded(R::CLASS, "alarm", &JsValue::NULL, &JsValue::NULL, work)
+        guarded(
+            "SessionObject",
+            "alarm",
+            &JsValue::NULL,
+            &JsValue::NULL,
+            work,
+        )
     }
 }
 
-async fn respond_to(work: impl Future<Output = worker::Result<web_sys::Response>>) -> Outcome {
-    respond(work.await)
-}
-
-/// The `SessionObject` class: one object per 2025-11-25 session; its alarm ends an idle
-/// session.
+/// The `PrincipalObject` class: one object per principal, its quota ledger
+/// ([`PrincipalRunner`]).
 #[doc(hidden)]
-pub type SessionExport = ObjectExport<SessionRunner>;
+pub struct PrincipalExport(Rc<PrincipalRunner>, Meter);
 
-impl Runner for SessionRunner {
-    const CLASS: &'static str = bench::SESSION;
-    fn make(state: worker::State, env: Env, build: fn() -> Server) -> Self {
-        SessionRunner::new(state, env, build)
+impl PrincipalExport {
+    pub fn new(state: DurableObjectState, env: Env) -> Self {
+        let runner = PrincipalRunner::new(state.into(), env);
+        PrincipalExport(Rc::new(runner), Meter::new(bench::PRINCIPAL))
     }
-    async fn request(self: Rc<Self>, req: web_sys::Request) -> worker::Result<web_sys::Response> {
-        self.fetch(req).await.map(Into::into)
-    }
-    async fn wake(self: Rc<Self>) -> worker::Result<web_sys::Response> {
-        self.alarm().await.map(Into::into)
-    }
-}
 
-/// The `PrincipalObject` class: one object per principal, its quota ledger; its alarm
-/// cleans up an abandoned principal.
-#[doc(hidden)]
-pub type PrincipalExport = ObjectExport<PrincipalRunner>;
+    pub fn fetch(&self, req: web_sys::Request) -> Promise {
+        let runner = self.0.clone();
+        let raw = js(&req);
+        let work = async move { respond(runner.fetch(req).await) };
+        let work = self.1.run(Invocation::Request, work);
+        guarded("PrincipalObject", "fetch", &raw, &JsValue::NULL, work)
+    }
 
-impl Runner for PrincipalRunner {
-    const CLASS: &'static str = bench::PRINCIPAL;
-    fn make(state: worker::State, _env: Env, _build: fn() -> Server) -> Self {
-        PrincipalRunner::new(state)
-    }
-    async fn request(self: Rc<Self>, req: web_sys::Request) -> worker::Result<web_sys::Response> {
-        self.fetch(req).await
-    }
-    async fn wake(self: Rc<Self>) -> worker::Result<web_sys::Response> {
-        self.alarm().await.map(Into::into)
+    /// An abandoned principal's cleanup.
+    pub fn alarm(&self) -> Promise {
+        let runner = self.0.clone();
+        let work = async move { respond(runner.alarm().await) };
+        let work = self.1.run(Invocation::Alarm, work);
+        guarded(
+            "PrincipalObject",
+            "alarm",
+            &JsValue::NULL,
+            &JsValue::NULL,
+            work,
+        )
     }
 }
 
 /// The `UpstreamObject` class (gateway builds): one object per upstream, the watcher that
-/// hears its tool list change; its alarm is one hold of the upstream's stream.
+/// hears its tool list change ([`UpstreamRunner`](super::UpstreamRunner)).
 #[cfg(feature = "gateway")]
 #[doc(hidden)]
-pub type UpstreamExport = ObjectExport<super::UpstreamRunner>;
+pub struct UpstreamExport(Rc<super::UpstreamRunner>, Meter);
 
 #[cfg(feature = "gateway")]
-impl Runner for super::UpstreamRunner {
-    const CLASS: &'static str = bench::UPSTREAM;
-    fn make(state: worker::State, env: Env, build: fn() -> Server) -> Self {
-        super::UpstreamRunner::new(state, env, build)
+impl UpstreamExport {
+    pub fn new(state: DurableObjectState, env: Env, build: fn() -> Server) -> Self {
+        let runner = super::UpstreamRunner::new(state.into(), env, build);
+        UpstreamExport(Rc::new(runner), Meter::new(bench::UPSTREAM))
     }
-    async fn request(self: Rc<Self>, req: web_sys::Request) -> worker::Result<web_sys::Response> {
-        self.fetch(req).await
+
+    pub fn fetch(&self, req: web_sys::Request) -> Promise {
+        let runner = self.0.clone();
+        let raw = js(&req);
+        let work = async move { respond(runner.fetch(req).await) };
+        let work = self.1.run(Invocation::Request, work);
+        guarded("UpstreamObject", "fetch", &raw, &JsValue::NULL, work)
     }
-    async fn wake(self: Rc<Self>) -> worker::Result<web_sys::Response> {
-        self.alarm().await.map(Into::into)
+
+    /// One hold of the upstream's stream.
+    pub fn alarm(&self) -> Promise {
+        let runner = self.0.clone();
+        let work = async move { respond(runner.alarm().await) };
+        let work = self.1.run(Invocation::Alarm, work);
+        guarded(
+            "UpstreamObject",
+            "alarm",
+            &JsValue::NULL,
+            &JsValue::NULL,
+            work,
+        )
     }
 }

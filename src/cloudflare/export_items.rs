@@ -66,8 +66,40 @@ macro_rules! __export_worker_items {
                 }
             }
 
-            $crate::__export_object!(SessionObject, SessionExport, $server);
-            $crate::__export_object!(PrincipalObject, PrincipalExport, $server);
+            #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
+            pub struct SessionObject(__mte::SessionExport);
+
+            #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
+            impl SessionObject {
+                #[wasm_bindgen(constructor)]
+                pub fn new(state: __mte::JsState, env: __mte::JsEnv) -> SessionObject {
+                    SessionObject(__mte::SessionExport::new(state, env, $server))
+                }
+                pub fn fetch(&self, req: __mte::JsRequest) -> __mte::Promise {
+                    self.0.fetch(req)
+                }
+                pub fn alarm(&self) -> __mte::Promise {
+                    self.0.alarm()
+                }
+            }
+
+            #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
+            pub struct PrincipalObject(__mte::PrincipalExport);
+
+            #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
+            impl PrincipalObject {
+                #[wasm_bindgen(constructor)]
+                pub fn new(state: __mte::JsState, env: __mte::JsEnv) -> PrincipalObject {
+                    PrincipalObject(__mte::PrincipalExport::new(state, env))
+                }
+                pub fn fetch(&self, req: __mte::JsRequest) -> __mte::Promise {
+                    self.0.fetch(req)
+                }
+                pub fn alarm(&self) -> __mte::Promise {
+                    self.0.alarm()
+                }
+            }
+
             $crate::__export_gateway_items!($server);
         };
     };
@@ -80,32 +112,14 @@ macro_rules! __export_worker_items {
 #[macro_export]
 macro_rules! __export_gateway_items {
     ($server:path) => {
-        $crate::__export_object!(UpstreamObject, UpstreamExport, $server);
-    };
-}
-
-/// Without the `gateway` feature there is no upstream to watch.
-#[cfg(not(feature = "gateway"))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __export_gateway_items {
-    ($server:path) => {};
-}
-
-/// A Durable Object class that answers requests and its alarm
-/// ([`ObjectExport`](super::export::ObjectExport)): the class `$class`, around `$export`.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __export_object {
-    ($class:ident, $export:ident, $server:path) => {
         #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
-        pub struct $class(__mte::$export);
+        pub struct UpstreamObject(__mte::UpstreamExport);
 
         #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
-        impl $class {
+        impl UpstreamObject {
             #[wasm_bindgen(constructor)]
-            pub fn new(state: __mte::JsState, env: __mte::JsEnv) -> $class {
-                $class(__mte::$export::new(state, env, $server))
+            pub fn new(state: __mte::JsState, env: __mte::JsEnv) -> UpstreamObject {
+                UpstreamObject(__mte::UpstreamExport::new(state, env, $server))
             }
             pub fn fetch(&self, req: __mte::JsRequest) -> __mte::Promise {
                 self.0.fetch(req)
@@ -115,4 +129,12 @@ macro_rules! __export_object {
             }
         }
     };
+}
+
+/// Without the `gateway` feature there is no upstream to watch.
+#[cfg(not(feature = "gateway"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __export_gateway_items {
+    ($server:path) => {};
 }

@@ -32,7 +32,7 @@ fn failed(e: LedgerError) -> worker::Error {
 }
 
 impl PrincipalRunner {
-    pub fn new(state: State) -> Self {
+    pub fn new(state: State, _env: Env) -> Self {
         PrincipalRunner {
             state,
             ledger: Mirror::new(LEDGER_KEY, PRINCIPAL),
