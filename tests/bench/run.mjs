@@ -116,6 +116,16 @@ async function call(agent, port, req) { return resultOf(await send(agent, port, 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const measure = (port, req, check) => measureLoad(port, req, check, SETTINGS);
 
+/**
+ * The project's request `req` as the Rust baseline repeats it at `path` (with nothing of
+ * the protocol): the same request, asking for as many bytes as the project answered it with.
+ */
+async function sameExchange(port, req, path) {
+  const answered = await fetch(`http://127.0.0.1:${port}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
+  const bytes = (await answered.arrayBuffer()).byteLength;
+  return { bytes, request: { ...req, path, headers: { ...req.headers, 'x-answer-bytes': String(bytes) } } };
+}
+
 // ---------------------------------------------------------------- the run
 
 const servers = [];
@@ -229,12 +239,12 @@ try {
   const working = await call(setupAgent, p, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 3600 } }));
   if (working.resultType !== 'task') throw new Error(`slow_compute did not become a task: ${JSON.stringify(working)}`);
   report.serverPollIntervalMs = working.pollIntervalMs ?? null; // what lifecycle clients wait between polls
-  // tasks/get's exchange, for the Rust baseline's Worker and object to repeat (its POST
-  // /object): the same body, passed to an object that reads one key and answers as many bytes.
-  const got = mcp('tasks/get', { taskId: working.taskId });
-  const getBytes = (await (await fetch(`http://127.0.0.1:${p}/mcp`, { method: 'POST', headers: got.headers, body: got.body })).arrayBuffer()).byteLength;
-  const getExchange = { ...got, path: '/object', headers: { ...got.headers, 'x-answer-bytes': String(getBytes) } };
-  report.tasksGetBytes = getBytes;
+  // The exchanges the Rust baseline repeats: tools/list's (POST /) and tasks/get's through
+  // its object (POST /object).
+  const listExchange = await sameExchange(p, mcp('tools/list'), '/');
+  const getExchange = await sameExchange(p, mcp('tasks/get', { taskId: working.taskId }), '/object');
+  report.toolsListBytes = listExchange.bytes;
+  report.tasksGetBytes = getExchange.bytes;
   const asking = await call(setupAgent, p, mcp('tools/call', { name: 'confirm_delete', arguments: { filename: 'x' } }));
   for (let i = 0; asking.status !== 'input_required'; i++) {
     if (i > 100) throw new Error(`confirm_delete never reached input_required: ${JSON.stringify(asking)}`);
@@ -262,13 +272,6 @@ try {
     else log(`${k}: wrangler port ${s.wranglerPort}${s.directPort ? `, workerd port ${s.directPort} (pid ${s.workerdPid})` : ''}`);
   }
 
-  // The least tools/list's exchange costs here: the Rust baseline reads the same POST and
-  // answers as many bytes of JSON as the project's answer has (tests/bench/baseline-rust).
-  const list = await fetch(`http://127.0.0.1:${p}/mcp`, { method: 'POST', headers: mcp('tools/list').headers, body: mcp('tools/list').body });
-  const listBytes = (await list.arrayBuffer()).byteLength;
-  const listed = mcp('tools/list');
-  const listExchange = { ...listed, path: '/', headers: { ...listed.headers, 'x-answer-bytes': String(listBytes) } };
-  report.toolsListBytes = listBytes;
   const isTools = (r) => { if (!Array.isArray(resultOf(r).tools)) throw new Error('no tools'); };
   const isWorking = (r) => { const t = resultOf(r); if (t.status !== 'working') throw new Error(`task is ${t.status}`); };
   const isAck = (r) => { resultOf(r); };
@@ -299,8 +302,8 @@ try {
     // Each pair back to back, the baseline first.
     b.jsNoop = await run('JS no-op Worker', async () => measure(await at('js'), { method: 'GET', path: '/noop', headers: {} }, okStatus));
     b.rustNoop = await run('Rust no-op Worker', async () => measure(await at('rust'), { method: 'GET', path: '/', headers: {} }, okStatus));
-    b.rustExchange = await run(`Rust Worker, tools/list's exchange (the POST read, ${listBytes} bytes answered)`, async () =>
-      measure(await at('rust'), listExchange, okStatus));
+    b.rustExchange = await run(`Rust Worker, tools/list's exchange (the POST read, ${listExchange.bytes} bytes answered)`, async () =>
+      measure(await at('rust'), listExchange.request, okStatus));
     if (agents) b.agentsList = await run('agents peer: tools/list', async () => measure(await at('agents'), mcp('tools/list'), isTools));
     m.toolsList = await run('tools/list', async () => measure(await at('project'), mcp('tools/list'), isTools));
     if (agents) {
@@ -309,8 +312,8 @@ try {
       m.echo = await run('tools/call echo', async () => measure(await at('project'), echo, isEcho));
     }
     b.doRead = await run('bare DO read', async () => measure(await at('js'), { method: 'GET', path: '/read', headers: {} }, okStatus));
-    b.rustObject = await run(`Rust Worker and object, tasks/get's exchange (${getBytes} bytes answered)`, async () =>
-      measure(await at('rust'), getExchange, okStatus));
+    b.rustObject = await run(`Rust Worker and object, tasks/get's exchange (${getExchange.bytes} bytes answered)`, async () =>
+      measure(await at('rust'), getExchange.request, okStatus));
     m.tasksGet = await run('tasks/get', async () => measure(await at('project'), mcp('tasks/get', { taskId: working.taskId }), isWorking));
     b.doWrite = await run('bare DO write', async () => measure(await at('js'), { method: 'POST', path: '/write', headers: {}, body: Buffer.alloc(0) }, okStatus));
     m.tasksUpdate = await run('tasks/update', async () => measure(await at('project'),

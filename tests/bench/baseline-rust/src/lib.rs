@@ -35,9 +35,7 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> Result<Response> {
     let mut reply = stub
         .fetch_with_request(Request::new_with_init("https://object/", &init)?)
         .await?;
-    let mut response = Response::from_bytes(reply.bytes().await?)?;
-    response.headers_mut().set("content-type", "application/json")?;
-    Ok(response)
+    json(reply.bytes().await?)
 }
 
 /// `{"a":"…"}`: valid JSON of `x-answer-bytes` bytes (`otherwise` without the header).
@@ -50,6 +48,11 @@ fn answer(size: Option<&str>, otherwise: usize) -> Result<Response> {
     bytes.extend_from_slice(b"{\"a\":\"");
     bytes.resize(size - 2, b'x');
     bytes.extend_from_slice(b"\"}");
+    json(bytes)
+}
+
+/// `bytes` answered as JSON.
+fn json(bytes: Vec<u8>) -> Result<Response> {
     let mut response = Response::from_bytes(bytes)?;
     response.headers_mut().set("content-type", "application/json")?;
     Ok(response)
