@@ -31,16 +31,27 @@ export const TEST_VARS = {
   QUOTA_LISTEN_STREAMS: '100',
 };
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
+// Ports this process has handed out: the kernel may give a just-closed port again at once,
+// and two servers told the same port (a Worker and its issuer, say) make the second fail.
+const handedOut = new Set();
+
+/** A loopback port free now and not handed out before by this process. */
+export async function freePort() {
+  for (;;) {
+    const port = await new Promise((resolve, reject) => {
+      const srv = createServer();
+      srv.unref();
+      srv.on('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const { port: bound } = srv.address();
+        srv.close(() => resolve(bound));
+      });
     });
-  });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 /**
