@@ -109,6 +109,12 @@ pub(crate) fn built(
     })
 }
 
+/// A refusal of the core, or any other error, as the runtime's error (the guard logs it
+/// and answers JSON-RPC -32603).
+pub(crate) fn rust_error(e: impl std::fmt::Display) -> worker::Error {
+    worker::Error::RustError(e.to_string())
+}
+
 pub(crate) fn now_ms() -> u64 {
     Date::now().as_millis()
 }

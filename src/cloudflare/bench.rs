@@ -36,14 +36,7 @@ pub(crate) const PRINCIPAL: &str = "PrincipalObject";
 #[cfg(feature = "gateway")]
 pub(crate) const UPSTREAM: &str = "UpstreamObject";
 
-/// What an object is invoked for: a request, an alarm, a WebSocket message (each
-/// counted), or another WebSocket event (close, error: awake time only).
-pub(crate) enum Invocation {
-    Request,
-    Alarm,
-    WebSocketMessage,
-    WebSocketEvent,
-}
+pub(crate) use crate::ops::counters::Invocation;
 
 #[cfg(feature = "bench-counters")]
 mod on;

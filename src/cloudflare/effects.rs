@@ -3,7 +3,7 @@
 //! session all perform with these.
 
 use super::creation::Objects;
-use super::job::{self, Channel};
+use super::job;
 use super::leave::Leave;
 use super::{WorkerHost, new_task_id};
 use crate::host::Host;
@@ -58,27 +58,10 @@ impl<'a> Effects for WorkerEffects<'a> {
         run: JobRun,
         via: &Via<'_>,
     ) -> HttpResponse {
-        let channel = Channel {
-            via,
-            trace: self.objects.trace,
-        };
-        job::detach(
-            self.objects.server,
-            self.objects.env,
-            ctx,
-            record,
-            run,
-            &channel,
-            self.leave,
-        )
-        .await
+        job::detach(&self.objects, ctx, record, run, via, self.leave).await
     }
 
     async fn follow(&self, ctx: &Context, run: JobRun, via: &Via<'_>) -> HttpResponse {
-        let channel = Channel {
-            via,
-            trace: self.objects.trace,
-        };
-        job::follow(self.objects.server, self.objects.env, ctx, run, &channel).await
+        job::follow(&self.objects, ctx, run, via).await
     }
 }

@@ -9,6 +9,7 @@
 use super::bench::{self, Invocation, Meter};
 use super::{PrincipalRunner, SessionRunner, TaskRunner};
 use crate::server::Server;
+use std::pin::Pin;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use worker::wasm_bindgen_futures::future_to_promise;
@@ -193,70 +194,82 @@ impl TaskExport {
     }
 }
 
+/// An object class without WebSockets (the session, principal and upstream objects): its
+/// name, as the guard and the counts say it, and its meter. One copy of the meter's and the
+/// promise's glue serves all three (the work is boxed, not generic).
+#[doc(hidden)]
+pub struct Class(&'static str, Meter);
+
+impl Class {
+    fn new(name: &'static str) -> Class {
+        Class(name, Meter::new(name))
+    }
+
+    /// A `fetch` of `request` (its JS object: the guard's JSON-RPC id and request id).
+    fn fetch(&self, request: &JsValue, work: impl Future<Output = Outcome> + 'static) -> Promise {
+        self.invoke("fetch", Invocation::Request, request, Box::pin(work))
+    }
+
+    fn alarm(&self, work: impl Future<Output = Outcome> + 'static) -> Promise {
+        self.invoke("alarm", Invocation::Alarm, &JsValue::NULL, Box::pin(work))
+    }
+
+    fn invoke(
+        &self,
+        method: &str,
+        kind: Invocation,
+        request: &JsValue,
+        work: Pin<Box<dyn Future<Output = Outcome>>>,
+    ) -> Promise {
+        let work = self.1.run(kind, work);
+        guarded(self.0, method, request, &JsValue::NULL, work)
+    }
+}
+
 /// The `SessionObject` class: one object per 2025-11-25 session ([`SessionRunner`]).
 #[doc(hidden)]
-pub struct SessionExport(Rc<SessionRunner>, Meter);
+pub struct SessionExport(Rc<SessionRunner>, Class);
 
 impl SessionExport {
     pub fn new(state: DurableObjectState, env: Env, build: fn() -> Server) -> Self {
         let runner = SessionRunner::new(state.into(), env, build);
-        SessionExport(Rc::new(runner), Meter::new(bench::SESSION))
+        SessionExport(Rc::new(runner), Class::new(bench::SESSION))
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
-        let runner = self.0.clone();
-        let raw = js(&req);
-        let work = async move { respond(runner.fetch(req).await) };
-        let work = self.1.run(Invocation::Request, work);
-        guarded("SessionObject", "fetch", &raw, &JsValue::NULL, work)
+        let (runner, raw) = (self.0.clone(), js(&req));
+        self.1
+            .fetch(&raw, async move { respond(runner.fetch(req).await) })
     }
 
     /// An idle session's expiry.
     pub fn alarm(&self) -> Promise {
         let runner = self.0.clone();
-        let work = async move { respond(runner.alarm().await) };
-        let work = self.1.run(Invocation::Alarm, work);
-        guarded(
-            "SessionObject",
-            "alarm",
-            &JsValue::NULL,
-            &JsValue::NULL,
-            work,
-        )
+        self.1.alarm(async move { respond(runner.alarm().await) })
     }
 }
 
 /// The `PrincipalObject` class: one object per principal, its quota ledger
 /// ([`PrincipalRunner`]).
 #[doc(hidden)]
-pub struct PrincipalExport(Rc<PrincipalRunner>, Meter);
+pub struct PrincipalExport(Rc<PrincipalRunner>, Class);
 
 impl PrincipalExport {
-    pub fn new(state: DurableObjectState, env: Env) -> Self {
+    pub fn new(state: DurableObjectState, env: Env, _build: fn() -> Server) -> Self {
         let runner = PrincipalRunner::new(state.into(), env);
-        PrincipalExport(Rc::new(runner), Meter::new(bench::PRINCIPAL))
+        PrincipalExport(Rc::new(runner), Class::new(bench::PRINCIPAL))
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
-        let runner = self.0.clone();
-        let raw = js(&req);
-        let work = async move { respond(runner.fetch(req).await) };
-        let work = self.1.run(Invocation::Request, work);
-        guarded("PrincipalObject", "fetch", &raw, &JsValue::NULL, work)
+        let (runner, raw) = (self.0.clone(), js(&req));
+        self.1
+            .fetch(&raw, async move { respond(runner.fetch(req).await) })
     }
 
     /// An abandoned principal's cleanup.
     pub fn alarm(&self) -> Promise {
         let runner = self.0.clone();
-        let work = async move { respond(runner.alarm().await) };
-        let work = self.1.run(Invocation::Alarm, work);
-        guarded(
-            "PrincipalObject",
-            "alarm",
-            &JsValue::NULL,
-            &JsValue::NULL,
-            work,
-        )
+        self.1.alarm(async move { respond(runner.alarm().await) })
     }
 }
 
@@ -264,34 +277,24 @@ impl PrincipalExport {
 /// hears its tool list change ([`UpstreamRunner`](super::UpstreamRunner)).
 #[cfg(feature = "gateway")]
 #[doc(hidden)]
-pub struct UpstreamExport(Rc<super::UpstreamRunner>, Meter);
+pub struct UpstreamExport(Rc<super::UpstreamRunner>, Class);
 
 #[cfg(feature = "gateway")]
 impl UpstreamExport {
     pub fn new(state: DurableObjectState, env: Env, build: fn() -> Server) -> Self {
         let runner = super::UpstreamRunner::new(state.into(), env, build);
-        UpstreamExport(Rc::new(runner), Meter::new(bench::UPSTREAM))
+        UpstreamExport(Rc::new(runner), Class::new(bench::UPSTREAM))
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
-        let runner = self.0.clone();
-        let raw = js(&req);
-        let work = async move { respond(runner.fetch(req).await) };
-        let work = self.1.run(Invocation::Request, work);
-        guarded("UpstreamObject", "fetch", &raw, &JsValue::NULL, work)
+        let (runner, raw) = (self.0.clone(), js(&req));
+        self.1
+            .fetch(&raw, async move { respond(runner.fetch(req).await) })
     }
 
     /// One hold of the upstream's stream.
     pub fn alarm(&self) -> Promise {
         let runner = self.0.clone();
-        let work = async move { respond(runner.alarm().await) };
-        let work = self.1.run(Invocation::Alarm, work);
-        guarded(
-            "UpstreamObject",
-            "alarm",
-            &JsValue::NULL,
-            &JsValue::NULL,
-            work,
-        )
+        self.1.alarm(async move { respond(runner.alarm().await) })
     }
 }

@@ -66,40 +66,8 @@ macro_rules! __export_worker_items {
                 }
             }
 
-            #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
-            pub struct SessionObject(__mte::SessionExport);
-
-            #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
-            impl SessionObject {
-                #[wasm_bindgen(constructor)]
-                pub fn new(state: __mte::JsState, env: __mte::JsEnv) -> SessionObject {
-                    SessionObject(__mte::SessionExport::new(state, env, $server))
-                }
-                pub fn fetch(&self, req: __mte::JsRequest) -> __mte::Promise {
-                    self.0.fetch(req)
-                }
-                pub fn alarm(&self) -> __mte::Promise {
-                    self.0.alarm()
-                }
-            }
-
-            #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
-            pub struct PrincipalObject(__mte::PrincipalExport);
-
-            #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
-            impl PrincipalObject {
-                #[wasm_bindgen(constructor)]
-                pub fn new(state: __mte::JsState, env: __mte::JsEnv) -> PrincipalObject {
-                    PrincipalObject(__mte::PrincipalExport::new(state, env))
-                }
-                pub fn fetch(&self, req: __mte::JsRequest) -> __mte::Promise {
-                    self.0.fetch(req)
-                }
-                pub fn alarm(&self) -> __mte::Promise {
-                    self.0.alarm()
-                }
-            }
-
+            $crate::__export_object!(SessionObject, SessionExport, $server);
+            $crate::__export_object!(PrincipalObject, PrincipalExport, $server);
             $crate::__export_gateway_items!($server);
         };
     };
@@ -112,22 +80,7 @@ macro_rules! __export_worker_items {
 #[macro_export]
 macro_rules! __export_gateway_items {
     ($server:path) => {
-        #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
-        pub struct UpstreamObject(__mte::UpstreamExport);
-
-        #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
-        impl UpstreamObject {
-            #[wasm_bindgen(constructor)]
-            pub fn new(state: __mte::JsState, env: __mte::JsEnv) -> UpstreamObject {
-                UpstreamObject(__mte::UpstreamExport::new(state, env, $server))
-            }
-            pub fn fetch(&self, req: __mte::JsRequest) -> __mte::Promise {
-                self.0.fetch(req)
-            }
-            pub fn alarm(&self) -> __mte::Promise {
-                self.0.alarm()
-            }
-        }
+        $crate::__export_object!(UpstreamObject, UpstreamExport, $server);
     };
 }
 
@@ -137,4 +90,30 @@ macro_rules! __export_gateway_items {
 #[macro_export]
 macro_rules! __export_gateway_items {
     ($server:path) => {};
+}
+
+/// One object class without WebSockets (session, principal, upstream): its constructor,
+/// `fetch` and `alarm`, handed to `$export` (written inside [`__export_worker_items`]'s
+/// block, whose `use`s name `__mte` and `wasm_bindgen`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __export_object {
+    ($class:ident, $export:ident, $server:path) => {
+        #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
+        pub struct $class(__mte::$export);
+
+        #[wasm_bindgen(wasm_bindgen = wasm_bindgen)]
+        impl $class {
+            #[wasm_bindgen(constructor)]
+            pub fn new(state: __mte::JsState, env: __mte::JsEnv) -> $class {
+                $class(__mte::$export::new(state, env, $server))
+            }
+            pub fn fetch(&self, req: __mte::JsRequest) -> __mte::Promise {
+                self.0.fetch(req)
+            }
+            pub fn alarm(&self) -> __mte::Promise {
+                self.0.alarm()
+            }
+        }
+    };
 }

@@ -18,7 +18,7 @@ use crate::server::follower::Follower;
 use crate::server::jobs::{self, JobRun};
 use crate::server::perform::Via;
 use crate::server::wait::{self, Followed};
-use crate::server::{Context, Server, error_response};
+use crate::server::{Context, error_response};
 use crate::tasks::protocol::{ObjectError, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use futures_util::future::{Either, select};
@@ -26,37 +26,26 @@ use serde_json::Value;
 use std::pin::pin;
 use worker::Env;
 
-/// How a job's questions and progress travel in this request (the core's rule,
-/// `perform::Via`), and the Worker's request id for the objects' log lines.
-pub(crate) struct Channel<'a> {
-    pub(crate) via: &'a Via<'a>,
-    pub(crate) trace: Option<&'a str>,
-}
-
 /// [`crate::server::Action::Detach`]: creates the job's task under the caller's quotas
 /// (the run was counted already), then follows it. A caller that `leave`s before the
-/// handle is answered cancels the job: nobody else holds it (`leave`).
+/// handle is answered cancels the job: nobody else holds it (`leave`). `via`: how its
+/// questions and progress travel in this request (the core's rule, `perform::Via`).
 pub(crate) async fn detach(
-    server: &Server,
-    env: &Env,
+    objects: &Objects<'_>,
     ctx: &Context,
     mut record: Box<TaskRecord>,
     mut run: JobRun,
-    channel: &Channel<'_>,
+    via: &Via<'_>,
     leave: &Leave,
 ) -> HttpResponse {
+    let Objects { server, env, trace } = *objects;
     match new_task_id() {
         Ok(id) => record.assign_id(id),
         Err(e) => return server.object_unreachable(&run.request_id, &e.to_string(), &run.envelope),
     }
     run.job = record.task_id().to_owned();
-    let objects = Objects {
-        server,
-        env,
-        trace: channel.trace,
-    };
     let quotas = server.config.quotas;
-    let stored = store_new_task(&objects, quotas, &ctx.principal, record, true).await;
+    let stored = store_new_task(objects, quotas, &ctx.principal, record, true).await;
     match stored {
         Err(refused) => error_response(Some(&run.request_id), &refused, &run.envelope),
         Ok(Ok((status, body))) if status != crate::tasks::protocol::RESULT_STATUS => {
@@ -68,17 +57,12 @@ pub(crate) async fn detach(
                 run.request_id.clone(),
                 run.envelope.clone(),
             );
-            match select(
-                pin!(follow(server, env, ctx, run, channel)),
-                pin!(leave.left()),
-            )
-            .await
-            {
+            match select(pin!(follow(objects, ctx, run, via)), pin!(leave.left())).await {
                 Either::Left((answer, _)) => answer,
                 Either::Right(_) => {
                     let cancel = jobs::abandoned(&job);
                     let (env, principal) = (env.clone(), ctx.principal.clone());
-                    let trace = channel.trace.map(str::to_owned);
+                    let trace = trace.map(str::to_owned);
                     let settings = server.config.log;
                     leave
                         .keep(async move {
@@ -115,20 +99,15 @@ async fn abandon(
 /// [`crate::server::Action::Job`]: follows the job (`server::wait`) on its watch
 /// socket (`watcher`) until the job's follower answers or the wait is over.
 pub(crate) async fn follow(
-    server: &Server,
-    env: &Env,
+    objects: &Objects<'_>,
     ctx: &Context,
     run: JobRun,
-    channel: &Channel<'_>,
+    via: &Via<'_>,
 ) -> HttpResponse {
+    let Objects { server, env, trace } = *objects;
     let follower = Follower::of_server(&server.config, now_ms(), Some(run.wait_ms));
-    let mut watcher = Watcher::new(env, &run.job, &ctx.principal, channel.trace, follower);
-    let objects = Objects {
-        server,
-        env,
-        trace: channel.trace,
-    };
-    wait::follow(server, &objects, &mut watcher, ctx, &run, channel.via).await
+    let mut watcher = Watcher::new(env, &run.job, &ctx.principal, trace, follower);
+    wait::follow(server, objects, &mut watcher, ctx, &run, via).await
 }
 
 impl Followed for Watcher {

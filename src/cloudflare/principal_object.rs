@@ -9,7 +9,7 @@ use super::rpc::{exchange, object_reply, request_body};
 use crate::auth::anonymous::ledger_name;
 use crate::error::McpError;
 use crate::objects::Write;
-use crate::objects::principal::{self, LEDGER_KEY, LedgerError, LedgerPlatform};
+use crate::objects::principal::{self, LEDGER_KEY, LedgerPlatform};
 use crate::quota::{INDEX_PREFIX, LedgerRequest, Reply};
 use crate::server::slot::Ledgers;
 use crate::tasks::protocol::{ObjectError, ObjectReply};
@@ -25,10 +25,6 @@ pub struct PrincipalRunner {
     /// The [`LEDGER_KEY`] row as this instance last read or wrote it (`super::mirror`): a
     /// warm ledger answers without reading it again.
     ledger: Mirror,
-}
-
-fn failed(e: LedgerError) -> worker::Error {
-    worker::Error::RustError(e.to_string())
 }
 
 impl PrincipalRunner {
@@ -49,7 +45,7 @@ impl PrincipalRunner {
     pub async fn alarm(&self) -> Result<Response> {
         principal::alarm(&mut Platform(self))
             .await
-            .map_err(failed)?;
+            .map_err(super::rust_error)?;
         Response::empty()
     }
 }

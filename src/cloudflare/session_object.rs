@@ -20,7 +20,7 @@ use super::leave::Leaves;
 use super::principal_object;
 use super::registry_object as registry;
 use super::sse::Channel;
-use super::{log, now_ms, server};
+use super::{log, now_ms, rust_error, server};
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
 use crate::legacy::memory::Memory;
@@ -45,10 +45,6 @@ pub struct SessionRunner {
     memory: Memory<Channel>,
     /// Tool calls in flight, for `notifications/cancelled`.
     leaves: Leaves,
-}
-
-fn rust_error(e: impl std::fmt::Display) -> worker::Error {
-    worker::Error::RustError(e.to_string())
 }
 
 /// A JSON-RPC answer for a legacy client (`legacy::object::answer`).

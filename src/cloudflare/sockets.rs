@@ -98,7 +98,7 @@ impl Sockets {
 
     pub(super) fn close(&mut self, task_id: &str) {
         if let Some(socket) = self.remove(task_id) {
-            shut(&socket);
+            close(&socket, 1000, "done");
         }
     }
 }
@@ -107,14 +107,15 @@ impl Drop for Sockets {
     /// The stream ended (or the client went away): release every object.
     fn drop(&mut self) {
         for (_, _, socket) in self.open.drain(..) {
-            shut(&socket);
+            close(&socket, 1000, "done");
         }
     }
 }
 
-fn shut(socket: &WebSocket) {
-    if socket.close(Some(1000), Some("done")).is_err() {
-        // Already closed by the object: nothing more to do.
+/// Closes `socket`; one already closed or closing needs nothing more.
+pub(super) fn close(socket: &WebSocket, code: u16, reason: &str) {
+    if socket.close(Some(code), Some(reason)).is_err() {
+        // Already closed by the other side: nothing to do.
     }
 }
 

@@ -13,10 +13,11 @@
 use super::log;
 use super::mirror::Mirror;
 use super::rpc::{object_reply, request_json, request_path};
+use super::sockets::close;
 use super::{WorkerHost, now_ms, upstreams};
 use crate::host::Host;
 use crate::objects::task::live;
-use crate::objects::task::{self as runner, RunError, Runtime, TaskPlatform, Write};
+use crate::objects::task::{self as runner, Runtime, TaskPlatform, Write};
 use crate::ops::log::{Line, LogSettings};
 use crate::pairs::Pairs;
 use crate::server::Server;
@@ -52,17 +53,6 @@ pub struct TaskRunner {
 struct Platform<'a> {
     object: &'a TaskRunner,
     server: &'a Server,
-}
-
-/// Closes `socket`; one already closed or closing needs nothing more.
-fn close(socket: &WebSocket, code: u16, reason: &str) {
-    if socket.close(Some(code), Some(reason)).is_err() {
-        // Already closed by the other side: nothing to do.
-    }
-}
-
-fn failed(e: RunError) -> worker::Error {
-    worker::Error::RustError(e.to_string())
 }
 
 impl TaskPlatform for Platform<'_> {
@@ -163,7 +153,7 @@ impl TaskRunner {
         if let Some(task_id) = request_path(&req).strip_prefix(WATCH_PATH) {
             return match runner::watch(&mut platform, task_id, &principal)
                 .await
-                .map_err(failed)?
+                .map_err(super::rust_error)?
             {
                 Ok(first) => {
                     let pair = WebSocketPair::new()?;
@@ -191,7 +181,7 @@ impl TaskRunner {
             request_id.as_deref(),
         )
         .await
-        .map_err(failed)?;
+        .map_err(super::rust_error)?;
         object_reply(&reply)
     }
 
@@ -231,7 +221,7 @@ impl TaskRunner {
         };
         runner::alarm(&mut platform, Runtime::of(&server))
             .await
-            .map_err(failed)?;
+            .map_err(super::rust_error)?;
         Response::empty()
     }
 }

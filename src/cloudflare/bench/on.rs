@@ -1,45 +1,13 @@
 //! The bench build's counters (see [`super`]).
 
-use crate::jsonrpc::{Empty, payload};
-use serde::Serialize;
-use serde_json::Value;
+use crate::ops::counters::{Counts, Invocation, Ledger, WORKER, snapshot};
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::rc::Rc;
 use worker::{Storage, web_sys};
 
-use super::Invocation;
-
-/// The Worker, as the counts name it (the objects' names are the parent's).
-const WORKER: &str = "Worker";
-
 /// The route that answers the counts (GET).
-pub(crate) const ROUTE: &str = "/__bench/counters";
-
-#[derive(Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Counts {
-    requests: u64,
-    alarms: u64,
-    websocket_messages: u64,
-    /// Other WebSocket events an object handles (close, error): not billed as requests,
-    /// but invocations (each one an execution log with Workers Logs).
-    websocket_events: u64,
-    rows_read: u64,
-    rows_written: u64,
-    awake_ms: f64,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Ledger {
-    /// Drawn at the first count: a new value means the counts started again.
-    instance: String,
-    classes: BTreeMap<&'static str, Counts>,
-    /// Structured log lines printed (`super::super::log::print`), whoever printed them.
-    log_lines: u64,
-}
+const ROUTE: &str = "/__bench/counters";
 
 thread_local! {
     static LEDGER: RefCell<Option<Ledger>> = const { RefCell::new(None) };
@@ -48,21 +16,21 @@ thread_local! {
 fn with_ledger(change: impl FnOnce(&mut Ledger)) {
     LEDGER.with(|ledger| {
         let mut ledger = ledger.borrow_mut();
-        change(ledger.get_or_insert_with(|| Ledger {
-            instance: super::super::new_task_id().unwrap_or_default(),
-            classes: BTreeMap::new(),
-            log_lines: 0,
-        }));
+        change(
+            ledger.get_or_insert_with(|| {
+                Ledger::new(super::super::new_task_id().unwrap_or_default())
+            }),
+        );
     });
 }
 
 fn add(class: &'static str, change: impl FnOnce(&mut Counts)) {
-    with_ledger(|ledger| change(ledger.classes.entry(class).or_default()));
+    with_ledger(|ledger| change(ledger.class(class)));
 }
 
 /// A structured log line was printed.
 pub(crate) fn log_line() {
-    with_ledger(|ledger| ledger.log_lines += 1);
+    with_ledger(Ledger::log_line);
 }
 
 pub(crate) fn rows_read(class: &'static str, rows: usize) {
@@ -81,27 +49,6 @@ pub(crate) async fn before_delete_all(class: &'static str, storage: &Storage) {
     }
 }
 
-/// The counts before any was made.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct NoLedger {
-    instance: (),
-    classes: Empty,
-    log_lines: u64,
-}
-
-/// The counts as JSON: `{instance, classes: {class: {requests, alarms, ...}}, logLines}`.
-fn snapshot() -> Value {
-    LEDGER.with(|ledger| match ledger.borrow().as_ref() {
-        Some(ledger) => payload(ledger),
-        None => payload(&NoLedger {
-            instance: (),
-            classes: Empty {},
-            log_lines: 0,
-        }),
-    })
-}
-
 /// A request to the Worker: `GET /__bench/counters` is answered with the counts (and not
 /// counted); any other is counted and left to the Worker.
 pub(crate) fn worker_request(req: &web_sys::Request) -> Option<web_sys::Response> {
@@ -111,7 +58,9 @@ pub(crate) fn worker_request(req: &web_sys::Request) -> Option<web_sys::Response
         let headers = web_sys::Headers::new().ok()?;
         headers.set("content-type", "application/json").ok()?;
         init.set_headers(&headers);
-        let body = snapshot().to_string();
+        let body = LEDGER
+            .with(|ledger| snapshot(ledger.borrow().as_ref()))
+            .to_string();
         return web_sys::Response::new_with_opt_str_and_init(Some(&body), &init).ok();
     }
     add(WORKER, |c| c.requests += 1);
@@ -141,12 +90,7 @@ impl Meter {
         kind: Invocation,
         work: F,
     ) -> impl Future<Output = F::Output> + use<F> {
-        add(self.class, |c| match kind {
-            Invocation::Request => c.requests += 1,
-            Invocation::Alarm => c.alarms += 1,
-            Invocation::WebSocketMessage => c.websocket_messages += 1,
-            Invocation::WebSocketEvent => c.websocket_events += 1,
-        });
+        with_ledger(|ledger| ledger.invoked(self.class, kind));
         if self.running.get() == 0 {
             self.since_ms.set(js_sys::Date::now());
         }
