@@ -61,14 +61,15 @@ pub(crate) use http::{read_whole_body, to_headers, to_worker_response};
 pub(crate) use rpc::response_bytes;
 
 use crate::server::Server;
+use crate::tasks::calls::Class;
 use crate::tasks::id;
 use std::cell::OnceCell;
 use std::rc::Rc;
 use worker::{Date, Env};
 
 /// The Durable Object binding names (wrangler.toml).
-pub const TASKS_BINDING: &str = "TASKS";
-pub const SESSIONS_BINDING: &str = "SESSIONS";
+pub const TASKS_BINDING: &str = Class::Tasks.binding();
+pub const SESSIONS_BINDING: &str = Class::Sessions.binding();
 
 thread_local! {
     /// One server per isolate: configuration is fixed for the isolate's life.

@@ -9,6 +9,7 @@
 //!
 //! The object only loads, asks [`plan`] and stores what the plan says.
 
+pub mod calls;
 mod index;
 mod ledger;
 mod plan;

@@ -2,6 +2,7 @@
 //! machine, the stored record, the TaskObject's pure behaviour and the Worker ↔ object
 //! contract.
 
+pub mod calls;
 pub mod execution;
 pub mod id;
 pub mod layout;

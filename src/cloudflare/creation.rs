@@ -2,14 +2,14 @@
 //! and listing them need them (`server::creation` and `server::my_tasks` decide what is
 //! asked of which, and in which order), and the release of a task that ended.
 
-use super::rpc::call_object_traced;
-use super::{log, principal_object};
+use super::log;
 use crate::error::McpError;
 use crate::ops::log::{Line, LogSettings, warning};
-use crate::quota::LedgerRequest;
+use crate::quota::{self, LedgerRequest};
 use crate::server::Server;
 use crate::server::creation::{Creating, Reply};
 use crate::server::my_tasks::Index;
+use crate::tasks::calls;
 use crate::tasks::protocol::ObjectRequest;
 use worker::Env;
 
@@ -27,17 +27,17 @@ impl Index for Objects<'_> {
         principal: &str,
         before: Option<&str>,
     ) -> Result<(Vec<String>, Option<String>), String> {
-        principal_object::task_index(self.env, principal, before).await
+        quota::calls::task_index(self.env, principal, before).await
     }
 }
 
 impl Creating for Objects<'_> {
     async fn ledger(&self, principal: &str, request: &LedgerRequest) -> Result<(), McpError> {
-        principal_object::ledger(self.env, principal, request).await
+        quota::calls::ledger(self.env, principal, request).await
     }
 
     async fn forward(&self, principal: &str, request: &ObjectRequest) -> Reply {
-        call_object_traced(self.env, request, principal, self.trace).await
+        calls::task_call(self.env, request, principal, self.trace).await
     }
 
     fn print(&self, line: Line) {
@@ -51,7 +51,7 @@ pub(crate) async fn task_ended(env: &Env, owner: &str, task_id: &str, settings: 
     let release = LedgerRequest::ReleaseTask {
         task_id: task_id.to_owned(),
     };
-    if let Err(why) = principal_object::ledger(env, owner, &release).await {
+    if let Err(why) = quota::calls::ledger(env, owner, &release).await {
         let line = warning(&format!("could not release the task from its quota: {why}"))
             .principal(owner)
             .field("taskId", task_id);

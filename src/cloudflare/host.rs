@@ -127,7 +127,7 @@ impl Platform for WorkerHost {
 
     fn resource_updated<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<(), HostError>> {
         Box::pin(async move {
-            super::registry_object::announce(&self.env, uri)
+            crate::legacy::subscribers::announce(&self.env, uri)
                 .await
                 .map_err(|e| HostError::Network(e.to_string()))
         })

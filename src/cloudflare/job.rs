@@ -8,7 +8,6 @@
 use super::creation::Objects;
 use super::leave::Leave;
 use super::log;
-use super::rpc::object;
 use super::watcher::Watcher;
 use super::{new_task_id, now_ms};
 use crate::http::HttpResponse;
@@ -19,6 +18,7 @@ use crate::server::jobs::{self, JobRun};
 use crate::server::perform::Via;
 use crate::server::wait::{self, Followed};
 use crate::server::{Context, error_response};
+use crate::tasks::calls;
 use crate::tasks::protocol::{ObjectError, ObjectRequest};
 use crate::tasks::record::TaskRecord;
 use futures_util::future::{Either, select};
@@ -92,7 +92,7 @@ async fn abandon(
     principal: &str,
     trace: Option<&str>,
 ) -> Result<(), String> {
-    let cancelled = object(env, cancel, principal, trace).await;
+    let cancelled = calls::task(env, cancel, principal, trace).await;
     cancelled.map(drop).map_err(|why| why.to_string())
 }
 

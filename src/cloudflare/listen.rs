@@ -6,7 +6,6 @@
 //! list when asked, and writes the frames.
 
 use super::now_ms;
-use super::rpc::object;
 use super::sockets::{Event, SocketEvent, Sockets, open_watch};
 use super::stream::{Next, Source};
 use crate::concurrent::Inbox;
@@ -16,6 +15,7 @@ use crate::server::Server;
 use crate::server::fanin::{Command, Fanin};
 use crate::server::listen::Listen;
 use crate::server::slot::StreamSlot;
+use crate::tasks::calls;
 use crate::tasks::protocol::ObjectRequest;
 use crate::tasks::watch::WatchMessage;
 use futures_util::future::{Either, select};
@@ -32,7 +32,7 @@ async fn get(env: &Env, task_id: &str, principal: &str) -> Result<Option<Value>,
     let request = ObjectRequest::Get {
         task_id: task_id.to_owned(),
     };
-    match object(env, &request, principal, None).await {
+    match calls::task(env, &request, principal, None).await {
         Ok(task) => Ok(Some(task)),
         Err(e) if e.is_not_found() => Ok(None),
         Err(e) => Err(e.to_string()),

@@ -5,19 +5,17 @@
 use super::bench::{self, PRINCIPAL};
 use super::mirror::Mirror;
 use super::now_ms;
-use super::rpc::{exchange, object_reply, request_body};
-use crate::auth::anonymous::ledger_name;
+use super::rpc::{object_reply, request_body};
 use crate::error::McpError;
 use crate::objects::Write;
 use crate::objects::principal::{self, LEDGER_KEY, LedgerPlatform};
-use crate::quota::{INDEX_PREFIX, LedgerRequest, Reply};
+use crate::quota::{self, INDEX_PREFIX, LedgerRequest};
 use crate::server::slot::Ledgers;
-use crate::tasks::protocol::{ObjectError, ObjectReply};
+use crate::tasks::calls::Class;
 use worker::{Env, Response, Result, State, web_sys};
 
 /// The Durable Object binding name (wrangler.toml).
-pub const PRINCIPALS_BINDING: &str = "PRINCIPALS";
-const LEDGER_URL: &str = "https://principal-object/ledger";
+pub const PRINCIPALS_BINDING: &str = Class::Principals.binding();
 
 /// What the `PrincipalObject` class of `export_worker!` runs.
 pub struct PrincipalRunner {
@@ -111,59 +109,6 @@ async fn index_rows(
     Ok(entries)
 }
 
-/// Sends one request to the ledger counting `principal`'s work: `Err` is the 429 naming
-/// the limit that refuses it, or a -32603 when the ledger cannot be reached. (Which
-/// ledgers a run asks is `server::creation`'s.)
-pub(crate) async fn ledger(
-    env: &Env,
-    principal: &str,
-    request: &LedgerRequest,
-) -> std::result::Result<(), McpError> {
-    let reply = send(env, principal, request)
-        .await
-        .map_err(|why| McpError::Internal(format!("quota ledger unavailable: {why}")))?;
-    match reply.exceeded {
-        Some(exceeded) => Err(exceeded.to_error()),
-        None => Ok(()),
-    }
-}
-
-/// One page of `principal`'s tasks, newest first, from its ledger's index: those before
-/// the cursor `before` (or the newest), and the cursor of the next page.
-pub(crate) async fn task_index(
-    env: &Env,
-    principal: &str,
-    before: Option<&str>,
-) -> std::result::Result<(Vec<String>, Option<String>), String> {
-    let before = before.map(str::to_owned);
-    let reply = send(env, principal, &LedgerRequest::ListTasks { before }).await?;
-    Ok((reply.tasks.unwrap_or_default(), reply.next))
-}
-
-/// Sends `request` to the ledger that counts `principal`'s work.
-async fn send(
-    env: &Env,
-    principal: &str,
-    request: &LedgerRequest,
-) -> std::result::Result<Reply, String> {
-    let namespace = env.durable_object(PRINCIPALS_BINDING).map_err(|_| {
-        format!(
-            "quotas need the {PRINCIPALS_BINDING} Durable Object binding (class PrincipalObject, \
-             docs/authoring.md), or set QUOTA_TASKS_PER_MINUTE, QUOTA_LIVE_TASKS \
-             and QUOTA_LISTEN_STREAMS to unlimited"
-        )
-    })?;
-    let stub = namespace
-        .get_by_name(ledger_name(principal))
-        .map_err(|e| e.to_string())?;
-    let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
-    match ObjectReply::outcome(exchange(stub, LEDGER_URL, &[], body).await) {
-        Ok(reply) => serde_json::from_value(reply).map_err(|e| e.to_string()),
-        Err(ObjectError::Refused(error)) => Err(error.message),
-        Err(ObjectError::Unreachable(why)) => Err(why),
-    }
-}
-
 /// The ledgers a listen stream's slot is kept in (`server::slot`).
 impl Ledgers for Env {
     async fn ledger(
@@ -171,6 +116,6 @@ impl Ledgers for Env {
         principal: &str,
         request: &LedgerRequest,
     ) -> std::result::Result<(), McpError> {
-        ledger(self, principal, request).await
+        quota::calls::ledger(self, principal, request).await
     }
 }

@@ -16,70 +16,15 @@
 
 use crate::cloudflare::bench::{self, SESSION};
 use crate::cloudflare::js_api::{storage_get_strings, storage_put_strings};
-use crate::cloudflare::rpc::{exchange, object_reply};
-use crate::cloudflare::{SESSIONS_BINDING, log};
-use crate::error::McpError;
+use crate::cloudflare::log;
+use crate::cloudflare::rpc::object_reply;
 use crate::legacy::subscribers::{self, RegistryPlatform, RegistryRequest, Write};
 use crate::ops::log as logs;
 use crate::pairs::SortedSet;
 use crate::server::Server;
-use crate::tasks::protocol::{OBJECT_URL, ObjectError, ObjectReply};
 use worker::{Env, Response, Result, State, web_sys};
 
-/// The internal header naming a registry operation (the Worker never forwards it).
-pub const REGISTRY_HEADER: &str = "x-mcp-tasks-registry";
 const SUBSCRIBERS_KEY: &str = "subscribers";
-
-fn unavailable(why: impl std::fmt::Display) -> McpError {
-    McpError::Internal(format!("the subscription registry is unavailable: {why}"))
-}
-
-/// Sends `request` to the object `object` (a registry, or a session for `updated`).
-async fn send(
-    env: &Env,
-    object: &str,
-    request: &RegistryRequest,
-) -> std::result::Result<(), McpError> {
-    let stub = env
-        .durable_object(SESSIONS_BINDING)
-        .and_then(|ns| ns.get_by_name(object))
-        .map_err(unavailable)?;
-    let header = [(REGISTRY_HEADER, request.op())];
-    let reply = exchange(stub, OBJECT_URL, &header, request.body()).await;
-    match ObjectReply::outcome(reply) {
-        Ok(_) => Ok(()),
-        Err(ObjectError::Refused(error)) => Err(McpError::Wire(error)),
-        Err(ObjectError::Unreachable(why)) => Err(unavailable(why)),
-    }
-}
-
-fn registry(uri: &str) -> String {
-    format!("resource:{uri}")
-}
-
-/// Records that `session` subscribed to `uri` (`subscribed`), or no longer listens.
-pub(crate) async fn set(
-    env: &Env,
-    uri: &str,
-    session: &str,
-    subscribed: bool,
-) -> std::result::Result<(), McpError> {
-    let (uri, session) = (uri.to_owned(), session.to_owned());
-    let request = if subscribed {
-        RegistryRequest::Add { uri, session }
-    } else {
-        RegistryRequest::Remove { uri, session }
-    };
-    send(env, &registry(request.uri()), &request).await
-}
-
-/// Tells every session subscribed to `uri` that it changed.
-pub(crate) async fn announce(env: &Env, uri: &str) -> std::result::Result<(), McpError> {
-    let request = RegistryRequest::Announce {
-        uri: uri.to_owned(),
-    };
-    send(env, &registry(uri), &request).await
-}
 
 /// A registry operation, or a session being told of an update (`updated`: the session's
 /// part, which sends `notifications/resources/updated` on its GET streams). `state` and
@@ -141,7 +86,7 @@ impl<U: AsyncFn(&str) -> Result<()>> RegistryPlatform for Platform<'_, U> {
         let updated = RegistryRequest::Updated {
             uri: uri.to_owned(),
         };
-        send(self.env, session, &updated)
+        subscribers::send(self.env, session, &updated)
             .await
             .map_err(|e| e.to_wire().message)
     }

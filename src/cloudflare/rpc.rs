@@ -1,62 +1,29 @@
-//! Requests among the Worker and the Durable Objects: task objects (`tasks::protocol`),
-//! ledgers, subscription registries. Rust Durable Objects cannot be called over JS RPC,
-//! so every call is a `fetch` to the object's stub.
+//! Requests among the Worker and the Durable Objects (`tasks::calls`): each a `fetch` to
+//! the object's stub (Rust Durable Objects cannot be called over JS RPC); an object's
+//! request body and path as it reads them, and its reply as it sends it.
 
-use super::TASKS_BINDING;
 use super::http::{to_response, whole_body};
-use crate::auth::anonymous::task_principal;
-use crate::error::McpError;
 use crate::http::HttpResponse;
-use crate::tasks::protocol::{
-    OBJECT_URL, ObjectError, ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER,
-};
-use serde_json::Value;
+use crate::tasks::calls::{Call, CallError, Calls};
+use crate::tasks::protocol::ObjectReply;
 use wasm_bindgen::prelude::*;
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::{Env, Response, web_sys};
 
-/// Sends one request to the TaskObject named by its task id, naming the Worker's request
-/// (`request_id`) for the object's log lines; returns the reply as sent (status, body):
-/// see `tasks::protocol`.
-pub(crate) async fn call_object_traced(
-    env: &Env,
-    request: &ObjectRequest,
-    principal: &str,
-    request_id: Option<&str>,
-) -> Result<(u16, Vec<u8>), String> {
-    let stub = env
-        .durable_object(TASKS_BINDING)
-        .and_then(|namespace| namespace.get_by_name(request.task_id()))
-        .map_err(|e| e.to_string())?;
-    let body = serde_json::to_string(request).map_err(|e| e.to_string())?;
-    // An anonymous caller reaches each task as that task's own principal.
-    let principal = task_principal(principal, request.task_id());
-    let mut headers = vec![(PRINCIPAL_HEADER, principal.as_ref())];
-    if let Some(request_id) = request_id {
-        headers.push((REQUEST_ID_HEADER, request_id));
+/// Every call among the Worker and the objects (`tasks::calls` decides them): a POST to
+/// the named object of the class's binding.
+impl Calls for Env {
+    async fn call(&self, call: Call<'_>) -> Result<(u16, Vec<u8>), CallError> {
+        let class = call.class;
+        let namespace = self
+            .durable_object(class.binding())
+            .map_err(|_| CallError::Unbound(class))?;
+        let stub = namespace
+            .get_by_name(call.name)
+            .map_err(|e| CallError::Failed(e.to_string()))?;
+        let sent = exchange(stub, call.url, call.headers, call.body).await;
+        sent.map_err(CallError::Failed)
     }
-    exchange(stub, OBJECT_URL, &headers, body).await
-}
-
-/// [`call_object_traced`]'s reply read (`tasks::protocol`): the result, or why not.
-pub(crate) async fn object(
-    env: &Env,
-    request: &ObjectRequest,
-    principal: &str,
-    request_id: Option<&str>,
-) -> Result<Value, ObjectError> {
-    ObjectReply::outcome(call_object_traced(env, request, principal, request_id).await)
-}
-
-/// [`object`] as the core's platform traits take it: a refusal as an [`McpError`].
-pub(crate) async fn task_object(
-    env: &Env,
-    request: &ObjectRequest,
-    principal: &str,
-) -> Result<Value, McpError> {
-    object(env, request, principal, None)
-        .await
-        .map_err(McpError::from)
 }
 
 #[wasm_bindgen]
@@ -75,11 +42,10 @@ extern "C" {
     ) -> Result<js_sys::Promise, JsValue>;
 }
 
-/// POSTs `body` with `headers` to a Durable Object (the objects' requests among
-/// themselves: tasks, ledgers, subscription registries), then its reply as sent (status,
-/// body), for `ObjectReply::outcome`: every object answers in the object protocol. The
-/// reply is read whole by one `arrayBuffer()`, straight off the runtime's response.
-pub(crate) async fn exchange(
+/// POSTs `body` with `headers` to a Durable Object, then its reply as sent (status, body),
+/// for `ObjectReply::outcome`: every object answers in the object protocol. The reply is
+/// read whole by one `arrayBuffer()`, straight off the runtime's response.
+async fn exchange(
     stub: worker::Stub,
     url: &str,
     headers: &[(&str, &str)],

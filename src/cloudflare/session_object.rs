@@ -17,7 +17,6 @@ mod tasks;
 use super::bench::{self, SESSION};
 use super::creation::Objects;
 use super::leave::Leaves;
-use super::principal_object;
 use super::registry_object as registry;
 use super::sse::Channel;
 use super::{log, now_ms, rust_error, server};
@@ -25,8 +24,10 @@ use crate::error::McpError;
 use crate::jsonrpc::RequestId;
 use crate::legacy::memory::Memory;
 use crate::legacy::object::{self, Next, Serve, SessionPlatform};
+use crate::legacy::subscribers;
 use crate::legacy::{Heads, Session, task_ops};
 use crate::ops::log as logs;
+use crate::quota;
 use crate::quota::LedgerRequest;
 use crate::server::Server;
 /// A session's resumable response stream (`legacy::resumable`) on the Worker's channels.
@@ -100,7 +101,7 @@ impl SessionPlatform for Platform<'_> {
         principal: &str,
         request: LedgerRequest,
     ) -> std::result::Result<(), McpError> {
-        principal_object::ledger(&self.runner.env, principal, &request).await
+        quota::calls::ledger(&self.runner.env, principal, &request).await
     }
 
     async fn subscribe(
@@ -109,7 +110,7 @@ impl SessionPlatform for Platform<'_> {
         session_id: &str,
         subscribed: bool,
     ) -> std::result::Result<(), McpError> {
-        registry::set(&self.runner.env, uri, session_id, subscribed).await
+        subscribers::set(&self.runner.env, uri, session_id, subscribed).await
     }
 
     fn print(&mut self, lines: Vec<logs::Line>) {
@@ -155,7 +156,7 @@ impl SessionRunner {
     pub async fn fetch(&self, req: web_sys::Request) -> Result<Response> {
         // The runtime's request as it comes: its headers read in one crossing.
         let headers = super::http::request_headers(&req);
-        if let Some(op) = headers.get(registry::REGISTRY_HEADER) {
+        if let Some(op) = headers.get(subscribers::REGISTRY_HEADER) {
             let updated = async |uri: &str| self.resource_updated(uri).await;
             return registry::handle(&self.state, &self.env, self.build, &op, &req, updated).await;
         }

@@ -6,11 +6,10 @@
 
 use super::bench::UPSTREAM;
 use super::mirror::Mirror;
-use super::registry_object as registry;
 use super::rpc::{object_reply, request_body};
 use super::{WorkerHost, log, now_ms, server};
 use crate::gateway::watch;
-use crate::legacy::subscribers::TOOLS_LISTED;
+use crate::legacy::subscribers::{self, TOOLS_LISTED};
 use crate::objects::Write;
 use crate::objects::upstream::{self, WATCH_KEY, WatchPlatform};
 use crate::ops::log as logs;
@@ -71,7 +70,7 @@ impl WatchPlatform for UpstreamRunner {
     }
 
     async fn announce(&self) {
-        let Err(why) = registry::announce(&self.env, TOOLS_LISTED).await else {
+        let Err(why) = subscribers::announce(&self.env, TOOLS_LISTED).await else {
             return;
         };
         let line = logs::warning(&format!(

@@ -8,15 +8,13 @@ use std::rc::Rc;
 use worker::Env;
 #[cfg(feature = "gateway")]
 use {
-    super::rpc::exchange,
     super::{WorkerHost, log, now_ms},
     crate::gateway::client::UpstreamError,
-    crate::gateway::watch::Ask,
-    crate::gateway::watch::Heard,
+    crate::gateway::watch::{self, Heard},
     crate::gateway::{Settings, Upstream, catalog},
     crate::host::Host,
     crate::server::upstreams::{Due, Fetching, Listed, Refreshed, refresh},
-    crate::tasks::protocol::ObjectReply,
+    crate::tasks::calls::Class,
     std::cell::RefCell,
 };
 
@@ -91,35 +89,11 @@ impl Fetching for Reach<'_> {
     }
 
     async fn ask(&self, upstream: &Upstream) -> Option<Result<Heard, String>> {
-        ask(self.env, upstream).await
+        watch::ask(self.env, &upstream.name).await
     }
 }
 
 /// The Durable Object binding of the upstreams' watchers (`UpstreamObject`,
 /// wrangler.toml); a gateway without it lists by time only.
 #[cfg(feature = "gateway")]
-pub const WATCHERS_BINDING: &str = "WATCHERS";
-#[cfg(feature = "gateway")]
-const WATCH_URL: &str = "https://upstream-object/watch";
-
-/// What `upstream`'s watcher heard (asking it starts it, or keeps it running); `None`
-/// when the deployment binds no watchers.
-#[cfg(feature = "gateway")]
-async fn ask(env: &Env, upstream: &Upstream) -> Option<Result<Heard, String>> {
-    let namespace = env.durable_object(WATCHERS_BINDING).ok()?;
-    let asked = async {
-        let stub = namespace
-            .get_by_name(&upstream.name)
-            .map_err(|e| e.to_string())?;
-        let request = Ask {
-            upstream: upstream.name.clone(),
-        };
-        let body = serde_json::to_string(&request).map_err(|e| e.to_string())?;
-        let headers = [("content-type", "application/json")];
-        let reply = ObjectReply::outcome(exchange(stub, WATCH_URL, &headers, body).await);
-        let heard = reply.map_err(|e| e.to_string())?;
-        crate::jsonrpc::from_value(heard)
-            .map_err(|e| format!("a watcher's answer that does not decode: {e}"))
-    };
-    Some(asked.await)
-}
+pub const WATCHERS_BINDING: &str = Class::Watchers.binding();

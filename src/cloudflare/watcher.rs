@@ -5,12 +5,12 @@
 //! state at a time and decides what it means.
 
 use super::now_ms;
-use super::rpc::object;
 use super::sockets::{Event as SocketsEvent, SocketEvent, Sockets, open_watch};
 use crate::concurrent::Inbox;
 use crate::error::McpError;
 use crate::server::fanin::Opened;
 use crate::server::follower::{Event, Follower, Step};
+use crate::tasks::calls;
 use crate::tasks::protocol::{ObjectError, ObjectRequest};
 use crate::tasks::watch::WatchMessage;
 use futures_util::future::{Either, select};
@@ -144,7 +144,7 @@ impl Watcher {
         let get = ObjectRequest::Get {
             task_id: self.task_id.clone(),
         };
-        object(&self.env, &get, &self.principal, self.trace.as_deref()).await
+        calls::task(&self.env, &get, &self.principal, self.trace.as_deref()).await
     }
 }
 

@@ -20,6 +20,8 @@ mod hold;
 pub use hold::{Held, hold};
 
 use crate::ops::log::{Level, Line};
+use crate::tasks::calls::{Call, CallError, Calls, Class};
+use crate::tasks::protocol::ObjectReply;
 use serde::{Deserialize, Serialize};
 
 /// An isolate's request: the watcher's count for `upstream` (the name the object is named
@@ -37,6 +39,33 @@ pub struct Ask {
 pub struct Heard {
     pub since_ms: u64,
     pub changes: u64,
+}
+
+/// The URL watchers are asked at (never routed: only the body matters).
+pub const WATCH_URL: &str = "https://upstream-object/watch";
+
+/// What `upstream`'s watcher heard (asking it starts it, or keeps it running); `None`
+/// when the deployment binds no watchers.
+pub async fn ask(calls: &impl Calls, upstream: &str) -> Option<Result<Heard, String>> {
+    let request = Ask {
+        upstream: upstream.to_owned(),
+    };
+    let call = Call {
+        class: Class::Watchers,
+        name: upstream,
+        url: WATCH_URL,
+        headers: &[("content-type", "application/json")],
+        body: serde_json::to_string(&request).expect("a struct of strings serializes"),
+    };
+    let reply = match calls.call(call).await {
+        Err(CallError::Unbound(_)) => return None,
+        reply => reply.map_err(|e| e.to_string()),
+    };
+    let heard = ObjectReply::outcome(reply).map_err(|e| e.to_string());
+    Some(heard.and_then(|heard| {
+        crate::jsonrpc::from_value(heard)
+            .map_err(|e| format!("a watcher's answer that does not decode: {e}"))
+    }))
 }
 
 /// The stored record of a running watcher (none: stopped).

@@ -16,7 +16,8 @@
 use crate::concurrent::join_all;
 use crate::error::McpError;
 use crate::pairs::SortedSet;
-use crate::tasks::protocol::ObjectReply;
+use crate::tasks::calls::{Call, Calls, Class};
+use crate::tasks::protocol::{OBJECT_URL, ObjectError, ObjectReply};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -35,6 +36,9 @@ pub const MAX_SUBSCRIBERS: usize = 10_000;
 /// some of these until others are answered: its limit of simultaneous outgoing connections
 /// queues requests past it, it does not fail them.)
 pub const TELL_AT_ONCE: usize = 32;
+
+/// The internal header naming a registry operation (the Worker never forwards it).
+pub const REGISTRY_HEADER: &str = "x-mcp-tasks-registry";
 
 /// What the registry object writes.
 #[derive(Debug, Clone, PartialEq)]
@@ -222,4 +226,62 @@ pub async fn serve<P: RegistryPlatform>(p: &mut P, op: &str, body: &[u8]) -> Obj
         Ok(()) => ObjectReply::Result(Value::Object(Map::new())),
         Err(error) => ObjectReply::Error(error.to_wire()),
     }
+}
+
+fn unavailable(why: impl std::fmt::Display) -> McpError {
+    McpError::Internal(format!("the subscription registry is unavailable: {why}"))
+}
+
+/// Sends `request` to the object `object` (a resource's registry, or a session for
+/// `updated`): the sessions' class holds both.
+pub async fn send(
+    calls: &impl Calls,
+    object: &str,
+    request: &RegistryRequest,
+) -> Result<(), McpError> {
+    let call = Call {
+        class: Class::Sessions,
+        name: object,
+        url: OBJECT_URL,
+        headers: &[(REGISTRY_HEADER, request.op())],
+        body: request.body(),
+    };
+    let reply = calls.call(call).await.map_err(|e| e.to_string());
+    match ObjectReply::outcome(reply) {
+        Ok(_) => Ok(()),
+        Err(ObjectError::Refused(error)) => Err(McpError::Wire(error)),
+        Err(ObjectError::Unreachable(why)) => Err(unavailable(why)),
+    }
+}
+
+/// Records that `session` subscribed to `uri` (`subscribed`), or no longer listens, in
+/// the registry of `uri`.
+pub async fn set(
+    calls: &impl Calls,
+    uri: &str,
+    session: &str,
+    subscribed: bool,
+) -> Result<(), McpError> {
+    let (uri, session) = (uri.to_owned(), session.to_owned());
+    let registry = registry(&uri);
+    let request = if subscribed {
+        RegistryRequest::Add { uri, session }
+    } else {
+        RegistryRequest::Remove { uri, session }
+    };
+    send(calls, &registry, &request).await
+}
+
+/// Tells every session subscribed to `uri` that it changed.
+pub async fn announce(calls: &impl Calls, uri: &str) -> Result<(), McpError> {
+    let request = RegistryRequest::Announce {
+        uri: uri.to_owned(),
+    };
+    send(calls, &registry(uri), &request).await
+}
+
+/// The registry object of `uri`, in the sessions' class (never a session's name: those are
+/// 32 hex digits).
+fn registry(uri: &str) -> String {
+    format!("resource:{uri}")
 }

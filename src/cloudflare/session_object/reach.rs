@@ -4,7 +4,6 @@
 use super::{Platform, SessionRunner};
 use crate::auth::anonymous::ANY_SESSION;
 use crate::cloudflare::creation::Objects;
-use crate::cloudflare::rpc;
 use crate::error::McpError;
 use crate::legacy::Session;
 use crate::legacy::object::SessionPlatform;
@@ -12,6 +11,7 @@ use crate::legacy::reach::Reaching;
 use crate::legacy::task_ops::TaskOps;
 use crate::server::Server;
 use crate::server::my_tasks;
+use crate::tasks::calls;
 use crate::tasks::protocol::ObjectRequest;
 use serde_json::Value;
 
@@ -23,7 +23,9 @@ pub(super) struct Reacher<'a> {
 
 impl Reaching for Reacher<'_> {
     async fn send(&mut self, request: ObjectRequest, principal: &str) -> Result<Value, McpError> {
-        rpc::task_object(&self.runner.env, &request, principal).await
+        calls::task(&self.runner.env, &request, principal, None)
+            .await
+            .map_err(McpError::from)
     }
 
     async fn read_all(&mut self, ids: Vec<String>) -> Vec<(String, Option<Value>)> {

@@ -4,9 +4,9 @@
 
 use super::streams::new_id;
 use super::{SessionRunner, json_reply};
+use crate::cloudflare::now_ms;
 use crate::cloudflare::sse::Channel;
 use crate::cloudflare::watcher::Watcher;
-use crate::cloudflare::{now_ms, rpc};
 use crate::error::McpError;
 use crate::jsonrpc::{self, RequestId};
 use crate::legacy::result_loop::{self, Waiting};
@@ -15,6 +15,7 @@ use crate::legacy::turn::{self, Following};
 use crate::legacy::{Session, TaskOp};
 use crate::server::Server;
 use crate::server::follower::Follower;
+use crate::tasks::calls;
 use crate::tasks::protocol::{ObjectError, ObjectRequest};
 use serde_json::Value;
 use worker::wasm_bindgen_futures::spawn_local;
@@ -106,7 +107,9 @@ impl Following for Follow {
         request: ObjectRequest,
         principal: &str,
     ) -> std::result::Result<Value, McpError> {
-        rpc::task_object(&self.env, &request, principal).await
+        calls::task(&self.env, &request, principal, None)
+            .await
+            .map_err(McpError::from)
     }
 }
 
