@@ -91,20 +91,8 @@ pub(crate) fn built(
 ) -> Result<Rc<Server>, (crate::error::McpError, String)> {
     SERVER.with(|cell| {
         let server = cell.get_or_init(|| {
-            let definition = build();
-            let config = definition
-                .config
-                .clone()
-                .with_vars(|name| env.var(name).ok().map(|v| v.to_string()))
-                .map_err(|e| (e.refusal(), format!("invalid configuration: {e}")))?;
-            let server = definition.configure(config);
-            match server.problems().as_slice() {
-                [] => Ok(Rc::new(server)),
-                problems => Err((
-                    crate::error::McpError::misdefined(),
-                    format!("invalid server definition: {}", problems.join("; ")),
-                )),
-            }
+            let var = |name: &str| env.var(name).ok().map(|v| v.to_string());
+            build().deployed(var).map(Rc::new)
         });
         server.clone()
     })

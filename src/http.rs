@@ -189,6 +189,16 @@ pub fn origin_and_path(url: &str) -> Option<(&str, &str)> {
     Some((&url[..path_start], path))
 }
 
+/// A request's origin and path: [`origin_and_path`] where it reads them, the full parse
+/// (`uri::Uri`) where it declines; why not, if the URL is not one.
+pub fn split_url(url: &str) -> Result<(String, String), String> {
+    if let Some((origin, path)) = origin_and_path(url) {
+        return Ok((origin.to_owned(), path.to_owned()));
+    }
+    let parsed = crate::uri::Uri::parse(url).map_err(|e| e.to_string())?;
+    Ok((parsed.serialized_origin(), parsed.path().to_owned()))
+}
+
 /// OWS around a field value is not part of it (RFC 9110 §5.5).
 pub fn trim_ows(value: &str) -> &str {
     value.trim_matches(|c| c == ' ' || c == '\t')

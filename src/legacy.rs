@@ -26,6 +26,7 @@
 //! principal gets the 404 of an unknown session ([`plan`]).
 
 pub mod asking;
+mod heads;
 pub mod memory;
 pub mod modern;
 pub mod notices;
@@ -45,7 +46,8 @@ pub mod tasks;
 pub mod turn;
 
 pub use crate::server::era::{legacy_body, legacy_result};
-pub use plan::{Decision, Heads, Incoming, TaskOp};
+pub use heads::Heads;
+pub use plan::{Decision, Incoming, TaskOp};
 pub use questions::Questions;
 pub use results::{legacy_tools, needs_task};
 pub use route::{Route, route};

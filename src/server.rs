@@ -226,6 +226,25 @@ impl Server {
         )
     }
 
+    /// This definition as deployed: the deployment's variables (`var`) applied, and checked
+    /// ([`Server::problems`]); or the refusal every request gets instead (naming the
+    /// variable to fix, never its value) and the whole reason, for the operator's log.
+    pub fn deployed(
+        &self,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Result<Server, (McpError, String)> {
+        let config = (self.config.clone().with_vars(var))
+            .map_err(|e| (e.refusal(), format!("invalid configuration: {e}")))?;
+        let server = self.configure(config);
+        match server.problems().as_slice() {
+            [] => Ok(server),
+            problems => Err((
+                McpError::misdefined(),
+                format!("invalid server definition: {}", problems.join("; ")),
+            )),
+        }
+    }
+
     /// What is wrong with the definition or configuration; the adapter refuses to serve
     /// a server with problems, saying why.
     pub fn problems(&self) -> Vec<String> {

@@ -86,3 +86,35 @@ fn the_session_object_reads_the_headers_the_worker_set() {
         "none set: empty"
     );
 }
+
+/// What the Worker forwards is what the object reads back: the client's own `Accept`,
+/// `Content-Type` and `Last-Event-ID`, never an internal header a client sent (a stranger
+/// naming another principal or session), which the Worker's decisions replace.
+#[test]
+fn the_worker_forwards_only_the_clients_three_headers_and_its_own_decisions() {
+    let mut client = Headers::new();
+    client.push("accept", "text/event-stream");
+    client.push("last-event-id", "7");
+    client.push("content-type", "application/json");
+    client.push(PRINCIPAL_HEADER, "key:victim");
+    client.push(SESSION_HEADER, "victims-session");
+    client.push("authorization", "Bearer secret");
+    let forwarded = Heads::forward(&client, "3f0c", "key:alice", "r1");
+    let mut sent = Headers::new();
+    for (name, value) in &forwarded {
+        sent.push(name, value);
+    }
+    let names: Vec<&str> = forwarded.iter().map(|(name, _)| *name).collect();
+    assert_eq!(names.len(), 6, "{names:?}");
+    assert!(!names.contains(&"authorization"));
+    assert_eq!(
+        Heads::read(&sent),
+        Heads {
+            session_id: "3f0c".into(),
+            principal: "key:alice".into(),
+            last_event_id: Some("7".into()),
+            accept: Some("text/event-stream".into()),
+            trace: Some("r1".into()),
+        }
+    );
+}

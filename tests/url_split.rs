@@ -5,7 +5,7 @@
 // Native only: proptest is a native dev-dependency.
 #![cfg(not(target_arch = "wasm32"))]
 
-use mcp_tasks_edge::http::origin_and_path;
+use mcp_tasks_edge::http::{origin_and_path, split_url};
 use proptest::prelude::*;
 
 fn parsed(url: &str) -> (String, String) {
@@ -70,4 +70,18 @@ fn declines_what_it_cannot_read() {
     ] {
         assert_eq!(origin_and_path(url), None, "{url}");
     }
+}
+
+/// What the split declines is parsed in full (`split_url`): the same origin and path.
+#[test]
+fn the_full_parse_reads_what_the_split_declines() {
+    for url in [
+        "https://user:pass@edge.example.com/mcp",
+        "https://edge.example.com",
+        "https://edge.example.com?x=1",
+        "http://127.0.0.1:8787/mcp",
+    ] {
+        assert_eq!(split_url(url), Ok(parsed(url)), "{url}");
+    }
+    assert!(split_url("not a url").is_err());
 }

@@ -214,6 +214,18 @@ fn a_misconfiguration_names_the_variable_never_its_value() {
     assert_eq!((refusal.http_status(), wire.code.0), (500, -32603));
     assert_eq!(wire.data, Some(json!({ "misconfigured": "OAUTH_ISSUER" })));
     assert!(!format!("{wire:?}").contains("id.example"), "{wire:?}");
+    // Deployed with that variable, the server is refused the same way, the value logged only.
+    let definition = mcp_tasks_edge::server::Server::builder("s").build();
+    let var = |name: &str| (name == "OAUTH_ISSUER").then(|| "http://id.example/".to_owned());
+    let Err((refusal, log)) = definition.deployed(var) else {
+        panic!("deployed with a plain-http issuer");
+    };
+    assert_eq!(
+        refusal.to_wire().data,
+        Some(json!({ "misconfigured": "OAUTH_ISSUER" }))
+    );
+    assert!(log.contains("id.example"), "{log}");
+    assert!(definition.deployed(|_| None).is_ok());
     // A server whose definition is invalid is refused as such.
     let definition = McpError::misdefined();
     assert_eq!(

@@ -5,15 +5,16 @@ use super::effects::WorkerEffects;
 use super::http::outgoing;
 use super::http::{read_body, request_headers, to_response, to_worker_response};
 use super::leave::Leave;
-use super::{SESSIONS_BINDING, auth, built, listen, log, new_task_id, now_ms, progress, upstreams};
+use super::{SESSIONS_BINDING, auth, built, listen, log, new_task_id, now_ms, progress};
+use super::{rust_error, upstreams};
 use crate::auth::Outcome;
 use crate::error::McpError;
 use crate::http::{HttpRequest, HttpResponse};
-use crate::server::era::Era;
+use crate::legacy::Heads;
 use crate::server::perform::{Performed, Stage, perform};
 use crate::server::slot::StreamSlot;
 use crate::server::{Context, Server};
-use crate::tasks::protocol::{OBJECT_URL, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
+use crate::tasks::protocol::OBJECT_URL;
 use crate::tools::Progress;
 use std::rc::Rc;
 use worker::web_sys::RequestRedirect;
@@ -51,15 +52,7 @@ pub(crate) async fn serve(
         Ok(server) => server,
         Err(refusal) => return to_response(refusal),
     };
-    let url = req.url();
-    let (origin, path) = match crate::http::origin_and_path(&url) {
-        Some((origin, path)) => (origin.to_owned(), path.to_owned()),
-        None => {
-            let parsed = crate::uri::Uri::parse(&url)
-                .map_err(|e| worker::Error::RustError(e.to_string()))?;
-            (parsed.serialized_origin(), parsed.path().to_owned())
-        }
-    };
+    let (origin, path) = crate::http::split_url(&req.url()).map_err(rust_error)?;
     let mut request = HttpRequest {
         method: req.method(),
         path,
@@ -89,14 +82,8 @@ pub(crate) async fn serve(
     // The handle to the same JS request (not `Request.clone()`, which copies it).
     let leave = Leave::on_abort(req, invocation);
     let fx = WorkerEffects::new(&server, &env, Some(&trace), &leave);
-    let stage = Stage {
-        era: Era::Modern,
-        streams,
-        streaming: false,
-        progress: &Progress::default(),
-        asker: None,
-        origin: &origin,
-    };
+    let progress = Progress::default();
+    let stage = Stage::modern(streams, false, &progress, &origin);
     match perform(&server, &ctx, action, &fx, &stage).await {
         Performed::Answer(response) => to_response(response),
         Performed::Stream(streamed) => {
@@ -205,14 +192,9 @@ async fn legacy(
         crate::legacy::Route::Existing(id, envelope) => (id, envelope),
     };
     let headers = worker::Headers::new();
-    for name in ["content-type", "accept", "last-event-id"] {
-        if let Some(value) = request.headers.get(name) {
-            headers.set(name, &value)?;
-        }
+    for (name, value) in Heads::forward(&request.headers, &session_id, principal, trace) {
+        headers.set(name, &value)?;
     }
-    headers.set(crate::legacy::SESSION_HEADER, &session_id)?;
-    headers.set(PRINCIPAL_HEADER, principal)?;
-    headers.set(REQUEST_ID_HEADER, trace)?;
     let body = (!request.body.is_empty()).then_some(request.body.as_slice());
     let outgoing = outgoing(
         OBJECT_URL,

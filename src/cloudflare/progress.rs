@@ -10,7 +10,6 @@ use super::leave::{HEARTBEAT, Leave};
 use super::sse::Channel;
 use crate::http::HttpResponse;
 use crate::server::call::progress_notification;
-use crate::server::era::Era;
 use crate::server::perform::{Stage, Streamed, perform_streamed};
 use crate::server::{Context, Server};
 use crate::tools::Progress;
@@ -47,14 +46,7 @@ pub async fn stream(
     let beat = channel.clone();
     worker::wasm_bindgen_futures::spawn_local(async move {
         let fx = WorkerEffects::new(&server, &env, Some(&trace), &leave);
-        let stage = Stage {
-            era: Era::Modern,
-            streams: true,
-            streaming: true,
-            progress: &progress,
-            asker: None,
-            origin: &origin,
-        };
+        let stage = Stage::modern(true, true, &progress, &origin);
         let answered = perform_streamed(&server, &ctx, action, &fx, &stage);
         let answer = match select(pin!(answered), pin!(heartbeat(&beat))).await {
             Either::Left((answer, _)) => answer,

@@ -86,16 +86,11 @@ pub(crate) async fn request_json<T: serde::de::DeserializeOwned>(
     crate::jsonrpc::read(&body).map_err(|e| e.to_string())
 }
 
-/// The path an object's request was sent to (the objects' URLs are this crate's own
-/// constants, so the plain split always reads them).
+/// The path an object's request was sent to.
 pub(crate) fn request_path(req: &web_sys::Request) -> String {
-    let url = req.url();
-    match crate::http::origin_and_path(&url) {
-        Some((_, path)) => path.to_owned(),
-        None => crate::uri::Uri::parse(&url)
-            .map(|u| u.path().to_owned())
-            .unwrap_or_default(),
-    }
+    crate::http::split_url(&req.url())
+        .map(|(_, path)| path)
+        .unwrap_or_default()
 }
 
 /// A response's whole body in one `arrayBuffer()`: `worker::Response::bytes` reads a

@@ -17,18 +17,15 @@
 //! POST ping / setLevel / subscribe / tools/list / tasks/* / tools/call … → see [`Decision`]
 //! ```
 
-use super::SESSION_HEADER;
 use super::results::{legacy_tools, needs_task};
 use super::session::{Session, initialize};
 use super::subscribers::TOOLS_LISTED;
 use super::tasks::{task_params, task_record};
 use crate::error::{McpError, legacy_status};
-use crate::http::Headers;
 use crate::jsonrpc::{self, ErrorObject, Message, Request, RequestId};
 use crate::mcp::params::{self, CursorParams, SetLevelParams, TaskIdParams, UriParams};
 use crate::server::{Context, Server};
 use crate::tasks::id;
-use crate::tasks::protocol::{PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use crate::tasks::record::TaskRecord;
 use serde_json::{Map, Value};
 
@@ -47,42 +44,6 @@ pub struct Incoming<'a> {
     /// The request's `Accept` header, if it has one.
     pub accept: Option<&'a str>,
     pub body: &'a [u8],
-}
-
-/// What the session object reads off the headers of the Worker's request: the session
-/// id and principal the Worker set, the client's `Last-Event-ID` and `Accept`, and the
-/// Worker's request id (`trace`) for the log lines.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Heads {
-    pub session_id: String,
-    pub principal: String,
-    pub last_event_id: Option<String>,
-    pub accept: Option<String>,
-    pub trace: Option<String>,
-}
-
-impl Heads {
-    pub fn read(headers: &Headers) -> Heads {
-        Heads {
-            session_id: headers.get(SESSION_HEADER).unwrap_or_default(),
-            principal: headers.get(PRINCIPAL_HEADER).unwrap_or_default(),
-            last_event_id: headers.get("last-event-id"),
-            accept: headers.get("accept"),
-            trace: headers.get(REQUEST_ID_HEADER),
-        }
-    }
-
-    /// The request as the planner sees it.
-    pub fn incoming<'a>(&'a self, method: &'a str, body: &'a [u8]) -> Incoming<'a> {
-        Incoming {
-            method,
-            session_id: &self.session_id,
-            principal: &self.principal,
-            last_event_id: self.last_event_id.as_deref(),
-            accept: self.accept.as_deref(),
-            body,
-        }
-    }
 }
 
 impl Incoming<'_> {

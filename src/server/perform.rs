@@ -62,6 +62,25 @@ pub struct Stage<'a> {
     pub origin: &'a str,
 }
 
+impl<'a> Stage<'a> {
+    /// The 2026-07-28 endpoint's stage: questions by MRTR, a refusal challenged at `origin`.
+    pub fn modern(
+        streams: bool,
+        streaming: bool,
+        progress: &'a Progress,
+        origin: &'a str,
+    ) -> Stage<'a> {
+        Stage {
+            era: Era::Modern,
+            streams,
+            streaming,
+            progress,
+            asker: None,
+            origin,
+        }
+    }
+}
+
 /// Where a job's questions can go during this request, and where its progress goes.
 pub struct Via<'a> {
     pub progress: &'a Progress,

@@ -52,7 +52,7 @@ pub(crate) async fn before_delete_all(class: &'static str, storage: &Storage) {
 /// A request to the Worker: `GET /__bench/counters` is answered with the counts (and not
 /// counted); any other is counted and left to the Worker.
 pub(crate) fn worker_request(req: &web_sys::Request) -> Option<web_sys::Response> {
-    let path = crate::uri::Uri::parse(&req.url()).map(|url| url.path().to_owned());
+    let path = crate::http::split_url(&req.url()).map(|(_, path)| path);
     if req.method() == "GET" && path.is_ok_and(|p| p == ROUTE) {
         let init = web_sys::ResponseInit::new();
         let headers = web_sys::Headers::new().ok()?;
