@@ -207,3 +207,39 @@ fn a_newer_format_is_refused_by_name() {
         "task record format 4 is newer than this server understands"
     );
 }
+
+/// A body that is not an object request (the Worker's bug, or one that could not be read)
+/// is refused in the object protocol, -32600 saying why, and touches no storage; a good
+/// one is served as `request` serves it.
+#[test]
+fn a_body_that_is_not_a_request_is_refused_and_nothing_is_read() {
+    let mut o = Object::new(Registry::new(Vec::new()), LIMITS);
+    for body in [
+        Ok(b"{\"op\":\"fly\"}".to_vec()),
+        Ok(b"not json".to_vec()),
+        Err("reset".into()),
+    ] {
+        let ObjectReply::Error(refused) = o.serve(body, "alice", NOW) else {
+            panic!("served");
+        };
+        assert_eq!(refused.code.0, -32600, "{}", refused.message);
+        assert!(
+            refused.message.starts_with("bad object request"),
+            "{}",
+            refused.message
+        );
+    }
+    assert!(
+        o.storage.is_empty() && o.effects.is_empty(),
+        "nothing written, nothing done"
+    );
+    let get = format!("{{\"op\":\"get\",\"taskId\":\"{ID}\"}}").into_bytes();
+    let ObjectReply::Error(unknown) = o.serve(Ok(get), "alice", NOW) else {
+        panic!("an unknown task found");
+    };
+    assert_eq!(
+        unknown.code.0, -32602,
+        "the request itself is served: {}",
+        unknown.message
+    );
+}

@@ -126,13 +126,7 @@ pub(crate) fn to_response(response: HttpResponse) -> worker::Result<web_sys::Res
 
 /// The core's response as a `worker::Response`, for the Durable Objects' handlers.
 pub(crate) fn to_worker_response(response: HttpResponse) -> worker::Result<Response> {
-    let headers = to_headers(&response.headers)?;
-    let built = if response.body.is_empty() {
-        Response::empty()?
-    } else {
-        Response::from_bytes(response.body)?
-    };
-    Ok(built.with_status(response.status).with_headers(headers))
+    to_response(response).map(Response::from)
 }
 
 /// A request to send (a subrequest, or a call on an object), built on `web_sys`: `worker`'s

@@ -78,14 +78,6 @@ pub(crate) async fn request_body(req: &web_sys::Request) -> Result<Vec<u8>, Stri
     }
 }
 
-/// An object's decoded request body (JSON); the error says why it is not one.
-pub(crate) async fn request_json<T: serde::de::DeserializeOwned>(
-    req: &web_sys::Request,
-) -> Result<T, String> {
-    let body = request_body(req).await?;
-    crate::jsonrpc::read(&body).map_err(|e| e.to_string())
-}
-
 /// The path an object's request was sent to.
 pub(crate) fn request_path(req: &web_sys::Request) -> String {
     crate::http::split_url(&req.url())

@@ -12,7 +12,7 @@
 
 use super::log;
 use super::mirror::Mirror;
-use super::rpc::{object_reply, request_json, request_path};
+use super::rpc::{object_reply, request_body, request_path};
 use super::sockets::close;
 use super::{WorkerHost, now_ms, upstreams};
 use crate::host::Host;
@@ -22,7 +22,7 @@ use crate::ops::log::{Line, LogSettings};
 use crate::pairs::Pairs;
 use crate::server::Server;
 use crate::tasks::layout;
-use crate::tasks::protocol::{ObjectReply, ObjectRequest, PRINCIPAL_HEADER, REQUEST_ID_HEADER};
+use crate::tasks::protocol::{PRINCIPAL_HEADER, REQUEST_ID_HEADER};
 use crate::tasks::watch::{CLOSE_GONE, WATCH_PATH, WatchMessage};
 use std::cell::{Cell, RefCell};
 use worker::{
@@ -164,25 +164,10 @@ impl TaskRunner {
                 Err(refused) => object_reply(&refused),
             };
         }
-        let request: ObjectRequest = match request_json(&req).await {
-            Ok(request) => request,
-            Err(e) => {
-                let refused =
-                    crate::error::McpError::InvalidRequest(format!("bad object request: {e}"));
-                return object_reply(&ObjectReply::Error(refused.to_wire()));
-            }
-        };
-        let rt = Runtime::of(&server);
-        let reply = runner::request(
-            &mut platform,
-            rt,
-            request,
-            &principal,
-            request_id.as_deref(),
-        )
-        .await
-        .map_err(super::rust_error)?;
-        object_reply(&reply)
+        let (body, rt) = (request_body(&req).await, Runtime::of(&server));
+        let trace = request_id.as_deref();
+        let reply = runner::serve(&mut platform, rt, body, &principal, trace).await;
+        object_reply(&reply.map_err(super::rust_error)?)
     }
 
     /// A watcher never sends anything that needs an answer; messages are ignored.

@@ -8,6 +8,7 @@
 //! of a state that storage could still lose. Per alarm: expiry, a lost attempt, or the
 //! due step under a lease that is durable before the step runs (`tasks::execution`).
 
+use crate::error::McpError;
 use crate::host::Host;
 use crate::ops::admin;
 use crate::ops::log::{self as logs, Line};
@@ -193,6 +194,26 @@ pub async fn apply<P: TaskPlatform>(
         p.task_ended(&owner, &task_id).await;
     }
     Ok(())
+}
+
+/// A request from the Worker as it arrived (its body, or why it could not be read): its
+/// [`request`]'s reply, or the refusal of a body that does not decode (the Worker's bug,
+/// answered in the object protocol, nothing loaded).
+pub async fn serve<P: TaskPlatform>(
+    p: &mut P,
+    rt: Runtime<'_>,
+    body: Result<Vec<u8>, String>,
+    principal: &str,
+    request_id: Option<&str>,
+) -> Result<ObjectReply, RunError> {
+    let decoded = body.and_then(|body| crate::jsonrpc::read(&body).map_err(|e| e.to_string()));
+    match decoded {
+        Ok(request) => self::request(p, rt, request, principal, request_id).await,
+        Err(e) => {
+            let refused = McpError::InvalidRequest(format!("bad object request: {e}"));
+            Ok(ObjectReply::Error(refused.to_wire()))
+        }
+    }
 }
 
 /// A request from the Worker (`tasks::protocol`): its reply, sent after its write.

@@ -202,6 +202,19 @@ impl Object {
         .expect("the runner answers")
     }
 
+    /// A request as it arrived (`body`, or why it could not be read), as the object serves it.
+    pub fn serve(
+        &mut self,
+        body: Result<Vec<u8>, String>,
+        principal: &str,
+        now: u64,
+    ) -> ObjectReply {
+        self.with_runtime(now, async |o, rt| {
+            runner::serve(o, rt, body, principal, Some(TRACE)).await
+        })
+        .expect("the runner answers")
+    }
+
     /// A watch request of `principal`: the socket's first message, or the refusal.
     pub fn watch(&mut self, principal: &str, now: u64) -> Result<WatchMessage, ObjectReply> {
         self.now = now;
