@@ -7,6 +7,7 @@
 mod common;
 use common::object::{ID, Object};
 use common::*;
+use mcp_tasks_edge::error::McpError;
 use mcp_tasks_edge::server::Action;
 use mcp_tasks_edge::server::fanin::{Command, Fanin, Opened, Reconnects, backoff_ms};
 use mcp_tasks_edge::server::listen::StreamLimits;
@@ -215,6 +216,23 @@ fn every_watcher_reopens_a_lost_socket_by_one_budget_and_backoff() {
     let delays: Vec<_> = (0..5).map(|_| reconnects.lost()).collect();
     assert_eq!(delays, [Some(250), Some(1_000), Some(4_000), None, None]);
     assert_eq!(Reconnects::new(0).lost(), None);
+}
+
+/// A watch the object did not upgrade: "not found" (unknown, expired, someone else's) is
+/// the task's refusal; anything else a failure to retry, saying what came.
+#[test]
+fn a_watch_not_upgraded_is_not_found_only_when_the_object_says_so() {
+    let (status, body) = ObjectReply::Error(McpError::TaskNotFound.to_wire()).encode();
+    assert_eq!(Opened::refused(status, &body), Opened::NotFound);
+    let Opened::Failed(why) = Opened::refused(500, b"Internal Server Error") else {
+        panic!("a crash is not a refusal");
+    };
+    assert!(
+        why.contains("HTTP 500") && why.contains("Internal Server Error"),
+        "{why}"
+    );
+    let (status, body) = ObjectReply::Error(McpError::Internal("disk".into()).to_wire()).encode();
+    assert!(matches!(Opened::refused(status, &body), Opened::Failed(_)));
 }
 
 #[test]

@@ -17,7 +17,6 @@ use crate::server::listen::Listen;
 use crate::server::slot::StreamSlot;
 use crate::tasks::calls;
 use crate::tasks::protocol::ObjectRequest;
-use crate::tasks::watch::WatchMessage;
 use futures_util::future::{Either, select};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -131,13 +130,7 @@ impl Stream {
         match next {
             Some((task_id, generation, event)) if self.sockets.current(&task_id, generation) => {
                 let commands = match event {
-                    SocketEvent::Message(text) => match WatchMessage::decode(&text) {
-                        Ok(message) => self.fanin.message(&task_id, message, now),
-                        Err(_) => {
-                            self.sockets.close(&task_id);
-                            self.fanin.lost(&task_id, now)
-                        }
-                    },
+                    SocketEvent::Message(message) => self.fanin.message(&task_id, message, now),
                     SocketEvent::Lost => {
                         self.sockets.remove(&task_id);
                         self.fanin.lost(&task_id, now)

@@ -7,17 +7,18 @@ use super::http::outgoing;
 use crate::auth::anonymous::task_principal;
 use crate::concurrent::{Inbox, Sender};
 use crate::server::fanin::Opened;
-use crate::tasks::protocol::{ObjectReply, PRINCIPAL_HEADER, is_task_not_found};
-use crate::tasks::watch::watch_url;
+use crate::tasks::protocol::PRINCIPAL_HEADER;
+use crate::tasks::watch::{WatchMessage, watch_url};
 use futures_util::StreamExt;
 use worker::wasm_bindgen_futures::spawn_local;
 use worker::web_sys::RequestRedirect;
 use worker::ws_events::WebsocketEvent;
 use worker::{Env, WebSocket};
 
-/// What a socket's reader reports: a text message, or that the socket is gone.
+/// What a socket's reader reports: a message of the watch protocol, or that the socket is
+/// gone (a text that is not such a message is as good as a lost socket).
 pub(super) enum SocketEvent {
-    Message(String),
+    Message(WatchMessage),
     Lost,
 }
 
@@ -76,7 +77,14 @@ impl Sockets {
             while let Some(event) = stream.next().await {
                 let event = match event {
                     Ok(WebsocketEvent::Message(message)) => match message.text() {
-                        Some(text) => SocketEvent::Message(text),
+                        Some(text) => match WatchMessage::decode(&text) {
+                            Ok(message) => SocketEvent::Message(message),
+                            // Not a message of the watch protocol: as good as lost.
+                            Err(_) => {
+                                close(&socket, 1002, "not a watch message");
+                                SocketEvent::Lost
+                            }
+                        },
                         None => continue,
                     },
                     Ok(WebsocketEvent::Close(_)) | Err(_) => SocketEvent::Lost,
@@ -158,14 +166,5 @@ async fn try_open(
         });
     }
     let body = super::response_bytes(&mut response).await?;
-    Ok(match ObjectReply::decode(status, &body) {
-        Ok(ObjectReply::Error(e)) if is_task_not_found(&e) => (Opened::NotFound, None),
-        Ok(_) | Err(_) => (
-            Opened::Failed(format!(
-                "watch answered HTTP {status}: {}",
-                String::from_utf8_lossy(&body)
-            )),
-            None,
-        ),
-    })
+    Ok((Opened::refused(status, &body), None))
 }

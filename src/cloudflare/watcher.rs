@@ -12,7 +12,6 @@ use crate::server::fanin::Opened;
 use crate::server::follower::{Event, Follower, Step};
 use crate::tasks::calls;
 use crate::tasks::protocol::{ObjectError, ObjectRequest};
-use crate::tasks::watch::WatchMessage;
 use futures_util::future::{Either, select};
 use serde_json::Value;
 use std::pin::pin;
@@ -129,11 +128,7 @@ impl Watcher {
                 continue; // a socket already replaced or closed
             }
             return match event {
-                SocketEvent::Message(text) => match WatchMessage::decode(&text) {
-                    Ok(message) => Event::Pushed(message),
-                    // Not a message of the watch protocol: as good as a lost socket.
-                    Err(_) => Event::Lost,
-                },
+                SocketEvent::Message(message) => Event::Pushed(message),
                 SocketEvent::Lost => Event::Lost,
             };
         }

@@ -30,54 +30,13 @@
 //! `get` per pushed-too-large state (a completed task's big result), so 100 tasks with
 //! 3 reconnects stay under 1,000 (the Workers Paid per-invocation limit).
 
+mod socket;
+
+pub use socket::{Opened, Reconnects, backoff_ms};
+
 use super::listen::{KEEPALIVE_MS, Listen, StreamLimits, is_terminal};
 use crate::tasks::watch::WatchMessage;
 use serde_json::Value;
-
-/// Delay before reopen number `n` (1-based): 250 ms, 1 s, 4 s, then 4 s.
-pub fn backoff_ms(n: u32) -> u64 {
-    250u64
-        .saturating_mul(4u64.saturating_pow(n.saturating_sub(1)))
-        .min(4_000)
-}
-
-/// The lost-socket policy of every watch on a task's object, one for all: a listen
-/// stream's tasks and a job's wait (`cloudflare/job.rs`). A lost socket (a crashed or
-/// evicted object closes it) is reopened after [`backoff_ms`], at most `limit` times
-/// (`LISTEN_RECONNECTS`); the reopened socket's first message is the current state, so
-/// nothing is missed. Past the budget the watcher gives up: a listen stream ends without
-/// its result (the client reconnects), a job's wait reads the task instead.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Reconnects {
-    used: u32,
-    limit: u32,
-}
-
-impl Reconnects {
-    pub fn new(limit: u32) -> Reconnects {
-        Reconnects { used: 0, limit }
-    }
-
-    /// A socket was lost: the delay before reopening it, or `None` once the budget is spent.
-    pub fn lost(&mut self) -> Option<u64> {
-        if self.used >= self.limit {
-            return None;
-        }
-        self.used += 1;
-        Some(backoff_ms(self.used))
-    }
-}
-
-/// How opening a task's socket went.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Opened {
-    /// The object accepted: its first message will be the current state.
-    Watching,
-    /// The object says the caller cannot see this task (unknown, expired, someone else's).
-    NotFound,
-    /// The object could not be reached or answered something unexpected.
-    Failed(String),
-}
 
 /// What the adapter must do, in order.
 #[derive(Debug, Clone, PartialEq)]
