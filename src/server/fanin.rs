@@ -30,8 +30,10 @@
 //! `get` per pushed-too-large state (a completed task's big result), so 100 tasks with
 //! 3 reconnects stay under 1,000 (the Workers Paid per-invocation limit).
 
+mod drive;
 mod socket;
 
+pub use drive::{Drive, Watching, Woken};
 pub use socket::{Opened, Reconnects, backoff_ms};
 
 use super::listen::{KEEPALIVE_MS, Listen, StreamLimits, is_terminal};
