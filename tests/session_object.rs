@@ -12,6 +12,7 @@ use mcp_tasks_edge::host::block_on;
 use mcp_tasks_edge::http::HttpResponse;
 use mcp_tasks_edge::legacy::object::{self, Next, Serve, SessionPlatform};
 use mcp_tasks_edge::legacy::{Session, TaskOp};
+use mcp_tasks_edge::objects::Write;
 use mcp_tasks_edge::ops::log::Line;
 use mcp_tasks_edge::quota::LedgerRequest;
 use mcp_tasks_edge::server::Server;
@@ -26,6 +27,8 @@ const TID: &str = "00112233445566778899aabbccddeeff";
 enum Effect {
     Store,
     Alarm(u64),
+    /// The row and the alarm in one write.
+    StoreAlarm(u64),
     Erase,
     Acquire,
     Release,
@@ -46,24 +49,27 @@ struct Platform {
 }
 
 impl SessionPlatform for Platform {
-    async fn load(&mut self) -> Result<Option<Session>, String> {
-        Ok(self.stored.clone())
+    async fn load(&mut self) -> Result<Option<String>, String> {
+        Ok(self.stored.as_ref().map(|s| json!(s).to_string()))
     }
 
-    async fn store(&mut self, session: &Session) -> Result<(), String> {
-        self.effects.push(Store);
-        self.stored = Some(session.clone());
-        Ok(())
-    }
-
-    async fn set_alarm(&mut self, at_ms: u64) -> Result<(), String> {
-        self.effects.push(Alarm(at_ms));
-        Ok(())
-    }
-
-    async fn erase(&mut self) -> Result<(), String> {
-        self.effects.push(Erase);
-        self.stored = None;
+    async fn write(&mut self, write: Write) -> Result<(), String> {
+        let mut rows = write.put.iter().map(|(key, row)| {
+            assert_eq!(key, object::SESSION_KEY);
+            serde_json::from_str(row).unwrap()
+        });
+        let put: Option<Session> = rows.next();
+        let effect = match (write.erase, &put, write.alarm) {
+            (true, ..) => Erase,
+            (_, Some(_), None) => Store,
+            (_, None, Some(Some(at))) => Alarm(at),
+            (_, Some(_), Some(Some(at))) => StoreAlarm(at),
+            other => panic!("a session writes no {other:?}"),
+        };
+        self.effects.push(effect);
+        if write.erase || put.is_some() {
+            self.stored = put;
+        }
         Ok(())
     }
 
@@ -145,7 +151,7 @@ fn initialize_takes_its_ledger_place_before_anything_is_stored() {
     assert_eq!(response.header("mcp-session-id"), Some(SID));
     assert_eq!(
         p.effects,
-        [Acquire, Store, Alarm(NOW + IDLE), Print("session.opened")]
+        [Acquire, StoreAlarm(NOW + IDLE), Print("session.opened")]
     );
 
     // Refused: the refusal is logged and answered (429 with Retry-After); nothing stored.
@@ -189,10 +195,8 @@ fn a_subscription_is_stored_only_once_its_registry_took_it() {
 fn ending_a_session_lets_go_of_everything_before_erasing_it() {
     let s = server();
     let mut p = opened(&s);
-    let subscribe = body(
-        "resources/subscribe",
-        json!({ "uri": "test://static-text" }),
-    );
+    let uri = "test://static-text";
+    let subscribe = body("resources/subscribe", json!({ "uri": uri }));
     reply(send(&mut p, &s, "POST", &subscribe, NOW));
     p.effects.clear();
     let response = reply(send(&mut p, &s, "DELETE", b"", NOW + 1));
@@ -202,7 +206,7 @@ fn ending_a_session_lets_go_of_everything_before_erasing_it() {
         [
             Print("session.ended"),
             CloseStreams,
-            Subscribe("test://static-text".into(), false),
+            Subscribe(uri.into(), false),
             Release,
             Erase,
         ]
@@ -292,13 +296,8 @@ fn an_anonymous_session_reaches_other_sessions_tasks_by_id_within_its_bound() {
     let s = server();
     let open = |caller: &str| {
         let mut p = Platform::default();
-        reply(send_as(
-            &mut p,
-            &s,
-            caller,
-            ("POST", &initialize_body()),
-            NOW,
-        ));
+        let init = ("POST", initialize_body());
+        reply(send_as(&mut p, &s, caller, (init.0, &init.1), NOW));
         p.stored.unwrap()
     };
     // A keyed session reaches its principal's tasks, never another's.
@@ -359,11 +358,11 @@ fn a_gateway_session_hears_tool_list_changes_from_initialize_to_its_end() {
         result["result"]["capabilities"]["tools"]["listChanged"],
         true
     );
+    let stored = StoreAlarm(NOW + IDLE);
     let opened = [
         Acquire,
         told.clone(),
-        Store,
-        Alarm(NOW + IDLE),
+        stored.clone(),
         Print("session.opened"),
     ];
     assert_eq!(p.effects, opened);
@@ -395,6 +394,6 @@ fn a_gateway_session_hears_tool_list_changes_from_initialize_to_its_end() {
         reply(send(&mut p, &s, "POST", &initialize_body(), NOW)).status,
         200
     );
-    assert_eq!(p.effects[..4], [Acquire, told, Print("warning"), Store]);
+    assert_eq!(p.effects[..4], [Acquire, told, Print("warning"), stored]);
     assert!(!p.stored.unwrap().subscriptions.contains(TOOLS_LISTED));
 }

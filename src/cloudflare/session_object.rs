@@ -14,18 +14,20 @@ mod reach;
 mod streams;
 mod tasks;
 
-use super::bench::{self, SESSION};
+use super::bench::SESSION;
 use super::creation::Objects;
 use super::leave::Leaves;
+use super::mirror::Mirror;
 use super::registry_object as registry;
 use super::sse::Channel;
 use super::{log, now_ms, rust_error, server};
 use crate::error::McpError;
 use crate::jsonrpc::RequestId;
 use crate::legacy::memory::Memory;
-use crate::legacy::object::{self, Next, Serve, SessionPlatform};
+use crate::legacy::object::{self, Next, SESSION_KEY, Serve, SessionPlatform};
 use crate::legacy::subscribers;
-use crate::legacy::{Heads, Session, task_ops};
+use crate::legacy::{Heads, task_ops};
+use crate::objects::Write;
 use crate::ops::log as logs;
 use crate::quota;
 use crate::quota::LedgerRequest;
@@ -34,8 +36,6 @@ use crate::server::Server;
 pub(crate) type Stream = crate::legacy::resumable::Stream<Channel>;
 use serde_json::Value;
 use worker::{Env, Response, Result, State, web_sys};
-
-const SESSION_KEY: &str = "session";
 
 /// What the `SessionObject` class of `export_worker!` runs.
 pub struct SessionRunner {
@@ -46,6 +46,9 @@ pub struct SessionRunner {
     memory: Memory<Channel>,
     /// Tool calls in flight, for `notifications/cancelled`.
     leaves: Leaves,
+    /// The session's row as this instance last read or wrote it (`super::mirror`): a
+    /// warm session answers without reading it again.
+    row: Mirror,
 }
 
 /// A JSON-RPC answer for a legacy client (`legacy::object::answer`).
@@ -64,36 +67,19 @@ struct Platform<'a> {
 }
 
 impl SessionPlatform for Platform<'_> {
-    async fn load(&mut self) -> std::result::Result<Option<Session>, String> {
-        self.runner.load().await.map_err(|e| e.to_string())
-    }
-
-    async fn store(&mut self, session: &Session) -> std::result::Result<(), String> {
-        let text = serde_json::to_string(session).map_err(|e| e.to_string())?;
-        bench::rows_written(SESSION, 1);
+    async fn load(&mut self) -> std::result::Result<Option<String>, String> {
         let storage = self.runner.state.storage();
-        storage
-            .put_raw(SESSION_KEY, text)
+        self.runner
+            .row
+            .get(&storage)
             .await
             .map_err(|e| e.to_string())
     }
 
-    async fn set_alarm(&mut self, at_ms: u64) -> std::result::Result<(), String> {
-        let at = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(at_ms as f64));
-        bench::rows_written(SESSION, 1);
+    async fn write(&mut self, write: Write) -> std::result::Result<(), String> {
         let storage = self.runner.state.storage();
-        storage
-            .set_alarm(worker::ScheduledTime::new(at))
-            .await
-            .map_err(|e| e.to_string())
-    }
-
-    async fn erase(&mut self) -> std::result::Result<(), String> {
-        let storage = self.runner.state.storage();
-        bench::rows_written(SESSION, 1);
-        storage.delete_alarm().await.map_err(|e| e.to_string())?;
-        bench::before_delete_all(SESSION, &storage).await;
-        storage.delete_all().await.map_err(|e| e.to_string())
+        let written = self.runner.row.write(&storage, write).await;
+        written.map_err(|e| e.to_string())
     }
 
     async fn ledger(
@@ -138,16 +124,7 @@ impl SessionRunner {
             build,
             memory: Memory::default(),
             leaves: Leaves::default(),
-        }
-    }
-
-    async fn load(&self) -> Result<Option<Session>> {
-        bench::rows_read(SESSION, 1);
-        match super::js_api::storage_get_text(&self.state.storage(), SESSION_KEY).await? {
-            None => Ok(None),
-            Some(text) => crate::jsonrpc::read(text.as_bytes())
-                .map(Some)
-                .map_err(|e| rust_error(format!("corrupt session: {e}"))),
+            row: Mirror::new(SESSION_KEY, SESSION),
         }
     }
 
@@ -239,10 +216,13 @@ impl SessionRunner {
     /// `notifications/resources/updated` (or a gateway's `tools/list_changed`) on the open
     /// GET streams, if this session is still subscribed to `uri`.
     async fn resource_updated(&self, uri: &str) -> Result<()> {
-        let subscribed = self
-            .load()
-            .await?
-            .is_some_and(|s| s.subscriptions.contains(uri));
+        let server = server(&self.env, self.build)?;
+        let mut platform = Platform {
+            runner: self,
+            server: &server,
+        };
+        let stored = object::load(&mut platform).await.map_err(rust_error)?;
+        let subscribed = stored.is_some_and(|s| s.subscriptions.contains(uri));
         if subscribed {
             self.memory.resource_updated(uri);
         }

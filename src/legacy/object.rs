@@ -6,8 +6,8 @@
 //! quota ledger and the subscription registry, in the one order written here:
 //!
 //! ```text
-//! initialize   ledger place (QUOTA_SESSIONS) → a gateway's tool changes' registry → store
-//!              → idle alarm → log → 200 + Mcp-Session-Id
+//! initialize   ledger place (QUOTA_SESSIONS) → a gateway's tool changes' registry
+//!              → store with its idle alarm (one write) → log → 200 + Mcp-Session-Id
 //!              (a refused place: log → the refusal; nothing stored; a refused registry:
 //!              a warning, the session opens without the changes told)
 //! subscribe    registry → store → {}          (a refused registry: the refusal; nothing stored)
@@ -29,6 +29,7 @@ use super::subscribers::TOOLS_LISTED;
 use crate::error::{McpError, legacy_status};
 use crate::http::HttpResponse;
 use crate::jsonrpc::{self, ErrorObject, Request, RequestId};
+use crate::objects::Write;
 use crate::ops::log::{self as logs, Line, event, fingerprint};
 use crate::quota::LedgerRequest;
 use crate::server::Server;
@@ -41,13 +42,11 @@ use serde_json::{Map, Value};
 // threaded), so the `Send` bound `async fn` in a public trait cannot state is not needed.
 #[allow(async_fn_in_trait)]
 pub trait SessionPlatform {
-    /// The stored session, if there is one.
-    async fn load(&mut self) -> Result<Option<Session>, String>;
-    async fn store(&mut self, session: &Session) -> Result<(), String>;
-    /// Sets the alarm to this absolute time (Unix milliseconds).
-    async fn set_alarm(&mut self, at_ms: u64) -> Result<(), String>;
-    /// Deletes the alarm and every row: the session is gone.
-    async fn erase(&mut self) -> Result<(), String>;
+    /// The session's row ([`SESSION_KEY`]) as stored, if there is one.
+    async fn load(&mut self) -> Result<Option<String>, String>;
+    /// Issues `write` (the session's row, its alarm, or the erasure of both) as one
+    /// transaction.
+    async fn write(&mut self, write: Write) -> Result<(), String>;
     /// Asks `principal`'s quota ledger.
     async fn ledger(&mut self, principal: &str, request: LedgerRequest) -> Result<(), McpError>;
     /// Tells `uri`'s subscription registry that this session is (or is no longer)
@@ -62,6 +61,34 @@ pub trait SessionPlatform {
     fn print(&mut self, lines: Vec<Line>);
     /// Closes the session's open streams.
     fn close_streams(&mut self);
+}
+
+/// The one row a session object keeps: its [`Session`], as JSON.
+pub const SESSION_KEY: &str = "session";
+
+/// The stored session, if there is one.
+pub async fn load<P: SessionPlatform>(p: &mut P) -> Result<Option<Session>, String> {
+    match p.load().await? {
+        None => Ok(None),
+        Some(text) => jsonrpc::read(text.as_bytes())
+            .map(Some)
+            .map_err(|e| format!("corrupt session: {e}")),
+    }
+}
+
+/// Stores `session`, and its idle alarm at `alarm_ms` when given, in one write.
+pub async fn store<P: SessionPlatform>(
+    p: &mut P,
+    session: &Session,
+    alarm_ms: Option<u64>,
+) -> Result<(), String> {
+    let text = serde_json::to_string(session).map_err(|e| e.to_string())?;
+    let write = Write {
+        put: vec![(SESSION_KEY.to_owned(), text)],
+        alarm: alarm_ms.map(Some),
+        ..Write::default()
+    };
+    p.write(write).await
 }
 
 /// What a request comes to.
@@ -139,7 +166,7 @@ pub async fn request<P: SessionPlatform>(
     now_ms: u64,
     trace: Option<&str>,
 ) -> Result<Next, String> {
-    let stored = p.load().await?;
+    let stored = load(p).await?;
     let owned = stored
         .as_ref()
         .filter(|s| s.belongs_to(incoming.principal))
@@ -164,7 +191,7 @@ pub async fn request<P: SessionPlatform>(
             return reply(HttpResponse::empty(204));
         }
         Decision::Store { id, session } => {
-            p.store(&session).await?;
+            store(p, &session, None).await?;
             return reply(answer(Some(&id), Ok(Value::Object(Map::new()))));
         }
         Decision::Subscribe {
@@ -176,7 +203,7 @@ pub async fn request<P: SessionPlatform>(
             let response = match p.subscribe(&uri, &session.id, subscribed).await {
                 Err(refused) => answer(Some(&id), Err(refused)),
                 Ok(()) => {
-                    p.store(&session).await?;
+                    store(p, &session, None).await?;
                     answer(Some(&id), Ok(Value::Object(Map::new())))
                 }
             };
@@ -242,7 +269,7 @@ async fn touch<P: SessionPlatform>(
             session.held_until_ms = touched.held_until_ms;
         }
         Decision::End(_) => {}
-        _ => p.store(&touched).await?,
+        _ => store(p, &touched, None).await?,
     }
     Ok(touched)
 }
@@ -281,9 +308,8 @@ async fn initialize<P: SessionPlatform>(
         p.print(vec![line]);
         session.subscriptions.remove(TOOLS_LISTED);
     }
-    p.store(&session).await?;
-    p.set_alarm(session.expires_at_ms(server.config.session_idle_ms))
-        .await?;
+    let alarm = session.expires_at_ms(server.config.session_idle_ms);
+    store(p, &session, Some(alarm)).await?;
     let opened = logs::session(event::SESSION_OPENED, &session.id, &session.principal, None)
         .field("protocolVersion", session.protocol_version.as_str());
     p.print(vec![opened]);
@@ -331,7 +357,7 @@ async fn end<P: SessionPlatform>(
             p.print(vec![line]);
         }
     }
-    p.erase().await
+    p.write(Write::erase()).await
 }
 
 /// The alarm at `now_ms`: a session idle for `SESSION_IDLE_MS` ends; one used since is
@@ -341,11 +367,17 @@ pub async fn alarm<P: SessionPlatform>(
     server: &Server,
     now_ms: u64,
 ) -> Result<(), String> {
-    let Some(session) = p.load().await? else {
+    let Some(session) = load(p).await? else {
         return Ok(());
     };
     match plan::alarm(&session, now_ms, server.config.session_idle_ms) {
         None => end(p, server, &session, "idle").await,
-        Some(at) => p.set_alarm(at).await,
+        Some(at) => {
+            let alarm = Write {
+                alarm: Some(Some(at)),
+                ..Write::default()
+            };
+            p.write(alarm).await
+        }
     }
 }

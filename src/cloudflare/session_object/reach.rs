@@ -6,7 +6,7 @@ use crate::auth::anonymous::ANY_SESSION;
 use crate::cloudflare::creation::Objects;
 use crate::error::McpError;
 use crate::legacy::Session;
-use crate::legacy::object::SessionPlatform;
+use crate::legacy::object;
 use crate::legacy::reach::Reaching;
 use crate::legacy::task_ops::TaskOps;
 use crate::server::Server;
@@ -37,9 +37,9 @@ impl Reaching for Reacher<'_> {
             runner: self.runner,
             server: self.server,
         };
-        let mut session = platform.load().await.ok()??;
+        let mut session = object::load(&mut platform).await.ok()??;
         if change(&mut session) {
-            platform.store(&session).await.ok()?;
+            object::store(&mut platform, &session, None).await.ok()?;
         }
         Some(session)
     }
