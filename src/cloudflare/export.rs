@@ -198,11 +198,11 @@ impl TaskExport {
 /// name, as the guard and the counts say it, and its meter. One copy of the meter's and the
 /// promise's glue serves all three (the work is boxed, not generic).
 #[doc(hidden)]
-pub struct Class(&'static str, Meter);
+pub struct Plain(&'static str, Meter);
 
-impl Class {
-    fn new(name: &'static str) -> Class {
-        Class(name, Meter::new(name))
+impl Plain {
+    fn new(name: &'static str) -> Plain {
+        Plain(name, Meter::new(name))
     }
 
     /// A `fetch` of `request` (its JS object: the guard's JSON-RPC id and request id).
@@ -228,12 +228,12 @@ impl Class {
 
 /// The `SessionObject` class: one object per 2025-11-25 session ([`SessionRunner`]).
 #[doc(hidden)]
-pub struct SessionExport(Rc<SessionRunner>, Class);
+pub struct SessionExport(Rc<SessionRunner>, Plain);
 
 impl SessionExport {
     pub fn new(state: DurableObjectState, env: Env, build: fn() -> Server) -> Self {
         let runner = SessionRunner::new(state.into(), env, build);
-        SessionExport(Rc::new(runner), Class::new(bench::SESSION))
+        SessionExport(Rc::new(runner), Plain::new(bench::SESSION))
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
@@ -252,12 +252,12 @@ impl SessionExport {
 /// The `PrincipalObject` class: one object per principal, its quota ledger
 /// ([`PrincipalRunner`]).
 #[doc(hidden)]
-pub struct PrincipalExport(Rc<PrincipalRunner>, Class);
+pub struct PrincipalExport(Rc<PrincipalRunner>, Plain);
 
 impl PrincipalExport {
     pub fn new(state: DurableObjectState, env: Env, _build: fn() -> Server) -> Self {
         let runner = PrincipalRunner::new(state.into(), env);
-        PrincipalExport(Rc::new(runner), Class::new(bench::PRINCIPAL))
+        PrincipalExport(Rc::new(runner), Plain::new(bench::PRINCIPAL))
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {
@@ -277,13 +277,13 @@ impl PrincipalExport {
 /// hears its tool list change ([`UpstreamRunner`](super::UpstreamRunner)).
 #[cfg(feature = "gateway")]
 #[doc(hidden)]
-pub struct UpstreamExport(Rc<super::UpstreamRunner>, Class);
+pub struct UpstreamExport(Rc<super::UpstreamRunner>, Plain);
 
 #[cfg(feature = "gateway")]
 impl UpstreamExport {
     pub fn new(state: DurableObjectState, env: Env, build: fn() -> Server) -> Self {
         let runner = super::UpstreamRunner::new(state.into(), env, build);
-        UpstreamExport(Rc::new(runner), Class::new(bench::UPSTREAM))
+        UpstreamExport(Rc::new(runner), Plain::new(bench::UPSTREAM))
     }
 
     pub fn fetch(&self, req: web_sys::Request) -> Promise {

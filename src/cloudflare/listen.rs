@@ -6,9 +6,9 @@
 //! closes sockets, reads them, reads a task, looks at a gateway's tool list when asked.
 
 use super::now_ms;
-use super::sockets::{Event, SocketEvent, Sockets, open_watch};
+use super::sockets::{Sockets, open_watch};
 use super::stream::{Next, Source};
-use crate::concurrent::{Inbox, join_all};
+use crate::concurrent::join_all;
 use crate::http::HttpResponse;
 use crate::server::Server;
 use crate::server::fanin::{Drive, Opened, Watching, Woken};
@@ -16,11 +16,8 @@ use crate::server::listen::Listen;
 use crate::server::slot::StreamSlot;
 use crate::tasks::calls;
 use crate::tasks::protocol::ObjectRequest;
-use futures_util::future::{Either, select};
 use serde_json::Value;
-use std::pin::pin;
-use std::time::Duration;
-use worker::{Delay, Env, Response};
+use worker::{Env, Response};
 #[cfg(feature = "gateway")]
 use {super::upstreams, crate::server::listen::tools_generation};
 
@@ -32,7 +29,6 @@ struct Tasks {
     build: fn() -> Server,
     principal: String,
     sockets: Sockets,
-    events: Inbox<Event>,
 }
 
 impl Watching for Tasks {
@@ -84,23 +80,7 @@ impl Watching for Tasks {
     }
 
     async fn wait(&mut self, until_ms: u64) -> Woken {
-        loop {
-            let left = until_ms.saturating_sub(now_ms()).max(1);
-            let delay = Delay::from(Duration::from_millis(left));
-            let Either::Left((event, _)) = select(pin!(self.events.receive()), delay).await else {
-                return Woken::Timer;
-            };
-            match event {
-                Some((id, generation, event)) if self.sockets.current(&id, generation) => {
-                    return match event {
-                        SocketEvent::Message(message) => Woken::Pushed(id, message),
-                        SocketEvent::Lost => Woken::Lost(id),
-                    };
-                }
-                Some(_) => {} // a socket already replaced or closed
-                None => return Woken::Timer,
-            }
-        }
+        self.sockets.next(Some(until_ms)).await
     }
 
     fn now_ms(&self) -> u64 {
@@ -130,15 +110,13 @@ pub async fn stream(
     head.headers.push(("cache-control", "no-cache".into()));
     head.headers.push(("x-accel-buffering", "no".into()));
     let head = listen.envelope.apply(head);
-    let (sockets, events) = Sockets::new();
     let limits = listen.limits;
     let state = Stream {
         tasks: Tasks {
             env,
             build,
             principal,
-            sockets,
-            events,
+            sockets: Sockets::default(),
         },
         drive: Drive::start(listen, limits, now_ms()),
         slot,

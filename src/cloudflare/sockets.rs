@@ -1,53 +1,74 @@
 //! Watch sockets to task objects (`tasks::watch`), for everything that follows tasks: a
 //! listen stream (`listen`, many at once) and the follow of one task (`watcher`). Each
-//! socket's reader hands its events to one [`Inbox`] in arrival order.
+//! socket's reader hands its events to one [`Inbox`] in arrival order, read by
+//! [`Sockets::next`].
 
-use super::TASKS_BINDING;
 use super::http::outgoing;
-use crate::auth::anonymous::task_principal;
-use crate::concurrent::{Inbox, Sender};
-use crate::server::fanin::Opened;
-use crate::tasks::protocol::PRINCIPAL_HEADER;
+use super::{TASKS_BINDING, now_ms};
+use crate::concurrent::Inbox;
+use crate::server::fanin::{Opened, Woken};
+use crate::tasks::calls::principal_header;
 use crate::tasks::watch::{WatchMessage, watch_url};
 use futures_util::StreamExt;
+use futures_util::future::{Either, select};
+use std::pin::pin;
+use std::time::Duration;
 use worker::wasm_bindgen_futures::spawn_local;
 use worker::web_sys::RequestRedirect;
 use worker::ws_events::WebsocketEvent;
-use worker::{Env, WebSocket};
+use worker::{Delay, Env, WebSocket};
 
 /// What a socket's reader reports: a message of the watch protocol, or that the socket is
 /// gone (a text that is not such a message is as good as a lost socket).
-pub(super) enum SocketEvent {
+enum SocketEvent {
     Message(WatchMessage),
     Lost,
 }
 
 /// (task id, socket generation, event).
-pub(super) type Event = (String, u64, SocketEvent);
+type Event = (String, u64, SocketEvent);
 
 /// The open sockets, one per watched task. A reopened socket gets a new generation, so
 /// late events of the socket it replaced are ignored. At most
 /// `server::listen::MAX_TASKS`, so a list searched in turn (a `BTreeMap` of its own would
 /// add its whole B-tree code to the Worker).
+#[derive(Default)]
 pub(super) struct Sockets {
     open: Vec<(String, u64, WebSocket)>,
     generation: u64,
-    events: Sender<Event>,
+    events: Inbox<Event>,
 }
 
 impl Sockets {
-    /// No socket yet, and the inbox their events arrive in.
-    pub(super) fn new() -> (Sockets, Inbox<Event>) {
-        let events = Inbox::default();
-        let sockets = Sockets {
-            open: Vec::new(),
-            generation: 0,
-            events: events.sender(),
-        };
-        (sockets, events)
+    /// A current socket's next event, until `until_ms` (for ever without it); the events
+    /// of sockets replaced or closed since are passed over.
+    pub(super) async fn next(&self, until_ms: Option<u64>) -> Woken {
+        loop {
+            let event = match until_ms {
+                None => self.events.receive().await,
+                Some(until) => {
+                    let left = until.saturating_sub(now_ms()).max(1);
+                    let timer = Delay::from(Duration::from_millis(left));
+                    match select(pin!(self.events.receive()), timer).await {
+                        Either::Left((event, _)) => event,
+                        Either::Right(_) => return Woken::Timer,
+                    }
+                }
+            };
+            // The inbox ends only with the sockets, which hold it.
+            let Some((task_id, generation, event)) = event else {
+                return Woken::Timer;
+            };
+            if self.current(&task_id, generation) {
+                return match event {
+                    SocketEvent::Message(message) => Woken::Pushed(task_id, message),
+                    SocketEvent::Lost => Woken::Lost(task_id),
+                };
+            }
+        }
     }
 
-    pub(super) fn current(&self, task_id: &str, generation: u64) -> bool {
+    fn current(&self, task_id: &str, generation: u64) -> bool {
         self.open
             .iter()
             .any(|(id, g, _)| id == task_id && *g == generation)
@@ -59,7 +80,7 @@ impl Sockets {
         let generation = self.generation;
         self.open
             .push((task_id.to_owned(), generation, socket.clone()));
-        let events = self.events.clone();
+        let events = self.events.sender();
         let task_id = task_id.to_owned();
         spawn_local(async move {
             let lost = (task_id.clone(), generation, SocketEvent::Lost);
@@ -147,7 +168,8 @@ async fn try_open(
     let stub = env.durable_object(TASKS_BINDING)?.get_by_name(task_id)?;
     let headers = worker::Headers::new();
     headers.set("upgrade", "websocket")?;
-    headers.set(PRINCIPAL_HEADER, &task_principal(principal, task_id))?;
+    let (name, principal) = principal_header(principal, task_id);
+    headers.set(name, &principal)?;
     let request = outgoing(
         &watch_url(task_id),
         "GET",

@@ -5,16 +5,13 @@
 //! state at a time and decides what it means.
 
 use super::now_ms;
-use super::sockets::{Event as SocketsEvent, SocketEvent, Sockets, open_watch};
-use crate::concurrent::Inbox;
+use super::sockets::{Sockets, open_watch};
 use crate::error::McpError;
-use crate::server::fanin::Opened;
+use crate::server::fanin::{Opened, Woken};
 use crate::server::follower::{Event, Follower, Step};
 use crate::tasks::calls;
 use crate::tasks::protocol::{ObjectError, ObjectRequest};
-use futures_util::future::{Either, select};
 use serde_json::Value;
-use std::pin::pin;
 use std::time::Duration;
 use worker::{Delay, Env};
 
@@ -26,9 +23,8 @@ pub(crate) struct Watcher {
     trace: Option<String>,
     follower: Follower,
     step: Step,
-    /// The task's socket while it has one, and the inbox of its events.
+    /// The task's socket while it has one.
     sockets: Sockets,
-    events: Inbox<SocketsEvent>,
 }
 
 impl Watcher {
@@ -41,10 +37,8 @@ impl Watcher {
         trace: Option<&str>,
         (follower, step): (Follower, Step),
     ) -> Self {
-        let (sockets, events) = Sockets::new();
         Watcher {
-            sockets,
-            events,
+            sockets: Sockets::default(),
             env: env.clone(),
             task_id: task_id.to_owned(),
             principal: principal.to_owned(),
@@ -80,10 +74,11 @@ impl Watcher {
                     sleep(after_ms).await;
                     self.open().await
                 }
-                Step::Listen { until_ms } => {
-                    let until_ms = *until_ms;
-                    self.listen(until_ms).await
-                }
+                Step::Listen { until_ms } => match self.sockets.next(*until_ms).await {
+                    Woken::Pushed(_, message) => Event::Pushed(message),
+                    Woken::Lost(_) => Event::Lost,
+                    Woken::Timer => Event::Timer,
+                },
                 Step::Sleep { until_ms } => {
                     sleep(until_ms.saturating_sub(now_ms())).await;
                     Event::Timer
@@ -104,33 +99,6 @@ impl Watcher {
             }
             (Opened::NotFound, _) => Event::NotFound,
             _ => Event::Lost,
-        }
-    }
-
-    /// The socket's next message until `until_ms` (for ever without it).
-    async fn listen(&mut self, until_ms: Option<u64>) -> Event {
-        loop {
-            let event = match until_ms {
-                None => self.events.receive().await,
-                Some(until) => {
-                    let left = until.saturating_sub(now_ms()).max(1);
-                    let timer = Delay::from(Duration::from_millis(left));
-                    match select(pin!(self.events.receive()), timer).await {
-                        Either::Left((event, _)) => event,
-                        Either::Right(_) => return Event::Timer,
-                    }
-                }
-            };
-            let Some((task_id, generation, event)) = event else {
-                return Event::Lost;
-            };
-            if !self.sockets.current(&task_id, generation) {
-                continue; // a socket already replaced or closed
-            }
-            return match event {
-                SocketEvent::Message(message) => Event::Pushed(message),
-                SocketEvent::Lost => Event::Lost,
-            };
         }
     }
 

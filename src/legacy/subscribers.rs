@@ -16,7 +16,7 @@
 use crate::concurrent::join_all;
 use crate::error::McpError;
 use crate::pairs::SortedSet;
-use crate::tasks::calls::{Call, Calls, Class};
+use crate::tasks::calls::{self, Call, Calls, Class};
 use crate::tasks::protocol::{OBJECT_URL, ObjectError, ObjectReply};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -246,8 +246,7 @@ pub async fn send(
         headers: &[(REGISTRY_HEADER, request.op())],
         body: request.body(),
     };
-    let reply = calls.call(call).await.map_err(|e| e.to_string());
-    match ObjectReply::outcome(reply) {
+    match calls::outcome(calls, call).await {
         Ok(_) => Ok(()),
         Err(ObjectError::Refused(error)) => Err(McpError::Wire(error)),
         Err(ObjectError::Unreachable(why)) => Err(unavailable(why)),

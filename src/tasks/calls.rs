@@ -11,6 +11,7 @@ use super::protocol::{
 };
 use crate::auth::anonymous::task_principal;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::future::Future;
 
 /// The Durable Object classes one deployment calls, each by its binding (wrangler.toml).
@@ -77,8 +78,18 @@ pub trait Calls {
     fn call(&self, call: Call<'_>) -> impl Future<Output = Result<(u16, Vec<u8>), CallError>>;
 }
 
-/// Sends `request` to its task's object as `principal` (an anonymous caller reaches each
-/// task as that task's own principal), naming the Worker's request (`request_id`) for the
+/// The header that tells `task_id`'s object who calls: `principal`, or for an anonymous
+/// caller that task's own principal (`auth::anonymous::task_principal`).
+pub fn principal_header<'a>(principal: &'a str, task_id: &str) -> (&'static str, Cow<'a, str>) {
+    (PRINCIPAL_HEADER, task_principal(principal, task_id))
+}
+
+/// `call`'s reply read ([`ObjectReply::outcome`]): the result, or why not.
+pub async fn outcome(calls: &impl Calls, call: Call<'_>) -> Result<Value, ObjectError> {
+    ObjectReply::outcome(calls.call(call).await.map_err(|e| e.to_string()))
+}
+
+/// Sends `request` to its task's object as `principal` ([`principal_header`]), naming the Worker's request (`request_id`) for the
 /// object's log lines; the reply as sent (`server::creation::Reply`).
 pub async fn task_call(
     calls: &impl Calls,
@@ -86,8 +97,8 @@ pub async fn task_call(
     principal: &str,
     request_id: Option<&str>,
 ) -> Result<(u16, Vec<u8>), String> {
-    let principal = task_principal(principal, request.task_id());
-    let mut headers = vec![(PRINCIPAL_HEADER, principal.as_ref())];
+    let (name, principal) = principal_header(principal, request.task_id());
+    let mut headers = vec![(name, principal.as_ref())];
     if let Some(request_id) = request_id {
         headers.push((REQUEST_ID_HEADER, request_id));
     }
