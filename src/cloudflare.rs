@@ -58,7 +58,6 @@ pub use upstreams::WATCHERS_BINDING;
 
 pub(crate) use creation::task_ended;
 pub(crate) use http::{read_whole_body, to_headers, to_worker_response};
-pub(crate) use rpc::response_bytes;
 
 use crate::server::Server;
 use crate::tasks::calls::Class;

@@ -2,9 +2,9 @@
 //! decide ([`Server::handle`]) and has the core's interpreter perform what it asks for.
 
 use super::effects::WorkerEffects;
-use super::http::outgoing;
-use super::http::{read_body, request_headers, to_response, to_worker_response};
+use super::http::{read_body, request_headers, request_init, to_response, to_worker_response};
 use super::leave::Leave;
+use super::rpc::fetch_object;
 use super::{SESSIONS_BINDING, auth, built, listen, log, new_task_id, now_ms, progress};
 use super::{rust_error, upstreams};
 use crate::auth::Outcome;
@@ -17,7 +17,6 @@ use crate::server::{Context, Server};
 use crate::tasks::protocol::OBJECT_URL;
 use crate::tools::Progress;
 use std::rc::Rc;
-use worker::web_sys::RequestRedirect;
 use worker::{Env, Request, Response, web_sys};
 
 /// The Worker's fetch handler: MCP at `/mcp`, the Protected Resource Metadata at its
@@ -191,22 +190,14 @@ async fn legacy(
         crate::legacy::Route::New(envelope) => (new_task_id()?, envelope),
         crate::legacy::Route::Existing(id, envelope) => (id, envelope),
     };
-    let headers = worker::Headers::new();
-    for (name, value) in Heads::forward(&request.headers, &session_id, principal, trace) {
-        headers.set(name, &value)?;
-    }
+    let forward = Heads::forward(&request.headers, &session_id, principal, trace);
+    let headers = forward.iter().map(|(name, value)| (*name, value.as_str()));
     let body = (!request.body.is_empty()).then_some(request.body.as_slice());
-    let outgoing = outgoing(
-        OBJECT_URL,
-        &request.method,
-        &headers,
-        body,
-        RequestRedirect::Follow,
-    )?;
+    let init = request_init(&request.method, headers, body)?;
     let stub = env
         .durable_object(SESSIONS_BINDING)?
         .get_by_name(&session_id)?;
-    let response = stub.fetch_with_request(outgoing).await?;
+    let response = Response::from(fetch_object(stub, OBJECT_URL, &init).await?);
     // A subrequest's headers are immutable: copy them, adding CORS.
     let headers = worker::Headers::new();
     for (name, value) in response.headers().entries() {

@@ -95,20 +95,15 @@ impl Drop for Aborter {
     }
 }
 
-/// `request`'s method, headers and body, sent with `redirect: manual` (no `Request` object:
-/// the runtime's `fetch` takes the URL and this).
+/// `request`'s method, headers and body, sent with `redirect: manual`.
 fn request_init(request: &Outbound) -> Result<web_sys::RequestInit, HostError> {
-    let headers = web_sys::Headers::new().map_err(js)?;
-    for (name, value) in &request.headers {
-        headers.append(name, value).map_err(js)?;
-    }
-    let init = web_sys::RequestInit::new();
-    init.set_method(&request.method);
-    init.set_headers(&headers);
+    let headers = request
+        .headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()));
+    let body = (!request.body.is_empty()).then_some(request.body.as_slice());
+    let init = super::http::request_init(&request.method, headers, body).map_err(network)?;
     init.set_redirect(RequestRedirect::Manual);
-    if !request.body.is_empty() {
-        init.set_body(&js_sys::Uint8Array::from(request.body.as_slice()));
-    }
     Ok(init)
 }
 

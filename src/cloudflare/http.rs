@@ -4,7 +4,7 @@
 use crate::http::{Headers, HttpResponse};
 use wasm_bindgen::JsCast;
 use worker::wasm_bindgen_futures::JsFuture;
-use worker::{Request, Response, web_sys};
+use worker::{Response, web_sys};
 
 /// The property of the incoming `Request` that holds its body once read: `guard.js`
 /// answers a request whose instance crashed with the JSON-RPC id found there (instead of
@@ -129,24 +129,25 @@ pub(crate) fn to_worker_response(response: HttpResponse) -> worker::Result<Respo
     to_response(response).map(Response::from)
 }
 
-/// A request to send (a subrequest, or a call on an object), built on `web_sys`: `worker`'s
-/// own `RequestInit` converts its `cf` options on every request, which brings their
-/// serializer (image resizing and all, several KB) into every Worker.
-pub(crate) fn outgoing(
-    url: &str,
+/// The options of a request to send (a subrequest, or a call on an object) for the
+/// runtime's `fetch(url, init)`, built on `web_sys`: no `Request` object is built to cross
+/// the wasm boundary, and `worker`'s own `RequestInit` converts its `cf` options on every
+/// request, which brings their serializer (image resizing and all, several KB) into every
+/// Worker.
+pub(crate) fn request_init<'a>(
     method: &str,
-    headers: &worker::Headers,
+    headers: impl IntoIterator<Item = (&'a str, &'a str)>,
     body: Option<&[u8]>,
-    redirect: web_sys::RequestRedirect,
-) -> worker::Result<Request> {
+) -> worker::Result<web_sys::RequestInit> {
+    let sent = web_sys::Headers::new()?;
+    for (name, value) in headers {
+        sent.append(name, value)?;
+    }
     let init = web_sys::RequestInit::new();
     init.set_method(method);
-    init.set_headers(&headers.0);
-    init.set_redirect(redirect);
+    init.set_headers(&sent);
     if let Some(body) = body {
         init.set_body(&js_sys::Uint8Array::from(body));
     }
-    Ok(Request::from(web_sys::Request::new_with_str_and_init(
-        url, &init,
-    )?))
+    Ok(init)
 }

@@ -2,13 +2,13 @@
 //! the object's stub (Rust Durable Objects cannot be called over JS RPC); an object's
 //! request body and path as it reads them, and its reply as it sends it.
 
-use super::http::{to_response, whole_body};
+use super::http::{request_init, to_response, whole_body};
 use crate::http::HttpResponse;
 use crate::tasks::calls::{Call, CallError, Calls};
 use crate::tasks::protocol::ObjectReply;
 use wasm_bindgen::prelude::*;
 use worker::wasm_bindgen_futures::JsFuture;
-use worker::{Env, Response, web_sys};
+use worker::{Env, web_sys};
 
 /// Every call among the Worker and the objects (`tasks::calls` decides them): a POST to
 /// the named object of the class's binding.
@@ -43,8 +43,7 @@ extern "C" {
 }
 
 /// POSTs `body` with `headers` to a Durable Object, then its reply as sent (status, body),
-/// for `ObjectReply::outcome`: every object answers in the object protocol. The reply is
-/// read whole by one `arrayBuffer()`, straight off the runtime's response.
+/// for `ObjectReply::outcome`: every object answers in the object protocol.
 async fn exchange(
     stub: worker::Stub,
     url: &str,
@@ -52,21 +51,31 @@ async fn exchange(
     body: String,
 ) -> Result<(u16, Vec<u8>), String> {
     let posted = async {
-        let sent = web_sys::Headers::new()?;
-        for (name, value) in headers {
-            sent.set(name, value)?;
-        }
-        let init = web_sys::RequestInit::new();
-        init.set_method("POST");
-        init.set_headers(&sent);
-        init.set_body(&JsValue::from_str(&body));
-        let stub: ObjectStub = stub.into_rpc();
-        let answer = JsFuture::from(stub.fetch_with_init(url, &init)?).await?;
-        let response: web_sys::Response = answer.unchecked_into();
-        let buffer = JsFuture::from(response.array_buffer()?).await?;
-        Ok::<_, JsValue>((response.status(), js_sys::Uint8Array::new(&buffer).to_vec()))
+        let init = request_init("POST", headers.iter().copied(), Some(body.as_bytes()))?;
+        let response = fetch_object(stub, url, &init).await?;
+        Ok::<_, worker::Error>((response.status(), whole(&response).await?))
     };
-    posted.await.map_err(|e| worker::Error::from(e).to_string())
+    posted.await.map_err(|e| e.to_string())
+}
+
+/// `stub.fetch(url, init)`: the object's answer, as the runtime gives it.
+pub(crate) async fn fetch_object(
+    stub: worker::Stub,
+    url: &str,
+    init: &web_sys::RequestInit,
+) -> worker::Result<web_sys::Response> {
+    let stub: ObjectStub = stub.into_rpc();
+    let answer = JsFuture::from(stub.fetch_with_init(url, init)?).await?;
+    Ok(answer.unchecked_into())
+}
+
+/// A response's whole body in one `arrayBuffer()`: `worker::Response::bytes` reads a
+/// streamed body (every subrequest's) chunk by chunk through a stream reader, several
+/// wasm-boundary crossings and promises per chunk (and brings `wasm_streams`' stream
+/// adapter into the Worker).
+pub(crate) async fn whole(response: &web_sys::Response) -> worker::Result<Vec<u8>> {
+    let buffer = JsFuture::from(response.array_buffer()?).await?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// An object's request body, read whole (every object request is a small JSON body).
@@ -83,21 +92,6 @@ pub(crate) fn request_path(req: &web_sys::Request) -> String {
     crate::http::split_url(&req.url())
         .map(|(_, path)| path)
         .unwrap_or_default()
-}
-
-/// A response's whole body in one `arrayBuffer()`: `worker::Response::bytes` reads a
-/// streamed body (every subrequest's) chunk by chunk through a stream reader, several
-/// wasm-boundary crossings and promises per chunk (and brings `wasm_streams`' stream
-/// adapter into the Worker).
-pub(crate) async fn response_bytes(response: &mut Response) -> worker::Result<Vec<u8>> {
-    let stream = match response.body() {
-        worker::ResponseBody::Stream(stream) => stream,
-        worker::ResponseBody::Body(bytes) => return Ok(bytes.clone()),
-        worker::ResponseBody::Empty => return Ok(Vec::new()),
-    };
-    let whole = web_sys::Response::new_with_opt_readable_stream(Some(stream))?;
-    let buffer = worker::wasm_bindgen_futures::JsFuture::from(whole.array_buffer()?).await?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// An object's reply as it sends it (`tasks::protocol`): every object (task, principal)

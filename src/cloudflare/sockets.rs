@@ -3,7 +3,8 @@
 //! socket's reader hands its events to one [`Inbox`] in arrival order, read by
 //! [`Sockets::next`].
 
-use super::http::outgoing;
+use super::http::request_init;
+use super::rpc::{fetch_object, whole};
 use super::{TASKS_BINDING, now_ms};
 use crate::concurrent::Inbox;
 use crate::server::fanin::{Opened, Woken};
@@ -14,7 +15,7 @@ use futures_util::future::{Either, select};
 use std::pin::pin;
 use std::time::Duration;
 use worker::wasm_bindgen_futures::spawn_local;
-use worker::web_sys::RequestRedirect;
+use worker::worker_sys::ext::ResponseExt;
 use worker::ws_events::WebsocketEvent;
 use worker::{Delay, Env, WebSocket};
 
@@ -166,27 +167,18 @@ async fn try_open(
     principal: &str,
 ) -> worker::Result<(Opened, Option<WebSocket>)> {
     let stub = env.durable_object(TASKS_BINDING)?.get_by_name(task_id)?;
-    let headers = worker::Headers::new();
-    headers.set("upgrade", "websocket")?;
     let (name, principal) = principal_header(principal, task_id);
-    headers.set(name, &principal)?;
-    let request = outgoing(
-        &watch_url(task_id),
-        "GET",
-        &headers,
-        None,
-        RequestRedirect::Follow,
-    )?;
-    let mut response = stub.fetch_with_request(request).await?;
-    let status = response.status_code();
+    let headers = [("upgrade", "websocket"), (name, &principal)];
+    let init = request_init("GET", headers, None)?;
+    let response = fetch_object(stub, &watch_url(task_id), &init).await?;
+    let status = response.status();
     if status == 101 {
         // Not accepted here: the socket is accepted once its reader listens
         // (`Sockets::add`), since the other opens of the batch are awaited in between.
         return Ok(match response.websocket() {
-            Some(socket) => (Opened::Watching, Some(socket)),
+            Some(socket) => (Opened::Watching, Some(socket.into())),
             None => (Opened::Failed("101 without a socket".into()), None),
         });
     }
-    let body = super::response_bytes(&mut response).await?;
-    Ok((Opened::refused(status, &body), None))
+    Ok((Opened::refused(status, &whole(&response).await?), None))
 }
