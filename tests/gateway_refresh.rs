@@ -1,5 +1,5 @@
-//! How an isolate keeps its upstreams' lists (`server::upstreams::refresh`): between two
-//! listings (`UPSTREAM_LIST_TTL_MS`) it asks, every `UPSTREAM_WATCH_CHECK_MS`, the
+//! How an isolate keeps its upstreams' lists (`server::upstreams::Kept`, as the Worker
+//! runs it for each request): between two listings (`UPSTREAM_LIST_TTL_MS`) it asks, every `UPSTREAM_WATCH_CHECK_MS`, the
 //! watchers of the upstreams that declare `tools.listChanged`, and lists again only when
 //! one heard a change; a watcher is asked before its upstream is listed, so what it hears
 //! later is listed at the next check; a listing that fails keeps what the watcher had
@@ -16,13 +16,14 @@ use mcp_tasks_edge::gateway::watch::Heard;
 use mcp_tasks_edge::gateway::{Upstream, catalog};
 use mcp_tasks_edge::host::block_on;
 use mcp_tasks_edge::server::Server;
-use mcp_tasks_edge::server::upstreams::{Due, Fetching, Listed, Refreshed, refresh};
+use mcp_tasks_edge::server::upstreams::{Due, Fetching, Kept, Refreshed, refresh};
 use serde_json::json;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
-fn base() -> Server {
-    two_upstreams(Vec::new())
+fn base() -> Rc<Server> {
+    Rc::new(two_upstreams(Vec::new()))
 }
 
 /// Upstreams and watchers that answer as set, recording each request in order.
@@ -87,28 +88,13 @@ impl Reach {
     }
 }
 
-/// One round as the adapter runs it: what is due at `now`, done, and merged or checked.
-fn round(base: &Server, reach: &Reach, kept: Option<Listed>, now: u64) -> Listed {
-    let due = match kept.as_ref().map(|l| l.due(now)) {
-        Some(Due::Fresh(_)) => return kept.unwrap(),
-        Some(due) => due,
-        None => Due::List(Vec::new()),
-    };
-    let upstreams = &base.config.gateway.upstreams;
-    match block_on(refresh(reach, upstreams, due)).0 {
-        Refreshed::Unchanged => {
-            let mut kept = kept.unwrap();
-            kept.checked(now);
-            kept
-        }
-        Refreshed::Fetched(fetched, heard) => {
-            Listed::merge(base, kept.as_ref(), fetched, heard, now).0
-        }
-    }
+/// One request of the isolate at `now`: the server it answers with.
+fn round(base: &Rc<Server>, reach: &Reach, kept: &Kept, now: u64) -> Rc<Server> {
+    block_on(kept.current(base.clone(), reach, now)).0
 }
 
-fn tools(listed: &Listed) -> Vec<String> {
-    let tools: serde_json::Value = serde_json::from_slice(&listed.server.lists.tools).unwrap();
+fn tools(server: &Server) -> Vec<String> {
+    let tools: serde_json::Value = serde_json::from_slice(&server.lists.tools).unwrap();
     let names = tools["tools"].as_array().unwrap().iter();
     names
         .map(|t| t["name"].as_str().unwrap().to_owned())
@@ -123,17 +109,18 @@ fn only_watched_upstreams_are_asked_and_a_change_heard_is_listed_at_the_next_che
             .up("reports", vec!["export"], true)
             .up("search", vec!["find"], false);
     reach.hears("reports", 0);
-    let listed = round(&base, &reach, None, NOW);
+    let kept = Kept::default();
+    round(&base, &reach, &kept, NOW);
     assert_eq!(
         reach.taken(),
         ["list reports", "list search", "ask reports"]
     );
-    let listed = round(&base, &reach, Some(listed), NOW + 999);
+    round(&base, &reach, &kept, NOW + 999);
     assert!(
         reach.taken().is_empty(),
         "nothing before UPSTREAM_WATCH_CHECK_MS"
     );
-    let listed = round(&base, &reach, Some(listed), NOW + 1_000);
+    round(&base, &reach, &kept, NOW + 1_000);
     assert_eq!(
         reach.taken(),
         ["ask reports"],
@@ -144,15 +131,15 @@ fn only_watched_upstreams_are_asked_and_a_change_heard_is_listed_at_the_next_che
         .borrow_mut()
         .insert("reports".into(), (vec!["export", "merge"], true));
     reach.hears("reports", 1);
-    let listed = round(&base, &reach, Some(listed), NOW + 1_500);
+    round(&base, &reach, &kept, NOW + 1_500);
     assert!(reach.taken().is_empty(), "checked at NOW + 1000 already");
-    let listed = round(&base, &reach, Some(listed), NOW + 2_000);
+    let server = round(&base, &reach, &kept, NOW + 2_000);
     assert_eq!(
         reach.taken(),
         ["ask reports", "list reports", "list search"]
     );
-    assert_eq!(tools(&listed), ["r_export", "r_merge", "s_find"]);
-    let _ = round(&base, &reach, Some(listed), NOW + 3_000);
+    assert_eq!(tools(&server), ["r_export", "r_merge", "s_find"]);
+    round(&base, &reach, &kept, NOW + 3_000);
     assert_eq!(reach.taken(), ["ask reports"], "the count listed is kept");
 }
 
@@ -164,9 +151,10 @@ fn at_the_ttl_the_watchers_are_asked_before_their_upstreams_are_listed() {
         .up("search", vec![], true);
     reach.hears("reports", 3);
     reach.hears("search", 0);
-    let listed = round(&base, &reach, None, NOW);
+    let kept = Kept::default();
+    round(&base, &reach, &kept, NOW);
     reach.taken();
-    let _ = round(&base, &reach, Some(listed), NOW + 60_000);
+    round(&base, &reach, &kept, NOW + 60_000);
     assert_eq!(
         reach.taken(),
         ["ask reports", "ask search", "list reports", "list search"]
@@ -180,26 +168,27 @@ fn a_failed_listing_keeps_what_was_heard_before_so_the_next_check_lists_again() 
         .up("reports", vec!["export"], true)
         .up("search", vec![], false);
     reach.hears("reports", 0);
-    let listed = round(&base, &reach, None, NOW);
+    let kept = Kept::default();
+    round(&base, &reach, &kept, NOW);
     reach.taken();
     reach.tools.borrow_mut().remove("reports");
     reach.hears("reports", 1);
-    let listed = round(&base, &reach, Some(listed), NOW + 1_000);
+    let server = round(&base, &reach, &kept, NOW + 1_000);
     assert_eq!(
         reach.taken(),
         ["ask reports", "list reports", "list search"]
     );
-    assert_eq!(tools(&listed), ["r_export"], "its last list, kept");
+    assert_eq!(tools(&server), ["r_export"], "its last list, kept");
     reach
         .tools
         .borrow_mut()
         .insert("reports".into(), (vec!["export", "merge"], true));
-    let listed = round(&base, &reach, Some(listed), NOW + 2_000);
+    let server = round(&base, &reach, &kept, NOW + 2_000);
     assert_eq!(
         reach.taken(),
         ["ask reports", "list reports", "list search"]
     );
-    assert_eq!(tools(&listed), ["r_export", "r_merge"]);
+    assert_eq!(tools(&server), ["r_export", "r_merge"]);
 }
 
 #[test]
@@ -209,10 +198,11 @@ fn a_watcher_that_began_again_counts_as_a_change_and_one_unreachable_as_none() {
         .up("reports", vec!["export"], true)
         .up("search", vec![], false);
     reach.hears("reports", 2);
-    let listed = round(&base, &reach, None, NOW);
+    let kept = Kept::default();
+    round(&base, &reach, &kept, NOW);
     reach.taken();
     reach.heard.borrow_mut().remove("reports");
-    let due = listed.due(NOW + 1_000);
+    let due = kept.due(NOW + 1_000);
     let (refreshed, lines) = block_on(refresh(&reach, &base.config.gateway.upstreams, due));
     assert!(
         matches!(refreshed, Refreshed::Unchanged),
@@ -229,7 +219,7 @@ fn a_watcher_that_began_again_counts_as_a_change_and_one_unreachable_as_none() {
         changes: 2,
     };
     reach.heard.borrow_mut().insert("reports".into(), restarted);
-    let due = listed.due(NOW + 1_000);
+    let due = kept.due(NOW + 1_000);
     let (refreshed, _) = block_on(refresh(&reach, &base.config.gateway.upstreams, due));
     assert!(
         matches!(refreshed, Refreshed::Fetched(..)),
@@ -246,10 +236,11 @@ fn without_watchers_the_lists_are_refreshed_by_time_only() {
     }
     .up("reports", vec![], true)
     .up("search", vec![], true);
-    let listed = round(&base, &reach, None, NOW);
+    let kept = Kept::default();
+    round(&base, &reach, &kept, NOW);
     assert_eq!(reach.taken(), ["list reports", "list search"]);
     assert!(
-        matches!(listed.due(NOW + 59_999), Due::Fresh(_)),
+        matches!(kept.due(NOW + 59_999), Due::Fresh(_)),
         "nothing to check"
     );
 }

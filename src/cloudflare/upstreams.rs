@@ -13,9 +13,8 @@ use {
     crate::gateway::watch::{self, Heard},
     crate::gateway::{Settings, Upstream, catalog},
     crate::host::Host,
-    crate::server::upstreams::{Due, Fetching, Listed, Refreshed, refresh},
+    crate::server::upstreams::{Fetching, Kept},
     crate::tasks::calls::Class,
-    std::cell::RefCell,
 };
 
 /// The deployment's own server: a build without the `gateway` feature has no upstreams.
@@ -27,7 +26,7 @@ pub(crate) async fn current(env: &Env, build: fn() -> Server) -> worker::Result<
 #[cfg(feature = "gateway")]
 thread_local! {
     /// The lists fetched last in this isolate, and the server they make.
-    static LISTED: RefCell<Option<Listed>> = const { RefCell::new(None) };
+    static KEPT: Rc<Kept> = Rc::default();
 }
 
 /// The server to answer with: the deployment's own, with its upstreams' tools when it
@@ -39,38 +38,14 @@ pub(crate) async fn current(env: &Env, build: fn() -> Server) -> worker::Result<
     if !base.has_upstreams() {
         return Ok(base);
     }
-    let now = now_ms();
-    let due = match LISTED.with(|l| l.borrow().as_ref().map(|l| l.due(now))) {
-        Some(Due::Fresh(server)) => return Ok(server),
-        Some(due) => due,
-        None => Due::List(Vec::new()),
-    };
-    let settings = &base.config.gateway;
     let fetching = Reach {
         env,
         host: WorkerHost::host(env.clone(), &base),
-        settings,
+        settings: &base.config.gateway,
     };
-    let (refreshed, lines) = refresh(&fetching, &settings.upstreams, due).await;
+    let kept = KEPT.with(Rc::clone);
+    let (server, lines) = kept.current(base.clone(), &fetching, now_ms()).await;
     log::print_all(lines, &base.config.log);
-    let (fetched, heard) = match refreshed {
-        Refreshed::Fetched(fetched, heard) => (fetched, heard),
-        // A check needs lists: the isolate has them.
-        Refreshed::Unchanged => {
-            let kept = LISTED.with(|l| {
-                let mut l = l.borrow_mut();
-                let listed = l.as_mut()?;
-                listed.checked(now);
-                Some(listed.server.clone())
-            });
-            return Ok(kept.unwrap_or(base));
-        }
-    };
-    let (listed, lines) =
-        LISTED.with(|l| Listed::merge(&base, l.borrow().as_ref(), fetched, heard, now));
-    log::print_all(lines, &base.config.log);
-    let server = listed.server.clone();
-    LISTED.with(|l| *l.borrow_mut() = Some(listed));
     Ok(server)
 }
 

@@ -5,7 +5,8 @@
 //! `tools.listChanged` (`gateway::watch`) and list again when one heard a change. Each
 //! watcher is asked before its upstream is listed, so a change heard after the listing
 //! began moves its count past what the isolate keeps and is listed at the next check.
-//! [`Listed::merge`] makes the server they make ([`Server::with_upstream_tools`]). An
+//! [`Listed::merge`] makes the server they make ([`Server::with_upstream_tools`]), and
+//! [`Kept`] keeps it for the isolate's requests ([`Kept::current`]). An
 //! upstream that cannot be listed keeps the tools it listed last (none, the first time: its
 //! tasks then wait for a list, `Registry::awaited`), and the log says why.
 
@@ -19,8 +20,61 @@ use {
     crate::gateway::client::UpstreamError,
     crate::gateway::watch::Heard,
     crate::ops::log::{Level, Line},
+    std::cell::RefCell,
     std::rc::Rc,
 };
+
+/// An isolate's lists between its requests (the adapter keeps one per isolate).
+#[cfg(feature = "gateway")]
+#[derive(Default)]
+pub struct Kept(RefCell<Option<Listed>>);
+
+#[cfg(feature = "gateway")]
+impl Kept {
+    /// What the lists need at `now_ms` ([`Listed::due`]; all of them, the first time).
+    pub fn due(&self, now_ms: u64) -> Due {
+        match self.0.borrow().as_ref() {
+            Some(listed) => listed.due(now_ms),
+            None => Due::List(Vec::new()),
+        }
+    }
+
+    /// The server to answer with at `now_ms`: `base` (a server with upstreams) with its
+    /// upstreams' tools, the lists refreshed through `f` first when due; and the log
+    /// lines to print.
+    pub async fn current<F: Fetching>(
+        &self,
+        base: Rc<Server>,
+        f: &F,
+        now_ms: u64,
+    ) -> (Rc<Server>, Vec<Line>) {
+        let due = match self.due(now_ms) {
+            Due::Fresh(server) => return (server, Vec::new()),
+            due => due,
+        };
+        let (refreshed, mut lines) = refresh(f, &base.config.gateway.upstreams, due).await;
+        let server = match refreshed {
+            Refreshed::Fetched(fetched, heard) => {
+                let previous = self.0.borrow_mut().take();
+                let merged = Listed::merge(&base, previous.as_ref(), fetched, heard, now_ms);
+                let (listed, merge_lines) = merged;
+                lines.extend(merge_lines);
+                let server = listed.server.clone();
+                *self.0.borrow_mut() = Some(listed);
+                server
+            }
+            // A check needs lists: the isolate has them.
+            Refreshed::Unchanged => match self.0.borrow_mut().as_mut() {
+                Some(listed) => {
+                    listed.checked(now_ms);
+                    listed.server.clone()
+                }
+                None => base,
+            },
+        };
+        (server, lines)
+    }
+}
 
 /// The lists fetched last in an isolate, and the server they make.
 #[cfg(feature = "gateway")]
