@@ -1,7 +1,7 @@
 //! How an isolate keeps its upstreams' lists (`server::upstreams::Kept`, as the Worker
-//! runs it for each request): between two listings (`UPSTREAM_LIST_TTL_MS`) it asks, every `UPSTREAM_WATCH_CHECK_MS`, the
-//! watchers of the upstreams that declare `tools.listChanged`, and lists again only when
-//! one heard a change; a watcher is asked before its upstream is listed, so what it hears
+//! runs it for each request): between two listings (`UPSTREAM_LIST_TTL_MS`) it asks,
+//! every `UPSTREAM_WATCH_CHECK_MS`, the watchers of the upstreams that declare
+//! `tools.listChanged`, and lists again only when one heard a change; a watcher is asked before its upstream is listed, so what it hears
 //! later is listed at the next check; a listing that fails keeps what the watcher had
 //! heard before it, so the change is listed at the next check too.
 #![cfg(all(not(target_arch = "wasm32"), feature = "gateway"))]
