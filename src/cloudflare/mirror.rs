@@ -3,8 +3,8 @@
 //! invariant 4): only the object writes its storage, each write goes through the mirror
 //! ([`Mirror::write`]: updated as it is issued, so it is what a read would answer), a
 //! failed write forgets it, and a new instance starts without it. The TaskObject mirrors
-//! its hot record, the PrincipalObject its ledger, so a warm object answers without
-//! reading them again.
+//! its hot record, the PrincipalObject its ledger, the SessionObject its session, so a
+//! warm object answers without reading them again.
 
 use super::bench;
 use crate::objects::Write;

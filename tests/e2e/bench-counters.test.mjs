@@ -158,3 +158,20 @@ test("a job's wait through the gateway costs the same object requests: the held 
   console.log(`# a gateway job's ${waitedMs} ms wait: ${delta(before, after, 'requests')} TaskObject requests, ${delta(before, after, 'alarms')} alarm, ${written} rows written (the record, its checkpoint, progress at most once a second)`);
   await ok(server.mcpUrl, 'tasks/cancel', { taskId: job });
 });
+
+test('a warm 2025-11-25 session answers without reading its row again', { timeout: BUILD_TIMEOUT_MS }, async () => {
+  // The session object keeps its row as it last read or wrote it (src/cloudflare/mirror.rs):
+  // after initialize, its requests read nothing (and write nothing until the session's
+  // last use is worth recording, `Session::touched`).
+  const read = async () => JSON.parse((await counters()).text);
+  const rows = (c, key) => c.classes.SessionObject?.[key] ?? 0;
+  const session = await openSession(server.mcpUrl);
+  const before = await read();
+  for (const method of ['ping', 'tools/list', 'ping']) {
+    assert.ok(responseOf(await session.call(method, {})).result, method);
+  }
+  const after = await read();
+  assert.equal(rows(after, 'requests') - rows(before, 'requests'), 3, JSON.stringify(after));
+  assert.equal(rows(after, 'rowsRead') - rows(before, 'rowsRead'), 0, JSON.stringify(after));
+  console.log(`# 3 requests of a warm session: ${rows(after, 'rowsRead') - rows(before, 'rowsRead')} SessionObject rows read, ${rows(after, 'rowsWritten') - rows(before, 'rowsWritten')} written`);
+});
