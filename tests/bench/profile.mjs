@@ -21,6 +21,8 @@
 //   PROFILE_SECONDS=5           sampled seconds (after 1 s of warm-up)
 //   PROFILE_CONNECTIONS=8
 //   PROFILE_TOP=40              rows per table
+//   PROFILE_LOG_LEVEL           the project's LOG_LEVEL (default: the test servers'; the
+//                               gateway paths: warn)
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
@@ -189,7 +191,8 @@ function summarize(profile) {
 }
 
 const BASELINE = PATH === 'noop' || PATH === 'read';
-const QUOTAS = { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', QUOTA_LISTEN_STREAMS: 'unlimited' };
+const QUOTAS = { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', QUOTA_LISTEN_STREAMS: 'unlimited',
+  ...(process.env.PROFILE_LOG_LEVEL && { LOG_LEVEL: process.env.PROFILE_LOG_LEVEL }) };
 // The gateway's upstream (PROFILE_PATH=gateway or gateway-held): the `agents` Worker, on
 // its workerd's port.
 const upstream = PATH.startsWith('gateway') ? await startAgentsUpstream() : null;
