@@ -5,7 +5,12 @@
 //! the task every [`Config::server_poll_ms`](super::Config::server_poll_ms); until the
 //! wait's deadline, if it has one. Pure, like [`super::fanin::Fanin`]: the adapter
 //! performs each [`Step`] and reports what came of it as an [`Event`]; what a state means
-//! is its caller's (`jobs::Follow`, `legacy::result_loop`).
+//! is its caller's (`jobs::Follow`, `legacy::result_loop`). [`Drive`] is the one executor
+//! of its steps.
+
+mod drive;
+
+pub use drive::{Drive, TaskWatch};
 
 use super::config::Config;
 use super::fanin::Reconnects;
