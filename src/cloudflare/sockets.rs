@@ -56,7 +56,7 @@ impl Sockets {
                     }
                 }
             };
-            // The inbox ends only with the sockets, which hold it.
+            // Never: nothing ends an inbox (`Inbox::receive`).
             let Some((task_id, generation, event)) = event else {
                 return Woken::Timer;
             };
