@@ -10,7 +10,7 @@
 // (last-profile.cpuprofile) for Chrome DevTools' Performance panel.
 //
 // Settings (environment):
-//   PROFILE_PATH=tools/list     tools/list | tasks/get | tasks/update | create | lifecycle |
+//   PROFILE_PATH=tools/list     tools/list | echo | tasks/get | tasks/update | create | lifecycle |
 //                               listening (the same lifecycle on a listen stream), or
 //                               noop | read: the JS baselines (tests/bench/baseline-js), to compare,
 //                               or gateway: the gateway's inline call of the `agents` upstream's
@@ -99,6 +99,9 @@ async function workload(server, agent) {
       };
     case 'tools/list':
       return () => call(mcp('tools/list'));
+    case 'echo':
+      // The synchronous call `make bench` measures against the `agents` peer's.
+      return () => call(mcp('tools/call', { name: 'echo', arguments: { text: 'bench' } }));
     case 'tasks/get':
     case 'tasks/update': {
       const task = await call(mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }));
@@ -143,7 +146,7 @@ async function workload(server, agent) {
       return () => call(mcpRequest('profile', 'tools/call', { name: 'agents_slow_sum', arguments: { a: 1, b: 2, seconds: 0 } },
         { authorization: `Bearer ${TEST_KEYS.alice}` }));
     default:
-      throw new Error(`PROFILE_PATH ${PATH}: not one of tools/list, tasks/get, tasks/update, create, lifecycle, listening, gateway, gateway-held`);
+      throw new Error(`PROFILE_PATH ${PATH}: not one of tools/list, echo, tasks/get, tasks/update, create, lifecycle, listening, gateway, gateway-held`);
   }
 }
 
