@@ -55,13 +55,10 @@ impl Kept {
         let (refreshed, mut lines) = refresh(f, &base.config.gateway.upstreams, due).await;
         let server = match refreshed {
             Refreshed::Fetched(fetched, heard) => {
-                let previous = self.0.borrow_mut().take();
-                let merged = Listed::merge(&base, previous.as_ref(), fetched, heard, now_ms);
-                let (listed, merge_lines) = merged;
-                lines.extend(merge_lines);
-                let server = listed.server.clone();
-                *self.0.borrow_mut() = Some(listed);
-                server
+                let mut kept = self.0.borrow_mut();
+                let (listed, merged) = Listed::merge(&base, kept.as_ref(), fetched, heard, now_ms);
+                lines.extend(merged);
+                kept.insert(listed).server.clone()
             }
             // A check needs lists: the isolate has them.
             Refreshed::Unchanged => match self.0.borrow_mut().as_mut() {
