@@ -27,6 +27,7 @@
 
 pub mod asking;
 mod heads;
+pub mod in_flight;
 pub mod memory;
 pub mod modern;
 pub mod notices;

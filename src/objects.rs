@@ -7,6 +7,7 @@
 //! the native tests on a map, so the tests exercise the very sequence the deployed object
 //! runs. The 2025-11-25 session object's runner belongs to its era: `legacy::object`.
 
+pub mod mirror;
 pub mod principal;
 pub mod task;
 #[cfg(feature = "gateway")]

@@ -1,6 +1,7 @@
 //! Pure request handling: an HTTP request in (checked in `gate`, routed by [`dispatch`]),
 //! an [`Action`] out, which [`perform`] carries out with the platform's effects.
 
+pub mod admit;
 mod builder;
 pub mod call;
 pub mod config;

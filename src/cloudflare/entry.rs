@@ -7,13 +7,16 @@ use super::leave::Leave;
 use super::rpc::fetch_object;
 use super::{SESSIONS_BINDING, auth, built, listen, log, new_task_id, now_ms, progress};
 use super::{rust_error, upstreams};
-use crate::auth::Outcome;
+use crate::auth::AuthConfig;
+use crate::auth::jwt::Token;
 use crate::error::McpError;
 use crate::http::{HttpRequest, HttpResponse};
 use crate::legacy::Heads;
+use crate::ops::log::{Line, LogSettings};
+use crate::server::admit::Admitted;
 use crate::server::perform::{Performed, Stage, perform};
 use crate::server::slot::StreamSlot;
-use crate::server::{Context, Server};
+use crate::server::{self, Context, Server};
 use crate::tasks::protocol::OBJECT_URL;
 use crate::tools::Progress;
 use std::rc::Rc;
@@ -22,9 +25,9 @@ use worker::{Env, Request, Response, web_sys};
 /// The Worker's fetch handler: MCP at `/mcp`, the Protected Resource Metadata at its
 /// well-known paths. `build` defines the server (it runs once per isolate).
 ///
-/// A pipeline of named steps: the deployment's configuration, the request read,
-/// authentication (before any of the body is read), the 2025-11-25 route, the core's
-/// decision, then the core's interpreter (`server::perform`) with the Worker's effects;
+/// A pipeline of named steps: the deployment's configuration, the request's headers,
+/// its admission (`server::admit`: authenticated before any of the body is read), the
+/// 2025-11-25 route, the core's decision, then the core's interpreter (`server::perform`) with the Worker's effects;
 /// what it leaves here is opening a stream. It answers a
 /// `web_sys::Response` (what the `fetch` export hands the runtime): built straight from
 /// the core's bytes, without `worker::Response`'s extra copy of the body.
@@ -52,24 +55,21 @@ pub(crate) async fn serve(
         Err(refusal) => return to_response(refusal),
     };
     let (origin, path) = crate::http::split_url(&req.url()).map_err(rust_error)?;
-    let mut request = HttpRequest {
+    let request = HttpRequest {
         method: req.method(),
         path,
         headers: request_headers(&req),
         body: Vec::new(),
     };
     let trace = log::request_id(&request.headers);
-    if let Some(response) = server.well_known(&request, &origin) {
-        return to_response(response);
-    }
-    let principal = match authenticate(&server, &request, &origin, &trace).await {
-        Ok(principal) => principal,
-        Err(refusal) => return to_response(refusal),
+    let door = Door {
+        req: &req,
+        settings: &server.config.log,
     };
-    read_body_within_limit(&req, &mut request, &server).await?;
-    let ctx = Context {
-        principal,
-        now_ms: now_ms(),
+    let (request, ctx) = match server.admit(request, &origin, &trace, &door).await {
+        Ok(Admitted::Caller(request, ctx)) => (request, ctx),
+        Ok(Admitted::Answer(response)) => return to_response(response),
+        Err(e) => return Err(rust_error(e)),
     };
     if let Some(session) = crate::legacy::route(&server, &request) {
         return legacy(&env, request, session, &ctx.principal, &trace)
@@ -115,48 +115,30 @@ fn configured(env: &Env, build: fn() -> Server) -> Result<Rc<Server>, HttpRespon
     })
 }
 
-/// Who is calling (API key, OAuth token, anonymous), from the headers alone; a refusal is
-/// logged (`auth.refused`) and answered 401/403.
-async fn authenticate(
-    server: &Server,
-    request: &HttpRequest,
-    origin: &str,
-    trace: &str,
-) -> Result<String, HttpResponse> {
-    let granted = match server.authenticate(request) {
-        Outcome::Principal(principal) => Ok(principal),
-        Outcome::Refused(error) => Err(error),
-        Outcome::Jwt(token) => {
-            let now = now_ms();
-            match auth::verify(&server.config.auth, &token, now).await {
-                Ok(()) => server.grant(&token, origin, now),
-                Err(error) => Err(error),
-            }
-        }
-    };
-    granted.map_err(|error| {
-        log::print_all(
-            crate::ops::log::refused(&error, None, Some(trace)),
-            &server.config.log,
-        );
-        let envelope = server.envelope_for(request);
-        server.refuse(None, &error, &envelope, origin)
-    })
+/// The runtime's side of a request's admission (`server::admit`).
+struct Door<'a> {
+    req: &'a web_sys::Request,
+    settings: &'a LogSettings,
 }
 
-/// Reads a POST's body, unless it is declared larger than `MAX_BODY_BYTES` (the core
-/// then answers 413 from the header, and nothing is read).
-async fn read_body_within_limit(
-    req: &web_sys::Request,
-    request: &mut HttpRequest,
-    server: &Server,
-) -> worker::Result<()> {
-    let declared = request.headers.content_length();
-    let limit = server.config.max_body_bytes;
-    if declared.is_none_or(|n| n <= limit) && request.method == "POST" {
-        request.body = read_body(req, declared, limit).await?;
+impl server::admit::Door for Door<'_> {
+    async fn verify(&self, auth: &AuthConfig, token: &Token, now_ms: u64) -> Result<(), McpError> {
+        auth::verify(auth, token, now_ms).await
     }
-    Ok(())
+
+    async fn body(&self, declared: Option<usize>, limit: usize) -> Result<Vec<u8>, String> {
+        read_body(self.req, declared, limit)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    fn now_ms(&self) -> u64 {
+        now_ms()
+    }
+
+    fn print(&self, line: &Line) {
+        log::print(line, self.settings);
+    }
 }
 
 /// A listen stream's slot under `QUOTA_LISTEN_STREAMS` (`server::slot`: none without

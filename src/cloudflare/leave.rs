@@ -13,18 +13,12 @@
 //! (`HEARTBEAT`) when the client takes one (`Leave::streams`).
 
 use crate::jsonrpc::RequestId;
-use std::cell::RefCell;
+use crate::legacy::in_flight::{Forget, InFlight};
 use std::future::Future;
-use std::rc::Rc;
 use worker::js_sys::{Function, Promise};
 use worker::wasm_bindgen::JsValue;
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::web_sys::AbortSignal;
-
-/// How many calls in flight a session keeps for `notifications/cancelled`, each removed
-/// when answered. A client with more calls in flight than this gets no cancel for the
-/// newest (a cancellation MAY be ignored, basic/utilities/cancellation).
-const CALLS_IN_FLIGHT: usize = 64;
 
 /// How often a streamed wait writes to its client, so that a disconnect is noticed.
 pub(crate) const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(1);
@@ -95,47 +89,40 @@ impl Leave {
     }
 }
 
-/// A session's calls in flight that `notifications/cancelled` can reach, by request id.
-#[derive(Clone, Default)]
-pub(crate) struct Leaves(Rc<RefCell<Vec<(RequestId, Function)>>>);
+/// A session's calls in flight that `notifications/cancelled` can reach
+/// (`legacy::in_flight`): each resolves its call's leave.
+#[derive(Default)]
+pub(crate) struct Leaves(InFlight<Function>);
 
 impl Leaves {
     /// The leave of call `id` (never, past the bound), forgotten when the call is answered.
     pub(crate) fn track(&self, id: &RequestId) -> Tracked {
-        let mut calls = self.0.borrow_mut();
-        if calls.len() >= CALLS_IN_FLIGHT {
-            return Tracked::untracked();
-        }
         let mut resolver = None;
         let left = Promise::new(&mut |resolve, _| resolver = Some(resolve));
-        if let Some(resolve) = resolver {
-            calls.push((id.clone(), resolve));
-        }
-        Tracked {
-            leave: Leave {
-                left: Left::Promise(left),
-                keep: Keep::Here,
+        match resolver.and_then(|resolve| self.0.track(id, resolve)) {
+            None => Tracked::untracked(),
+            Some(forget) => Tracked {
+                leave: Leave {
+                    left: Left::Promise(left),
+                    keep: Keep::Here,
+                },
+                _forget: Some(forget),
             },
-            forget: Some((self.clone(), id.clone())),
         }
     }
 
-    /// The client cancelled call `id`: its leave resolves (an unknown or answered call is
-    /// ignored, as the spec allows).
+    /// The client cancelled call `id`: its leave resolves.
     pub(crate) fn cancel(&self, id: &RequestId) {
-        let mut calls = self.0.borrow_mut();
-        // `1` and `"1"` are different requests: `RequestId` keeps the kind.
-        if let Some(at) = calls.iter().position(|(k, _)| k == id) {
-            let (_, resolve) = calls.swap_remove(at);
+        if let Some(resolve) = self.0.cancel(id) {
             settle(&resolve);
         }
     }
 }
 
-/// A call's leave, which forgets its call when dropped (answered, or its future dropped).
+/// A call's leave, whose call is forgotten when dropped (answered, or its future dropped).
 pub(crate) struct Tracked {
     pub(crate) leave: Leave,
-    forget: Option<(Leaves, RequestId)>,
+    _forget: Option<Forget<Function>>,
 }
 
 impl Tracked {
@@ -143,15 +130,7 @@ impl Tracked {
     pub(crate) fn untracked() -> Tracked {
         Tracked {
             leave: Leave::never(),
-            forget: None,
-        }
-    }
-}
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        if let Some((leaves, key)) = self.forget.take() {
-            leaves.0.borrow_mut().retain(|(k, _)| *k != key);
+            _forget: None,
         }
     }
 }

@@ -7,7 +7,7 @@ use super::http::request_init;
 use super::rpc::{fetch_object, whole};
 use super::{TASKS_BINDING, now_ms};
 use crate::concurrent::Inbox;
-use crate::server::fanin::{Opened, Woken};
+use crate::server::fanin::{OpenSockets, Opened, Woken};
 use crate::tasks::calls::principal_header;
 use crate::tasks::watch::{WatchMessage, watch_url};
 use futures_util::StreamExt;
@@ -29,14 +29,11 @@ enum SocketEvent {
 /// (task id, socket generation, event).
 type Event = (String, u64, SocketEvent);
 
-/// The open sockets, one per watched task. A reopened socket gets a new generation, so
-/// late events of the socket it replaced are ignored. At most
-/// `server::listen::MAX_TASKS`, so a list searched in turn (a `BTreeMap` of its own would
-/// add its whole B-tree code to the Worker).
+/// The open sockets (`fanin::OpenSockets`: a reopened socket's generation), their events
+/// in one inbox.
 #[derive(Default)]
 pub(super) struct Sockets {
-    open: Vec<(String, u64, WebSocket)>,
-    generation: u64,
+    open: OpenSockets<WebSocket>,
     events: Inbox<Event>,
 }
 
@@ -60,7 +57,7 @@ impl Sockets {
             let Some((task_id, generation, event)) = event else {
                 return Woken::Timer;
             };
-            if self.current(&task_id, generation) {
+            if self.open.is_current(&task_id, generation) {
                 return match event {
                     SocketEvent::Message(message) => Woken::Pushed(task_id, message),
                     SocketEvent::Lost => Woken::Lost(task_id),
@@ -69,18 +66,11 @@ impl Sockets {
         }
     }
 
-    fn current(&self, task_id: &str, generation: u64) -> bool {
-        self.open
-            .iter()
-            .any(|(id, g, _)| id == task_id && *g == generation)
-    }
-
     pub(super) fn add(&mut self, task_id: &str, socket: WebSocket) {
-        self.close(task_id);
-        self.generation += 1;
-        let generation = self.generation;
-        self.open
-            .push((task_id.to_owned(), generation, socket.clone()));
+        let (generation, replaced) = self.open.add(task_id, socket.clone());
+        if let Some(replaced) = replaced {
+            close(&replaced, 1000, "done");
+        }
         let events = self.events.sender();
         let task_id = task_id.to_owned();
         spawn_local(async move {
@@ -121,9 +111,7 @@ impl Sockets {
 
     /// Forgets `task_id`'s socket, returning it.
     pub(super) fn remove(&mut self, task_id: &str) -> Option<WebSocket> {
-        let at = self.open.iter().position(|(id, _, _)| id == task_id)?;
-        let (_, _, socket) = self.open.swap_remove(at);
-        Some(socket)
+        self.open.remove(task_id)
     }
 
     pub(super) fn close(&mut self, task_id: &str) {
@@ -136,7 +124,7 @@ impl Sockets {
 impl Drop for Sockets {
     /// The stream ended (or the client went away): release every object.
     fn drop(&mut self) {
-        for (_, _, socket) in self.open.drain(..) {
+        for socket in self.open.drain() {
             close(&socket, 1000, "done");
         }
     }

@@ -34,7 +34,7 @@ mod drive;
 mod socket;
 
 pub use drive::{Drive, Watching, Woken};
-pub use socket::{Opened, Reconnects, backoff_ms};
+pub use socket::{OpenSockets, Opened, Reconnects, backoff_ms};
 
 use super::listen::{KEEPALIVE_MS, Listen, StreamLimits, is_terminal};
 use crate::tasks::watch::WatchMessage;

@@ -62,3 +62,50 @@ impl Opened {
         }
     }
 }
+
+/// A watcher's open sockets, one per task. A reopened socket gets a new generation, so
+/// the late events of the socket it replaced are passed over ([`OpenSockets::is_current`]).
+/// At most `server::listen::MAX_TASKS`, so a list searched in turn (a `BTreeMap` of its
+/// own would add its whole B-tree code to the Worker).
+pub struct OpenSockets<S> {
+    open: Vec<(String, u64, S)>,
+    generation: u64,
+}
+
+impl<S> Default for OpenSockets<S> {
+    fn default() -> Self {
+        OpenSockets {
+            open: Vec::new(),
+            generation: 0,
+        }
+    }
+}
+
+impl<S> OpenSockets<S> {
+    /// Keeps `socket` as `task_id`'s: its generation, and the socket it replaces (to close).
+    pub fn add(&mut self, task_id: &str, socket: S) -> (u64, Option<S>) {
+        let replaced = self.remove(task_id);
+        self.generation += 1;
+        self.open
+            .push((task_id.to_owned(), self.generation, socket));
+        (self.generation, replaced)
+    }
+
+    /// Whether an event of `task_id`'s socket of `generation` is of its current socket.
+    pub fn is_current(&self, task_id: &str, generation: u64) -> bool {
+        self.open
+            .iter()
+            .any(|(id, g, _)| id == task_id && *g == generation)
+    }
+
+    /// Forgets `task_id`'s socket, returning it.
+    pub fn remove(&mut self, task_id: &str) -> Option<S> {
+        let at = self.open.iter().position(|(id, _, _)| id == task_id)?;
+        Some(self.open.swap_remove(at).2)
+    }
+
+    /// Every socket, forgotten.
+    pub fn drain(&mut self) -> impl Iterator<Item = S> + '_ {
+        self.open.drain(..).map(|(_, _, socket)| socket)
+    }
+}
