@@ -26,7 +26,6 @@ pub mod export;
 mod export_items;
 mod host;
 mod http;
-mod job;
 mod js_api;
 mod leave;
 mod listen;

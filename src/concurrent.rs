@@ -1,5 +1,5 @@
 //! Single-threaded concurrency (wasm has one thread) without an executor's code in the
-//! Worker: [`join`] two futures, [`join_all`] of many, and a queue from several producers
+//! Worker: [`join`] two futures, [`join_all`] of many, [`until`] one is stopped, and a queue from several producers
 //! to one consumer, in arrival order, with the consumer's waker ([`Queue`], [`Inbox`]).
 //! The adapter's listen stream and follower read their sockets' events from an
 //! [`Inbox`], and its SSE channel keeps its frames in a [`Queue`], ended by `last`.
@@ -36,6 +36,19 @@ pub async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
                 Poll::Pending
             }
         }
+    })
+    .await
+}
+
+/// Runs `work` until `stop` resolves: its output, or `None` if `stop` came first (`work`
+/// is polled first, so it wins when both are ready).
+pub async fn until<A: Future>(work: A, stop: impl Future<Output = ()>) -> Option<A::Output> {
+    let (mut work, mut stop) = (pin!(work), pin!(stop));
+    poll_fn(|cx| {
+        if let Poll::Ready(out) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(out));
+        }
+        stop.as_mut().poll(cx).map(|()| None)
     })
     .await
 }

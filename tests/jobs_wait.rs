@@ -16,7 +16,7 @@ use mcp_tasks_edge::server::call::Asker;
 use mcp_tasks_edge::server::creation::{Creating, Reply};
 use mcp_tasks_edge::server::jobs::JobRun;
 use mcp_tasks_edge::server::perform::Via;
-use mcp_tasks_edge::server::wait::{Followed, follow};
+use mcp_tasks_edge::server::wait::{Followed, follow_on as follow};
 use mcp_tasks_edge::tasks::protocol::{ObjectError, ObjectReply, ObjectRequest, RESULT_STATUS};
 use mcp_tasks_edge::tools::Progress;
 use serde_json::{Map, Value, json};

@@ -211,7 +211,7 @@ fn a_lost_socket_is_reopened_with_backoff_then_the_stream_fails_without_the_resu
 
 #[test]
 fn every_watcher_reopens_a_lost_socket_by_one_budget_and_backoff() {
-    // A listen stream's tasks and a job's wait share this policy (cloudflare/job.rs).
+    // A listen stream's tasks and a job's wait share this policy (server::follower).
     let mut reconnects = Reconnects::new(3);
     let delays: Vec<_> = (0..5).map(|_| reconnects.lost()).collect();
     assert_eq!(delays, [Some(250), Some(1_000), Some(4_000), None, None]);

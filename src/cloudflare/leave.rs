@@ -3,7 +3,7 @@
 //! cancellation of that request", basic/patterns/cancellation, "Transport-Specific
 //! Cancellation"); in 2025-11-25 the client sends `notifications/cancelled` for it. A job
 //! whose handle was not answered yet has nobody else to hold it, so leaving cancels it
-//! (`job::detach`); after the handle, the job goes on.
+//! (`server::wait::detach`); after the handle, the job goes on.
 //!
 //! A [`Leave`] is a promise that resolves when the caller leaves: the Worker's request's
 //! `signal` (the `enable_request_signal` compatibility flag, wrangler.toml), or a

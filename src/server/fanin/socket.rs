@@ -12,7 +12,7 @@ pub fn backoff_ms(n: u32) -> u64 {
 }
 
 /// The lost-socket policy of every watch on a task's object, one for all: a listen
-/// stream's tasks and a job's wait (`cloudflare/job.rs`). A lost socket (a crashed or
+/// stream's tasks and a job's wait (`server::follower`). A lost socket (a crashed or
 /// evicted object closes it) is reopened after [`backoff_ms`], at most `limit` times
 /// (`LISTEN_RECONNECTS`); the reopened socket's first message is the current state, so
 /// nothing is missed. Past the budget the watcher gives up: a listen stream ends without

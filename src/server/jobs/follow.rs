@@ -1,7 +1,7 @@
 //! Following a job (pure): the adapter feeds each state the task object pushes (or a read
 //! returns), and the follower says what to do: report progress, ask, answer, or wait.
-//! The adapter's loop is then only I/O (`cloudflare/job.rs`, and a session object for
-//! 2025-11-25 clients).
+//! The loop around it is `server::wait`'s, for every platform (and a session object's
+//! `tasks/result` for 2025-11-25 clients).
 
 use super::results;
 use super::{JobRun, Reader};
