@@ -120,12 +120,19 @@ impl Leaves {
 }
 
 /// A call's leave, whose call is forgotten when dropped (answered, or its future dropped).
+/// Its fields are private: a future that uses the leave ([`Tracked::leave`]) holds the
+/// whole of it, so the call is not forgotten while it runs (an `async move` block that
+/// named the field would capture that field alone, and drop the rest at once).
 pub(crate) struct Tracked {
-    pub(crate) leave: Leave,
+    leave: Leave,
     _forget: Option<Forget<Function>>,
 }
 
 impl Tracked {
+    pub(crate) fn leave(&self) -> &Leave {
+        &self.leave
+    }
+
     /// A call nobody can cancel by id (a job's handle tool: its job goes on).
     pub(crate) fn untracked() -> Tracked {
         Tracked {

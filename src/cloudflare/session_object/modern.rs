@@ -46,7 +46,7 @@ impl SessionRunner {
             false => Tracked::untracked(),
         };
         let asker = self.memory.asker(None, None);
-        let fx = WorkerEffects::new(&server, &self.env, trace.as_deref(), &call.leave);
+        let fx = WorkerEffects::new(&server, &self.env, trace.as_deref(), call.leave());
         let no_progress = Progress::default();
         let stage = modern::stage(accepts_sse, false, &no_progress, &asker);
         let (action, ctx) = (prepared.action, prepared.ctx);
@@ -63,7 +63,7 @@ impl SessionRunner {
         let progress = notices::call_progress(&session, out.clone(), streamed.token);
         let env = self.env.clone();
         spawn_local(async move {
-            let fx = WorkerEffects::new(&server, &env, trace.as_deref(), &call.leave);
+            let fx = WorkerEffects::new(&server, &env, trace.as_deref(), call.leave());
             let stage = modern::stage(true, true, &progress, &asker);
             let answer = perform_streamed(&server, &ctx, streamed.action, &fx, &stage).await;
             out.finish(&answer.body);
