@@ -2,7 +2,7 @@
 //! invocation kind in its own column (tests/bench/cost.mjs reads these names).
 
 use mcp_tasks_edge::jsonrpc::payload;
-use mcp_tasks_edge::ops::counters::{Counts, Invocation, Ledger, WORKER, snapshot};
+use mcp_tasks_edge::ops::counters::{Counts, Invocation, Ledger, WORKER, Wasm, snapshot};
 use serde_json::json;
 
 #[test]
@@ -29,19 +29,26 @@ fn each_invocation_kind_counts_in_its_own_column() {
         rows_written: 3,
         awake_ms: 0.0,
     };
+    let wasm = Wasm {
+        calls_in: 5,
+        calls_out: 7,
+        allocations: 11,
+        allocated_bytes: 1024,
+    };
     assert_eq!(
-        snapshot(Some(&ledger)),
+        snapshot(Some(&ledger), wasm),
         json!({"instance": "i", "logLines": 1, "classes": {
             "TaskObject": payload(&task),
             "Worker": payload(&Counts { requests: 1, ..Counts::default() }),
-        }})
+        }, "wasm": {"callsIn": 5, "callsOut": 7, "allocations": 11, "allocatedBytes": 1024}})
     );
 }
 
 #[test]
 fn before_any_count_the_snapshot_is_empty() {
     assert_eq!(
-        snapshot(None),
-        json!({"instance": null, "classes": {}, "logLines": 0})
+        snapshot(None, Wasm::default()),
+        json!({"instance": null, "classes": {}, "logLines": 0,
+            "wasm": {"callsIn": 0, "callsOut": 0, "allocations": 0, "allocatedBytes": 0}})
     );
 }

@@ -39,6 +39,8 @@ pub(crate) const UPSTREAM: &str = "UpstreamObject";
 pub(crate) use crate::ops::counters::Invocation;
 
 #[cfg(feature = "bench-counters")]
+mod alloc;
+#[cfg(feature = "bench-counters")]
 mod on;
 #[cfg(feature = "bench-counters")]
 pub(crate) use on::*;

@@ -86,15 +86,30 @@ impl Ledger {
     }
 }
 
-/// The counts as JSON: `{instance, classes: {class: {requests, alarms, ...}}, logLines}`,
-/// `instance: null` and nothing counted before the first count.
-pub fn snapshot(ledger: Option<&Ledger>) -> Value {
-    match ledger {
+/// What crossed the wasm boundary and what the allocator did, since the wasm instance
+/// started: calls into the instance (the Worker's and the objects' handlers, the JS glue's
+/// `malloc`, callbacks of promises), calls out of it (every runtime API the Rust side
+/// uses), and allocations (`alloc` and `realloc`) with their bytes.
+#[derive(Debug, Default, Clone, Copy, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Wasm {
+    pub calls_in: u64,
+    pub calls_out: u64,
+    pub allocations: u64,
+    pub allocated_bytes: u64,
+}
+
+/// The counts as JSON: `{instance, classes: {class: {requests, alarms, ...}}, logLines,
+/// wasm}`, `instance: null` and no class counted before the first count.
+pub fn snapshot(ledger: Option<&Ledger>, wasm: Wasm) -> Value {
+    let mut counts = match ledger {
         Some(ledger) => payload(ledger),
         None => payload(&NoLedger {
             instance: (),
             classes: Empty {},
             log_lines: 0,
         }),
-    }
+    };
+    counts["wasm"] = payload(&wasm);
+    counts
 }

@@ -1,10 +1,31 @@
 //! The bench build's counters (see [`super`]).
 
-use crate::ops::counters::{Counts, Invocation, Ledger, WORKER, snapshot};
+use crate::ops::counters::{Counts, Invocation, Ledger, WORKER, Wasm, snapshot};
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::rc::Rc;
+use wasm_bindgen::prelude::*;
 use worker::{Storage, web_sys};
+
+#[wasm_bindgen(module = "/src/cloudflare/bench/boundary.js")]
+extern "C" {
+    /// [calls into the instance, calls out of it] since it started.
+    #[wasm_bindgen(js_name = boundaryCalls)]
+    fn boundary_calls() -> js_sys::Array;
+}
+
+/// The boundary's and the allocator's counts so far.
+fn wasm() -> Wasm {
+    let calls = boundary_calls();
+    let count = |at: u32| calls.get(at).as_f64().unwrap_or_default() as u64;
+    let (allocations, allocated_bytes) = super::alloc::allocations();
+    Wasm {
+        calls_in: count(0),
+        calls_out: count(1),
+        allocations,
+        allocated_bytes,
+    }
+}
 
 /// The route that answers the counts (GET).
 const ROUTE: &str = "/__bench/counters";
@@ -58,8 +79,9 @@ pub(crate) fn worker_request(req: &web_sys::Request) -> Option<web_sys::Response
         let headers = web_sys::Headers::new().ok()?;
         headers.set("content-type", "application/json").ok()?;
         init.set_headers(&headers);
+        let wasm = wasm();
         let body = LEDGER
-            .with(|ledger| snapshot(ledger.borrow().as_ref()))
+            .with(|ledger| snapshot(ledger.borrow().as_ref(), wasm))
             .to_string();
         return web_sys::Response::new_with_opt_str_and_init(Some(&body), &init).ok();
     }
