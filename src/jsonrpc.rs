@@ -357,12 +357,23 @@ pub fn result_response(id: &RequestId, result: &Value) -> Vec<u8> {
 /// a task object's reply), without parsing it again. The result is the message's last
 /// member: it ends one byte before the message does.
 pub fn result_response_raw(id: &RequestId, raw_result: &[u8]) -> Vec<u8> {
+    result_response_parts(id, &[raw_result])
+}
+
+/// [`result_response_raw`] of the result written as `parts`, in order, into one buffer
+/// of the answer's size.
+pub fn result_response_parts(id: &RequestId, parts: &[&[u8]]) -> Vec<u8> {
+    const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+    const RESULT: &[u8] = br#","result":"#;
     let id = serde_json::to_vec(id).expect("ids serialize");
-    let mut out = Vec::with_capacity(raw_result.len() + id.len() + 32);
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    let size = parts.iter().map(|part| part.len()).sum::<usize>();
+    let mut out = Vec::with_capacity(HEAD.len() + id.len() + RESULT.len() + size + 1);
+    out.extend_from_slice(HEAD);
     out.extend_from_slice(&id);
-    out.extend_from_slice(br#","result":"#);
-    out.extend_from_slice(raw_result);
+    out.extend_from_slice(RESULT);
+    for part in parts {
+        out.extend_from_slice(part);
+    }
     out.push(b'}');
     out
 }

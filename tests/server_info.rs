@@ -12,7 +12,7 @@ use common::plan::{ALICE, body as rpc_body, opened};
 use common::*;
 use mcp_tasks_edge::jsonrpc::RequestId;
 use mcp_tasks_edge::legacy::plan::{Decision, plan};
-use mcp_tasks_edge::mcp::identity::{MetaFirst, entry, stamp};
+use mcp_tasks_edge::mcp::identity::{MetaFirst, entry, stamped};
 use mcp_tasks_edge::server::{Action, Config, Server};
 use mcp_tasks_edge::tasks::protocol::ObjectRequest;
 use serde_json::{Value, json};
@@ -153,11 +153,9 @@ fn the_stamp_goes_into_the_first_meta_or_a_new_one() {
         String::from_utf8(mark.clone()).unwrap(),
         r#""io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}"#
     );
-    let stamped = |raw: &str| {
-        let mut body = b"prefix:".to_vec();
-        body.extend_from_slice(raw.as_bytes());
-        stamp(&mut body, 7, &mark);
-        String::from_utf8(body[7..].to_vec()).unwrap()
+    let stamped = |raw: &str| match stamped(raw.as_bytes(), &mark) {
+        Some(parts) => String::from_utf8(parts.concat()).unwrap(),
+        None => raw.to_owned(),
     };
     let m = r#"{"name":"s","version":"1"}"#;
     assert_eq!(stamped("{}"), format!(r#"{{"_meta":{{"{KEY}":{m}}}}}"#));

@@ -50,30 +50,29 @@ pub fn names_server(result: &Value) -> bool {
         .is_some()
 }
 
-/// Inserts `entry` into the `_meta` of the result object serialized in `body` from
-/// `at` on, [`MetaFirst`]: into its `_meta` when that comes first, else into a new one.
-/// Bytes that are not an object, or whose `_meta` is not one, are left as they are.
-pub fn stamp(body: &mut Vec<u8>, at: usize, entry: &[u8]) {
+/// The result object serialized in `raw` with `entry` in its `_meta` ([`MetaFirst`]: into
+/// its `_meta` when that comes first, else into a new one), as the parts to write in
+/// order, so that the answer is written once, into one buffer of its size; `None` for
+/// bytes that are not an object, or whose `_meta` is not one (they are sent as they are).
+pub fn stamped<'a>(raw: &'a [u8], entry: &'a [u8]) -> Option<[&'a [u8]; 5]> {
     const META: &[u8] = br#"{"_meta":"#;
-    let (position, opening): (usize, &[u8]) = if body[at..].starts_with(META) {
-        match body.get(at + META.len()) {
-            Some(b'{') => (at + META.len() + 1, b""),
-            _ => return,
+    let (position, opening): (usize, &[u8]) = if raw.starts_with(META) {
+        match raw.get(META.len()) {
+            Some(b'{') => (META.len() + 1, b""),
+            _ => return None,
         }
-    } else if body.get(at) == Some(&b'{') {
-        (at + 1, br#""_meta":{"#)
+    } else if raw.first() == Some(&b'{') {
+        (1, br#""_meta":{"#)
     } else {
-        return;
+        return None;
     };
-    let empty = body.get(position) == Some(&b'}');
+    let empty = raw.get(position) == Some(&b'}');
     let closing: &[u8] = match (opening.is_empty(), empty) {
         (true, true) => b"",
         (true, false) => b",",
         (false, true) => b"}",
         (false, false) => b"},",
     };
-    let tail = body.split_off(position);
-    for part in [opening, entry, closing, &tail] {
-        body.extend_from_slice(part);
-    }
+    let (head, tail) = raw.split_at(position);
+    Some([head, opening, entry, closing, tail])
 }

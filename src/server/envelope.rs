@@ -93,12 +93,11 @@ impl Envelope {
     /// once per isolate, a task object's reply), its `_meta` first when it has one
     /// ([`MetaFirst`]): not parsed again.
     pub fn raw_result_body(&self, id: &RequestId, raw: &[u8]) -> Vec<u8> {
-        let mut body = jsonrpc::result_response_raw(id, raw);
-        if let Some(entry) = &self.identity {
-            let at = body.len() - raw.len() - 1;
-            identity::stamp(&mut body, at, entry);
+        let entry = self.identity.as_deref();
+        match entry.and_then(|entry| identity::stamped(raw, entry)) {
+            Some(parts) => jsonrpc::result_response_parts(id, &parts),
+            None => jsonrpc::result_response_raw(id, raw),
         }
-        body
     }
 
     /// [`Envelope::raw_result_body`] as a 200 response with the CORS headers.

@@ -55,10 +55,13 @@ test('the bench build counts what a tasks/get bills, and not its own route', { t
   server = await startServer({ env: BENCH, startTimeoutMs: BUILD_TIMEOUT_MS,
     vars: { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', INLINE_BUDGET_MS: String(JOB_WAIT_MS),
       UPSTREAMS: JSON.stringify([{ name: 'ts', url: upstream.url, prefix: 'ts_' }]) } });
+  /** The billable counts (the wasm boundary's, which a read itself moves, apart). */
   const read = async () => {
     const { status, text } = await counters();
     assert.equal(status, 200, text);
-    return JSON.parse(text);
+    const { wasm, ...billable } = JSON.parse(text);
+    assert.ok(wasm.callsIn > 0 && wasm.callsOut > 0 && wasm.allocations > 0, text);
+    return billable;
   };
   /** `after` minus `before` for a class's count (a class not yet counted: zeros). */
   const delta = (before, after, cls, key) => (after.classes[cls]?.[key] ?? 0) - (before.classes[cls]?.[key] ?? 0);
@@ -92,6 +95,28 @@ test('the bench build counts what a tasks/get bills, and not its own route', { t
   assert.equal(delta(created, got, 'TaskObject', 'alarms'), 0);
   assert.ok(delta(created, got, 'TaskObject', 'awakeMs') >= 0);
   await ok(server.mcpUrl, 'tasks/cancel', { taskId: task.taskId });
+});
+
+test('the bench build counts the calls across the wasm boundary and the allocations of a request', async () => {
+  const wasm = async () => JSON.parse((await counters()).text).wasm;
+  const fields = ['callsIn', 'callsOut', 'allocations', 'allocatedBytes'];
+  const minus = (a, b) => Object.fromEntries(fields.map((k) => [k, a[k] - b[k]]));
+  // A read of the counters costs the same each time: what it adds is taken off below.
+  const [a, b, c] = [await wasm(), await wasm(), await wasm()];
+  assert.deepEqual(minus(c, b), minus(b, a));
+  const read = minus(b, a);
+  const perList = async (times) => {
+    const before = await wasm();
+    for (let i = 0; i < times; i++) await ok(server.mcpUrl, 'tools/list', {});
+    return minus(minus(await wasm(), before), read);
+  };
+  await perList(1);
+  const [one, three] = [await perList(1), await perList(3)];
+  // At least the handler's own call in, the runtime's response out, and the request's
+  // allocations; a warm tools/list costs the same every time.
+  assert.ok(one.callsIn >= 1 && one.callsOut >= 1 && one.allocations >= 1, JSON.stringify(one));
+  assert.deepEqual(three, Object.fromEntries(fields.map((k) => [k, one[k] * 3])));
+  console.log(`# a warm tools/list: ${JSON.stringify(one)}`);
 });
 
 test("a job's wait costs the same object requests however long it lasts: fewer than polling", { timeout: BUILD_TIMEOUT_MS }, async () => {
