@@ -146,7 +146,8 @@ test-console: setup client build
 
 # Hot paths beside same-run baselines (JS no-op Worker, bare Durable Object, Rust no-op
 # Worker), then pushed notifications against the polling design, then the billable
-# operations per task lifecycle (a bench build of the Worker), then the scale runs
+# operations per task lifecycle (a bench build of the Worker) and the calls across its
+# wasm boundary and its allocations per request (the same build), then the scale runs
 # (10,000 tasks of one principal, listen streams, 100 clients), the demo's tools as
 # released (no fixtures, the starter's build settings), and the gateway's cost on a call of
 # an upstream tool against calling the upstream directly; see tests/bench/*.mjs.
@@ -154,6 +155,7 @@ bench: setup build
 	node tests/bench/run.mjs
 	node tests/bench/notifications.mjs
 	node tests/bench/cost.mjs
+	node tests/bench/boundary.mjs
 	node tests/bench/scale.mjs
 	node tests/bench/release-size.mjs
 	node tests/bench/gateway.mjs

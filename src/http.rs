@@ -86,6 +86,21 @@ impl HttpResponse {
         }
     }
 
+    /// The head of a 200 server-sent-events stream (streamable-http): not cached, and
+    /// not buffered by a proxy in between (`x-accel-buffering`), so each event leaves at
+    /// once; its body is streamed by the adapter.
+    pub fn event_stream() -> Self {
+        HttpResponse {
+            status: 200,
+            headers: vec![
+                ("content-type", EVENT_STREAM.to_owned()),
+                ("cache-control", "no-cache".to_owned()),
+                ("x-accel-buffering", "no".to_owned()),
+            ],
+            body: Vec::new(),
+        }
+    }
+
     pub fn empty(status: u16) -> Self {
         HttpResponse {
             status,

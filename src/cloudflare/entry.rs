@@ -110,8 +110,7 @@ pub(crate) async fn serve(
 fn configured(env: &Env, build: fn() -> Server) -> Result<Rc<Server>, HttpResponse> {
     built(env, build).map_err(|(refusal, why)| {
         worker::console_error!("{why}");
-        let body = crate::jsonrpc::error_response(None, &refusal.to_wire());
-        HttpResponse::json(refusal.http_status(), body)
+        server::error_response(None, &refusal, &Default::default())
     })
 }
 

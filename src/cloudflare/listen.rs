@@ -104,12 +104,7 @@ pub async fn stream(
     principal: String,
     slot: Option<StreamSlot>,
 ) -> worker::Result<Response> {
-    let mut head = HttpResponse::empty(200);
-    head.headers
-        .push(("content-type", "text/event-stream".into()));
-    head.headers.push(("cache-control", "no-cache".into()));
-    head.headers.push(("x-accel-buffering", "no".into()));
-    let head = listen.envelope.apply(head);
+    let head = listen.envelope.apply(HttpResponse::event_stream());
     let limits = listen.limits;
     let state = Stream {
         tasks: Tasks {

@@ -41,7 +41,7 @@ pub async fn stream(
         }),
         None => Progress::default(),
     };
-    let head = envelope.apply(HttpResponse::empty(200));
+    let head = envelope.apply(HttpResponse::event_stream());
     let out = channel.clone();
     let beat = channel.clone();
     worker::wasm_bindgen_futures::spawn_local(async move {
@@ -54,7 +54,7 @@ pub async fn stream(
         };
         out.finish(&answer.body);
     });
-    super::sse::response(&channel, head)
+    super::sse::response(&channel, &head)
 }
 
 /// Writes a comment to the stream every [`HEARTBEAT`], for as long as it is awaited.

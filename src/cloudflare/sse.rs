@@ -8,12 +8,10 @@ use crate::http::HttpResponse;
 pub(crate) use crate::http::channel::Channel;
 use worker::Response;
 
-/// The streaming response of `channel`, with `head`'s status and headers.
-pub(crate) fn response(channel: &Channel, mut head: HttpResponse) -> worker::Result<Response> {
-    head.headers
-        .push(("content-type", "text/event-stream".into()));
-    head.headers.push(("cache-control", "no-cache".into()));
-    stream::response(&head, Box::new(channel.clone()))
+/// The streaming response of `channel`, with `head`'s status and headers (an
+/// `HttpResponse::event_stream`).
+pub(crate) fn response(channel: &Channel, head: &HttpResponse) -> worker::Result<Response> {
+    stream::response(head, Box::new(channel.clone()))
 }
 
 /// The body's end of a channel.

@@ -111,11 +111,20 @@ test('the bench build counts the calls across the wasm boundary and the allocati
     return minus(minus(await wasm(), before), read);
   };
   await perList(1);
-  const [one, three] = [await perList(1), await perList(3)];
+  // A warm tools/list costs the same every time: three cost three times one. (This server's
+  // gateway asks its upstream's watcher every few seconds, which may land in one trial.)
+  let one, three;
+  for (let trial = 1; ; trial++) {
+    [one, three] = [await perList(1), await perList(3)];
+    const tripled = Object.fromEntries(fields.map((k) => [k, one[k] * 3]));
+    if (trial === 3 || JSON.stringify(three) === JSON.stringify(tripled)) {
+      assert.deepEqual(three, tripled);
+      break;
+    }
+  }
   // At least the handler's own call in, the runtime's response out, and the request's
-  // allocations; a warm tools/list costs the same every time.
+  // allocations.
   assert.ok(one.callsIn >= 1 && one.callsOut >= 1 && one.allocations >= 1, JSON.stringify(one));
-  assert.deepEqual(three, Object.fromEntries(fields.map((k) => [k, one[k] * 3])));
   console.log(`# a warm tools/list: ${JSON.stringify(one)}`);
 });
 

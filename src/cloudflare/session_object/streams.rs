@@ -24,7 +24,7 @@ impl SessionRunner {
         if self.memory.open_get(&channel, last_event_id) {
             keep_alive(channel.clone());
         }
-        sse::response(&channel, HttpResponse::empty(200))
+        sse::response(&channel, &HttpResponse::event_stream())
     }
 
     /// A response stream, numbered for reconnections, and the response that carries it.
@@ -32,7 +32,7 @@ impl SessionRunner {
     /// `guard.js`, never a plain-text 500.)
     pub(super) fn response_stream(&self) -> Result<(Stream, Response)> {
         let channel = Channel::default();
-        let response = sse::response(&channel, HttpResponse::empty(200))?;
+        let response = sse::response(&channel, &HttpResponse::event_stream())?;
         Ok((self.memory.open_response(channel), response))
     }
 
