@@ -13,7 +13,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
 /// `"io.modelcontextprotocol/serverInfo":{"name":…,"version":…}`, the `_meta` entry
-/// [`stamp`] inserts.
+/// [`stamped`] inserts.
 pub fn entry(name: &str, version: &str) -> Vec<u8> {
     let mut entry = format!("\"{KEY_SERVER_INFO}\":").into_bytes();
     let value = serde_json::to_vec(&Implementation { name, version }).expect("strings serialize");
@@ -22,7 +22,7 @@ pub fn entry(name: &str, version: &str) -> Vec<u8> {
 }
 
 /// A result object serialized with its `_meta` first (when it has one), so that
-/// [`stamp`] finds it at the start. Any other value serializes as it is.
+/// [`stamped`] finds it at the start. Any other value serializes as it is.
 pub struct MetaFirst<'a>(pub &'a Value);
 
 impl Serialize for MetaFirst<'_> {
