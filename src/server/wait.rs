@@ -4,7 +4,8 @@
 //! progress, questions or the answer. Questions travel as [`Via`] says: by MRTR (the
 //! answer ends this request), or on a 2025-11-25 session's stream, whose answers go to
 //! the task (`mcp::input::answered`: every question answered, each answer valid). A wait
-//! that ends unanswered answers the job's handle.
+//! that ends unanswered answers the job's handle. A new job ([`detach`]) is stored first,
+//! and its caller leaving before the handle cancels it.
 
 use super::follower::{Follower, Step};
 use super::jobs::{Follow, JobRun, Next, abandoned, input_required, left_error};
