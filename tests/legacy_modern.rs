@@ -88,3 +88,18 @@ fn a_jobs_handle_is_reached_as_the_session_reaches_a_task() {
         "unreachable: the session's own, then unknown"
     );
 }
+
+#[test]
+fn a_jobs_handle_whose_session_storage_fails_is_refused_not_taken_for_unknown() {
+    let mut objects = world();
+    objects.storage_fails = true;
+    let session = objects.stored.clone();
+    let arguments = json!({ "job": THEIRS, "waitSeconds": 0 });
+    let rpc = request(
+        "tools/call",
+        json!({ "name": "job_status", "arguments": arguments }),
+    );
+    let refused = block_on(prepare(&mut objects, &server(), &rpc, &session, NOW)).unwrap_err();
+    let body: Value = serde_json::from_slice(&refused.body).unwrap();
+    assert_eq!(body["error"]["code"], json!(-32603), "{body}");
+}

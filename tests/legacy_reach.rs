@@ -135,7 +135,7 @@ fn the_first_page_lists_the_reached_tasks_in_their_place_and_forgets_the_gone() 
         task(MINE, "2025-11-25T10:30:03Z"),
         task("0a", "2025-11-25T10:30:00Z"),
     ];
-    let page = block_on(reach::listed(&mut o, &b, own_page));
+    let page = block_on(reach::listed(&mut o, &b, own_page)).unwrap();
     let ids: Vec<&str> = page.iter().map(|t| t["taskId"].as_str().unwrap()).collect();
     assert_eq!(ids, [MINE, THEIRS, "0a"], "newest first");
     assert_eq!(o.stored.reached.len(), 1, "the gone one is forgotten");
@@ -145,4 +145,25 @@ fn the_first_page_lists_the_reached_tasks_in_their_place_and_forgets_the_gone() 
     let b = o.stored.clone();
     assert!(block_on(reach::send(&mut o, &b, get(THEIRS))).0.is_err());
     assert!(o.stored.reached.is_empty());
+}
+
+#[test]
+fn a_session_whose_storage_fails_says_so_instead_of_not_found() {
+    // Reaching another session's task must record it first: a failed write is the
+    // storage's error, not "no such task" (nor a full list).
+    let mut o = world();
+    o.storage_fails = true;
+    let b = o.stored.clone();
+    let (outcome, _) = block_on(reach::send(&mut o, &b, get(THEIRS)));
+    assert!(matches!(outcome, Err(McpError::Internal(_))), "{outcome:?}");
+    // Forgetting a gone task, when reached or listed, surfaces the failure too.
+    o.storage_fails = false;
+    block_on(reach::send(&mut o, &b, get(THEIRS))).0.unwrap();
+    o.tasks.remove(THEIRS);
+    o.storage_fails = true;
+    let b = o.stored.clone();
+    let (outcome, _) = block_on(reach::send(&mut o, &b, get(THEIRS)));
+    assert!(matches!(outcome, Err(McpError::Internal(_))), "{outcome:?}");
+    let listed = block_on(reach::listed(&mut o, &b, Vec::new()));
+    assert!(matches!(listed, Err(McpError::Internal(_))), "{listed:?}");
 }

@@ -7,6 +7,7 @@
 use super::object::answer;
 use super::reach::{self, Reaching};
 use super::session::Session;
+use crate::error::McpError;
 use crate::http::HttpResponse;
 use crate::jsonrpc::Request;
 use crate::server::call::Asker;
@@ -47,10 +48,14 @@ pub async fn prepare<R: Reaching>(
     let envelope = Envelope::default();
     let action = dispatch::route(server, rpc, None, &session.meta(), &ctx, &envelope)
         .map_err(|e| answer(Some(&rpc.id), Err(e)))?;
-    if let Some(job) = followed_job(&action)
-        && let Ok((principal, _)) = reach::principal(r, session, job).await
-    {
-        ctx.principal = principal;
+    if let Some(job) = followed_job(&action) {
+        match reach::principal(r, session, job).await {
+            Ok((principal, _)) => ctx.principal = principal,
+            // The session's storage or the task's object failed: said, not hidden.
+            Err(failed @ McpError::Internal(_)) => return Err(answer(Some(&rpc.id), Err(failed))),
+            // Not this session's to reach: followed as itself, unknown as any handle's.
+            Err(_) => {}
+        }
     }
     let leavable = leavable(&action);
     Ok(Prepared {

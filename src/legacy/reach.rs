@@ -33,8 +33,12 @@ pub trait Reaching {
     async fn read_all(&mut self, ids: Vec<String>) -> Vec<(String, Option<Value>)>;
     /// Applies `change` to the stored session (read and written back with nothing
     /// between, so no other request's change is lost; written only if `change` says it
-    /// changed it): the session as stored, `None` if it could not be read or written.
-    async fn update(&mut self, change: &mut dyn FnMut(&mut Session) -> bool) -> Option<Session>;
+    /// changed it): the session as stored, `None` if there is none any more; `Err` if its
+    /// storage failed (surfaced to the client, never taken for "no session").
+    async fn update(
+        &mut self,
+        change: &mut dyn FnMut(&mut Session) -> bool,
+    ) -> Result<Option<Session>, McpError>;
 }
 
 fn is_not_found(outcome: &Result<Value, McpError>) -> bool {
@@ -54,7 +58,9 @@ pub async fn send<R: Reaching>(
             let outcome = r.send(request, principal).await;
             if principal == ANY_SESSION && is_not_found(&outcome) {
                 // It ended for good: it leaves the session's list.
-                r.update(&mut |s| s.reached.remove(&task_id)).await;
+                if let Err(failed) = r.update(&mut |s| s.reached.remove(&task_id)).await {
+                    return (Err(failed), principal.to_owned());
+                }
             }
             return (outcome, principal.to_owned());
         }
@@ -71,10 +77,10 @@ pub async fn send<R: Reaching>(
     if read.is_err() {
         return (first, own.to_owned());
     }
-    let recorded = r
-        .update(&mut |s| s.record_reached(&task_id))
-        .await
-        .is_some_and(|s| s.reached.contains(&task_id));
+    let recorded = match r.update(&mut |s| s.record_reached(&task_id)).await {
+        Ok(stored) => stored.is_some_and(|s| s.reached.contains(&task_id)),
+        Err(failed) => return (Err(failed), own.to_owned()),
+    };
     if !recorded {
         // Not recorded, so not listed: it stays unreachable (the bound is full).
         return (first, own.to_owned());
@@ -113,9 +119,9 @@ pub async fn listed<R: Reaching>(
     r: &mut R,
     session: &Session,
     mut tasks: Vec<Value>,
-) -> Vec<Value> {
+) -> Result<Vec<Value>, McpError> {
     if session.reached.is_empty() {
-        return tasks;
+        return Ok(tasks);
     }
     let ids = session.reached.iter().cloned().collect();
     let mut gone = Vec::new();
@@ -139,7 +145,7 @@ pub async fn listed<R: Reaching>(
             }
             s.reached.len() != before
         })
-        .await;
+        .await?;
     }
-    tasks
+    Ok(tasks)
 }

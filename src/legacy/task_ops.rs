@@ -125,7 +125,7 @@ async fn list<T: TaskOps>(
 ) -> Result<Value, McpError> {
     let (mut tasks, next) = t.page(&session.principal, cursor).await?;
     if cursor.is_none() {
-        tasks = reach::listed(t, session, tasks).await;
+        tasks = reach::listed(t, session, tasks).await?;
     }
     Ok(list_result(&tasks, next))
 }

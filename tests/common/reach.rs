@@ -26,6 +26,8 @@ pub struct Objects {
     pub pages: Vec<(String, Option<String>)>,
     /// The questions a poll's own response carries.
     pub questions: Vec<Value>,
+    /// Every write of the session fails.
+    pub storage_fails: bool,
 }
 
 pub fn not_found() -> McpError {
@@ -78,13 +80,19 @@ impl Reaching for Objects {
             .collect()
     }
 
-    async fn update(&mut self, change: &mut dyn FnMut(&mut Session) -> bool) -> Option<Session> {
+    async fn update(
+        &mut self,
+        change: &mut dyn FnMut(&mut Session) -> bool,
+    ) -> Result<Option<Session>, McpError> {
         let mut session = self.stored.clone();
         if change(&mut session) {
             self.sent.push("store".into());
+            if self.storage_fails {
+                return Err(McpError::Internal("the session's storage failed".into()));
+            }
             self.stored = session.clone();
         }
-        Some(session)
+        Ok(Some(session))
     }
 }
 
@@ -121,6 +129,7 @@ pub fn world() -> Objects {
         sent: Vec::new(),
         pages: Vec::new(),
         questions: Vec::new(),
+        storage_fails: false,
     }
 }
 

@@ -32,16 +32,25 @@ impl Reaching for Reacher<'_> {
         my_tasks::read(&self.objects(), ids, ANY_SESSION).await
     }
 
-    async fn update(&mut self, change: &mut dyn FnMut(&mut Session) -> bool) -> Option<Session> {
+    async fn update(
+        &mut self,
+        change: &mut dyn FnMut(&mut Session) -> bool,
+    ) -> Result<Option<Session>, McpError> {
         let mut platform = Platform {
             runner: self.runner,
             server: self.server,
         };
-        let mut session = object::load(&mut platform).await.ok()??;
+        let Some(mut session) = object::load(&mut platform)
+            .await
+            .map_err(McpError::Internal)?
+        else {
+            return Ok(None);
+        };
         if change(&mut session) {
-            object::store(&mut platform, &session, None).await.ok()?;
+            let stored = object::store(&mut platform, &session, None).await;
+            stored.map_err(McpError::Internal)?;
         }
-        Some(session)
+        Ok(Some(session))
     }
 }
 
