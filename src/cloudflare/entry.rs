@@ -27,10 +27,11 @@ use worker::{Env, Request, Response, web_sys};
 ///
 /// A pipeline of named steps: the deployment's configuration, the request's headers,
 /// its admission (`server::admit`: authenticated before any of the body is read), the
-/// 2025-11-25 route, the core's decision, then the core's interpreter (`server::perform`) with the Worker's effects;
-/// what it leaves here is opening a stream. It answers a
-/// `web_sys::Response` (what the `fetch` export hands the runtime): built straight from
-/// the core's bytes, without `worker::Response`'s extra copy of the body.
+/// 2025-11-25 route, the core's decision, then the core's interpreter
+/// (`server::perform`) with the Worker's effects; what it leaves here is opening a
+/// stream. It answers a `web_sys::Response` (what the `fetch` export hands the runtime):
+/// built straight from the core's bytes, without `worker::Response`'s extra copy of the
+/// body.
 pub async fn fetch(
     req: Request,
     env: Env,
