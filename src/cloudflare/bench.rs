@@ -21,6 +21,9 @@
 //!   `Date.now()` moves only across I/O: the time is the awaits', not CPU-only work's.)
 //! - `logLines` (not per class): the structured log lines printed, each a billed event with
 //!   Workers Logs, as is every invocation's own execution log.
+//! - `wasm` (not billed, not per class): the calls across the wasm boundary each way
+//!   (`bench/boundary.js`) and the allocations with their bytes (`bench/alloc.rs`), since
+//!   the instance started (tests/bench/boundary.mjs).
 //!
 //! The counts live in this module's per-isolate global (the wasm instance's memory), where
 //! the Worker and every object of this script add to them. That is sound under
