@@ -1,6 +1,7 @@
 //! Single-threaded concurrency (wasm has one thread) without an executor's code in the
-//! Worker: [`join`] two futures, [`join_all`] of many, [`until`] one is stopped, and a queue from several producers
-//! to one consumer, in arrival order, with the consumer's waker ([`Queue`], [`Inbox`]).
+//! Worker: [`join`] two futures, [`join_all`] of many, one [`until`] another is done, and
+//! a queue from several producers to one consumer, in arrival order, with the consumer's
+//! waker ([`Queue`], [`Inbox`]).
 //! The adapter's listen stream and follower read their sockets' events from an
 //! [`Inbox`], and its SSE channel keeps its frames in a [`Queue`], ended by `last`.
 //! (`futures_channel`'s channel would add its code to the Worker for each item type;

@@ -1,8 +1,8 @@
 //! The platform of the core's follower (`server::follower::Drive`): the I/O of following
-//! a task, for a job's wait (`effects`: `server::wait`) and a 2025-11-25 `tasks/result` (`session_object`).
-//! It opens the task's watch socket (`sockets`, as a listen stream does), reads its
-//! messages in order, reads the task, sleeps, as the driver says; the caller pulls one
-//! state at a time and decides what it means.
+//! a task, for a job's wait (`effects`: `server::wait`) and a 2025-11-25 `tasks/result`
+//! (`session_object`). It opens the task's watch socket (`sockets`, as a listen stream
+//! does), reads its messages in order, reads the task, sleeps, as the driver says; the
+//! caller pulls one state at a time and decides what it means.
 
 use super::now_ms;
 use super::sockets::{Sockets, open_watch};

@@ -24,6 +24,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
 import { ok } from '../e2e/mcp.mjs';
+import { counters } from './servers.mjs';
 
 const REQUESTS = Number(process.env.BOUNDARY_REQUESTS ?? 40);
 const SETTLE_MS = Number(process.env.BOUNDARY_SETTLE_MS ?? 1500);
@@ -31,9 +32,7 @@ const FIELDS = ['callsIn', 'callsOut', 'allocations', 'allocatedBytes'];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function wasmCounts(server) {
-  const res = await fetch(`${server.url}/__bench/counters`);
-  if (res.status !== 200) throw new Error(`GET /__bench/counters: HTTP ${res.status} (is this the bench build?)`);
-  const { instance, wasm } = await res.json();
+  const { instance, wasm } = await counters(server);
   if (!wasm) throw new Error('the counters have no `wasm` counts');
   return { instance, ...wasm };
 }

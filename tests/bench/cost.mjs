@@ -54,7 +54,7 @@ import { join } from 'node:path';
 import { ROOT, startServer } from '../support/server.mjs';
 import { openListen } from '../support/listen.mjs';
 import { ok } from '../e2e/mcp.mjs';
-import { groupCpu, workerdPorts } from './servers.mjs';
+import { counters, groupCpu, workerdPorts } from './servers.mjs';
 import { PRICES, PRICES_READ_ON, dollarsPerMillionTasks } from './prices.mjs';
 
 const TASKS = Number(process.env.COST_TASKS ?? 20);
@@ -145,12 +145,6 @@ const LIFECYCLES = {
     return 0;
   },
 };
-
-async function counters(server) {
-  const res = await fetch(`${server.url}/__bench/counters`);
-  if (res.status !== 200) throw new Error(`GET /__bench/counters: HTTP ${res.status} (is this the bench build?)`);
-  return res.json();
-}
 
 /** The total of every class's counts in a snapshot, with the awake time, the invocations
  * (each an execution log with Workers Logs) and the structured log lines. */

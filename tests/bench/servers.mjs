@@ -50,6 +50,13 @@ function lastResponse(text) {
   return messages.reverse().find((m) => 'result' in m || 'error' in m) ?? {};
 }
 
+/** The bench build's counts (GET /__bench/counters: src/cloudflare/bench.rs) of `server`. */
+export async function counters(server) {
+  const res = await fetch(`${server.url}/__bench/counters`);
+  if (res.status !== 200) throw new Error(`GET /__bench/counters: HTTP ${res.status} (is this the bench build?)`);
+  return res.json();
+}
+
 /** CPU seconds (user + system) spent so far by each process of a process group, by command name. */
 export function groupCpu(group) {
   const ticks = 100; // USER_HZ on Linux
