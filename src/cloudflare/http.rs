@@ -3,6 +3,7 @@
 
 use crate::http::{Headers, HttpResponse};
 use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::{Response, web_sys};
 
@@ -102,26 +103,38 @@ pub(crate) fn to_headers(pairs: &[(&'static str, String)]) -> worker::Result<wor
     Ok(headers)
 }
 
-/// The core's response as the runtime's own, built directly (`worker::Response` would
-/// add a conversion with its own copy of the body).
-pub(crate) fn to_response(response: HttpResponse) -> worker::Result<web_sys::Response> {
-    let init = web_sys::ResponseInit::new();
-    init.set_status(response.status);
-    // No `Headers` object for a response without headers (every object's reply).
-    if !response.headers.is_empty() {
-        let headers = web_sys::Headers::new()?;
-        for (name, value) in &response.headers {
-            headers.append(name, value)?;
+#[wasm_bindgen(module = "/src/cloudflare/wire.js")]
+extern "C" {
+    /// `new Response(body, {status, headers})`, in one crossing (wire.js).
+    #[wasm_bindgen(catch, js_name = response)]
+    fn new_response(status: u16, headers: &str, body: &[u8]) -> Result<web_sys::Response, JsValue>;
+}
+
+/// `pairs` as wire.js takes them: one string of "name,value" lines. A value holding a line
+/// break is refused, as the runtime's `Headers` refuses it.
+pub(crate) fn header_lines<'a>(
+    pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> worker::Result<String> {
+    let mut lines = String::new();
+    for (name, value) in pairs {
+        if value.contains(['\n', '\r']) {
+            return Err(worker::Error::RustError(format!(
+                "header {name}: a line break in its value"
+            )));
         }
-        init.set_headers(&headers);
+        if !lines.is_empty() {
+            lines.push('\n');
+        }
+        lines.extend([name, ",", value]);
     }
-    let built = if response.body.is_empty() {
-        web_sys::Response::new_with_opt_str_and_init(None, &init)
-    } else {
-        let body = js_sys::Uint8Array::from(response.body.as_slice());
-        web_sys::Response::new_with_opt_buffer_source_and_init(Some(&body), &init)
-    };
-    Ok(built?)
+    Ok(lines)
+}
+
+/// The core's response as the runtime's own, built in one crossing of the wasm boundary
+/// (`worker::Response` would add a conversion with its own copy of the body).
+pub(crate) fn to_response(response: HttpResponse) -> worker::Result<web_sys::Response> {
+    let headers = header_lines(response.headers.iter().map(|(n, v)| (*n, v.as_str())))?;
+    Ok(new_response(response.status, &headers, &response.body)?)
 }
 
 /// The core's response as a `worker::Response`, for the Durable Objects' handlers.

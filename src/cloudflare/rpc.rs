@@ -2,7 +2,7 @@
 //! the object's stub (Rust Durable Objects cannot be called over JS RPC); an object's
 //! request body and path as it reads them, and its reply as it sends it.
 
-use super::http::{request_init, to_response, whole_body};
+use super::http::{header_lines, to_response, whole_body};
 use crate::http::HttpResponse;
 use crate::tasks::calls::{Call, CallError, Calls};
 use crate::tasks::protocol::ObjectReply;
@@ -42,20 +42,31 @@ extern "C" {
     ) -> Result<js_sys::Promise, JsValue>;
 }
 
+#[wasm_bindgen(module = "/src/cloudflare/wire.js")]
+extern "C" {
+    /// `stub.fetch(url, {method: "POST", headers, body})` and its reply's whole body,
+    /// `[status, Uint8Array]` (wire.js).
+    fn post(stub: &ObjectStub, url: &str, headers: &str, body: &[u8]) -> js_sys::Promise;
+}
+
 /// POSTs `body` with `headers` to a Durable Object, then its reply as sent (status, body),
-/// for `ObjectReply::outcome`: every object answers in the object protocol.
+/// for `ObjectReply::outcome`: every object answers in the object protocol. Sent and read
+/// in wire.js: one crossing and one promise.
 async fn exchange(
     stub: worker::Stub,
     url: &str,
     headers: &[(&str, &str)],
     body: String,
 ) -> Result<(u16, Vec<u8>), String> {
-    let posted = async {
-        let init = request_init("POST", headers.iter().copied(), Some(body.as_bytes()))?;
-        let response = fetch_object(stub, url, &init).await?;
-        Ok::<_, worker::Error>((response.status(), whole(&response).await?))
-    };
-    posted.await.map_err(|e| e.to_string())
+    let stub: ObjectStub = stub.into_rpc();
+    let lines = header_lines(headers.iter().copied()).map_err(|e| e.to_string())?;
+    let reply = JsFuture::from(post(&stub, url, &lines, body.as_bytes()))
+        .await
+        .map_err(|e| worker::Error::from(e).to_string())?;
+    let reply: js_sys::Array = reply.unchecked_into();
+    let status = reply.get(0).as_f64().unwrap_or_default() as u16;
+    let body: js_sys::Uint8Array = reply.get(1).unchecked_into();
+    Ok((status, body.to_vec()))
 }
 
 /// `stub.fetch(url, init)`: the object's answer, as the runtime gives it.
