@@ -56,7 +56,7 @@ pub use upstream_object::UpstreamRunner;
 pub use upstreams::WATCHERS_BINDING;
 
 pub(crate) use creation::task_ended;
-pub(crate) use http::{read_whole_body, to_headers, to_worker_response};
+pub(crate) use http::{read_whole_body, to_worker_response};
 
 use crate::server::Server;
 use crate::tasks::calls::Class;

@@ -2,9 +2,9 @@
 //! decide ([`Server::handle`]) and has the core's interpreter perform what it asks for.
 
 use super::effects::WorkerEffects;
-use super::http::{read_body, request_headers, request_init, to_response, to_worker_response};
+use super::http::{read_body, request_headers, to_response};
 use super::leave::Leave;
-use super::rpc::fetch_object;
+use super::rpc::relay;
 use super::{SESSIONS_BINDING, auth, built, listen, log, new_task_id, now_ms, progress};
 use super::{rust_error, upstreams};
 use crate::auth::AuthConfig;
@@ -20,7 +20,7 @@ use crate::server::{self, Context, Server};
 use crate::tasks::protocol::OBJECT_URL;
 use crate::tools::Progress;
 use std::rc::Rc;
-use worker::{Env, Request, Response, web_sys};
+use worker::{Env, Request, web_sys};
 
 /// The Worker's fetch handler: MCP at `/mcp`, the Protected Resource Metadata at its
 /// well-known paths. `build` defines the server (it runs once per isolate).
@@ -73,9 +73,7 @@ pub(crate) async fn serve(
         Err(e) => return Err(rust_error(e)),
     };
     if let Some(session) = crate::legacy::route(&server, &request) {
-        return legacy(&env, request, session, &ctx.principal, &trace)
-            .await
-            .map(Into::into);
+        return legacy(&env, request, session, &ctx.principal, &trace).await;
     }
     let action = server.handle(&request, &ctx);
     let streams = crate::http::names(&request.headers, crate::http::EVENT_STREAM);
@@ -166,27 +164,26 @@ async fn legacy(
     session: crate::legacy::Route,
     principal: &str,
     trace: &str,
-) -> worker::Result<Response> {
+) -> worker::Result<web_sys::Response> {
     let (session_id, envelope) = match session {
-        crate::legacy::Route::Refused(response) => return to_worker_response(response),
+        crate::legacy::Route::Refused(response) => return to_response(response),
         crate::legacy::Route::New(envelope) => (new_task_id()?, envelope),
         crate::legacy::Route::Existing(id, envelope) => (id, envelope),
     };
     let forward = Heads::forward(&request.headers, &session_id, principal, trace);
-    let headers = forward.iter().map(|(name, value)| (*name, value.as_str()));
-    let body = (!request.body.is_empty()).then_some(request.body.as_slice());
-    let init = request_init(&request.method, headers, body)?;
+    let headers: Vec<_> = forward.iter().map(|(n, v)| (*n, v.as_str())).collect();
     let stub = env
         .durable_object(SESSIONS_BINDING)?
         .get_by_name(&session_id)?;
-    let response = Response::from(fetch_object(stub, OBJECT_URL, &init).await?);
-    // A subrequest's headers are immutable: copy them, adding CORS.
-    let headers = worker::Headers::new();
-    for (name, value) in response.headers().entries() {
-        headers.append(&name, &value)?;
-    }
-    for (name, value) in envelope.apply(HttpResponse::empty(200)).headers {
-        headers.append(name, &value)?;
-    }
-    Ok(response.with_headers(headers))
+    // CORS added to the session's own headers.
+    let cors = envelope.apply(HttpResponse::empty(200)).headers;
+    relay(
+        stub,
+        OBJECT_URL,
+        &request.method,
+        &headers,
+        &request.body,
+        &cors,
+    )
+    .await
 }

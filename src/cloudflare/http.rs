@@ -95,19 +95,19 @@ pub(crate) fn header_pairs(headers: &web_sys::Headers) -> Vec<(String, String)> 
         .collect()
 }
 
-pub(crate) fn to_headers(pairs: &[(&'static str, String)]) -> worker::Result<worker::Headers> {
-    let headers = worker::Headers::new();
-    for (name, value) in pairs {
-        headers.append(name, value)?;
-    }
-    Ok(headers)
-}
-
 #[wasm_bindgen(module = "/src/cloudflare/wire.js")]
 extern "C" {
     /// `new Response(body, {status, headers})`, in one crossing (wire.js).
     #[wasm_bindgen(catch, js_name = response)]
     fn new_response(status: u16, headers: &str, body: &[u8]) -> Result<web_sys::Response, JsValue>;
+
+    /// The same, its body a stream.
+    #[wasm_bindgen(catch, js_name = response)]
+    fn new_streamed(
+        status: u16,
+        headers: &str,
+        body: &web_sys::ReadableStream,
+    ) -> Result<web_sys::Response, JsValue>;
 }
 
 /// `pairs` as wire.js takes them: one string of "name,value" lines. A value holding a line
@@ -135,6 +135,15 @@ pub(crate) fn header_lines<'a>(
 pub(crate) fn to_response(response: HttpResponse) -> worker::Result<web_sys::Response> {
     let headers = header_lines(response.headers.iter().map(|(n, v)| (*n, v.as_str())))?;
     Ok(new_response(response.status, &headers, &response.body)?)
+}
+
+/// A response with `head`'s status and headers whose body is `body` (its own is ignored).
+pub(crate) fn streamed(
+    head: &HttpResponse,
+    body: &web_sys::ReadableStream,
+) -> worker::Result<web_sys::Response> {
+    let headers = header_lines(head.headers.iter().map(|(n, v)| (*n, v.as_str())))?;
+    Ok(new_streamed(head.status, &headers, body)?)
 }
 
 /// The core's response as a `worker::Response`, for the Durable Objects' handlers.

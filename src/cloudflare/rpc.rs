@@ -47,6 +47,35 @@ extern "C" {
     /// `stub.fetch(url, {method: "POST", headers, body})` and its reply's whole body,
     /// `[status, Uint8Array]` (wire.js).
     fn post(stub: &ObjectStub, url: &str, headers: &str, body: &[u8]) -> js_sys::Promise;
+
+    /// `stub.fetch(url, {method, headers, body})`, its reply answered as it comes with
+    /// `extra` headers added (wire.js).
+    #[wasm_bindgen(js_name = relay)]
+    fn relay_reply(
+        stub: &ObjectStub,
+        url: &str,
+        method: &str,
+        headers: &str,
+        body: &[u8],
+        extra: &str,
+    ) -> js_sys::Promise;
+}
+
+/// Sends a request (`body` empty: none) on to a Durable Object and answers its reply as it
+/// comes, its body streamed, with `extra` headers added to its own.
+pub(crate) async fn relay(
+    stub: worker::Stub,
+    url: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+    extra: &[(&'static str, String)],
+) -> worker::Result<web_sys::Response> {
+    let stub: ObjectStub = stub.into_rpc();
+    let headers = header_lines(headers.iter().copied())?;
+    let extra = header_lines(extra.iter().map(|(n, v)| (*n, v.as_str())))?;
+    let reply = relay_reply(&stub, url, method, &headers, body, &extra);
+    Ok(JsFuture::from(reply).await?.unchecked_into())
 }
 
 /// POSTs `body` with `headers` to a Durable Object, then its reply as sent (status, body),

@@ -6,13 +6,13 @@
 //! One task polls the source from start to end: the platform's timers keep the waker of
 //! their first poll, so a future must always be polled by the same task.
 
-use super::to_headers;
+use super::http::streamed;
 use crate::http::HttpResponse;
 use futures_util::future::{Either, select};
 use std::future::Future;
 use std::pin::Pin;
 use worker::wasm_bindgen_futures::{JsFuture, spawn_local};
-use worker::{Response, ResponseBuilder, web_sys};
+use worker::{Response, web_sys};
 
 /// The next bytes of a body, or `None` at its end.
 pub(crate) type Next<'a> = Pin<Box<dyn Future<Output = Option<Vec<u8>>> + 'a>>;
@@ -29,12 +29,9 @@ pub(crate) trait Source {
 pub(crate) fn response(head: &HttpResponse, source: Box<dyn Source>) -> worker::Result<Response> {
     let pipe = web_sys::TransformStream::new()?;
     let writer = pipe.writable().get_writer()?;
-    let headers = to_headers(&head.headers)?;
+    let response = streamed(head, &pipe.readable())?;
     spawn_local(pump(writer, source));
-    Ok(ResponseBuilder::new()
-        .with_status(head.status)
-        .with_headers(headers)
-        .stream(pipe.readable()))
+    Ok(response.into())
 }
 
 /// Writes the source's chunks, one at a time: a write completes once the client takes

@@ -16,11 +16,12 @@ function pairs(lines) {
 }
 
 /**
- * A response of `status` with `headers` and `body`: a view of the wasm memory, copied here
- * (that memory may move once Rust runs again); an empty one sends no body.
+ * A response of `status` with `headers` and `body`: a stream, or a view of the wasm memory,
+ * copied here (that memory may move once Rust runs again); an empty view sends no body.
  */
 export function response(status, headers, body) {
-  return new Response(body.length ? body.slice() : null, { status, headers: pairs(headers) });
+  const sent = body instanceof Uint8Array ? (body.length ? body.slice() : null) : body;
+  return new Response(sent, { status, headers: pairs(headers) });
 }
 
 /**
@@ -32,4 +33,17 @@ export async function post(stub, url, headers, body) {
   const sent = { method: 'POST', headers: pairs(headers), body: body.slice() };
   const reply = await stub.fetch(url, sent);
   return [reply.status, new Uint8Array(await reply.arrayBuffer())];
+}
+
+/**
+ * Sends a request on to a Durable Object's `stub` (`body`: a view of the wasm memory,
+ * copied before anything is awaited; empty: none) and answers its reply as it comes, the
+ * body streamed, with `extra` headers added to its own (a subrequest's are immutable).
+ */
+export async function relay(stub, url, method, headers, body, extra) {
+  const sent = { method, headers: pairs(headers), body: body.length ? body.slice() : undefined };
+  const reply = await stub.fetch(url, sent);
+  const all = new Headers(reply.headers);
+  for (const [name, value] of pairs(extra)) all.append(name, value);
+  return new Response(reply.body, { status: reply.status, headers: all });
 }
