@@ -226,6 +226,51 @@ pub fn is_valid_field_value(value: &str) -> bool {
         .all(|b| b == b'\t' || b == b' ' || (0x21..=0x7e).contains(&b))
 }
 
+/// An HTTP token (RFC 9110 §5.6.2): what a field name is.
+pub fn is_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Header fields as one string of "name,value" lines, the form in which the Worker hands
+/// them to the runtime in one piece (src/cloudflare/wire.js) and reads them back
+/// ([`from_lines`]). A name that is not a token, or a value that is not made of field-value
+/// characters, is refused (the runtime's `Headers` would throw on it), so that no name
+/// holds a comma and no value a line break: the lines always read back as given.
+pub fn lines<'a>(fields: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<String, String> {
+    let mut lines = String::new();
+    for (name, value) in fields {
+        push_line(&mut lines, name, value)?;
+    }
+    Ok(lines)
+}
+
+/// One line of [`lines`] (not generic: one copy in the Worker, whatever the fields' shape).
+fn push_line(lines: &mut String, name: &str, value: &str) -> Result<(), String> {
+    if !is_token(name) {
+        return Err(format!("invalid header name {name:?}"));
+    }
+    if !is_valid_field_value(value) {
+        return Err(format!("invalid value of header {name}"));
+    }
+    if !lines.is_empty() {
+        lines.push('\n');
+    }
+    lines.extend([name, ",", value]);
+    Ok(())
+}
+
+/// The fields of [`lines`] (or of the runtime's headers joined the same way), in order.
+pub fn from_lines(lines: &str) -> Vec<(String, String)> {
+    lines
+        .split('\n')
+        .filter_map(|line| line.split_once(','))
+        .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        .collect()
+}
+
 /// A quoted-string for an auth-param (RFC 9110 section 5.6.4): printable ASCII without
 /// `"` and `\`.
 fn quoted(value: &str) -> String {

@@ -107,6 +107,12 @@ fn origin_patterns() {
     ] {
         assert!(!c.origin_allowed(refused), "{refused}");
     }
+    // Echoed in Access-Control-Allow-Origin: never one that is not a field value.
+    let any = config(&[("ALLOWED_ORIGINS", "*")]).unwrap();
+    assert!(any.origin_allowed("https://console.example"));
+    for refused in ["https://caf\u{e9}.example", "http://a\nb", "http://a\u{7f}"] {
+        assert!(!any.origin_allowed(refused), "{refused:?}");
+    }
 }
 
 #[test]

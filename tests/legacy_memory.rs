@@ -87,6 +87,25 @@ fn the_session_object_reads_the_headers_the_worker_set() {
     );
 }
 
+/// A client's header the runtime could not send (a line break, a byte past ASCII) is not
+/// carried: the session object reads it as absent instead of the Worker failing to send.
+#[test]
+fn a_clients_header_that_is_no_field_value_is_not_carried() {
+    let mut client = Headers::new();
+    client.push("accept", "text/\u{e9}vent-stream");
+    client.push("last-event-id", "7\n8");
+    client.push("content-type", "application/json");
+    let forwarded = Heads::forward(&client, "3f0c", "key:alice", "r1");
+    let names: Vec<&str> = forwarded.iter().map(|(name, _)| *name).collect();
+    assert!(names.contains(&"content-type"), "{names:?}");
+    assert!(
+        !names.contains(&"accept") && !names.contains(&"last-event-id"),
+        "{names:?}"
+    );
+    let lines = forwarded.iter().map(|(n, v)| (*n, v.as_str()));
+    assert!(mcp_tasks_edge::http::lines(lines).is_ok());
+}
+
 /// What the Worker forwards is what the object reads back: the client's own `Accept`,
 /// `Content-Type` and `Last-Event-ID`, never an internal header a client sent (a stranger
 /// naming another principal or session), which the Worker's decisions replace.

@@ -88,53 +88,42 @@ pub(crate) fn request_headers(req: &web_sys::Request) -> Headers {
 /// break), instead of several crossings per header.
 pub(crate) fn header_pairs(headers: &web_sys::Headers) -> Vec<(String, String)> {
     let joined = String::from(js_sys::Array::from(headers.as_ref()).join("\n"));
-    joined
-        .split('\n')
-        .filter_map(|line| line.split_once(','))
-        .map(|(name, value)| (name.to_owned(), value.to_owned()))
-        .collect()
+    crate::http::from_lines(&joined)
 }
 
 #[wasm_bindgen(module = "/src/cloudflare/wire.js")]
 extern "C" {
-    /// `new Response(body, {status, headers})`, in one crossing (wire.js).
+    /// `new Response(stream ?? bytes, {status, headers})`, in one crossing (wire.js).
     #[wasm_bindgen(catch, js_name = response)]
-    fn new_response(status: u16, headers: &str, body: &[u8]) -> Result<web_sys::Response, JsValue>;
-
-    /// The same, its body a stream.
-    #[wasm_bindgen(catch, js_name = response)]
-    fn new_streamed(
+    fn new_response(
         status: u16,
         headers: &str,
-        body: &web_sys::ReadableStream,
+        bytes: &[u8],
+        stream: Option<&web_sys::ReadableStream>,
     ) -> Result<web_sys::Response, JsValue>;
+
+    /// `{method, headers, body}` for `fetch(url, init)` (wire.js).
+    #[wasm_bindgen(js_name = init)]
+    fn new_init(method: &str, headers: &str, body: &[u8]) -> web_sys::RequestInit;
 }
 
-/// `pairs` as wire.js takes them: one string of "name,value" lines. A value holding a line
-/// break is refused, as the runtime's `Headers` refuses it.
+/// `pairs` as wire.js takes them ([`crate::http::lines`]).
 pub(crate) fn header_lines<'a>(
     pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> worker::Result<String> {
-    let mut lines = String::new();
-    for (name, value) in pairs {
-        if value.contains(['\n', '\r']) {
-            return Err(worker::Error::RustError(format!(
-                "header {name}: a line break in its value"
-            )));
-        }
-        if !lines.is_empty() {
-            lines.push('\n');
-        }
-        lines.extend([name, ",", value]);
-    }
-    Ok(lines)
+    crate::http::lines(pairs).map_err(worker::Error::RustError)
 }
 
 /// The core's response as the runtime's own, built in one crossing of the wasm boundary
 /// (`worker::Response` would add a conversion with its own copy of the body).
 pub(crate) fn to_response(response: HttpResponse) -> worker::Result<web_sys::Response> {
     let headers = header_lines(response.headers.iter().map(|(n, v)| (*n, v.as_str())))?;
-    Ok(new_response(response.status, &headers, &response.body)?)
+    Ok(new_response(
+        response.status,
+        &headers,
+        &response.body,
+        None,
+    )?)
 }
 
 /// A response with `head`'s status and headers whose body is `body` (its own is ignored).
@@ -143,7 +132,7 @@ pub(crate) fn streamed(
     body: &web_sys::ReadableStream,
 ) -> worker::Result<web_sys::Response> {
     let headers = header_lines(head.headers.iter().map(|(n, v)| (*n, v.as_str())))?;
-    Ok(new_streamed(head.status, &headers, body)?)
+    Ok(new_response(head.status, &headers, &[], Some(body))?)
 }
 
 /// The core's response as a `worker::Response`, for the Durable Objects' handlers.
@@ -152,24 +141,15 @@ pub(crate) fn to_worker_response(response: HttpResponse) -> worker::Result<Respo
 }
 
 /// The options of a request to send (a subrequest, or a call on an object) for the
-/// runtime's `fetch(url, init)`, built on `web_sys`: no `Request` object is built to cross
-/// the wasm boundary, and `worker`'s own `RequestInit` converts its `cf` options on every
-/// request, which brings their serializer (image resizing and all, several KB) into every
-/// Worker.
+/// runtime's `fetch(url, init)`, built in wire.js in one crossing: no `Request` object is
+/// built to cross the wasm boundary, and `worker`'s own `RequestInit` converts its `cf`
+/// options on every request, which brings their serializer (image resizing and all,
+/// several KB) into every Worker.
 pub(crate) fn request_init<'a>(
     method: &str,
     headers: impl IntoIterator<Item = (&'a str, &'a str)>,
     body: Option<&[u8]>,
 ) -> worker::Result<web_sys::RequestInit> {
-    let sent = web_sys::Headers::new()?;
-    for (name, value) in headers {
-        sent.append(name, value)?;
-    }
-    let init = web_sys::RequestInit::new();
-    init.set_method(method);
-    init.set_headers(&sent);
-    if let Some(body) = body {
-        init.set_body(&js_sys::Uint8Array::from(body));
-    }
-    Ok(init)
+    let headers = header_lines(headers)?;
+    Ok(new_init(method, &headers, body.unwrap_or_default()))
 }

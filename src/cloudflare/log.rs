@@ -33,7 +33,10 @@ pub(crate) fn print_all(lines: impl IntoIterator<Item = Line>, settings: &LogSet
 /// The request's id for the logs: Cloudflare's `cf-ray` when there is one (it is also in
 /// the platform's own request logs), else 16 random hex digits.
 pub(crate) fn request_id(headers: &Headers) -> String {
-    if let Some(ray) = headers.get("cf-ray") {
+    // Sent on to the objects in a header: only a value the runtime can send.
+    if let Some(ray) = headers.get("cf-ray")
+        && crate::http::is_valid_field_value(&ray)
+    {
         return ray;
     }
     let mut bytes = [0u8; 8];

@@ -16,33 +16,38 @@ function pairs(lines) {
 }
 
 /**
- * A response of `status` with `headers` and `body`: a stream, or a view of the wasm memory,
- * copied here (that memory may move once Rust runs again); an empty view sends no body.
+ * A response of `status` with `headers`, its body `stream` if there is one, else `bytes`:
+ * a view of the wasm memory, copied here (that memory may move once Rust runs again); an
+ * empty one sends no body.
  */
-export function response(status, headers, body) {
-  const sent = body instanceof Uint8Array ? (body.length ? body.slice() : null) : body;
-  return new Response(sent, { status, headers: pairs(headers) });
+export function response(status, headers, bytes, stream) {
+  const body = stream ?? (bytes.length ? bytes.slice() : null);
+  return new Response(body, { status, headers: pairs(headers) });
 }
 
 /**
- * POSTs `body` (a view of the wasm memory, copied before anything is awaited) with
- * `headers` to `url` on a Durable Object's `stub`; resolves to its reply's status and
- * whole body, `[status, Uint8Array]`.
+ * The options of a request to send with `fetch(url, init)`: `body` a view of the wasm
+ * memory, copied here; an empty one sends no body.
+ */
+export function init(method, headers, body) {
+  return { method, headers: pairs(headers), body: body.length ? body.slice() : undefined };
+}
+
+/**
+ * POSTs `body` with `headers` to `url` on a Durable Object's `stub`; resolves to its
+ * reply's status and whole body, `[status, Uint8Array]`.
  */
 export async function post(stub, url, headers, body) {
-  const sent = { method: 'POST', headers: pairs(headers), body: body.slice() };
-  const reply = await stub.fetch(url, sent);
+  const reply = await stub.fetch(url, init('POST', headers, body));
   return [reply.status, new Uint8Array(await reply.arrayBuffer())];
 }
 
 /**
- * Sends a request on to a Durable Object's `stub` (`body`: a view of the wasm memory,
- * copied before anything is awaited; empty: none) and answers its reply as it comes, the
+ * Sends a request on to a Durable Object's `stub` and answers its reply as it comes, the
  * body streamed, with `extra` headers added to its own (a subrequest's are immutable).
  */
 export async function relay(stub, url, method, headers, body, extra) {
-  const sent = { method, headers: pairs(headers), body: body.length ? body.slice() : undefined };
-  const reply = await stub.fetch(url, sent);
+  const reply = await stub.fetch(url, init(method, headers, body));
   const all = new Headers(reply.headers);
   for (const [name, value] of pairs(extra)) all.append(name, value);
   return new Response(reply.body, { status: reply.status, headers: all });

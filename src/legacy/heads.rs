@@ -31,9 +31,10 @@ impl Heads {
     }
 
     /// The headers the Worker sends the session object with a client's request: the
-    /// client's `Content-Type`, `Accept` and `Last-Event-ID` (nothing else of its own), and
-    /// the session id, principal and request id the Worker decided: what [`Heads::read`]
-    /// reads back.
+    /// client's `Content-Type`, `Accept` and `Last-Event-ID` (nothing else of its own; one
+    /// whose value is not made of field-value characters is not carried, as the runtime
+    /// could not send it), and the session id, principal and request id the Worker decided:
+    /// what [`Heads::read`] reads back.
     pub fn forward(
         client: &Headers,
         session_id: &str,
@@ -43,6 +44,7 @@ impl Heads {
         let mut out: Vec<(&'static str, String)> = ["content-type", "accept", "last-event-id"]
             .into_iter()
             .filter_map(|name| client.get(name).map(|value| (name, value)))
+            .filter(|(_, value)| crate::http::is_valid_field_value(value))
             .collect();
         out.push((SESSION_HEADER, session_id.to_owned()));
         out.push((PRINCIPAL_HEADER, principal.to_owned()));

@@ -345,8 +345,13 @@ impl Config {
         }
     }
 
-    /// Whether a browser at `origin` may call the server.
+    /// Whether a browser at `origin` may call the server. An origin is ASCII (RFC 6454
+    /// §6.2): one that is not is never allowed, even by `*`, since it is echoed in
+    /// `Access-Control-Allow-Origin`.
     pub fn origin_allowed(&self, origin: &str) -> bool {
+        if !crate::http::is_valid_field_value(origin) {
+            return false;
+        }
         self.allowed_origins.iter().any(|allowed| {
             if allowed == "*" {
                 return true;

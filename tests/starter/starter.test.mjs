@@ -31,8 +31,11 @@ import { ok, pollUntil, rpc, terminal } from '../e2e/mcp.mjs';
 // Not "my-mcp": the script's renaming (crate, Worker, server, tests) is exercised too.
 const NAME = 'link-checker';
 // The Worker's size budget, gzipped, in KiB (wrangler's figure): what the starter measures
-// now plus 2 KiB or so (0.4 on the smallest build), so a regression shows. It measures 437.02
-// KiB, and 410.79 KiB on its smallest build (0.99 and 0.73 KiB more since a request's
+// now plus 2 KiB or so (0.4 on the smallest build), so a regression shows. It measures 437.67
+// KiB, and 411.49 KiB on its smallest build (0.66 and 0.76 KiB more since the Worker builds
+// its responses, its calls on objects and a request's options in JavaScript, one crossing
+// each, src/cloudflare/wire.js, with their header fields checked by `http::lines`; 0.99 and
+// 0.73 KiB more before that since a request's
 // admission, a job's detach, an object's mirror and a session's calls in flight moved into
 // the core, `server::admit`, `server::wait::detach`, `objects::mirror`, `legacy::in_flight`,
 // and a session's failed storage became an error, not "no session"; 1.79 and 1.35 KiB
@@ -52,7 +55,7 @@ const NAME = 'link-checker';
 // them typed D1 tools with a typed question) weigh about 13 KiB together on the library
 // (docs/authoring.md "Building, and what the Worker weighs").
 const SMALL = process.env.STARTER_BUILD === 'small';
-const BUDGET_KIB = SMALL ? 411.2 : 438.0;
+const BUDGET_KIB = SMALL ? 411.9 : 438.0;
 
 const parent = mkdtempSync(join(tmpdir(), 'mcp-starter-'));
 const dir = join(parent, NAME);
