@@ -4,8 +4,9 @@
 // and one string decoding per name, value and option, and reading an object's reply one
 // more promise awaited in Rust; here each is one crossing.
 //
-// Headers cross as one string of "name,value" lines (the format http.rs's `header_pairs`
-// reads them in): a name never holds a comma, and a value never a line break.
+// Header fields cross as one string of "name,value" lines, written by `http::lines`
+// (src/http.rs), which refuses a name that is not a token and a value that is not made of
+// field-value characters: a name never holds a comma, and a value never a line break.
 
 function pairs(lines) {
   if (!lines) return [];
