@@ -222,6 +222,7 @@ impl Host {
     /// [`HostError::Refused`] before any connection; redirects are followed hop by hop,
     /// each re-checked; the answer is bounded in size and time (see [`policy`]).
     pub async fn fetch(&self, request: Outbound) -> Result<Inbound, HostError> {
+        request.check()?;
         match self.policy.as_ref() {
             Ok(policy) => policy.fetch(self.platform.as_ref(), request).await,
             Err(e) => Err(HostError::Misconfigured(e.clone())),
@@ -237,6 +238,7 @@ impl Host {
         binding: &str,
         request: Outbound,
     ) -> Result<Inbound, HostError> {
+        request.check()?;
         let limits = self.limits(&request)?;
         self.platform.fetch_service(binding, request, limits).await
     }
@@ -248,6 +250,7 @@ impl Host {
     /// whole body included) and `max_bytes` (in total). Dropping the answer stops it.
     pub async fn open(&self, request: Outbound) -> Result<Streaming, HostError> {
         self.check_url(&request.url)?;
+        request.check()?;
         let limits = self.limits(&request)?;
         self.platform.open(None, request, limits).await
     }
@@ -258,6 +261,7 @@ impl Host {
         binding: &str,
         request: Outbound,
     ) -> Result<Streaming, HostError> {
+        request.check()?;
         let limits = self.limits(&request)?;
         self.platform.open(Some(binding), request, limits).await
     }

@@ -226,6 +226,57 @@ fn bodies_are_bounded_and_nothing_is_allowed_by_default() {
     assert!(Policy::from_vars(|n| (n == "FETCH_TIMEOUT_MS").then(|| "soon".into())).is_err());
 }
 
+/// A header or method the runtime could not send is refused before anything is sent, on
+/// every way out (a header value with a line break could otherwise smuggle a header in).
+#[test]
+fn a_header_or_method_the_runtime_cannot_send_is_refused_before_anything_is_sent() {
+    let fake = FakeHost::new()
+        .allow("a.test")
+        .route("GET", "https://a.test/", 200, "ok");
+    let host = Host::new(fake.clone());
+    let refused = [
+        (
+            get("https://a.test/").header("x-a", "1\r\nx-b: 2"),
+            "invalid value of header x-a",
+        ),
+        (
+            get("https://a.test/").header("x a", "1"),
+            "invalid header name \"x a\"",
+        ),
+        (
+            get("https://a.test/").header("x,a", "1"),
+            "invalid header name \"x,a\"",
+        ),
+        (
+            get("https://a.test/").header("x-a", "caf\u{e9}"),
+            "invalid value of header x-a",
+        ),
+        (
+            Outbound::new("GE T", "https://a.test/"),
+            "invalid method \"GE T\"",
+        ),
+    ];
+    for (request, why) in refused {
+        let expected = HostError::Refused(why.into());
+        assert_eq!(block_on(host.fetch(request.clone())).unwrap_err(), expected);
+        assert_eq!(
+            block_on(host.open(request.clone())).err(),
+            Some(expected.clone())
+        );
+        assert_eq!(
+            block_on(host.fetch_service("SVC", request.clone())).unwrap_err(),
+            expected
+        );
+        assert_eq!(
+            block_on(host.open_service("SVC", request)).err(),
+            Some(expected)
+        );
+    }
+    assert!(fake.requests().is_empty(), "nothing was sent");
+    let sent = get("https://a.test/").header("x-a", "a, b; c=\"d\"\t");
+    assert_eq!(block_on(host.fetch(sent)).unwrap().body, b"ok");
+}
+
 #[test]
 fn a_tool_widens_the_policy_for_itself_only() {
     async fn fetch_it(call: Call<Value>, host: Host) -> Result<Step, ToolError> {

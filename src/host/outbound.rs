@@ -53,6 +53,22 @@ impl Outbound {
         self
     }
 
+    /// Whether the runtime can send this request as it is: its method an HTTP token, each
+    /// header's name a token and its value made of field-value characters (RFC 9110 §9.1,
+    /// §5.1, §5.5). `Refused` names the first that is not, before anything is sent.
+    pub fn check(&self) -> Result<(), HostError> {
+        if !crate::http::is_token(&self.method) {
+            return Err(HostError::Refused(format!(
+                "invalid method {:?}",
+                self.method
+            )));
+        }
+        let headers = self.headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+        crate::http::lines(headers)
+            .map(drop)
+            .map_err(HostError::Refused)
+    }
+
     /// `Authorization: Bearer <token>`.
     pub fn bearer(self, token: &str) -> Self {
         self.header("authorization", &format!("Bearer {token}"))
