@@ -40,3 +40,14 @@ fn a_watch_opens_on_the_current_state_up_to_the_bound_and_a_stranger_learns_noth
         assert!(is_task_not_found(&e), "{e:?}");
     }
 }
+
+/// Not-found is the whole error, not its code: another refusal sharing -32602 (invalid
+/// params) is not taken for a task that is gone.
+#[test]
+fn only_the_not_found_error_itself_says_a_task_is_gone() {
+    let not_found = McpError::TaskNotFound.to_wire();
+    assert!(is_task_not_found(&not_found));
+    let other = McpError::InvalidParams("inputResponses: not an object".into()).to_wire();
+    assert_eq!(other.code, not_found.code);
+    assert!(!is_task_not_found(&other), "{other:?}");
+}

@@ -42,7 +42,7 @@ pub trait Reaching {
 }
 
 fn is_not_found(outcome: &Result<Value, McpError>) -> bool {
-    matches!(outcome, Err(McpError::Wire(e)) if *e == McpError::TaskNotFound.to_wire())
+    matches!(outcome, Err(McpError::Wire(e)) if crate::tasks::protocol::is_task_not_found(e))
 }
 
 /// Sends `request` to its task as `session` reaches it: the task object's answer, and

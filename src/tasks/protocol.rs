@@ -218,9 +218,10 @@ impl ObjectError {
 }
 
 /// Whether a task object's error says the task does not exist for this caller (unknown,
-/// expired or someone else's: one answer for all).
+/// expired or someone else's: one answer for all). The whole error, not its code alone:
+/// other refusals share -32602 (invalid params).
 pub fn is_task_not_found(error: &ErrorObject) -> bool {
-    error.code == McpError::TaskNotFound.to_wire().code
+    *error == McpError::TaskNotFound.to_wire()
 }
 
 impl std::fmt::Display for ObjectError {
