@@ -247,14 +247,21 @@ pub fn lines<'a>(fields: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result
     Ok(lines)
 }
 
-/// One line of [`lines`] (not generic: one copy in the Worker, whatever the fields' shape).
-fn push_line(lines: &mut String, name: &str, value: &str) -> Result<(), String> {
+/// Whether a header field can be sent as it is: its name a token, its value made of
+/// field-value characters (what [`lines`] requires of each field).
+pub fn check_field(name: &str, value: &str) -> Result<(), String> {
     if !is_token(name) {
         return Err(format!("invalid header name {name:?}"));
     }
     if !is_valid_field_value(value) {
         return Err(format!("invalid value of header {name}"));
     }
+    Ok(())
+}
+
+/// One line of [`lines`] (not generic: one copy in the Worker, whatever the fields' shape).
+fn push_line(lines: &mut String, name: &str, value: &str) -> Result<(), String> {
+    check_field(name, value)?;
     if !lines.is_empty() {
         lines.push('\n');
     }

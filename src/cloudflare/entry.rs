@@ -171,7 +171,6 @@ async fn legacy(
         crate::legacy::Route::Existing(id, envelope) => (id, envelope),
     };
     let forward = Heads::forward(&request.headers, &session_id, principal, trace);
-    let headers: Vec<_> = forward.iter().map(|(n, v)| (*n, v.as_str())).collect();
     let stub = env
         .durable_object(SESSIONS_BINDING)?
         .get_by_name(&session_id)?;
@@ -181,7 +180,7 @@ async fn legacy(
         stub,
         OBJECT_URL,
         &request.method,
-        &headers,
+        &forward,
         &request.body,
         &cors,
     )

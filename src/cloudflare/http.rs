@@ -114,10 +114,15 @@ pub(crate) fn header_lines<'a>(
     crate::http::lines(pairs).map_err(worker::Error::RustError)
 }
 
+/// [`header_lines`] of the core's own header list (a response's, a request it forwards).
+pub(crate) fn owned_header_lines(headers: &[(&'static str, String)]) -> worker::Result<String> {
+    header_lines(headers.iter().map(|(name, value)| (*name, value.as_str())))
+}
+
 /// The core's response as the runtime's own, built in one crossing of the wasm boundary
 /// (`worker::Response` would add a conversion with its own copy of the body).
 pub(crate) fn to_response(response: HttpResponse) -> worker::Result<web_sys::Response> {
-    let headers = header_lines(response.headers.iter().map(|(n, v)| (*n, v.as_str())))?;
+    let headers = owned_header_lines(&response.headers)?;
     Ok(new_response(
         response.status,
         &headers,
@@ -131,7 +136,7 @@ pub(crate) fn streamed(
     head: &HttpResponse,
     body: &web_sys::ReadableStream,
 ) -> worker::Result<web_sys::Response> {
-    let headers = header_lines(head.headers.iter().map(|(n, v)| (*n, v.as_str())))?;
+    let headers = owned_header_lines(&head.headers)?;
     Ok(new_response(head.status, &headers, &[], Some(body))?)
 }
 

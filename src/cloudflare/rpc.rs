@@ -2,7 +2,7 @@
 //! the object's stub (Rust Durable Objects cannot be called over JS RPC); an object's
 //! request body and path as it reads them, and its reply as it sends it.
 
-use super::http::{header_lines, to_response, whole_body};
+use super::http::{header_lines, owned_header_lines, to_response, whole_body};
 use crate::http::HttpResponse;
 use crate::tasks::calls::{Call, CallError, Calls};
 use crate::tasks::protocol::ObjectReply;
@@ -67,13 +67,13 @@ pub(crate) async fn relay(
     stub: worker::Stub,
     url: &str,
     method: &str,
-    headers: &[(&str, &str)],
+    headers: &[(&'static str, String)],
     body: &[u8],
     extra: &[(&'static str, String)],
 ) -> worker::Result<web_sys::Response> {
     let stub: ObjectStub = stub.into_rpc();
-    let headers = header_lines(headers.iter().copied())?;
-    let extra = header_lines(extra.iter().map(|(n, v)| (*n, v.as_str())))?;
+    let headers = owned_header_lines(headers)?;
+    let extra = owned_header_lines(extra)?;
     let reply = relay_reply(&stub, url, method, &headers, body, &extra);
     Ok(JsFuture::from(reply).await?.unchecked_into())
 }

@@ -63,9 +63,9 @@ impl Outbound {
                 self.method
             )));
         }
-        let headers = self.headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
-        crate::http::lines(headers)
-            .map(drop)
+        self.headers
+            .iter()
+            .try_for_each(|(name, value)| crate::http::check_field(name, value))
             .map_err(HostError::Refused)
     }
 
