@@ -6,8 +6,14 @@
 // functions with the most inclusive time. Before sampling, an unprofiled window of the same
 // load measures the CPU time each process spent per operation (/proc/<pid>/stat: workerd,
 // wrangler's proxy, this load generator): the profiler's own figures are inflated by its
-// sampling and by the 2 cores being shared, so only its shares are meant to be compared. The profile itself is written next to this file
-// (last-profile.cpuprofile) for Chrome DevTools' Performance panel.
+// sampling and by the 2 cores being shared, so only its shares are meant to be compared, and
+// even they can be far off for a single function: `jsonrpc::parse_message` showed 177 µs per
+// `tools/list` here, while a build parsing every request ten more times cost 75 µs more of
+// workerd CPU (docs/benchmarks.md, "Where the time goes"). A change is judged by
+// `node tests/bench/ab.mjs`, not by the profile. A JS function is named by its line and column
+// in the bundle and the start of its source (the bundle is minified and the runtime's glue
+// anonymous). The profile itself is written next to this file (last-profile.cpuprofile) for
+// Chrome DevTools' Performance panel.
 //
 // Settings (environment):
 //   PROFILE_PATH=tools/list     tools/list | echo | tasks/get | tasks/update | create | lifecycle |
@@ -159,6 +165,37 @@ async function load(step, ms) {
   return count;
 }
 
+/**
+ * What each JS function of the profile is: the bundle is minified, many functions to a line,
+ * and workerd's glue functions are anonymous, so a label's line and column are looked up in
+ * the script's source (read after the profile: `Debugger.enable` makes V8 run WebAssembly in
+ * its debugging tier). `at(label)` gives « the source from the function's start », or ''.
+ */
+async function scriptSources(dt, profile) {
+  const frames = new Map();
+  for (const { callFrame: f } of profile.nodes) {
+    if (f.url && !f.url.startsWith('wasm://') && f.scriptId !== '0') frames.set(`${f.url.split('/').pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}`, f);
+  }
+  const texts = new Map();
+  try {
+    await dt.cmd('Debugger.enable');
+    for (const id of new Set([...frames.values()].map((f) => f.scriptId))) {
+      texts.set(id, (await dt.cmd('Debugger.getScriptSource', { scriptId: id })).scriptSource.split('\n'));
+    }
+  } catch (error) {
+    console.error(`devtools: the sources of the profiled functions were not read (${error.message})`);
+  }
+  return {
+    at(label) {
+      const f = frames.get(label.split(' ').pop());
+      const lines = f && texts.get(f.scriptId);
+      if (!lines?.[f.lineNumber]) return '';
+      const text = [lines[f.lineNumber].slice(f.columnNumber), ...lines.slice(f.lineNumber + 1, f.lineNumber + 4)].join(' ');
+      return `  « ${text.replace(/\s+/g, ' ').slice(0, 90)} »`;
+    },
+  };
+}
+
 /** Self and inclusive sample time per node, grouped by function. */
 function summarize(profile) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -174,7 +211,7 @@ function summarize(profile) {
     if (f.url.startsWith('wasm://') || /^\$|wasm-function/.test(name)) return 'wasm';
     return 'js';
   };
-  const label = (f) => `${f.functionName || '(anonymous)'}${f.url && !f.url.startsWith('wasm://') ? ` ${f.url.split('/').pop()}:${f.lineNumber + 1}` : ''}`;
+  const label = (f) => `${f.functionName || '(anonymous)'}${f.url && !f.url.startsWith('wasm://') ? ` ${f.url.split('/').pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}` : ''}`;
   const self = new Map();
   const inclusive = new Map();
   const kinds = new Map();
@@ -221,7 +258,7 @@ try {
   console.log(`  ${'load generator'.padEnd(16)} ${((selfUs.user + selfUs.system) / plain).toFixed(0).padStart(6)} µs\n`);
   // workerd's inspector sometimes drops a second DevTools session (wrangler holds one for
   // the logs): the profile is then taken again, up to three times.
-  let dt, count, profile;
+  let dt, count, profile, sources;
   for (let attempt = 1; ; attempt++) {
     try {
       dt = await devtools(server.port);
@@ -230,6 +267,7 @@ try {
       await dt.cmd('Profiler.start');
       count = await load(step, SECONDS * 1000);
       ({ profile } = await dt.cmd('Profiler.stop'));
+      sources = await scriptSources(dt, profile);
       dt.close();
       break;
     } catch (error) {
@@ -246,7 +284,7 @@ try {
   console.log(`isolate busy ${(busy / 1000).toFixed(0)} ms of ${(total / 1000).toFixed(0)} ms sampled = ${(busy / count).toFixed(1)} µs per operation`);
   for (const [k, t] of [...kinds].sort((a, b) => b[1] - a[1])) if (k !== 'idle') console.log(`  ${k.padEnd(8)} ${pct(t)} ${us(t)}`);
   console.log(`\nself time (busy), top ${TOP}:`);
-  for (const [name, t] of [...self].filter(([n]) => n !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`  ${pct(t)} ${us(t)}  ${name}`);
+  for (const [name, t] of [...self].filter(([n]) => n !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`  ${pct(t)} ${us(t)}  ${name}${sources.at(name)}`);
   console.log(`\nwasm functions by inclusive time, top ${TOP}:`);
   for (const [name, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`  ${pct(t)} ${us(t)}  ${name}`);
 } finally {
