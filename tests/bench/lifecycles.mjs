@@ -152,16 +152,18 @@ export async function listeningLifecycles(port, concurrency, seconds) {
 }
 
 /**
- * `make bench`'s lifecycle runs, each concurrency of `settings.lifecycleConcurrency` in turn:
+ * `make bench`'s lifecycle runs, on each route of `routes` in turn (straight to workerd's own
+ * ports first, then through wrangler's, as the hot paths), each concurrency of
+ * `settings.lifecycleConcurrency` in turn:
  *
  * Full task lifecycles (create slow_compute 0.2 s, poll tasks/get every pollIntervalMs =
- * 100 ms until completed) at several concurrencies, through wrangler's port, each right after
- * the same loop (`lifecycles`, through an adapter) against the lifecycle ceiling, the
+ * 100 ms until completed) at several concurrencies, each right after the same loop
+ * (`lifecycles`, through an adapter) against the lifecycle ceiling on the same route, the
  * least a lifecycle can cost in this runtime: the JS baseline's POST /task (a new object named
  * by a fresh id: one storage write + an alarm at 0.2 s, which writes the result) and GET
  * /task/<id> (one storage read: working or completed), polled every 100 ms too; the table
- * gives project per s ÷ ceiling per s. Each is followed at once by the same loop against
- * the rmcp peer:
+ * gives project per s ÷ ceiling per s. On the first route each is followed at once by the
+ * same loop against the rmcp peer (on its own port, whatever the route):
  *   tests/bench/peer-rmcp/      a minimal native server on the official Rust SDK (rmcp 3.11,
  *                               tokio + hyper; built by its build.sh, its own CARGO_TARGET_DIR)
  *                               with the same slow_compute as a Tasks-extension tool; its tasks
@@ -170,38 +172,52 @@ export async function listeningLifecycles(port, concurrency, seconds) {
  * Then the same lifecycles with pushed notifications: one subscriptions/listen stream per task,
  * read to its end (the completed notification, which carries the result, then the listen
  * result, so its connection is kept), nothing polled; the project
- * only (rmcp's TaskManager sends no notifications/tasks), its ratios are to the ceiling and
- * to the peer's polling at the same concurrency.
+ * only (rmcp's TaskManager sends no notifications/tasks), its ratios are to the ceiling
+ * (same route) and to the peer's polling at the same concurrency.
  *
- * `checked(label, result)` flags a result's errors; resolves to the report's
- * `lifecycles` and `listeningLifecycles`.
+ * A route is `{ route: 'workerd' | 'wrangler', ports }`, `ports()` resolving to the ports of
+ * `{ ceiling, project }` on it (asked right before its runs: workerd's own port moves when
+ * wrangler restarts it). `checked(label, result)` flags a result's errors; resolves to the
+ * report's `lifecycles` and `listeningLifecycles`, each row with its `route`.
  */
-export async function lifecycleRuns({ ceilingPort, projectPort, peerPort, peerHeaders, settings, log, checked }) {
+export async function lifecycleRuns({ routes, peerPort, peerHeaders, settings, log, checked }) {
   const out = { lifecycles: [], listeningLifecycles: [] };
   const { lifecycleSeconds: seconds, pollIntervalMs: poll } = settings;
-  log(`full lifecycles through wrangler's port, each after the ceiling (JS baseline /task)${peerPort ? ' and followed by the rmcp peer' : ''}`);
-  for (const n of settings.lifecycleConcurrency) {
-    log(`  concurrency ${n}, ceiling`);
-    const ceiling = checked('ceiling', await lifecycles(ceilingTarget(ceilingPort), n, seconds, poll));
-    log(`  concurrency ${n}, project`);
-    const r = checked('project', await lifecycles(mcpTarget(projectPort), n, seconds, poll));
-    r.ceiling = ceiling;
-    r.ratioToCeiling = ceiling.perSecond ? r.perSecond / ceiling.perSecond : null;
-    if (peerPort) {
-      log(`  concurrency ${n}, rmcp peer`);
-      r.peer = checked('peer', await lifecycles(mcpTarget(peerPort, peerHeaders), n, seconds, poll));
-      r.ratioToPeer = r.peer.perSecond ? r.perSecond / r.peer.perSecond : null;
+  const peers = new Map();
+  for (const { route, ports } of routes) {
+    const via = ROUTES[route];
+    const { ceiling: ceilingPort, project: projectPort } = await ports();
+    log(`full lifecycles ${via}, each after the ceiling (JS baseline /task)${peerPort && !peers.size ? ' and followed by the rmcp peer' : ''}`);
+    const polled = [];
+    for (const n of settings.lifecycleConcurrency) {
+      log(`  concurrency ${n}, ceiling`);
+      const ceiling = checked('ceiling', await lifecycles(ceilingTarget(ceilingPort), n, seconds, poll));
+      log(`  concurrency ${n}, project`);
+      const r = { route, ...checked('project', await lifecycles(mcpTarget(projectPort), n, seconds, poll)) };
+      r.ceiling = ceiling;
+      r.ratioToCeiling = ceiling.perSecond ? r.perSecond / ceiling.perSecond : null;
+      if (peerPort && !peers.has(n)) {
+        log(`  concurrency ${n}, rmcp peer`);
+        peers.set(n, checked('peer', await lifecycles(mcpTarget(peerPort, peerHeaders), n, seconds, poll)));
+        r.peer = peers.get(n);
+      }
+      const peer = peers.get(n);
+      r.ratioToPeer = peer?.perSecond ? r.perSecond / peer.perSecond : null;
+      polled.push(r);
     }
-    out.lifecycles.push(r);
-  }
-  log('full lifecycles with pushed notifications (subscriptions/listen) through wrangler\'s port');
-  for (const n of settings.lifecycleConcurrency) {
-    log(`  concurrency ${n}`);
-    const r = checked('project, listening', await listeningLifecycles(projectPort, n, seconds));
-    const polled = out.lifecycles.find((l) => l.concurrency === n);
-    if (polled?.ceiling?.perSecond) r.ratioToCeiling = r.perSecond / polled.ceiling.perSecond;
-    if (polled?.peer?.perSecond) r.ratioToPeer = r.perSecond / polled.peer.perSecond;
-    out.listeningLifecycles.push(r);
+    log(`full lifecycles with pushed notifications (subscriptions/listen) ${via}`);
+    for (const n of settings.lifecycleConcurrency) {
+      log(`  concurrency ${n}`);
+      const r = { route, ...checked('project, listening', await listeningLifecycles(projectPort, n, seconds)) };
+      const same = polled.find((l) => l.concurrency === n);
+      if (same?.ceiling?.perSecond) r.ratioToCeiling = r.perSecond / same.ceiling.perSecond;
+      if (peers.get(n)?.perSecond) r.ratioToPeer = r.perSecond / peers.get(n).perSecond;
+      out.listeningLifecycles.push(r);
+    }
+    out.lifecycles.push(...polled);
   }
   return out;
 }
+
+/** How each route is named in the log and the tables. */
+export const ROUTES = { workerd: 'straight to workerd', wrangler: "through wrangler's port" };

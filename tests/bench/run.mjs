@@ -35,7 +35,8 @@
 // without that section, ./no-assets/) vs the Rust no-op, which has none: what the local
 // assets router in front of the Worker costs each /mcp request under wrangler dev.
 // Then full task lifecycles at several concurrencies, polling and then listening, beside the
-// lifecycle ceiling and the rmcp peer (./lifecycles.mjs says how).
+// lifecycle ceiling and the rmcp peer, straight to workerd first and then through wrangler's
+// port (./lifecycles.mjs says how).
 // Before the hot paths, cold starts (./coldstart.mjs): a fresh workerd process, hence a fresh
 // isolate, for the project, the Rust no-op and the JS no-op Worker, spawn → first good
 // response, in rounds; the table gives medians, maxima and project ÷ each no-op.
@@ -283,18 +284,21 @@ try {
   const isEcho = (r) => { if (resultOf(r).content?.[0]?.text !== 'bench') throw new Error(`not the echo: ${r.text.slice(0, 200)}`); };
   const echo = mcp('tools/call', { name: 'echo', arguments: { text: 'bench' } });
   report.directPortMoves = [];
+  /** The port of server `kind` in `mode`, workerd's own checked first (it may have moved). */
+  const current = async (mode, kind) => {
+    const port = ports[mode];
+    if (mode === 'wrangler' || await probes[kind](`http://127.0.0.1:${port[kind]}`).catch(() => false)) return port[kind];
+    const moved = await directPort(ports.wrangler[kind], probes[kind]);
+    log(`    ${kind}: workerd's own port moved from ${port[kind]} to ${moved.port} (wrangler restarted workerd)`);
+    report.directPortMoves.push({ server: kind, from: port[kind], to: moved.port, at: (Date.now() - started) / 1000 });
+    port[kind] = moved.port;
+    return moved.port;
+  };
   // Every mode's pairs, round after round (BENCH_ROUNDS): the machine's load drifts over
   // minutes, so the ratios reported are the medians of the rounds' (tests/bench/report.mjs).
   const rounds = Object.fromEntries(Object.keys(ports).map((mode) => [mode, []]));
-  for (let round = 1; round <= SETTINGS.rounds; round++) for (const [mode, port] of Object.entries(ports)) {
-    const at = async (kind) => {
-      if (mode === 'wrangler' || await probes[kind](`http://127.0.0.1:${port[kind]}`).catch(() => false)) return port[kind];
-      const moved = await directPort(ports.wrangler[kind], probes[kind]);
-      log(`    ${kind}: workerd's own port moved from ${port[kind]} to ${moved.port} (wrangler restarted workerd)`);
-      report.directPortMoves.push({ server: kind, from: port[kind], to: moved.port, at: (Date.now() - started) / 1000 });
-      port[kind] = moved.port;
-      return moved.port;
-    };
+  for (let round = 1; round <= SETTINGS.rounds; round++) for (const mode of Object.keys(ports)) {
+    const at = (kind) => current(mode, kind);
     log(`hot paths, ${mode === 'wrangler' ? "through wrangler's port" : 'straight to workerd'}, round ${round} of ${SETTINGS.rounds}`);
     const b = {};
     const m = {};
@@ -352,7 +356,12 @@ try {
   }
 
   const checked = (label, r) => { if (r.errors) { failed = true; log(`    ${label}: ${r.errors} errors, first: ${r.firstError}`); } return r; };
-  Object.assign(report, await lifecycleRuns({ ceilingPort: js.port, projectPort: p, peerPort: peer?.port, peerHeaders: PEER_HEADERS,
+  // Straight to workerd first (as in production, no proxy in front), then through wrangler's.
+  const routes = [...(ports.direct ? ['workerd'] : []), 'wrangler'].map((route) => {
+    const mode = route === 'workerd' ? 'direct' : 'wrangler';
+    return { route, ports: async () => ({ ceiling: await current(mode, 'js'), project: await current(mode, 'project') }) };
+  });
+  Object.assign(report, await lifecycleRuns({ routes, peerPort: peer?.port, peerHeaders: PEER_HEADERS,
     settings: SETTINGS, log, checked }));
   await call(setupAgent, p, mcp('tasks/cancel', { taskId: working.taskId }));
   await call(setupAgent, p, mcp('tasks/cancel', { taskId: asking.taskId }));

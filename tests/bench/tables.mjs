@@ -1,13 +1,17 @@
 // `make bench`'s tables (tests/bench/run.mjs): the report of a run, as last-run.json holds it,
 // printed on stdout.
 
+import { ROUTES } from './lifecycles.mjs';
+
 const fmt = (x, d = 0) => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(d));
 
 /** Prints every table of `report` (run with `settings`, run.mjs's SETTINGS). */
 export function printTables(report, settings) {
   const line = (cells, widths) => cells.map((c, i) => (i === 0 || i === 4 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
   const W = [26, 7, 7, 7, 28, 8, 6];
-  for (const [mode, rows] of Object.entries(report.hotPaths)) {
+  // Straight to workerd first: what a deployment's requests meet (no proxy in front).
+  const modes = Object.entries(report.hotPaths).sort(([a], [b]) => (a === 'direct' ? -1 : b === 'direct' ? 1 : 0));
+  for (const [mode, rows] of modes) {
     const s = report.servers;
     const key = mode === 'wrangler' ? 'wranglerPort' : 'directPort';
     const portsNote = `${mode === 'wrangler' ? 'wrangler' : 'workerd'} ports: project ${s.project[key]}, JS ${s.js[key]}, Rust ${s.rust[key]}`
@@ -24,27 +28,34 @@ export function printTables(report, settings) {
   }
   const ratio = (x) => (x === null || x === undefined ? '-' : `${fmt(x, 2)}×`);
   const cells = (cols, widths) => cols.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
-  if (report.lifecycles.length) {
-    const withPeer = report.lifecycles.some((r) => r.peer);
-    console.log(`\nFull task lifecycles via wrangler's port (slow_compute 0.2 s, tasks/get every pollIntervalMs = ${report.serverPollIntervalMs ?? `(none given) ${settings.pollIntervalMs}`} ms until completed; ${settings.lifecycleSeconds} s each)`);
-    console.log(`each after the ceiling: the same loop on bare Durable Objects (JS baseline: create = one write + an alarm at 0.2 s that writes the result, get = one read; polled every ${settings.pollIntervalMs} ms); ÷ceiling = project per s ÷ ceiling per s`);
-    if (withPeer) console.log(`and followed by the rmcp peer (rmcp 3.11 native, tasks in memory, its own port; pollIntervalMs = ${report.peerPollIntervalMs ?? '(none given)'} ms); ÷peer = project per s ÷ peer per s`);
-    const W = [11, 10, 6, 6, 7, 6, 6, 10, 6, 8, 7, 6, 6, 6];
-    const three = (r) => [fmt(r?.perSecond, 1), fmt(r?.p50), fmt(r?.p99)];
-    console.log(cells(['concurrency', 'ceiling/s', 'p50', 'p99', 'per s', 'p50', 'p99', 'lifecycles', 'polls', '÷ceiling', ...(withPeer ? ['peer/s', 'p50', 'p99', '÷peer'] : [])], W) + '   (p50/p99 in ms)');
-    for (const r of report.lifecycles) {
-      const errors = [r.errors ? `${r.errors} ERRORS` : '', r.ceiling?.errors ? `ceiling: ${r.ceiling.errors} ERRORS` : '', r.peer?.errors ? `peer: ${r.peer.errors} ERRORS` : ''].filter(Boolean).join(', ');
-      console.log(cells([r.concurrency, ...three(r.ceiling), ...three(r), r.lifecycles, r.polls, ratio(r.ratioToCeiling),
-        ...(withPeer ? [...three(r.peer), ratio(r.ratioToPeer)] : [])], W) + (errors ? `  ${errors}` : ''));
+  // Each route's lifecycles (tests/bench/lifecycles.mjs), straight to workerd first.
+  const routes = [...new Set([...report.lifecycles, ...report.listeningLifecycles].map((r) => r.route ?? 'wrangler'))];
+  for (const route of routes) {
+    const via = ROUTES[route];
+    const polled = report.lifecycles.filter((r) => (r.route ?? 'wrangler') === route);
+    const listening = report.listeningLifecycles.filter((r) => (r.route ?? 'wrangler') === route);
+    if (polled.length) {
+      const withPeer = polled.some((r) => r.peer);
+      console.log(`\nFull task lifecycles ${via} (slow_compute 0.2 s, tasks/get every pollIntervalMs = ${report.serverPollIntervalMs ?? `(none given) ${settings.pollIntervalMs}`} ms until completed; ${settings.lifecycleSeconds} s each)`);
+      console.log(`each after the ceiling, ${via} too: the same loop on bare Durable Objects (JS baseline: create = one write + an alarm at 0.2 s that writes the result, get = one read; polled every ${settings.pollIntervalMs} ms); ÷ceiling = project per s ÷ ceiling per s`);
+      if (withPeer) console.log(`and followed by the rmcp peer (rmcp 3.11 native, tasks in memory, its own port; pollIntervalMs = ${report.peerPollIntervalMs ?? '(none given)'} ms); ÷peer = project per s ÷ peer per s`);
+      const W = [11, 10, 6, 6, 7, 6, 6, 10, 6, 8, 7, 6, 6, 6];
+      const three = (r) => [fmt(r?.perSecond, 1), fmt(r?.p50), fmt(r?.p99)];
+      console.log(cells(['concurrency', 'ceiling/s', 'p50', 'p99', 'per s', 'p50', 'p99', 'lifecycles', 'polls', '÷ceiling', ...(withPeer ? ['peer/s', 'p50', 'p99', '÷peer'] : [])], W) + '   (p50/p99 in ms)');
+      for (const r of polled) {
+        const errors = [r.errors ? `${r.errors} ERRORS` : '', r.ceiling?.errors ? `ceiling: ${r.ceiling.errors} ERRORS` : '', r.peer?.errors ? `peer: ${r.peer.errors} ERRORS` : ''].filter(Boolean).join(', ');
+        console.log(cells([r.concurrency, ...three(r.ceiling), ...three(r), r.lifecycles, r.polls, ratio(r.ratioToCeiling),
+          ...(withPeer ? [...three(r.peer), ratio(r.ratioToPeer)] : [])], W) + (errors ? `  ${errors}` : ''));
+      }
     }
-  }
-  if (report.listeningLifecycles.length) {
-    console.log(`\nFull task lifecycles with pushed notifications via wrangler's port (slow_compute 0.2 s; one subscriptions/listen stream per task, read to its end: the completed notification, which carries the result, then the listen result; ${settings.lifecycleSeconds} s each); ÷ceiling = per s ÷ the ceiling's per s above, ÷peer = per s ÷ the rmcp peer's polling per s`);
-    const W = [11, 7, 6, 6, 10, 8, 6];
-    console.log(cells(['concurrency', 'per s', 'p50', 'p99', 'lifecycles', '÷ceiling', '÷peer'], W));
-    for (const r of report.listeningLifecycles) {
-      console.log(cells([r.concurrency, fmt(r.perSecond, 1), fmt(r.p50), fmt(r.p99), r.lifecycles, ratio(r.ratioToCeiling), ratio(r.ratioToPeer)], W)
-        + (r.errors ? `  ${r.errors} ERRORS` : ''));
+    if (listening.length) {
+      console.log(`\nFull task lifecycles with pushed notifications ${via} (slow_compute 0.2 s; one subscriptions/listen stream per task, read to its end: the completed notification, which carries the result, then the listen result; ${settings.lifecycleSeconds} s each); ÷ceiling = per s ÷ the ceiling's per s above, ÷peer = per s ÷ the rmcp peer's polling per s`);
+      const W = [11, 7, 6, 6, 10, 8, 6];
+      console.log(cells(['concurrency', 'per s', 'p50', 'p99', 'lifecycles', '÷ceiling', '÷peer'], W));
+      for (const r of listening) {
+        console.log(cells([r.concurrency, fmt(r.perSecond, 1), fmt(r.p50), fmt(r.p99), r.lifecycles, ratio(r.ratioToCeiling), ratio(r.ratioToPeer)], W)
+          + (r.errors ? `  ${r.errors} ERRORS` : ''));
+      }
     }
   }
   if (report.coldStarts) {
