@@ -175,7 +175,7 @@ export async function listeningLifecycles(port, concurrency, seconds) {
  * only (rmcp's TaskManager sends no notifications/tasks), its ratios are to the ceiling
  * (same route) and to the peer's polling at the same concurrency.
  *
- * A route is `{ route: 'workerd' | 'wrangler', ports }`, `ports()` resolving to the ports of
+ * A route is `{ route: 'direct' | 'wrangler', ports }` (the hot paths' modes), `ports()` resolving to the ports of
  * `{ ceiling, project }` on it (asked right before its runs: workerd's own port moves when
  * wrangler restarts it). `checked(label, result)` flags a result's errors; resolves to the
  * report's `lifecycles` and `listeningLifecycles`, each row with its `route`.
@@ -195,23 +195,21 @@ export async function lifecycleRuns({ routes, peerPort, peerHeaders, settings, l
       log(`  concurrency ${n}, project`);
       const r = { route, ...checked('project', await lifecycles(mcpTarget(projectPort), n, seconds, poll)) };
       r.ceiling = ceiling;
-      r.ratioToCeiling = ceiling.perSecond ? r.perSecond / ceiling.perSecond : null;
+      r.ratioToCeiling = ratio(r, ceiling);
       if (peerPort && !peers.has(n)) {
         log(`  concurrency ${n}, rmcp peer`);
         peers.set(n, checked('peer', await lifecycles(mcpTarget(peerPort, peerHeaders), n, seconds, poll)));
         r.peer = peers.get(n);
       }
-      const peer = peers.get(n);
-      r.ratioToPeer = peer?.perSecond ? r.perSecond / peer.perSecond : null;
+      r.ratioToPeer = ratio(r, peers.get(n));
       polled.push(r);
     }
     log(`full lifecycles with pushed notifications (subscriptions/listen) ${via}`);
     for (const n of settings.lifecycleConcurrency) {
       log(`  concurrency ${n}`);
       const r = { route, ...checked('project, listening', await listeningLifecycles(projectPort, n, seconds)) };
-      const same = polled.find((l) => l.concurrency === n);
-      if (same?.ceiling?.perSecond) r.ratioToCeiling = r.perSecond / same.ceiling.perSecond;
-      if (peers.get(n)?.perSecond) r.ratioToPeer = r.perSecond / peers.get(n).perSecond;
+      r.ratioToCeiling = ratio(r, polled.find((l) => l.concurrency === n)?.ceiling);
+      r.ratioToPeer = ratio(r, peers.get(n));
       out.listeningLifecycles.push(r);
     }
     out.lifecycles.push(...polled);
@@ -219,5 +217,8 @@ export async function lifecycleRuns({ routes, peerPort, peerHeaders, settings, l
   return out;
 }
 
-/** How each route is named in the log and the tables. */
-export const ROUTES = { workerd: 'straight to workerd', wrangler: "through wrangler's port" };
+/** `r`'s lifecycles per second ÷ `base`'s; null without a base. */
+const ratio = (r, base) => (base?.perSecond ? r.perSecond / base.perSecond : null);
+
+/** How each route is named in the log and the tables (the hot paths' modes, run.mjs). */
+export const ROUTES = { direct: 'straight to workerd', wrangler: "through wrangler's port" };

@@ -167,27 +167,21 @@ async function load(step, ms) {
 
 /**
  * What each JS function of the profile is: the bundle is minified, many functions to a line,
- * and workerd's glue functions are anonymous, so a label's line and column are looked up in
- * the script's source (read after the profile: `Debugger.enable` makes V8 run WebAssembly in
- * its debugging tier). `at(label)` gives « the source from the function's start », or ''.
+ * and workerd's glue functions are anonymous, so a function's line and column are looked up
+ * in its script's source (read after the profile: `Debugger.enable` makes V8 run WebAssembly
+ * in its debugging tier). `at(frame)` gives « the source from the function's start », or ''.
  */
 async function scriptSources(dt, profile) {
-  const frames = new Map();
-  for (const { callFrame: f } of profile.nodes) {
-    if (f.url && !f.url.startsWith('wasm://') && f.scriptId !== '0') frames.set(`${f.url.split('/').pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}`, f);
-  }
+  const ids = new Set(profile.nodes.map((n) => n.callFrame).filter((f) => f.url && !f.url.startsWith('wasm://') && f.scriptId !== '0').map((f) => f.scriptId));
   const texts = new Map();
   try {
     await dt.cmd('Debugger.enable');
-    for (const id of new Set([...frames.values()].map((f) => f.scriptId))) {
-      texts.set(id, (await dt.cmd('Debugger.getScriptSource', { scriptId: id })).scriptSource.split('\n'));
-    }
+    for (const id of ids) texts.set(id, (await dt.cmd('Debugger.getScriptSource', { scriptId: id })).scriptSource.split('\n'));
   } catch (error) {
     console.error(`devtools: the sources of the profiled functions were not read (${error.message})`);
   }
   return {
-    at(label) {
-      const f = frames.get(label.split(' ').pop());
+    at(f) {
       const lines = f && texts.get(f.scriptId);
       if (!lines?.[f.lineNumber]) return '';
       const text = [lines[f.lineNumber].slice(f.columnNumber), ...lines.slice(f.lineNumber + 1, f.lineNumber + 4)].join(' ');
@@ -213,11 +207,13 @@ function summarize(profile) {
   };
   const label = (f) => `${f.functionName || '(anonymous)'}${f.url && !f.url.startsWith('wasm://') ? ` ${f.url.split('/').pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}` : ''}`;
   const self = new Map();
+  const frames = new Map(); // a label's call frame, for its source (`scriptSources`)
   const inclusive = new Map();
   const kinds = new Map();
   for (const [id, t] of dt) {
     const f = byId.get(id).callFrame;
     self.set(label(f), (self.get(label(f)) ?? 0) + t);
+    frames.set(label(f), f);
     kinds.set(kind(f), (kinds.get(kind(f)) ?? 0) + t);
     const seen = new Set();
     for (let n = id; n !== undefined; n = parent.get(n)) {
@@ -227,7 +223,7 @@ function summarize(profile) {
       inclusive.set(label(g), (inclusive.get(label(g)) ?? 0) + t);
     }
   }
-  return { total, self, inclusive, kinds };
+  return { total, self, frames, inclusive, kinds };
 }
 
 const BASELINE = PATH === 'noop' || PATH === 'read';
@@ -276,7 +272,7 @@ try {
     }
   }
   writeFileSync(join(ROOT, 'tests', 'bench', 'last-profile.cpuprofile'), JSON.stringify(profile));
-  const { total, self, inclusive, kinds } = summarize(profile);
+  const { total, self, frames, inclusive, kinds } = summarize(profile);
   const busy = total - (kinds.get('idle') ?? 0);
   const us = (t) => `${(t / count).toFixed(1).padStart(8)} µs/req`;
   const pct = (t) => `${((100 * t) / busy).toFixed(1).padStart(5)}%`;
@@ -284,7 +280,7 @@ try {
   console.log(`isolate busy ${(busy / 1000).toFixed(0)} ms of ${(total / 1000).toFixed(0)} ms sampled = ${(busy / count).toFixed(1)} µs per operation`);
   for (const [k, t] of [...kinds].sort((a, b) => b[1] - a[1])) if (k !== 'idle') console.log(`  ${k.padEnd(8)} ${pct(t)} ${us(t)}`);
   console.log(`\nself time (busy), top ${TOP}:`);
-  for (const [name, t] of [...self].filter(([n]) => n !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`  ${pct(t)} ${us(t)}  ${name}${sources.at(name)}`);
+  for (const [name, t] of [...self].filter(([n]) => n !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`  ${pct(t)} ${us(t)}  ${name}${sources.at(frames.get(name))}`);
   console.log(`\nwasm functions by inclusive time, top ${TOP}:`);
   for (const [name, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`  ${pct(t)} ${us(t)}  ${name}`);
 } finally {

@@ -357,8 +357,8 @@ try {
 
   const checked = (label, r) => { if (r.errors) { failed = true; log(`    ${label}: ${r.errors} errors, first: ${r.firstError}`); } return r; };
   // Straight to workerd first (as in production, no proxy in front), then through wrangler's.
-  const routes = [...(ports.direct ? [['workerd', 'direct']] : []), ['wrangler', 'wrangler']].map(([route, mode]) =>
-    ({ route, ports: async () => ({ ceiling: await current(mode, 'js'), project: await current(mode, 'project') }) }));
+  const routes = [...(ports.direct ? ['direct'] : []), 'wrangler'].map((route) =>
+    ({ route, ports: async () => ({ ceiling: await current(route, 'js'), project: await current(route, 'project') }) }));
   Object.assign(report, await lifecycleRuns({ routes, peerPort: peer?.port, peerHeaders: PEER_HEADERS, settings: SETTINGS, log, checked }));
   await call(setupAgent, p, mcp('tasks/cancel', { taskId: working.taskId }));
   await call(setupAgent, p, mcp('tasks/cancel', { taskId: asking.taskId }));

@@ -29,11 +29,13 @@ export function printTables(report, settings) {
   const ratio = (x) => (x === null || x === undefined ? '-' : `${fmt(x, 2)}×`);
   const cells = (cols, widths) => cols.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
   // Each route's lifecycles (tests/bench/lifecycles.mjs), straight to workerd first.
-  const routes = [...new Set([...report.lifecycles, ...report.listeningLifecycles].map((r) => r.route ?? 'wrangler'))];
+  // A run from before the routes has rows without one: they were through wrangler's port.
+  const routeOf = (r) => r.route ?? 'wrangler';
+  const routes = [...new Set([...report.lifecycles, ...report.listeningLifecycles].map(routeOf))];
   for (const route of routes) {
     const via = ROUTES[route];
-    const polled = report.lifecycles.filter((r) => (r.route ?? 'wrangler') === route);
-    const listening = report.listeningLifecycles.filter((r) => (r.route ?? 'wrangler') === route);
+    const polled = report.lifecycles.filter((r) => routeOf(r) === route);
+    const listening = report.listeningLifecycles.filter((r) => routeOf(r) === route);
     if (polled.length) {
       const withPeer = polled.some((r) => r.peer);
       console.log(`\nFull task lifecycles ${via} (slow_compute 0.2 s, tasks/get every pollIntervalMs = ${report.serverPollIntervalMs ?? `(none given) ${settings.pollIntervalMs}`} ms until completed; ${settings.lifecycleSeconds} s each)`);
