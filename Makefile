@@ -145,7 +145,8 @@ test-console: setup client build
 	node --test --test-force-exit --test-concurrency=1 'tests/console/*.test.mjs'
 
 # Hot paths beside same-run baselines (JS no-op Worker, bare Durable Object, Rust no-op
-# Worker), then pushed notifications against the polling design, then the billable
+# Worker), then creation and lifecycles against the same bare objects written in Rust, then
+# pushed notifications against the polling design, then the billable
 # operations per task lifecycle (a bench build of the Worker) and the calls across its
 # wasm boundary and its allocations per request (the same build), then the scale runs
 # (10,000 tasks of one principal, listen streams, 100 clients), the demo's tools as
@@ -153,6 +154,7 @@ test-console: setup client build
 # an upstream tool against calling the upstream directly; see tests/bench/*.mjs.
 bench: setup build
 	node tests/bench/run.mjs
+	node tests/bench/rust-ceiling.mjs
 	node tests/bench/notifications.mjs
 	node tests/bench/cost.mjs
 	node tests/bench/boundary.mjs
