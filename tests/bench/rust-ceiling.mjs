@@ -13,7 +13,9 @@
 // line per task; the baselines print nothing, and under `wrangler dev` a line costs far more
 // than on Cloudflare, docs/benchmarks.md):
 //   creation     JS `POST /new`, Rust `POST /new`, the project's `tools/call slow_compute`
-//                (30 s, each task cancelled after the round), BENCH_CONNECTIONS clients
+//                (30 s, each task cancelled after the round), BENCH_CONNECTIONS clients;
+//                and the bare ones again with the alarm every task has (`POST /new-alarm`:
+//                the record and its alarm, tests/bench/cost.mjs's floor of a creation)
 //   lifecycles   create a 0.2 s task and poll it every 100 ms to completion
 //                (tests/bench/lifecycles.mjs), at each of BENCH_LIFECYCLE_CONCURRENCY
 // Ratios are medians of the rounds' ratios. The project runs as in `make bench` (fixtures on,
@@ -78,15 +80,21 @@ try {
   for (let round = 1; round <= ROUNDS; round++) {
     const turn = order.map((_, i) => order[(i + round - 1) % order.length]);
     log(`round ${round} of ${ROUNDS} (${turn.join(', ')})`);
-    const r = { create: {}, lifecycles: {} };
+    const r = { create: {}, createAlarm: {}, lifecycles: {} };
     const created = [];
     const creating = (kind) => () => {
       const isCreated = (res) => { const t = resultOf(res); if (t.resultType !== 'task') throw new Error('not a task'); created.push([kind, t.taskId]); };
       return measure(ports[kind], mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 30 } }), isCreated, SETTINGS);
     };
-    const bare = (kind) => () => measure(ports[kind], { method: 'POST', path: '/new', headers: {}, body: Buffer.alloc(0) }, okStatus, SETTINGS);
+    const post = (kind, path) => measure(ports[kind], { method: 'POST', path, headers: {}, body: Buffer.alloc(0) }, okStatus, SETTINGS);
+    // A bare object's two creations: its write alone, then with its alarm.
+    const bare = (kind) => async () => {
+      r.createAlarm[kind] = checked(`${kind} /new-alarm`, await post(kind, '/new-alarm')).rps;
+      return post(kind, '/new');
+    };
     const creations = { js: bare('js'), rust: bare('rust'), project: creating('project'), quiet: creating('quiet') };
     for (const kind of turn) r.create[kind] = checked(`${kind} creation`, await creations[kind]()).rps;
+    for (const kind of ['project', 'quiet']) r.createAlarm[kind] = r.create[kind];
     await pool(created, 8, async ([kind, taskId]) => {
       const cancel = mcp('tasks/cancel', { taskId });
       return resultOf(await send(agent, ports[kind], cancel.method, cancel.path, cancel.headers, cancel.body));
@@ -111,6 +119,7 @@ try {
     + ' "warn": the project at LOG_LEVEL=warn (no line per task), the others at the default, info');
   console.log(''.padEnd(24) + order.map((k) => cell(NAMES[k], 9)).join('') + RATIOS.map(([a, b]) => cell(`${NAMES[a]}÷${NAMES[b]}`, 12)).join(''));
   console.log(row(`creation (c=${SETTINGS.connections})`, (r) => r.create));
+  console.log(row('  bare ones with an alarm', (r) => r.createAlarm));
   for (const n of CONCURRENCY) console.log(row(`polling lifecycles, ${n}`, (r) => r.lifecycles[n]));
 } catch (e) {
   failed = true;

@@ -3,6 +3,8 @@
 //   GET  /read   storage.get of one key in an existing object (the object named "existing")
 //   POST /write  storage.put of that key in the same existing object
 //   POST /new    one storage.put in a brand-new object (a fresh random name per request)
+//   POST /new-alarm  the same with an alarm set an hour ahead: the least a task's creation
+//                writes (its record and its alarm, tests/bench/cost.mjs's floor)
 //   POST /mcp    the request passed on as it came to FORWARD_URL (a var), its answer back
 //                as it comes: the least any gateway on this runtime costs a call
 //                (tests/bench/gateway.mjs)
@@ -31,8 +33,12 @@ export class Bare extends DurableObject {
       return new Response(null, { status: value === undefined ? 404 : 200 });
     }
     await this.ctx.storage.put('k', Date.now());
+    if (request.url.endsWith('/alarm')) await this.ctx.storage.setAlarm(Date.now() + 3_600_000);
     return new Response(null);
   }
+
+  /** The alarm of `/new-alarm`: set, never awaited by the bench. */
+  async alarm() {}
 }
 
 export class Held extends DurableObject {
@@ -89,6 +95,8 @@ export default {
         return env.HELD.get(env.HELD.idFromName(crypto.randomUUID())).fetch(request);
       case '/new':
         return env.BARE.get(env.BARE.idFromName(crypto.randomUUID())).fetch('http://bare/', { method: 'POST' });
+      case '/new-alarm':
+        return env.BARE.get(env.BARE.idFromName(crypto.randomUUID())).fetch('http://bare/alarm', { method: 'POST' });
       case '/task':
         if (request.method !== 'POST') return new Response('POST creates a task', { status: 405 });
         return task(env, crypto.randomUUID(), 'POST');

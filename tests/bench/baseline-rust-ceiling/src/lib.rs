@@ -1,5 +1,5 @@
 //! `make bench`'s Rust lifecycle ceiling (tests/bench/rust-ceiling.mjs): the JS baseline's
-//! `POST /new` and lifecycle ceiling (`POST /task`, `GET /task/<id>`,
+//! `POST /new`, `POST /new-alarm` and lifecycle ceiling (`POST /task`, `GET /task/<id>`,
 //! tests/bench/baseline-js/index.js) written with workers-rs, as an author would: what the
 //! same bare objects cost on this runtime when the Worker and its objects are Rust. A
 //! Worker of its own, so the Rust no-op (../baseline-rust) stays as small as it is.
@@ -24,12 +24,19 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
     match (req.method(), path.as_str()) {
         (Method::Get, "/") => Response::empty(),
         (Method::Post, "/task") => task(&env, &fresh_name(), Method::Post).await,
-        (Method::Post, "/new") => {
-            let stub = env.durable_object("BARE")?.get_by_name(&fresh_name())?;
-            stub.fetch_with_str("https://bare/new").await
-        }
+        (Method::Post, "/new") => new_object(&env, "https://bare/new").await,
+        (Method::Post, "/new-alarm") => new_object(&env, "https://bare/alarm").await,
         _ => Response::error("not found", 404),
     }
+}
+
+/// A POST to `url` on a brand-new object.
+async fn new_object(env: &Env, url: &str) -> Result<Response> {
+    let stub = env.durable_object("BARE")?.get_by_name(&fresh_name())?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post);
+    stub.fetch_with_request(Request::new_with_init(url, &init)?)
+        .await
 }
 
 /// A fresh object name (the JS baseline's `crypto.randomUUID()`): 106 random bits in hex.
@@ -57,7 +64,8 @@ fn json(text: String) -> Result<Response> {
     Ok(response)
 }
 
-/// A brand-new object's one put (`POST /new`).
+/// A brand-new object's one put (`POST /new`), and its alarm an hour ahead too
+/// (`POST /new-alarm`: what a task's creation writes at least).
 #[durable_object]
 pub struct Bare {
     state: State,
@@ -68,9 +76,17 @@ impl DurableObject for Bare {
         Bare { state }
     }
 
-    async fn fetch(&self, _req: Request) -> Result<Response> {
-        let now = worker::Date::now().as_millis();
-        self.state.storage().put("k", now).await?;
+    async fn fetch(&self, req: Request) -> Result<Response> {
+        let storage = self.state.storage();
+        storage.put("k", worker::Date::now().as_millis()).await?;
+        if req.path() == "/alarm" {
+            storage.set_alarm(Duration::from_secs(3600)).await?;
+        }
+        Response::empty()
+    }
+
+    /// The alarm of `/new-alarm`: set, never awaited by the bench.
+    async fn alarm(&self) -> Result<Response> {
         Response::empty()
     }
 }
