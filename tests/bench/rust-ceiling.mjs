@@ -3,9 +3,9 @@
 // judges the project's lifecycles and creation against bare JavaScript objects
 // (tests/bench/baseline-js); the project is Rust on workers-rs, which pays the wasm boundary
 // and its glue on every invocation. This script measures the same bare objects written with
-// workers-rs (tests/bench/baseline-rust-ceiling: `POST /new`, `POST /task`, `GET /task/<id>`,
-// as the JS baseline's), so a target above what they reach is seen to be above what any Rust
-// Worker reaches here, whatever the protocol costs.
+// workers-rs (tests/bench/baseline-rust-ceiling: `POST /new`, `POST /new-alarm`, `POST /task`,
+// `GET /task/<id>`, as the JS baseline's), so a target above what they reach is seen to be
+// above what any Rust Worker reaches here, whatever the protocol costs.
 //
 // Straight to each workerd's own port (no wrangler proxy), in rounds, each round measuring
 // the four back to back in an order that turns each round (the machine's load drifts): the
@@ -21,6 +21,7 @@
 // Ratios are medians of the rounds' ratios. The project runs as in `make bench` (fixtures on,
 // quotas off). Settings: BENCH_ROUNDS=3, BENCH_SECONDS=5, BENCH_CONNECTIONS=8,
 // BENCH_LIFECYCLE_SECONDS=8, BENCH_LIFECYCLE_CONCURRENCY=1,8,64. Exits non-zero on any error.
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { TEST_VARS, startServer } from '../support/server.mjs';
 import { ceilingTarget, lifecycles, mcpTarget } from './lifecycles.mjs';
@@ -95,10 +96,11 @@ try {
     const creations = { js: bare('js'), rust: bare('rust'), project: creating('project'), quiet: creating('quiet') };
     for (const kind of turn) r.create[kind] = checked(`${kind} creation`, await creations[kind]()).rps;
     for (const kind of ['project', 'quiet']) r.createAlarm[kind] = r.create[kind];
-    await pool(created, 8, async ([kind, taskId]) => {
+    const cancelled = await pool(created, 8, async ([kind, taskId]) => {
       const cancel = mcp('tasks/cancel', { taskId });
       return resultOf(await send(agent, ports[kind], cancel.method, cancel.path, cancel.headers, cancel.body));
     });
+    log(`  cancelled ${cancelled}/${created.length} created tasks`);
     for (const n of CONCURRENCY) {
       r.lifecycles[n] = {};
       for (const kind of turn) {
@@ -125,7 +127,10 @@ try {
   failed = true;
   console.error(e);
 }
-for (const s of servers.reverse()) await s.stop();
+for (const s of servers.reverse()) {
+  await s.stop();
+  if (s.persistDir) rmSync(s.persistDir, { recursive: true, force: true });
+}
 if (failed) {
   console.error('rust-ceiling: FAILED (errors above)');
   process.exit(1);
