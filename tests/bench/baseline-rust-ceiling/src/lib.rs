@@ -30,13 +30,18 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
     }
 }
 
-/// A POST to `url` on a brand-new object.
-async fn new_object(env: &Env, url: &str) -> Result<Response> {
-    let stub = env.durable_object("BARE")?.get_by_name(&fresh_name())?;
+/// A `method` request to `url` on the object of `binding` named `name`.
+async fn call(env: &Env, binding: &str, name: &str, method: Method, url: &str) -> Result<Response> {
+    let stub = env.durable_object(binding)?.get_by_name(name)?;
     let mut init = RequestInit::new();
-    init.with_method(Method::Post);
+    init.with_method(method);
     stub.fetch_with_request(Request::new_with_init(url, &init)?)
         .await
+}
+
+/// A POST to `url` on a brand-new object.
+async fn new_object(env: &Env, url: &str) -> Result<Response> {
+    call(env, "BARE", &fresh_name(), Method::Post, url).await
 }
 
 /// A fresh object name (the JS baseline's `crypto.randomUUID()`): 106 random bits in hex.
@@ -47,12 +52,14 @@ fn fresh_name() -> String {
 
 /// Task `id` (its object named by it): created (POST) or read (GET).
 async fn task(env: &Env, id: &str, method: Method) -> Result<Response> {
-    let stub = env.durable_object("CEILING")?.get_by_name(id)?;
-    let mut init = RequestInit::new();
-    init.with_method(method);
-    let url = format!("https://task/?id={id}");
-    stub.fetch_with_request(Request::new_with_init(&url, &init)?)
-        .await
+    call(
+        env,
+        "CEILING",
+        id,
+        method,
+        &format!("https://task/?id={id}"),
+    )
+    .await
 }
 
 /// `text` answered as JSON.
