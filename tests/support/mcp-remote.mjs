@@ -2,7 +2,7 @@
 // remote servers, driven over its stdio as such a host drives it (tests/sdk/mcp-remote.test.mjs,
 // and the gateway's tests in front of an upstream).
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -17,11 +17,13 @@ const PROXY = join(ROOT, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
  */
 export function startBridge(url, token) {
   // Its OAuth state goes to a directory of its own, never the user's ~/.mcp-auth.
-  const env = { ...process.env, MCP_REMOTE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'mcp-remote-')) };
+  const configDir = mkdtempSync(join(tmpdir(), 'mcp-remote-'));
+  const env = { ...process.env, MCP_REMOTE_CONFIG_DIR: configDir };
   const bridge = spawn(process.execPath, [PROXY, url, '--allow-http', '--transport', 'http-only',
     '--header', `Authorization:Bearer ${token}`], { stdio: ['pipe', 'pipe', 'pipe'], env });
   let log = '';
   bridge.stderr.on('data', (d) => { log += d; });
+  bridge.once('exit', () => rmSync(configDir, { recursive: true, force: true }));
   const waiting = new Map();
   createInterface({ input: bridge.stdout }).on('line', (line) => {
     const message = JSON.parse(line);

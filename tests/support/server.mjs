@@ -2,7 +2,7 @@
 // Used by the end-to-end tests, the conformance runner, the browser tests and the bench.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -110,18 +110,27 @@ export async function startServers(...optionsList) {
 
 /**
  * The process groups of the servers started here and not stopped: whatever is left of them
- * is killed when the process exits.
+ * is killed when the process exits. The state directories made here are removed then too,
+ * not at a server's stop: a restart test starts a server again on the one it stopped.
  */
 const live = new Set();
+const madeDirs = new Set();
 process.on('exit', () => {
   for (const pid of live) {
     try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+  }
+  for (const dir of madeDirs) {
+    try { rmSync(dir, { recursive: true, force: true, maxRetries: 3 }); } catch { /* a dying workerd still writing: left to /tmp */ }
   }
 });
 
 async function startOnce(options) {
   const port = options.port ?? (await freePort());
-  const persistDir = options.persistDir ?? mkdtempSync(join(tmpdir(), 'mcp-tasks-state-'));
+  let persistDir = options.persistDir;
+  if (!persistDir) {
+    persistDir = mkdtempSync(join(tmpdir(), 'mcp-tasks-state-'));
+    madeDirs.add(persistDir);
+  }
   const vars = { ...(options.baseVars ?? TEST_VARS), ...(options.vars ?? {}) };
   const [command, ...before] = options.command ?? [join(ROOT, 'node_modules', '.bin', 'wrangler'), 'dev'];
   const args = [...before, '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistDir,
