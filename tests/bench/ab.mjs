@@ -9,15 +9,19 @@
 // Settings: AB_PATH=tools/list | tasks/get | tasks/update | create | gateway (the inline
 // call of the `agents` upstream's `greet`, keyed, as tests/bench/gateway.mjs and
 // PROFILE_PATH=gateway make it; the upstream under its own `wrangler dev`, started once),
-// AB_ROUNDS=3, AB_SECONDS=5, AB_CONNECTIONS=8. AB_PATH=coldstart times cold starts instead
+// AB_ROUNDS=3, AB_SECONDS=5, AB_CONNECTIONS=8, AB_DIRECT=1 (straight to workerd's own port,
+// not wrangler's; the CPU columns count the same processes). A dir named `js` is the JS
+// baseline's floor of the path (tests/bench/baseline-js: `/noop`, `/read`, `/write`,
+// `/new-alarm`), to compare a build with. AB_LOG_LEVEL: the builds' LOG_LEVEL. AB_PATH=coldstart times cold starts instead
 // (./coldstart.mjs: a workerd of its own per start, to the first `tools/list`), one of each
 // build and of the JS no-op per round, and prints their medians.
+import { rmSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { TEST_KEYS, TEST_VARS } from '../support/server.mjs';
 import { startAgentsUpstream } from './agents.mjs';
 import { coldStarts } from './coldstart.mjs';
-import { benchApiKeys, groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
+import { benchApiKeys, directPort, groupCpu, mcpRequest, resultOf, send, startWrangler, workerdPorts } from './servers.mjs';
 
 const mcp = (method, params) => mcpRequest('ab', method, params);
 
@@ -25,6 +29,7 @@ const PATH = process.env.AB_PATH || 'tools/list';
 const ROUNDS = Number(process.env.AB_ROUNDS || 3);
 const SECONDS = Number(process.env.AB_SECONDS || 5);
 const CONNECTIONS = Number(process.env.AB_CONNECTIONS || 8);
+const DIRECT = process.env.AB_DIRECT === '1';
 const dirs = process.argv.slice(2);
 if (!dirs.length) throw new Error('usage: node tests/bench/ab.mjs <dirA> <dirB> ...');
 
@@ -46,26 +51,45 @@ async function call(agent, port, req) {
 
 const upstream = PATH === 'gateway' ? await startAgentsUpstream() : null;
 
+/** The JS baseline's floor of each path (the pseudo-build `js`). */
+const FLOORS = { 'tools/list': ['GET', '/noop'], 'tasks/get': ['GET', '/read'], 'tasks/update': ['POST', '/write'], create: ['POST', '/new-alarm'] };
+
 async function round(dir) {
   const vars = { ...TEST_VARS, QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', QUOTA_LISTEN_STREAMS: 'unlimited',
     ...(upstream && { UPSTREAMS: JSON.stringify([{ name: 'agents', url: `http://127.0.0.1:${upstream.port}/mcp`, prefix: 'agents_' }]),
-      LOG_LEVEL: 'warn' }) };
-  const probe = async (url) => (await fetch(`${url}/mcp`, { method: 'OPTIONS' })).status < 500;
-  const server = await startWrangler({ configDir: dir, probe, vars });
+      LOG_LEVEL: 'warn' }), ...(process.env.AB_LOG_LEVEL && { LOG_LEVEL: process.env.AB_LOG_LEVEL }) };
+  const floor = dir === 'js' ? FLOORS[PATH] : null;
+  if (dir === 'js' && !floor) throw new Error(`the JS baseline has no floor for ${PATH}`);
+  const probe = floor ? async (url) => (await fetch(`${url}/noop`)).ok : async (url) => (await fetch(`${url}/mcp`, { method: 'OPTIONS' })).status < 500;
+  const server = await startWrangler({ configDir: floor ? join(import.meta.dirname, 'baseline-js') : dir, probe, vars: floor ? {} : vars });
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
   try {
+    // An answer only the Worker gives (other workerd ports answer OPTIONS too).
+    const answers = floor ? probe : async (url) => {
+      const r = mcp('tools/list');
+      const res = await fetch(url + r.path, { method: r.method, headers: r.headers, body: r.body });
+      return res.status === 200 && Array.isArray((await res.json()).result?.tools);
+    };
+    const port = DIRECT ? (await directPort(server.port, answers)).port : server.port;
     let step;
-    if (PATH === 'tools/list') step = () => call(agent, server.port, mcp('tools/list'));
+    if (floor) {
+      // The bare object answers a read 404 until its key is written once.
+      if (PATH === 'tasks/get') await send(agent, port, 'POST', '/write', {}, undefined);
+      step = async () => {
+        const { status } = await send(agent, port, floor[0], floor[1], {}, undefined);
+        if (status !== 200) throw new Error(`${floor[1]}: HTTP ${status}`);
+      };
+    } else if (PATH === 'tools/list') step = () => call(agent, port, mcp('tools/list'));
     else if (PATH === 'gateway') {
-      step = () => call(agent, server.port, mcpRequest('ab', 'tools/call', { name: 'agents_greet', arguments: { name: 'ab' } },
+      step = () => call(agent, port, mcpRequest('ab', 'tools/call', { name: 'agents_greet', arguments: { name: 'ab' } },
         { authorization: `Bearer ${TEST_KEYS.alice}` }));
-    } else if (PATH === 'create') step = () => call(agent, server.port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 30 } }));
+    } else if (PATH === 'create') step = () => call(agent, port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 30 } }));
     else {
-      const task = await call(agent, server.port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }));
+      const task = await call(agent, port, mcp('tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }));
       const taskId = task.task?.taskId ?? task.taskId;
       step = PATH === 'tasks/get'
-        ? () => call(agent, server.port, mcp('tasks/get', { taskId }))
-        : () => call(agent, server.port, mcp('tasks/update', { taskId, inputResponses: {} }));
+        ? () => call(agent, port, mcp('tasks/get', { taskId }))
+        : () => call(agent, port, mcp('tasks/update', { taskId, inputResponses: {} }));
     }
     const loop = async (ms) => {
       let n = 0;
@@ -83,6 +107,7 @@ async function round(dir) {
   } finally {
     agent.destroy();
     await server.stop();
+    rmSync(server.persistDir, { recursive: true, force: true });
   }
 }
 

@@ -18,7 +18,9 @@
 // Settings (environment):
 //   PROFILE_PATH=tools/list     tools/list | echo | tasks/get | tasks/update | create | lifecycle |
 //                               listening (the same lifecycle on a listen stream), or
-//                               noop | read: the JS baselines (tests/bench/baseline-js), to compare,
+//                               noop | read | new-alarm: the JS baselines (tests/bench/baseline-js),
+//                               to compare (new-alarm: a new object's write and alarm, the
+//                               floor of `create`),
 //                               or gateway: the gateway's inline call of the `agents` upstream's
 //                               `greet` (tests/bench/gateway.mjs), the upstream under its own
 //                               `wrangler dev`, the gateway's isolate profiled; or
@@ -95,6 +97,11 @@ async function devtools(wranglerPort) {
 async function workload(server, agent) {
   const call = async (req) => resultOf(await send(agent, server.port, req.method, req.path, req.headers, req.body));
   switch (PATH) {
+    case 'new-alarm':
+      return async () => {
+        const { status } = await send(agent, server.port, 'POST', '/new-alarm', {}, undefined);
+        if (status !== 200) throw new Error(`/new-alarm: HTTP ${status}`);
+      };
     case 'noop':
     case 'read':
       // The bare object answers a read 404 until its key is written once.
@@ -226,7 +233,7 @@ function summarize(profile) {
   return { total, self, frames, inclusive, kinds };
 }
 
-const BASELINE = PATH === 'noop' || PATH === 'read';
+const BASELINE = ['noop', 'read', 'new-alarm'].includes(PATH);
 const QUOTAS = { QUOTA_TASKS_PER_MINUTE: 'unlimited', QUOTA_LIVE_TASKS: 'unlimited', QUOTA_LISTEN_STREAMS: 'unlimited',
   ...(process.env.PROFILE_LOG_LEVEL && { LOG_LEVEL: process.env.PROFILE_LOG_LEVEL }) };
 // The gateway's upstream (PROFILE_PATH=gateway or gateway-held): the `agents` Worker, on
