@@ -271,21 +271,6 @@ fn not_stored_as(key: &str, what: &str) -> worker::Error {
     worker::Error::RustError(format!("the stored {key} is not {what}"))
 }
 
-/// The string stored at `key`, `None` when absent.
-pub(super) async fn storage_get_text(
-    storage: &worker::Storage,
-    key: &str,
-) -> worker::Result<Option<String>> {
-    let value = storage_get(storage, key).await?;
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    value
-        .as_string()
-        .map(Some)
-        .ok_or_else(|| not_stored_as(key, "a string"))
-}
-
 /// The strings of the array stored at `key`, added to `into` (nothing when absent).
 pub(super) async fn storage_get_strings(
     storage: &worker::Storage,

@@ -1,15 +1,39 @@
 //! A Durable Object instance's mirror of one storage key (`objects::mirror`, whose rules
 //! these follow) on the object's storage: the key read with `get`, a [`Write`] issued as
-//! one transaction. The TaskObject mirrors its hot record, the PrincipalObject its ledger,
+//! one transaction, each in one crossing of the wasm boundary and one awaited promise
+//! (wire.js; `worker`'s `Storage` takes a crossing per key, per call and per option, and
+//! a promise per call). The TaskObject mirrors its hot record, the PrincipalObject its ledger,
 //! the SessionObject its session, the UpstreamObject its record.
 
 use super::bench;
 use crate::objects::Write;
 use crate::objects::mirror;
-use futures_util::future::try_join3;
-use js_sys::{Object, Reflect};
-use wasm_bindgen::JsValue;
-use worker::{Result, ScheduledTime, Storage};
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+use worker::wasm_bindgen_futures::JsFuture;
+use worker::worker_sys::DurableObjectStorage;
+use worker::{Result, Storage};
+
+#[wasm_bindgen(module = "/src/cloudflare/wire.js")]
+extern "C" {
+    /// `storage.get(key)`, in one crossing (wire.js).
+    #[wasm_bindgen(catch, js_name = read)]
+    fn store_read(
+        storage: &DurableObjectStorage,
+        key: &str,
+    ) -> std::result::Result<Promise, JsValue>;
+
+    /// The puts ([key, value, ...]), deletes and alarm of one write, issued together in
+    /// one crossing (wire.js).
+    #[wasm_bindgen(catch, js_name = write)]
+    fn store_write(
+        storage: &DurableObjectStorage,
+        puts: Vec<String>,
+        deletes: Vec<String>,
+        at: Option<f64>,
+        clear: bool,
+    ) -> std::result::Result<Promise, JsValue>;
+}
 
 pub(super) struct Mirror {
     mirror: mirror::Mirror,
@@ -30,7 +54,14 @@ impl Mirror {
         let key = self.mirror.key();
         let read = async {
             bench::rows_read(self.class, 1);
-            super::js_api::storage_get_text(storage, key).await
+            let value = JsFuture::from(store_read(storage.as_raw(), key)?).await?;
+            match value.as_string() {
+                Some(text) => Ok(Some(text)),
+                None if value.is_undefined() => Ok(None),
+                None => Err(worker::Error::RustError(format!(
+                    "the stored {key} is not a string"
+                ))),
+            }
         };
         self.mirror.get(read).await
     }
@@ -51,37 +82,15 @@ async fn issue(storage: &Storage, class: &'static str, write: Write) -> Result<(
         return storage.delete_all().await;
     }
     bench::rows_written(class, write.put.len() + write.delete.len());
-    let puts = Object::new();
-    let putting = !write.put.is_empty();
-    for (key, value) in write.put {
-        Reflect::set(&puts, &JsValue::from_str(&key), &JsValue::from_str(&value))?;
-    }
-    let put = async {
-        if putting {
-            storage.put_multiple_raw(puts).await
-        } else {
-            Ok(())
-        }
-    };
-    let delete = async {
-        if write.delete.is_empty() {
-            Ok(0)
-        } else {
-            storage.delete_multiple(write.delete).await
-        }
-    };
     if write.alarm.is_some() {
         bench::rows_written(class, 1);
     }
-    let alarm = async {
-        match write.alarm {
-            None => Ok(()),
-            Some(None) => storage.delete_alarm().await,
-            Some(Some(at_ms)) => {
-                let at = js_sys::Date::new(&JsValue::from_f64(at_ms as f64));
-                storage.set_alarm(ScheduledTime::new(at)).await
-            }
-        }
+    let puts: Vec<String> = write.put.into_iter().flat_map(|(k, v)| [k, v]).collect();
+    let (at, clear) = match write.alarm {
+        None => (None, false),
+        Some(None) => (None, true),
+        Some(Some(at_ms)) => (Some(at_ms as f64), false),
     };
-    try_join3(put, delete, alarm).await.map(drop)
+    let issued = store_write(storage.as_raw(), puts, write.delete, at, clear)?;
+    JsFuture::from(issued).await.map(drop).map_err(Into::into)
 }

@@ -53,3 +53,27 @@ export async function relay(stub, url, method, headers, body, extra) {
   for (const [name, value] of pairs(extra)) all.append(name, value);
   return new Response(reply.body, { status: reply.status, headers: all });
 }
+
+/** The value a Durable Object's `storage` holds at `key` (`undefined` when none). */
+export function read(storage, key) {
+  return storage.get(key);
+}
+
+/**
+ * A Durable Object's `storage` written as one transaction: the keys of `puts` ([key, value,
+ * key, value, ...]) put, `deletes` deleted, and the alarm set `at` (ms since the epoch) or
+ * deleted (`clear`); nothing awaited in between, so the runtime coalesces them. Resolves
+ * once all are done; rejects with the first failure.
+ */
+export function write(storage, puts, deletes, at, clear) {
+  const pending = [];
+  if (puts.length) {
+    const entries = {};
+    for (let i = 0; i < puts.length; i += 2) entries[puts[i]] = puts[i + 1];
+    pending.push(storage.put(entries));
+  }
+  if (deletes.length) pending.push(storage.delete(deletes));
+  if (at !== undefined) pending.push(storage.setAlarm(at));
+  else if (clear) pending.push(storage.deleteAlarm());
+  return Promise.all(pending);
+}
